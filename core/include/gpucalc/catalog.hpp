@@ -1,0 +1,27 @@
+// The hardware catalog: core/data/devices.json, embedded at build time (no fetch at run time).
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/device.hpp"
+#include "gpucalc/errors.hpp"
+
+namespace gpucalc {
+
+// All catalog devices, parsed once. Parse problems in the embedded data are programming errors and
+// are caught by the catalog test; catalog_errors() lists them.
+const std::vector<Device>& catalog();
+const Errors& catalog_errors();
+const Device* find_device(std::string_view id);
+
+// A device from a scenario: a catalog id (string) or a custom device object in the SI schema of
+// device_to_json. Errors name `path`.
+bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
+
+nlohmann::json device_to_json(const Device& d);
+nlohmann::json catalog_to_json();
+
+}  // namespace gpucalc

@@ -1,0 +1,89 @@
+// A compute device (GPU, TPU, accelerator or CPU socket) with datasheet figures in SI units.
+// Unknown figures are std::nullopt ("null" in JSON), never a guess.
+#pragma once
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucalc/errors.hpp"
+#include "gpucalc/precision.hpp"
+
+namespace gpucalc {
+
+struct Source {
+    std::string id;
+    std::string url;
+    std::string what;  // what the source says / covers
+};
+
+struct CpuCoreGroup {
+    std::string name;             // "cores", "P-cores", "E-cores"
+    double cores = 0;             // count
+    double clock_hz = 0;          // clock used for the peak (base clock unless stated)
+    double fp64_flops_per_cycle = 0;  // per core: SIMD lanes x FMA units x 2
+};
+
+struct Device {
+    std::string id;
+    std::string name;
+    std::string vendor;
+    std::string kind;  // "gpu" | "tpu" | "accelerator" | "cpu"
+    std::string architecture;
+    std::string form_factor;
+    std::optional<double> year;
+
+    // Cores. GPUs: SIMT cores (CUDA cores / stream processors), the units that hold them (SMs/CUs)
+    // and matrix units (Tensor/Matrix cores). CPUs: cores and hardware threads.
+    std::optional<double> simt_cores;
+    std::string simt_core_name;
+    std::optional<double> units;
+    std::string unit_name;
+    std::optional<double> matrix_units;
+    std::string matrix_unit_name;
+    std::optional<double> full_die_simt_cores;  // the full die's count where the product ships fewer
+    std::optional<double> cpu_cores;
+    std::optional<double> cpu_threads;
+    std::string simd;
+    std::optional<double> boost_clock_hz;
+
+    // Dense peak (no 2:4 sparsity) per precision, FLOP/s (int8: OP/s).
+    std::array<std::optional<double>, kPrecisionCount> peak_flops_per_second{};
+    bool vendor_prints_sparse = false;  // datasheet tensor figures are 2x these (structured sparsity)
+
+    // CPU peak derivation: peak = sum(cores x clock x FLOPs/cycle) over core groups.
+    std::vector<CpuCoreGroup> cpu_core_groups;
+    std::string cpu_peak_derivation;
+
+    std::optional<double> memory_bytes;
+    std::string memory_type;
+    std::optional<double> memory_bandwidth_bytes_per_second;
+    std::optional<double> tdp_watts;
+
+    std::string scale_up_name;  // e.g. "NVLink 4.0 (18 links)"
+    std::optional<double> scale_up_bytes_per_second_bidirectional;  // per device, both directions
+    double gpus_per_node = 1;  // devices sharing the scale-up domain in the reference system
+    std::string host_link_name;
+    std::optional<double> host_link_bytes_per_second_bidirectional;
+    std::optional<double> scale_out_bytes_per_second;  // per device, per direction (NIC per GPU)
+
+    std::optional<double> price_usd;
+    std::string price_date;
+    std::string price_what;
+    std::optional<double> cloud_usd_per_hour;
+    std::string cloud_provider;
+    std::string cloud_date;
+
+    std::vector<std::string> notes;
+    std::vector<Source> sources;
+    bool custom = false;  // entered by the user, not from the catalog
+
+    std::optional<double> peak(Precision p) const { return peak_flops_per_second[static_cast<int>(p)]; }
+    // Per-direction scale-up bandwidth (vendors print the bidirectional sum).
+    std::optional<double> scale_up_bytes_per_second() const {
+        if (!scale_up_bytes_per_second_bidirectional) return std::nullopt;
+        return *scale_up_bytes_per_second_bidirectional / 2.0;
+    }
+};
+
+}  // namespace gpucalc

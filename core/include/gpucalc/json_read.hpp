@@ -1,0 +1,52 @@
+// Checked readers for JSON fields. Each records an Error naming the field path and the rule instead
+// of throwing; nlohmann/json is only touched through type-checked accessors.
+#pragma once
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/errors.hpp"
+
+namespace gpucalc::jr {
+
+using nlohmann::json;
+
+inline std::string join(const std::string& path, std::string_view key) {
+    return path.empty() ? std::string(key) : path + "." + std::string(key);
+}
+
+struct Range {
+    double min = -std::numeric_limits<double>::infinity();
+    double max = std::numeric_limits<double>::infinity();
+    bool min_exclusive = false;  // true: value must be > min
+    bool integer = false;
+};
+
+inline Range positive(double max = 1e30) { return Range{0, max, true, false}; }
+inline Range non_negative(double max = 1e30) { return Range{0, max, false, false}; }
+inline Range positive_int(double max = 1e15) { return Range{1, max, false, true}; }
+inline Range non_negative_int(double max = 1e15) { return Range{0, max, false, true}; }
+inline Range between(double lo, double hi) { return Range{lo, hi, false, false}; }
+
+std::string fmt_num(double v);
+
+// Reads obj[key] as a number in range. Missing: returns nullopt (error "missing" if required).
+std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
+                             Range r, bool required = false);
+std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path,
+                                  Errors& errors, bool required = false, std::size_t max_len = 200);
+std::optional<bool> boolean(const json& obj, std::string_view key, const std::string& path, Errors& errors);
+// A string that must be one of `allowed`.
+std::optional<std::string> choice(const json& obj, std::string_view key, const std::string& path, Errors& errors,
+                                  std::initializer_list<std::string_view> allowed, bool required = false);
+// Reports keys of obj not in `known` as "unknown_field" (typos must not be silently ignored).
+void check_keys(const json& obj, const std::string& path, Errors& errors, std::initializer_list<std::string_view> known);
+// obj[key] must be an object if present; returns it or nullptr.
+const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors,
+                   bool required = false);
+
+}  // namespace gpucalc::jr

@@ -1,0 +1,95 @@
+// Transformer model description, exact parameter counts and FLOPs per token.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/errors.hpp"
+
+namespace gpucalc {
+
+enum class FfnKind { gelu, swiglu };    // 2-matrix MLP (GPT) vs 3-matrix gated MLP (Llama)
+enum class PosEmbedding { learned, rope, alibi };
+
+struct ModelSpec {
+    std::string preset;  // preset id when built from one, else empty
+    std::string name;
+    bool has_architecture = false;  // false: only `params` is known (6ND and weight memory only)
+    double params = 0;              // active parameters when !has_architecture (count)
+    double total_params_override = 0;  // total parameters when !has_architecture and MoE (count)
+
+    double layers = 0;       // transformer blocks
+    double hidden = 0;       // model width d_model
+    double heads = 0;        // query heads
+    double kv_heads = 0;     // key/value heads (== heads: MHA; 1: MQA; else GQA)
+    double head_dim = 0;     // per-head width; default hidden / heads
+    double ffn_hidden = 0;   // MLP inner width
+    FfnKind ffn_kind = FfnKind::gelu;
+    double vocab = 0;        // vocabulary size
+    double seq_len = 2048;   // training / context length, tokens
+    bool tied_embeddings = false;
+    bool biases = true;      // linear-layer biases (GPT) vs none (Llama)
+    bool rmsnorm = false;    // RMSNorm (1 vector) vs LayerNorm (2 vectors)
+    PosEmbedding pos = PosEmbedding::learned;
+    double sliding_window = 0;  // tokens; 0 = full attention
+    bool parallel_attention = false;
+    bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)  // attention and MLP in parallel from one norm (GPT-J, PaLM)
+
+    // Mixture of experts: MoE layers replace the MLP with `experts` FFNs of width expert_ffn_hidden,
+    // `experts_per_token` routed per token, plus `shared_experts` always active.
+    double experts = 0;
+    double experts_per_token = 0;
+    double shared_experts = 0;
+    double expert_ffn_hidden = 0;
+    double dense_layers = 0;      // leading layers with a dense MLP (DeepSeek-V3: 3)
+    bool router_bias = false;
+
+    // Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank > 0 switches it on.
+    double q_lora_rank = 0;
+    double kv_lora_rank = 0;
+    double qk_nope_head_dim = 0;
+    double qk_rope_head_dim = 0;
+    double v_head_dim = 0;
+
+    bool is_moe() const { return experts > 0; }
+    bool is_mla() const { return kv_lora_rank > 0; }
+};
+
+struct ParamCount {
+    double total = 0;        // all parameters
+    double active = 0;       // parameters used per token (MoE: routed experts only count top-k)
+    double embedding = 0;    // input (+ untied output) embedding and position tables
+    double attention_per_layer = 0;
+    double mlp_dense_per_layer = 0;   // dense MLP block
+    double mlp_moe_per_layer_total = 0;
+    double mlp_moe_per_layer_active = 0;
+    double norms_per_layer = 0;
+};
+
+ParamCount count_params(const ModelSpec& m);
+
+// FLOPs per token for one forward+backward pass (training) under the MFU convention of PaLM
+// (Chowdhery et al. 2022, App. B) and Megatron (Narayanan et al. 2021, Eq. 3):
+//   6 x N_active + 12 x layers x (attention width) x seq_len   (full causal-unmasked attention counted)
+double attention_flops_per_token_training(const ModelSpec& m);
+double model_flops_per_token_training(const ModelSpec& m);
+
+// Forward-only FLOPs per token at a given context length (inference): 2 N_active + 4 l d ctx.
+double forward_flops_per_token(const ModelSpec& m, double context_tokens);
+
+// Presets: architectures of published models (each has a parameter-count test).
+struct ModelPreset {
+    std::string id;
+    ModelSpec spec;
+    double published_params;       // as published (see source)
+    std::string published_source;
+};
+const std::vector<ModelPreset>& model_presets();
+const ModelSpec* find_model_preset(const std::string& id);
+
+// Parses scenario.model: {"preset": id} | {"params": N} | architecture fields. Errors name "model.*".
+bool model_from_json(const nlohmann::json& j, ModelSpec& out, Errors& errors);
+nlohmann::json model_to_json(const ModelSpec& m);
+
+}  // namespace gpucalc

@@ -1,0 +1,101 @@
+// A scenario: everything an estimate needs, as plain structs with documented defaults.
+// docs/SCHEMA.md lists every JSON key; the defaults below are the single source of truth.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/device.hpp"
+#include "gpucalc/errors.hpp"
+#include "gpucalc/model.hpp"
+#include "gpucalc/precision.hpp"
+
+namespace gpucalc {
+
+struct Hardware {
+    Device device;
+    double count = 1;            // devices in the cluster
+    double devices_per_node = 0; // 0 = the device's reference system (e.g. 8 for HGX)
+    std::optional<double> scale_out_bytes_per_second;  // per device, per direction; overrides the catalog
+};
+
+enum class Recompute { none, selective, full };
+enum class Optimizer { adam, sgd };
+enum class Attention { flash, materialized };
+
+struct TrainingConfig {
+    std::optional<double> tokens;     // tokens to train on (run totals need it)
+    std::optional<double> mfu;        // given MFU (0..1]; absent: predicted by the performance model
+    Precision precision = Precision::bf16;  // compute precision of the matrix multiplies
+    std::optional<double> global_batch;     // sequences per optimizer step; default ~4M tokens
+    double micro_batch = 1;           // sequences per micro-batch per pipeline
+    double tp = 1;                    // tensor-parallel size
+    double pp = 1;                    // pipeline-parallel size
+    std::optional<double> dp;         // data-parallel size; default count / (tp x pp)
+    double vpp = 1;                   // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
+    double zero = 1;                  // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
+    std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
+    Recompute recompute = Recompute::selective;
+    Optimizer optimizer = Optimizer::adam;
+    Attention attention = Attention::flash;
+    bool overlap_dp_comm = true;      // DP gradient reduction overlapped with the last backward pass
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;   // CUDA context + communication buffers, bytes
+    double fragmentation = 0.05;      // allocator fragmentation, fraction of the other memory terms
+    // Overrides of the performance model's efficiency constants (fractions, 0..1]; absent: the
+    // calibrated values for the device's generation (training.cpp efficiency_for).
+    std::optional<double> gemm_efficiency, gemm_half_width, attention_efficiency, memory_efficiency, network_efficiency;
+};
+
+struct InferenceConfig {
+    Precision weight_precision = Precision::bf16;
+    Precision kv_precision = Precision::bf16;
+    double batch = 1;                 // concurrent sequences per model instance
+    double prompt_tokens = 512;
+    double output_tokens = 256;
+    double tp = 1;                    // GPUs per model instance (tensor parallel)
+    double requests_per_day = 0;      // traffic; 0 = no traffic sizing
+    double peak_to_average = 2.0;     // provisioning headroom for the daily peak
+    std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
+    double quant_group_size = 32;     // int4/fp4 weights: one fp16 scale + zero per group
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, workspace, activations
+};
+
+struct Costs {
+    std::optional<double> gpu_hour_usd;  // default: the device's catalog cloud price
+    double electricity_usd_per_kwh = 0.10;
+    double pue = 1.2;                    // data-centre power usage effectiveness
+    double grid_kg_co2_per_kwh = 0.385;  // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
+    std::string ownership = "cloud";     // "cloud": pay gpu_hour_usd; "owned": amortise price + energy
+    double lifetime_years = 4;           // amortisation period for owned hardware
+};
+
+struct CompareRequest {
+    Device a, b;
+    Precision precision = Precision::bf16;  // precision for "how many B match one A"
+};
+
+struct RooflineRequest {
+    std::vector<Device> devices;
+    Precision precision = Precision::bf16;
+};
+
+struct Scenario {
+    std::optional<ModelSpec> model;
+    std::optional<Hardware> hardware;
+    std::optional<TrainingConfig> training;
+    std::optional<InferenceConfig> inference;
+    Costs costs;
+    std::optional<CompareRequest> compare;
+    std::optional<RooflineRequest> roofline;
+    bool scaling = false;   // include the training scaling curve
+    bool explain = true;    // include derivations ("show the work")
+};
+
+// Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
+// check_layout = false skips the rules that tie the parallel layout to the GPU count and batch
+// (the plan search chooses the layout itself).
+bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
+
+}  // namespace gpucalc

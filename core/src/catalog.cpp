@@ -1,0 +1,290 @@
+// Hardware catalog: parses the embedded core/data/devices.json (human units: TFLOPS, GB, GB/s)
+// into SI Device records, and reads custom devices from scenarios (SI keys).
+#include "gpucalc/catalog.hpp"
+
+#include <cmath>
+
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+const std::string& devices_json_text();  // generated from core/data/devices.json by CMake
+
+using nlohmann::json;
+
+namespace {
+
+std::optional<double> opt_num(const json& o, const char* key) {
+    if (!o.is_object()) return std::nullopt;
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+std::string opt_str(const json& o, const char* key) {
+    if (!o.is_object()) return {};
+    auto it = o.find(key);
+    if (it == o.end() || !it->is_string()) return {};
+    return it->get<std::string>();
+}
+std::optional<double> scaled(std::optional<double> v, double k) {
+    if (!v) return std::nullopt;
+    return *v * k;
+}
+
+// Dense peak for a CPU: sum over core groups of cores x clock x FLOPs/cycle (FP64); FP32 = 2x
+// (twice the lanes per SIMD register).
+void derive_cpu_peak(Device& d) {
+    double fp64 = 0;
+    for (const auto& g : d.cpu_core_groups) fp64 += g.cores * g.clock_hz * g.fp64_flops_per_cycle;
+    if (fp64 > 0) {
+        d.peak_flops_per_second[static_cast<int>(Precision::fp64)] = fp64;
+        d.peak_flops_per_second[static_cast<int>(Precision::fp32)] = 2.0 * fp64;
+    }
+}
+
+Device parse_catalog_entry(const json& e, Errors& errors) {
+    Device d;
+    d.id = opt_str(e, "id");
+    d.name = opt_str(e, "name");
+    d.vendor = opt_str(e, "vendor");
+    d.kind = opt_str(e, "kind");
+    d.architecture = opt_str(e, "architecture");
+    d.form_factor = opt_str(e, "form_factor");
+    d.year = opt_num(e, "year");
+    if (d.id.empty() || d.name.empty()) add_error(errors, "catalog", "devices", "catalog entry without id or name");
+    const json& c = e.contains("cores") ? e["cores"] : json::object();
+    d.simt_cores = opt_num(c, "simt_cores");
+    d.simt_core_name = opt_str(c, "simt_core_name");
+    d.units = opt_num(c, "units");
+    d.unit_name = opt_str(c, "unit_name");
+    d.matrix_units = opt_num(c, "matrix_units");
+    d.matrix_unit_name = opt_str(c, "matrix_unit_name");
+    d.full_die_simt_cores = opt_num(c, "full_die_simt_cores");
+    d.cpu_cores = opt_num(c, "cpu_cores");
+    d.cpu_threads = opt_num(c, "cpu_threads");
+    d.simd = opt_str(c, "simd");
+    d.boost_clock_hz = scaled(opt_num(e, "boost_clock_mhz"), units::mega);
+    if (e.contains("peak_dense_tflops") && e["peak_dense_tflops"].is_object()) {
+        const json& p = e["peak_dense_tflops"];
+        for (int i = 0; i < kPrecisionCount; ++i)
+            d.peak_flops_per_second[i] = scaled(opt_num(p, std::string(kPrecisionNames[i]).c_str()), units::tera);
+    }
+    d.vendor_prints_sparse = e.value("vendor_prints_sparse", false);
+    if (e.contains("cpu_peak") && e["cpu_peak"].is_object()) {
+        const json& cp = e["cpu_peak"];
+        d.cpu_peak_derivation = opt_str(cp, "derivation");
+        if (cp.contains("core_groups") && cp["core_groups"].is_array())
+            for (const auto& g : cp["core_groups"])
+                d.cpu_core_groups.push_back(CpuCoreGroup{opt_str(g, "name"), opt_num(g, "cores").value_or(0),
+                                                         opt_num(g, "clock_ghz").value_or(0) * units::giga,
+                                                         opt_num(g, "fp64_flops_per_cycle").value_or(0)});
+        derive_cpu_peak(d);
+    }
+    d.memory_bytes = scaled(opt_num(e, "memory_gb"), units::giga);
+    d.memory_type = opt_str(e, "memory_type");
+    d.memory_bandwidth_bytes_per_second = scaled(opt_num(e, "memory_bandwidth_gbs"), units::giga);
+    d.tdp_watts = opt_num(e, "tdp_watts");
+    if (e.contains("scale_up") && e["scale_up"].is_object()) {
+        const json& s = e["scale_up"];
+        d.scale_up_name = opt_str(s, "name");
+        d.scale_up_bytes_per_second_bidirectional = scaled(opt_num(s, "bandwidth_gbs_bidirectional"), units::giga);
+        d.gpus_per_node = opt_num(s, "gpus_per_node").value_or(1);
+    }
+    if (e.contains("host_link") && e["host_link"].is_object()) {
+        d.host_link_name = opt_str(e["host_link"], "name");
+        d.host_link_bytes_per_second_bidirectional =
+            scaled(opt_num(e["host_link"], "bandwidth_gbs_bidirectional"), units::giga);
+    }
+    d.scale_out_bytes_per_second = scaled(opt_num(e, "scale_out_gbs_per_direction"), units::giga);
+    if (e.contains("price") && e["price"].is_object()) {
+        d.price_usd = opt_num(e["price"], "usd");
+        d.price_date = opt_str(e["price"], "date");
+        d.price_what = opt_str(e["price"], "what");
+    }
+    if (e.contains("cloud") && e["cloud"].is_object()) {
+        d.cloud_usd_per_hour = opt_num(e["cloud"], "usd_per_hour");
+        d.cloud_provider = opt_str(e["cloud"], "provider");
+        d.cloud_date = opt_str(e["cloud"], "date");
+    }
+    if (e.contains("notes") && e["notes"].is_array())
+        for (const auto& n : e["notes"])
+            if (n.is_string()) d.notes.push_back(n.get<std::string>());
+    if (e.contains("sources") && e["sources"].is_array())
+        for (const auto& s : e["sources"]) d.sources.push_back(Source{opt_str(s, "id"), opt_str(s, "url"), opt_str(s, "what")});
+    return d;
+}
+
+struct CatalogData {
+    std::vector<Device> devices;
+    Errors errors;
+    CatalogData() {
+        json root = json::parse(devices_json_text(), nullptr, /*allow_exceptions=*/false);
+        if (root.is_discarded() || !root.contains("devices") || !root["devices"].is_array()) {
+            add_error(errors, "catalog", "devices", "embedded catalog is not valid JSON");
+            return;
+        }
+        for (const auto& e : root["devices"]) devices.push_back(parse_catalog_entry(e, errors));
+    }
+};
+
+const CatalogData& data() {
+    static const CatalogData d;  // immutable after construction
+    return d;
+}
+
+json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+}  // namespace
+
+const std::vector<Device>& catalog() { return data().devices; }
+const Errors& catalog_errors() { return data().errors; }
+
+const Device* find_device(std::string_view id) {
+    for (const auto& d : catalog())
+        if (d.id == id) return &d;
+    return nullptr;
+}
+
+json device_to_json(const Device& d) {
+    json j;
+    j["id"] = d.id;
+    j["name"] = d.name;
+    j["vendor"] = d.vendor;
+    j["kind"] = d.kind;
+    j["architecture"] = d.architecture;
+    j["form_factor"] = d.form_factor;
+    j["year"] = opt_json(d.year);
+    j["custom"] = d.custom;
+    json c;
+    c["simt_cores"] = opt_json(d.simt_cores);
+    c["simt_core_name"] = d.simt_core_name;
+    c["units"] = opt_json(d.units);
+    c["unit_name"] = d.unit_name;
+    c["matrix_units"] = opt_json(d.matrix_units);
+    c["matrix_unit_name"] = d.matrix_unit_name;
+    c["full_die_simt_cores"] = opt_json(d.full_die_simt_cores);
+    c["cpu_cores"] = opt_json(d.cpu_cores);
+    c["cpu_threads"] = opt_json(d.cpu_threads);
+    c["simd"] = d.simd;
+    j["cores"] = c;
+    j["boost_clock_hz"] = opt_json(d.boost_clock_hz);
+    json p = json::object(), sp = json::object();
+    for (int i = 0; i < kPrecisionCount; ++i) {
+        const std::string k(kPrecisionNames[i]);
+        p[k] = opt_json(d.peak_flops_per_second[i]);
+        const auto prec = static_cast<Precision>(i);
+        const bool matrix = prec == Precision::tf32 || prec == Precision::bf16 || prec == Precision::fp16 ||
+                            prec == Precision::fp8 || prec == Precision::int8 || prec == Precision::fp4 ||
+                            prec == Precision::int4;
+        if (d.vendor_prints_sparse && matrix && d.peak_flops_per_second[i])
+            sp[k] = 2.0 * *d.peak_flops_per_second[i];
+    }
+    j["peak_flops_per_second"] = p;
+    j["vendor_prints_sparse"] = d.vendor_prints_sparse;
+    j["sparse_peak_flops_per_second"] = sp;
+    if (!d.cpu_core_groups.empty()) {
+        json groups = json::array();
+        for (const auto& g : d.cpu_core_groups)
+            groups.push_back({{"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz},
+                              {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}});
+        j["cpu_peak"] = {{"core_groups", groups},
+                         {"formula", "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64"},
+                         {"derivation", d.cpu_peak_derivation}};
+    }
+    j["memory_bytes"] = opt_json(d.memory_bytes);
+    j["memory_type"] = d.memory_type;
+    j["memory_bandwidth_bytes_per_second"] = opt_json(d.memory_bandwidth_bytes_per_second);
+    j["tdp_watts"] = opt_json(d.tdp_watts);
+    j["scale_up"] = {{"name", d.scale_up_name},
+                     {"bytes_per_second_bidirectional", opt_json(d.scale_up_bytes_per_second_bidirectional)},
+                     {"bytes_per_second_per_direction", opt_json(d.scale_up_bytes_per_second())},
+                     {"devices_per_node", d.gpus_per_node}};
+    j["host_link"] = {{"name", d.host_link_name},
+                      {"bytes_per_second_bidirectional", opt_json(d.host_link_bytes_per_second_bidirectional)}};
+    j["scale_out_bytes_per_second"] = opt_json(d.scale_out_bytes_per_second);
+    j["price_usd"] = opt_json(d.price_usd);
+    j["price_date"] = d.price_date;
+    j["price_what"] = d.price_what;
+    j["cloud_usd_per_hour"] = opt_json(d.cloud_usd_per_hour);
+    j["cloud_provider"] = d.cloud_provider;
+    j["cloud_date"] = d.cloud_date;
+    j["notes"] = d.notes;
+    json src = json::array();
+    for (const auto& s : d.sources) src.push_back({{"id", s.id}, {"url", s.url}, {"what", s.what}});
+    j["sources"] = src;
+    return j;
+}
+
+json catalog_to_json() {
+    json arr = json::array();
+    for (const auto& d : catalog()) arr.push_back(device_to_json(d));
+    return {{"schema_version", 1}, {"devices", arr}};
+}
+
+bool device_from_scenario(const json& j, const std::string& path, Device& out, Errors& errors) {
+    using namespace jr;
+    if (j.is_string()) {
+        const std::string id = j.get<std::string>();
+        const Device* d = find_device(id);
+        if (!d) {
+            std::string shown = id.size() > 60 ? id.substr(0, 60) + "..." : id;
+            add_error(errors, "unknown_device", path,
+                      path + ": unknown device \"" + shown + "\" (run `gpucalc devices` for the list)");
+            return false;
+        }
+        out = *d;
+        return true;
+    }
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be a catalog id (string) or a custom device object");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    check_keys(j, path, errors,
+               {"base", "id", "name", "kind", "peak_flops_per_second", "memory_bytes", "memory_bandwidth_bytes_per_second",
+                "tdp_watts", "scale_up_bytes_per_second_bidirectional", "scale_out_bytes_per_second", "devices_per_node",
+                "cloud_usd_per_hour", "price_usd", "simt_cores", "cpu_cores"});
+    Device d;
+    bool has_base = false;
+    if (auto base = string(j, "base", path, errors)) {
+        const Device* b = find_device(*base);
+        if (!b) add_error(errors, "unknown_device", join(path, "base"), join(path, "base") + ": unknown device \"" + *base + "\"");
+        else { d = *b; has_base = true; }
+    }
+    d.custom = true;
+    d.sources.clear();
+    d.id = string(j, "id", path, errors, false, 64).value_or(has_base ? d.id + "-custom" : "custom");
+    d.name = string(j, "name", path, errors, false, 100).value_or(has_base ? d.name + " (custom)" : "Custom device");
+    if (auto k = choice(j, "kind", path, errors, {"gpu", "tpu", "accelerator", "cpu"})) d.kind = *k;
+    else if (!has_base) d.kind = "gpu";
+    if (const json* p = object(j, "peak_flops_per_second", path, errors, !has_base)) {
+        const std::string pp = join(path, "peak_flops_per_second");
+        check_keys(*p, pp, errors, {"fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"});
+        int n = 0;
+        for (int i = 0; i < kPrecisionCount; ++i) {
+            if (auto v = number(*p, kPrecisionNames[i], pp, errors, positive(1e20))) {
+                d.peak_flops_per_second[i] = *v;
+                ++n;
+            }
+        }
+        if (n == 0 && !has_base)
+            add_error(errors, "missing", pp, pp + " needs at least one precision (e.g. \"bf16\": 989.4e12)");
+    }
+    if (auto v = number(j, "memory_bytes", path, errors, positive(1e16), !has_base)) d.memory_bytes = *v;
+    if (auto v = number(j, "memory_bandwidth_bytes_per_second", path, errors, positive(1e16), !has_base))
+        d.memory_bandwidth_bytes_per_second = *v;
+    if (auto v = number(j, "tdp_watts", path, errors, positive(1e6))) d.tdp_watts = *v;
+    if (auto v = number(j, "scale_up_bytes_per_second_bidirectional", path, errors, positive(1e15)))
+        d.scale_up_bytes_per_second_bidirectional = *v;
+    if (auto v = number(j, "scale_out_bytes_per_second", path, errors, positive(1e15))) d.scale_out_bytes_per_second = *v;
+    if (auto v = number(j, "devices_per_node", path, errors, positive_int(1e6))) d.gpus_per_node = *v;
+    if (auto v = number(j, "cloud_usd_per_hour", path, errors, non_negative(1e6))) d.cloud_usd_per_hour = *v;
+    if (auto v = number(j, "price_usd", path, errors, non_negative(1e10))) d.price_usd = *v;
+    if (auto v = number(j, "simt_cores", path, errors, positive_int(1e9))) d.simt_cores = *v;
+    if (auto v = number(j, "cpu_cores", path, errors, positive_int(1e7))) d.cpu_cores = *v;
+    out = d;
+    return errors.size() == before;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,131 @@
+#include "gpucalc/json_read.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace gpucalc::jr {
+
+std::string fmt_num(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+static std::string type_name(const json& v) {
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return "a boolean";
+    if (v.is_number()) return "a number";
+    if (v.is_string()) return "a string";
+    if (v.is_array()) return "an array";
+    return "an object";
+}
+
+std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
+                             Range r, bool required) {
+    const std::string field = join(path, key);
+    auto it = obj.find(std::string(key));
+    if (it == obj.end() || it->is_null()) {
+        if (required) add_error(errors, "missing", field, field + " is required (a number)");
+        return std::nullopt;
+    }
+    if (!it->is_number()) {
+        add_error(errors, "type", field, field + " must be a number, got " + type_name(*it));
+        return std::nullopt;
+    }
+    const double v = it->get<double>();
+    if (!std::isfinite(v)) {
+        add_error(errors, "range", field, field + " must be a finite number");
+        return std::nullopt;
+    }
+    if (r.integer && std::floor(v) != v) {
+        add_error(errors, "range", field, field + " must be a whole number, got " + fmt_num(v));
+        return std::nullopt;
+    }
+    const bool below = r.min_exclusive ? !(v > r.min) : v < r.min;
+    if (below || v > r.max) {
+        std::string rule;
+        if (r.min_exclusive && r.min == 0) rule = "must be greater than 0";
+        else if (r.min == 0 && !r.min_exclusive) rule = "must not be negative";
+        else rule = "must be " + std::string(r.min_exclusive ? "> " : ">= ") + fmt_num(r.min);
+        if (std::isfinite(r.max)) rule += " and at most " + fmt_num(r.max);
+        add_error(errors, "range", field, field + " " + rule + ", got " + fmt_num(v));
+        return std::nullopt;
+    }
+    return v;
+}
+
+std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path,
+                                  Errors& errors, bool required, std::size_t max_len) {
+    const std::string field = join(path, key);
+    auto it = obj.find(std::string(key));
+    if (it == obj.end() || it->is_null()) {
+        if (required) add_error(errors, "missing", field, field + " is required (a string)");
+        return std::nullopt;
+    }
+    if (!it->is_string()) {
+        add_error(errors, "type", field, field + " must be a string, got " + type_name(*it));
+        return std::nullopt;
+    }
+    std::string s = it->get<std::string>();
+    if (s.size() > max_len) {
+        add_error(errors, "range", field, field + " is too long (" + std::to_string(s.size()) + " characters, at most " +
+                                              std::to_string(max_len) + ")");
+        return std::nullopt;
+    }
+    return s;
+}
+
+std::optional<bool> boolean(const json& obj, std::string_view key, const std::string& path, Errors& errors) {
+    const std::string field = join(path, key);
+    auto it = obj.find(std::string(key));
+    if (it == obj.end() || it->is_null()) return std::nullopt;
+    if (!it->is_boolean()) {
+        add_error(errors, "type", field, field + " must be true or false, got " + type_name(*it));
+        return std::nullopt;
+    }
+    return it->get<bool>();
+}
+
+std::optional<std::string> choice(const json& obj, std::string_view key, const std::string& path, Errors& errors,
+                                  std::initializer_list<std::string_view> allowed, bool required) {
+    auto s = string(obj, key, path, errors, required, 64);
+    if (!s) return std::nullopt;
+    for (auto a : allowed)
+        if (a == *s) return s;
+    std::string list;
+    for (auto a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    const std::string field = join(path, key);
+    add_error(errors, "choice", field, field + " must be one of: " + list);
+    return std::nullopt;
+}
+
+void check_keys(const json& obj, const std::string& path, Errors& errors, std::initializer_list<std::string_view> known) {
+    if (!obj.is_object()) return;
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+        bool ok = false;
+        for (auto k : known)
+            if (k == it.key()) ok = true;
+        if (!ok) {
+            std::string key = it.key();
+            if (key.size() > 60) key = key.substr(0, 60) + "...";
+            const std::string field = join(path, key);
+            add_error(errors, "unknown_field", field, field + " is not a known field");
+        }
+    }
+}
+
+const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required) {
+    const std::string field = join(path, key);
+    auto it = obj.find(std::string(key));
+    if (it == obj.end() || it->is_null()) {
+        if (required) add_error(errors, "missing", field, field + " is required (an object)");
+        return nullptr;
+    }
+    if (!it->is_object()) {
+        add_error(errors, "type", field, field + " must be an object, got " + type_name(*it));
+        return nullptr;
+    }
+    return &*it;
+}
+
+}  // namespace gpucalc::jr

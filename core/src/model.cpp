@@ -1,0 +1,408 @@
+// Exact parameter counts from architecture, training/inference FLOPs per token, model presets.
+#include "gpucalc/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/json_read.hpp"
+
+namespace gpucalc {
+
+using nlohmann::json;
+
+namespace {
+double head_dim_of(const ModelSpec& m) { return m.head_dim > 0 ? m.head_dim : m.hidden / m.heads; }
+double norm_vectors(const ModelSpec& m) { return m.rmsnorm ? 1.0 : 2.0; }
+// Parameters of one FFN of inner width f (2 matrices for GELU/ReLU, 3 for gated SwiGLU).
+double ffn_params(const ModelSpec& m, double f) {
+    const double h = m.hidden;
+    if (m.ffn_kind == FfnKind::swiglu) return 3.0 * h * f + (m.biases ? 2.0 * f + h : 0.0);
+    return 2.0 * h * f + (m.biases ? f + h : 0.0);
+}
+}  // namespace
+
+ParamCount count_params(const ModelSpec& m) {
+    ParamCount c;
+    if (!m.has_architecture) {
+        c.total = m.total_params_override > 0 ? m.total_params_override : m.params;
+        c.active = m.params;
+        return c;
+    }
+    const double h = m.hidden;
+    const double hd = head_dim_of(m);
+    // Attention block.
+    if (m.is_mla()) {
+        // DeepSeek-V2 (arXiv:2405.04434) Sec. 2.1.2 / DeepSeek-V3 config: low-rank Q and joint KV
+        // compression with a decoupled RoPE key.
+        const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+        const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
+                                           : h * m.heads * qk;
+        const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
+                          m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
+        const double o = m.heads * m.v_head_dim * h;
+        c.attention_per_layer = q + kv + o;
+    } else {
+        const double q = h * m.heads * hd, kv = 2.0 * h * m.kv_heads * hd, o = m.heads * hd * h;
+        const double bias = m.biases ? m.heads * hd + 2.0 * m.kv_heads * hd + h : 0.0;
+        c.attention_per_layer = q + kv + o + bias;
+    }
+    c.norms_per_layer = (m.parallel_attention ? 1.0 : 2.0) * norm_vectors(m) * h;
+    c.mlp_dense_per_layer = ffn_params(m, m.ffn_hidden);
+    double moe_layers = 0, dense_layers = m.layers;
+    if (m.is_moe()) {
+        const double one = ffn_params(m, m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : m.ffn_hidden);
+        const double router = h * m.experts + (m.router_bias ? m.experts : 0.0);
+        c.mlp_moe_per_layer_total = (m.experts + m.shared_experts) * one + router;
+        c.mlp_moe_per_layer_active = (m.experts_per_token + m.shared_experts) * one + router;
+        dense_layers = std::min(m.dense_layers, m.layers);
+        moe_layers = m.layers - dense_layers;
+    }
+    c.embedding = m.vocab * h * (m.tied_embeddings ? 1.0 : 2.0) + (m.pos == PosEmbedding::learned ? m.seq_len * h : 0.0);
+    const double final_norm = norm_vectors(m) * h * (m.embedding_norm ? 2.0 : 1.0);
+    const double common = m.layers * (c.attention_per_layer + c.norms_per_layer) + dense_layers * c.mlp_dense_per_layer +
+                          c.embedding + final_norm;
+    c.total = common + moe_layers * c.mlp_moe_per_layer_total;
+    c.active = common + moe_layers * c.mlp_moe_per_layer_active;
+    return c;
+}
+
+// Parameters that take part in matrix multiplies per token: active parameters less the input
+// embedding lookup when it is not shared with the output layer, and less a learned position table.
+static double matmul_params(const ModelSpec& m) {
+    const ParamCount c = count_params(m);
+    if (!m.has_architecture) return c.active;
+    double p = c.active;
+    if (!m.tied_embeddings) p -= m.vocab * m.hidden;
+    if (m.pos == PosEmbedding::learned) p -= m.seq_len * m.hidden;
+    return p;
+}
+
+double attention_flops_per_token_training(const ModelSpec& m) {
+    if (!m.has_architecture) return 0.0;
+    // PaLM App. B: 6N + 12 L H Q T; generalised to qk/v head widths (MLA) and sliding windows.
+    const double qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : head_dim_of(m);
+    const double v = m.is_mla() ? m.v_head_dim : head_dim_of(m);
+    const double t = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
+    return 6.0 * m.layers * m.heads * (qk + v) * t;  // = 12 L H Q T when qk = v = Q
+}
+
+double model_flops_per_token_training(const ModelSpec& m) {
+    return 6.0 * matmul_params(m) + attention_flops_per_token_training(m);
+}
+
+double forward_flops_per_token(const ModelSpec& m, double context_tokens) {
+    if (!m.has_architecture) return 2.0 * m.params;
+    const double qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : head_dim_of(m);
+    const double v = m.is_mla() ? m.v_head_dim : head_dim_of(m);
+    const double t = m.sliding_window > 0 ? std::min(m.sliding_window, context_tokens) : context_tokens;
+    return 2.0 * matmul_params(m) + 2.0 * m.layers * m.heads * (qk + v) * t;
+}
+
+namespace {
+
+ModelSpec gpt(const char* name, double layers, double hidden, double heads, double vocab, double seq) {
+    ModelSpec m;
+    m.name = name;
+    m.has_architecture = true;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = heads;
+    m.ffn_hidden = 4 * hidden;
+    m.vocab = vocab;
+    m.seq_len = seq;
+    m.tied_embeddings = true;
+    m.biases = true;
+    m.pos = PosEmbedding::learned;
+    return m;
+}
+
+ModelSpec llama(const char* name, double layers, double hidden, double heads, double kv, double ffn, double vocab,
+                double seq) {
+    ModelSpec m;
+    m.name = name;
+    m.has_architecture = true;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kv_heads = kv;
+    m.ffn_hidden = ffn;
+    m.ffn_kind = FfnKind::swiglu;
+    m.vocab = vocab;
+    m.seq_len = seq;
+    m.tied_embeddings = false;
+    m.biases = false;
+    m.rmsnorm = true;
+    m.pos = PosEmbedding::rope;
+    return m;
+}
+
+ModelSpec neox(const char* name, double layers, double hidden, double heads, double vocab) {
+    ModelSpec m = gpt(name, layers, hidden, heads, vocab, 2048);
+    m.tied_embeddings = false;
+    m.pos = PosEmbedding::rope;
+    return m;
+}
+
+std::vector<ModelPreset> build_presets() {
+    std::vector<ModelPreset> p;
+    // GPT-3: Brown et al. 2020 (arXiv:2005.14165) Table 2.1; vocab 50257, learned positions.
+    p.push_back({"gpt3-175b", gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048), 174.6e9,
+                 "Brown et al. 2020, arXiv:2005.14165, Table D.1 (174,600M)"});
+    // Megatron-LM 2021 benchmark models: Narayanan et al. 2021 (arXiv:2104.04473) Table 1, vocab 51,200.
+    struct Row { const char* id; const char* name; double heads, hidden, layers, published; };
+    const Row rows[] = {{"megatron-1.7b", "GPT 1.7B (Megatron 2021)", 24, 2304, 24, 1.7e9},
+                        {"megatron-3.6b", "GPT 3.6B (Megatron 2021)", 32, 3072, 30, 3.6e9},
+                        {"megatron-7.5b", "GPT 7.5B (Megatron 2021)", 32, 4096, 36, 7.5e9},
+                        {"megatron-18b", "GPT 18.4B (Megatron 2021)", 48, 6144, 40, 18.4e9},
+                        {"megatron-39b", "GPT 39.1B (Megatron 2021)", 64, 8192, 48, 39.1e9},
+                        {"megatron-76b", "GPT 76.1B (Megatron 2021)", 80, 10240, 60, 76.1e9},
+                        {"megatron-145b", "GPT 145.6B (Megatron 2021)", 96, 12288, 80, 145.6e9},
+                        {"megatron-310b", "GPT 310.1B (Megatron 2021)", 128, 16384, 96, 310.1e9},
+                        {"megatron-530b", "GPT 529.6B (Megatron 2021)", 128, 20480, 105, 529.6e9},
+                        {"megatron-1t", "GPT 1.008T (Megatron 2021)", 160, 25600, 128, 1008e9}};
+    for (const auto& r : rows)
+        p.push_back({r.id, gpt(r.name, r.layers, r.hidden, r.heads, 51200, 2048), r.published,
+                     "Narayanan et al. 2021, arXiv:2104.04473, Table 1"});
+    // OPT-175B: Zhang et al. 2022 (arXiv:2205.01068) Table 1; ReLU MLP (2 matrices), learned positions.
+    {
+        ModelSpec m = gpt("OPT-175B", 96, 12288, 96, 50272, 2048);
+        p.push_back({"opt-175b", m, 175e9, "Zhang et al. 2022, arXiv:2205.01068, Table 1"});
+    }
+    // BLOOM-176B: BigScience 2022 (arXiv:2211.05100) Table 3; ALiBi, vocab 250,880, tied.
+    {
+        ModelSpec m = gpt("BLOOM-176B", 70, 14336, 112, 250880, 2048);
+        m.pos = PosEmbedding::alibi;
+        m.embedding_norm = true;
+        p.push_back({"bloom-176b", m, 176247271424.0, "BigScience 2022, arXiv:2211.05100 (176,247M parameters)"});
+    }
+    // LLaMA 1: Touvron et al. 2023 (arXiv:2302.13971) Table 2.
+    p.push_back({"llama-7b", llama("LLaMA 7B", 32, 4096, 32, 32, 11008, 32000, 2048), 6.7e9, "arXiv:2302.13971 Table 2"});
+    p.push_back({"llama-13b", llama("LLaMA 13B", 40, 5120, 40, 40, 13824, 32000, 2048), 13.0e9, "arXiv:2302.13971 Table 2"});
+    p.push_back({"llama-33b", llama("LLaMA 33B", 60, 6656, 52, 52, 17920, 32000, 2048), 32.5e9, "arXiv:2302.13971 Table 2"});
+    p.push_back({"llama-65b", llama("LLaMA 65B", 80, 8192, 64, 64, 22016, 32000, 2048), 65.2e9, "arXiv:2302.13971 Table 2"});
+    // Llama 2: HF configs; published totals from safetensors include 64 rotary inv_freq buffers per
+    // layer, which are not parameters (7B: 6,738,417,664 - 32 x 64).
+    p.push_back({"llama2-7b", llama("Llama 2 7B", 32, 4096, 32, 32, 11008, 32000, 4096), 6738417664.0 - 32 * 64,
+                 "meta-llama/Llama-2-7b-hf safetensors total 6,738,417,664 less 2,048 rotary buffers"});
+    p.push_back({"llama2-13b", llama("Llama 2 13B", 40, 5120, 40, 40, 13824, 32000, 4096), 13015866880.0 - 40 * 64,
+                 "meta-llama/Llama-2-13b-hf safetensors total 13,015,866,880 less 2,560 rotary buffers"});
+    p.push_back({"llama2-70b", llama("Llama 2 70B", 80, 8192, 64, 8, 28672, 32000, 4096), 68976653312.0 - 80 * 64,
+                 "meta-llama/Llama-2-70b-hf safetensors total 68,976,653,312 less 5,120 rotary buffers"});
+    // Llama 3 / 3.1: Dubey et al. 2024 (arXiv:2407.21783) Table 3 and HF configs.
+    p.push_back({"llama3-8b", llama("Llama 3 8B", 32, 4096, 32, 8, 14336, 128256, 8192), 8030261248.0,
+                 "meta-llama/Meta-Llama-3-8B (8,030,261,248)"});
+    p.push_back({"llama3-70b", llama("Llama 3 70B", 80, 8192, 64, 8, 28672, 128256, 8192), 70553706496.0,
+                 "meta-llama/Meta-Llama-3-70B (70,553,706,496)"});
+    p.push_back({"llama3.1-405b", llama("Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256, 8192), 405853388800.0,
+                 "meta-llama/Llama-3.1-405B (405,853,388,800)"});
+    // Mixtral 8x7B: Jiang et al. 2024 (arXiv:2401.04088) Table 1: 46.7B total, 12.9B active.
+    {
+        ModelSpec m = llama("Mixtral 8x7B", 32, 4096, 32, 8, 14336, 32000, 32768);
+        m.experts = 8;
+        m.experts_per_token = 2;
+        m.expert_ffn_hidden = 14336;
+        p.push_back({"mixtral-8x7b", m, 46702792704.0, "mistralai/Mixtral-8x7B-v0.1 (46,702,792,704); arXiv:2401.04088"});
+    }
+    // DeepSeek-V3: arXiv:2412.19437 Sec. 4.2: 61 layers, h 7168, MLA, 1 shared + 256 routed experts
+    // (8 active), first 3 layers dense; 671B total, 37B active (MTP module excluded).
+    {
+        ModelSpec m = llama("DeepSeek-V3", 61, 7168, 128, 128, 18432, 129280, 4096);
+        m.experts = 256;
+        m.experts_per_token = 8;
+        m.shared_experts = 1;
+        m.expert_ffn_hidden = 2048;
+        m.dense_layers = 3;
+        m.router_bias = true;
+        m.q_lora_rank = 1536;
+        m.kv_lora_rank = 512;
+        m.qk_nope_head_dim = 128;
+        m.qk_rope_head_dim = 64;
+        m.v_head_dim = 128;
+        p.push_back({"deepseek-v3", m, 671e9, "DeepSeek-AI 2024, arXiv:2412.19437 (671B total, 37B activated)"});
+    }
+    // PaLM 540B: Chowdhery et al. 2022 (arXiv:2204.02311) Table 1: parallel blocks, multi-query, SwiGLU,
+    // shared embeddings, no biases, head dim 256.
+    {
+        ModelSpec m = llama("PaLM 540B", 118, 18432, 48, 1, 73728, 256000, 2048);
+        m.head_dim = 256;
+        m.tied_embeddings = true;
+        m.parallel_attention = true;
+        p.push_back({"palm-540b", m, 540.35e9, "arXiv:2204.02311 Table 1 / App. B (540.35B)"});
+    }
+    // Pythia (GPT-NeoX): Biderman et al. 2023 (arXiv:2304.01373) Table 1; untied, rotary.
+    p.push_back({"pythia-1b", neox("Pythia 1B", 16, 2048, 8, 50304), 1011781632.0, "EleutherAI/pythia-1b (1,011,781,632)"});
+    p.push_back({"pythia-6.9b", neox("Pythia 6.9B", 32, 4096, 32, 50432), 6857302016.0, "EleutherAI/pythia-6.9b (6,857,302,016)"});
+    p.push_back({"pythia-12b", neox("Pythia 12B", 36, 5120, 40, 50688), 11846072320.0, "EleutherAI/pythia-12b (11,846,072,320)"});
+    // MPT-7B: MosaicML model card: 32 layers, d 4096, 32 heads, vocab 50,432, ALiBi, no biases
+    // (LayerNorm without bias = one vector per norm), tied embeddings.
+    {
+        ModelSpec m = gpt("MPT-7B", 32, 4096, 32, 50432, 2048);
+        m.biases = false;
+        m.rmsnorm = true;  // one vector per norm (bias-free LayerNorm)
+        m.pos = PosEmbedding::alibi;
+        p.push_back({"mpt-7b", m, 6649286656.0, "mosaicml/mpt-7b (6,649,286,656)"});
+    }
+    for (auto& e : p) e.spec.preset = e.id;
+    return p;
+}
+
+}  // namespace
+
+const std::vector<ModelPreset>& model_presets() {
+    static const std::vector<ModelPreset> presets = build_presets();
+    return presets;
+}
+
+const ModelSpec* find_model_preset(const std::string& id) {
+    for (const auto& p : model_presets())
+        if (p.id == id) return &p.spec;
+    return nullptr;
+}
+
+bool model_from_json(const json& j, ModelSpec& out, Errors& errors) {
+    using namespace jr;
+    const std::string path = "model";
+    if (!j.is_object()) {
+        add_error(errors, "type", path, "model must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    check_keys(j, path, errors,
+               {"preset", "name", "params", "active_params", "layers", "hidden", "heads", "kv_heads", "head_dim",
+                "ffn_hidden", "ffn_kind", "vocab", "seq_len", "tied_embeddings", "biases", "norm", "position_embedding",
+                "parallel_attention", "sliding_window", "experts", "experts_per_token", "shared_experts",
+                "expert_ffn_hidden", "dense_layers", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                "qk_rope_head_dim", "v_head_dim"});
+    ModelSpec m;
+    bool from_preset = false;
+    if (auto preset = string(j, "preset", path, errors)) {
+        const ModelSpec* p = find_model_preset(*preset);
+        if (!p) {
+            std::string shown = preset->size() > 60 ? preset->substr(0, 60) + "..." : *preset;
+            add_error(errors, "unknown_preset", "model.preset", "model.preset: unknown model preset \"" + shown + "\"");
+            return false;
+        }
+        m = *p;
+        from_preset = true;
+    }
+    if (auto name = string(j, "name", path, errors, false, 100)) m.name = *name;
+    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
+    if (j.contains("params") && !arch_given) {
+        if (from_preset) {
+            add_error(errors, "conflict", "model.params", "model.params cannot be combined with model.preset");
+            return false;
+        }
+        auto p = number(j, "params", path, errors, Range{1, 1e16, false, false}, true);
+        if (!p) return false;
+        m.has_architecture = false;
+        m.params = *p;
+        if (m.name.empty()) m.name = "custom model";
+        if (auto a = number(j, "active_params", path, errors, Range{1, 1e16, false, false})) {
+            if (*a > *p) add_error(errors, "range", "model.active_params", "model.active_params must not exceed model.params");
+            else m.params = *a, m.total_params_override = *p;
+        }
+        if (auto s = number(j, "seq_len", path, errors, Range{1, 1e8, false, true})) m.seq_len = *s;
+        out = m;
+        return errors.size() == before;
+    }
+    if (!from_preset) {
+        m.has_architecture = true;
+        if (m.name.empty()) m.name = "custom model";
+        // Defaults for a custom architecture: GPT-style unless stated.
+        m.tied_embeddings = true;
+    }
+    const bool req = !from_preset;
+    const Range big_int = Range{1, 1e7, false, true};
+    if (auto v = number(j, "layers", path, errors, Range{1, 1e5, false, true}, req)) m.layers = *v;
+    if (auto v = number(j, "hidden", path, errors, big_int, req)) m.hidden = *v;
+    if (auto v = number(j, "heads", path, errors, Range{1, 1e5, false, true}, req)) m.heads = *v, m.kv_heads = *v;
+    if (auto v = number(j, "kv_heads", path, errors, Range{1, 1e5, false, true})) m.kv_heads = *v;
+    if (auto v = number(j, "head_dim", path, errors, Range{1, 1e5, false, true})) m.head_dim = *v;
+    if (auto v = number(j, "ffn_hidden", path, errors, big_int)) m.ffn_hidden = *v;
+    else if (!from_preset) m.ffn_hidden = 4 * m.hidden;
+    if (auto v = choice(j, "ffn_kind", path, errors, {"gelu", "swiglu"})) m.ffn_kind = *v == "swiglu" ? FfnKind::swiglu : FfnKind::gelu;
+    if (auto v = number(j, "vocab", path, errors, Range{1, 1e8, false, true}, req)) m.vocab = *v;
+    if (auto v = number(j, "seq_len", path, errors, Range{1, 1e8, false, true})) m.seq_len = *v;
+    if (auto v = boolean(j, "tied_embeddings", path, errors)) m.tied_embeddings = *v;
+    if (auto v = boolean(j, "biases", path, errors)) m.biases = *v;
+    if (auto v = choice(j, "norm", path, errors, {"layernorm", "rmsnorm"})) m.rmsnorm = *v == "rmsnorm";
+    if (auto v = choice(j, "position_embedding", path, errors, {"learned", "rope", "alibi"}))
+        m.pos = *v == "learned" ? PosEmbedding::learned : (*v == "rope" ? PosEmbedding::rope : PosEmbedding::alibi);
+    if (auto v = boolean(j, "parallel_attention", path, errors)) m.parallel_attention = *v;
+    if (auto v = number(j, "sliding_window", path, errors, non_negative_int(1e8))) m.sliding_window = *v;
+    if (auto v = number(j, "experts", path, errors, non_negative_int(1e5))) m.experts = *v;
+    if (auto v = number(j, "experts_per_token", path, errors, non_negative_int(1e5))) m.experts_per_token = *v;
+    if (auto v = number(j, "shared_experts", path, errors, non_negative_int(1e5))) m.shared_experts = *v;
+    if (auto v = number(j, "expert_ffn_hidden", path, errors, non_negative_int(1e7))) m.expert_ffn_hidden = *v;
+    if (auto v = number(j, "dense_layers", path, errors, non_negative_int(1e5))) m.dense_layers = *v;
+    if (auto v = number(j, "q_lora_rank", path, errors, non_negative_int(1e6))) m.q_lora_rank = *v;
+    if (auto v = number(j, "kv_lora_rank", path, errors, non_negative_int(1e6))) m.kv_lora_rank = *v;
+    if (auto v = number(j, "qk_nope_head_dim", path, errors, non_negative_int(1e5))) m.qk_nope_head_dim = *v;
+    if (auto v = number(j, "qk_rope_head_dim", path, errors, non_negative_int(1e5))) m.qk_rope_head_dim = *v;
+    if (auto v = number(j, "v_head_dim", path, errors, non_negative_int(1e5))) m.v_head_dim = *v;
+    if (errors.size() != before) return false;
+    // Consistency rules.
+    if (m.head_dim == 0 && !m.is_mla() && std::fmod(m.hidden, m.heads) != 0)
+        add_error(errors, "divisibility", "model.heads", "model.hidden (" + fmt_num(m.hidden) + ") must be divisible by model.heads (" +
+                                                             fmt_num(m.heads) + ") unless model.head_dim is given");
+    if (std::fmod(m.heads, m.kv_heads) != 0)
+        add_error(errors, "divisibility", "model.kv_heads", "model.heads (" + fmt_num(m.heads) + ") must be divisible by model.kv_heads (" +
+                                                                fmt_num(m.kv_heads) + ")");
+    if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+        add_error(errors, "range", "model.experts_per_token", "model.experts_per_token must be between 1 and model.experts");
+    if (m.dense_layers > m.layers)
+        add_error(errors, "range", "model.dense_layers", "model.dense_layers must not exceed model.layers");
+    if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
+        add_error(errors, "missing", "model.kv_lora_rank",
+                  "model.kv_lora_rank (MLA) needs model.qk_nope_head_dim, model.qk_rope_head_dim and model.v_head_dim");
+    out = m;
+    return errors.size() == before;
+}
+
+json model_to_json(const ModelSpec& m) {
+    json j;
+    j["name"] = m.name;
+    if (!m.preset.empty()) j["preset"] = m.preset;
+    const ParamCount c = count_params(m);
+    if (!m.has_architecture) {
+        j["params"] = m.total_params_override > 0 ? m.total_params_override : m.params;
+        j["active_params"] = m.params;
+        j["seq_len"] = m.seq_len;
+        return j;
+    }
+    j["layers"] = m.layers;
+    j["hidden"] = m.hidden;
+    j["heads"] = m.heads;
+    j["kv_heads"] = m.kv_heads;
+    j["head_dim"] = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
+    j["ffn_hidden"] = m.ffn_hidden;
+    j["ffn_kind"] = m.ffn_kind == FfnKind::swiglu ? "swiglu" : "gelu";
+    j["vocab"] = m.vocab;
+    j["seq_len"] = m.seq_len;
+    j["tied_embeddings"] = m.tied_embeddings;
+    j["biases"] = m.biases;
+    j["norm"] = m.rmsnorm ? "rmsnorm" : "layernorm";
+    j["position_embedding"] = m.pos == PosEmbedding::learned ? "learned" : (m.pos == PosEmbedding::rope ? "rope" : "alibi");
+    j["parallel_attention"] = m.parallel_attention;
+    j["sliding_window"] = m.sliding_window;
+    if (m.is_moe()) {
+        j["experts"] = m.experts;
+        j["experts_per_token"] = m.experts_per_token;
+        j["shared_experts"] = m.shared_experts;
+        j["expert_ffn_hidden"] = m.expert_ffn_hidden;
+        j["dense_layers"] = m.dense_layers;
+    }
+    if (m.is_mla()) {
+        j["q_lora_rank"] = m.q_lora_rank;
+        j["kv_lora_rank"] = m.kv_lora_rank;
+        j["qk_nope_head_dim"] = m.qk_nope_head_dim;
+        j["qk_rope_head_dim"] = m.qk_rope_head_dim;
+        j["v_head_dim"] = m.v_head_dim;
+    }
+    j["params"] = c.total;
+    j["active_params"] = c.active;
+    return j;
+}
+
+}  // namespace gpucalc

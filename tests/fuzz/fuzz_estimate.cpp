@@ -1,0 +1,27 @@
+// Fuzz target: any byte string given to estimate_json / plan_json must return JSON (report or
+// errors) without crashing, hanging or producing NaN/Inf.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/api.hpp"
+#include "gpucalc/plan.hpp"
+
+static void check_finite(const nlohmann::json& j) {
+    if (j.is_number_float() && !std::isfinite(j.get<double>())) std::abort();
+    if (j.is_structured())
+        for (const auto& v : j) check_finite(v);
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string text(reinterpret_cast<const char*>(data), size);
+    const std::string out = gpucalc::estimate_json(text);
+    const auto j = nlohmann::json::parse(out, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) std::abort();
+    check_finite(j);
+    return 0;
+}

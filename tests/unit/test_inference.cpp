@@ -1,0 +1,82 @@
+// Inference: exact KV cache sizes and batch-1 decode speed against gpt-fast.
+#include "gpucalc/inference.hpp"
+#include "helpers.hpp"
+
+using namespace gpucalc;
+using nlohmann::json;
+
+TEST_CASE("KV cache per token, exact") {
+    // vLLM (arXiv:2309.06180) Sec. 3: OPT-13B 2 x 5120 x 40 x 2 = 800 KiB per token.
+    ModelSpec opt13;
+    opt13.has_architecture = true;
+    opt13.layers = 40;
+    opt13.hidden = 5120;
+    opt13.heads = 40;
+    opt13.kv_heads = 40;
+    CHECK(kv_cache_bytes_per_token(opt13, Precision::fp16) == 819200.0);
+    // Llama 2 70B (GQA, 8 KV heads): 2 x 80 x 8 x 128 x 2 = 327,680.
+    CHECK(kv_cache_bytes_per_token(*find_model_preset("llama2-70b"), Precision::bf16) == 327680.0);
+    // Llama 3.1 8B: 131,072 B/token; HF Llama 3.1 blog: 128k tokens = 15.62 GiB.
+    ModelSpec l8 = *find_model_preset("llama3-8b");
+    CHECK(kv_cache_bytes_per_token(l8, Precision::bf16) == 131072.0);
+    CHECK(kv_cache_bytes_per_token(l8, Precision::bf16) * 128000 / (1024.0 * 1024 * 1024) == Approx(15.625));
+    // Llama 3.1 70B: 2 x 80 x 8 x 128 x 2 = 327,680 (HF blog: 39.06 GiB at 128k).
+    CHECK(kv_cache_bytes_per_token(*find_model_preset("llama3-70b"), Precision::bf16) * 128000 / (1024.0 * 1024 * 1024) ==
+          Approx(39.0625));
+    // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 bytes = 70,272 B/token.
+    CHECK(kv_cache_bytes_per_token(*find_model_preset("deepseek-v3"), Precision::bf16) == 70272.0);
+}
+
+TEST_CASE("gpt-fast: Llama-2-7B batch-1 decode on A100 80GB = 104.9 tok/s (README, commit 0f925b5d), within 15%") {
+    auto r = run({{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1}}},
+                  {"inference", {{"batch", 1}, {"prompt_tokens", 5}, {"output_tokens", 200}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const double tps = r["inference"]["decode_tokens_per_second_per_user"].get<double>();
+    INFO("predicted " << tps << " tok/s");
+    CHECK(std::abs(tps - 104.9) / 104.9 < 0.15);
+    CHECK(r["inference"]["decode_bound"] == "memory");
+}
+
+TEST_CASE("decode is memory-bound at batch 1 and turns compute-bound at a larger batch") {
+    auto r = run({{"model", {{"preset", "llama3-8b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                  {"inference", {{"batch", 8}}}});
+    const auto& inf = r["inference"];
+    CHECK(inf["turn_batch"].get<double>() > 8);
+    const auto& curve = inf["batch_curve"];
+    REQUIRE(curve.size() > 4);
+    CHECK(curve[0]["bound"] == "memory");
+    // Throughput per GPU grows with batch while memory-bound.
+    CHECK(curve[3]["tokens_per_second_per_gpu"].get<double>() > 3 * curve[0]["tokens_per_second_per_gpu"].get<double>());
+}
+
+TEST_CASE("Llama 2 70B does not fit one 80 GB GPU at bf16; fits with tp 2; int4 fits one") {
+    json s = {{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
+              {"inference", {{"batch", 1}}}};
+    CHECK(run(s)["inference"]["fits"] == false);
+    s["inference"]["tp"] = 2;
+    CHECK(run(s)["inference"]["fits"] == true);
+    s["inference"]["tp"] = 1;
+    s["inference"]["weight_precision"] = "int4";
+    auto r = run(s);
+    CHECK(r["inference"]["fits"] == true);
+    // int4 with a group-32 fp16 scale + zero: 0.5 + 4/32 bytes/param.
+    CHECK(r["inference"]["weights_bytes"].get<double>() == Approx(68976648192.0 * 0.625));
+}
+
+TEST_CASE("serving economics: GPUs and $ per day follow the traffic") {
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"batch", 32}, {"tp", 4}, {"requests_per_day", 1e6}, {"prompt_tokens", 1000}, {"output_tokens", 300}}},
+              {"costs", {{"gpu_hour_usd", 2.5}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const double g1 = r["inference"]["gpus_needed"].get<double>();
+    CHECK(g1 >= 4);
+    CHECK(r["inference"]["cost_per_day_usd"].get<double>() == Approx(g1 * 24 * 2.5));
+    s["inference"]["requests_per_day"] = 1e7;
+    const double g10 = run(s)["inference"]["gpus_needed"].get<double>();
+    CHECK(g10 > 8 * g1);
+    CHECK(r["inference"]["cost_per_million_output_tokens_usd"].get<double>() > 0);
+}

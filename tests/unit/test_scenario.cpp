@@ -1,0 +1,109 @@
+// Validation: every field checked for type, range and consistency; errors name the field path and
+// come all at once; absurd but valid inputs stay finite.
+#include <cmath>
+
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+static json base() {
+    return {{"model", {{"preset", "llama2-7b"}}},
+            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+            {"training", {{"tokens", 1e12}}}};
+}
+
+TEST_CASE("malformed JSON, non-object and too-large input give errors, not crashes") {
+    auto r = json::parse(gpucalc::estimate_json("{\"model\": "));
+    CHECK(has_error(r, "", "malformed_json"));
+    CHECK(has_error(json::parse(gpucalc::estimate_json("[1,2]")), "", "type"));
+    CHECK(has_error(json::parse(gpucalc::estimate_json("NaN")), "", "malformed_json"));
+    CHECK(has_error(json::parse(gpucalc::estimate_json(std::string(2 << 20, ' '))), "", "too_large"));
+    CHECK(has_error(json::parse(gpucalc::estimate_json("{}")), "", "missing"));
+}
+
+TEST_CASE("negative count, unknown device, wrong types, unknown fields name their field") {
+    json s = base();
+    s["hardware"]["count"] = -8;
+    CHECK(has_error(run(s), "hardware.count", "range"));
+    s = base();
+    s["hardware"]["device"] = "nvidia-h1000";
+    CHECK(has_error(run(s), "hardware.device", "unknown_device"));
+    s = base();
+    s["training"]["tokens"] = "lots";
+    CHECK(has_error(run(s), "training.tokens", "type"));
+    s = base();
+    s["training"]["tokns"] = 5;
+    CHECK(has_error(run(s), "training.tokns", "unknown_field"));
+    s = base();
+    s["training"]["mfu"] = 1.5;
+    CHECK(has_error(run(s), "training.mfu", "range"));
+    s = base();
+    s["training"]["tp"] = 2.5;
+    CHECK(has_error(run(s), "training.tp", "range"));
+}
+
+TEST_CASE("several errors are reported at once") {
+    json s = base();
+    s["hardware"]["count"] = 0;
+    s["training"]["tokens"] = -1;
+    s["costs"] = {{"pue", 0.5}};
+    auto r = run(s);
+    CHECK(has_error(r, "hardware.count"));
+    CHECK(has_error(r, "training.tokens"));
+    CHECK(has_error(r, "costs.pue"));
+}
+
+TEST_CASE("consistency rules: tp x pp x dp = count, heads % tp, layers % pp, batch % (dp x micro), precision") {
+    json s = base();
+    s["training"]["tp"] = 3;
+    CHECK(has_error(run(s), "training.tp", "divisibility"));
+    s = base();
+    s["training"]["tp"] = 2;
+    s["training"]["dp"] = 2;
+    CHECK(has_error(run(s), "training.dp", "divisibility"));
+    s = base();
+    s["hardware"]["count"] = 24;
+    s["training"]["pp"] = 3;
+    s["training"]["vpp"] = 2;
+    CHECK(has_error(run(s), "training.pp", "divisibility"));  // 32 layers, interleaved
+    s = base();
+    s["training"]["global_batch"] = 100;
+    s["training"]["micro_batch"] = 3;
+    CHECK(has_error(run(s), "training.global_batch", "divisibility"));
+    s = base();
+    s["hardware"]["device"] = "nvidia-a100-sxm4-80gb";
+    s["training"]["precision"] = "fp8";  // no FP8 on Ampere
+    CHECK(has_error(run(s), "training.precision", "unsupported"));
+}
+
+static void all_finite(const json& j) {
+    if (j.is_number()) CHECK(std::isfinite(j.get<double>()));
+    else if (j.is_structured())
+        for (const auto& v : j) all_finite(v);
+}
+
+TEST_CASE("absurd but valid inputs give finite answers or a clear does-not-fit") {
+    json s = {{"model", {{"params", 1e12}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"training", {{"tokens", 1e30}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["fits"] == false);
+    all_finite(r);
+    CHECK(r["warnings"].dump().find("non-finite") == std::string::npos);
+    json s2 = {{"model", {{"preset", "llama3.1-405b"}}},
+               {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}},
+               {"inference", {{"batch", 1000000}, {"prompt_tokens", 100000000}}}};
+    auto r2 = run(s2);
+    REQUIRE_FALSE(r2.contains("errors"));
+    CHECK(r2["inference"]["fits"] == false);
+    all_finite(r2);
+}
+
+TEST_CASE("the report echoes the effective inputs with defaults filled in") {
+    auto r = run(base());
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inputs"]["training"]["dp"] == 8.0);
+    CHECK(r["inputs"]["training"]["recompute"] == "selective");
+    CHECK(r["inputs"]["training"]["global_batch"] == 1024.0);  // 4M tokens / 4096
+    CHECK(r["inputs"]["costs"]["pue"] == 1.2);
+    CHECK(r["inputs"]["model"]["params"] == 6738415616.0);
+}

@@ -1,0 +1,132 @@
+// Training memory (ZeRO, Korthikanti) reproduced exactly; time model behaviour.
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/training.hpp"
+#include "helpers.hpp"
+
+using namespace gpucalc;
+using nlohmann::json;
+
+static Hardware hw(const char* id, double n) {
+    Hardware h;
+    h.device = *find_device(id);
+    h.count = n;
+    h.devices_per_node = h.device.gpus_per_node;
+    return h;
+}
+
+TEST_CASE("ZeRO (Rajbhandari et al. 2020, Fig. 1): 7.5B params, 64 GPUs: 120 / 31.4 / 16.6 / 1.9 GB") {
+    StepInputs in{};
+    in.layers = 1;
+    in.hidden = 4096;
+    in.heads = 32;
+    in.kv_ratio = 1;
+    in.seq = 1024;
+    in.window = 1024;
+    in.vocab = 0;
+    in.params_total_layers = 7.5e9;
+    in.params_embedding_per_stage = 0;
+    in.tied = 1;
+    TrainingConfig c;
+    c.dp = 64;
+    c.global_batch = 64;
+    const double expected[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
+    for (int z = 0; z < 4; ++z) {
+        c.zero = z;
+        const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb")));
+        const double states = e.memory.weights + e.memory.gradients + e.memory.optimizer;
+        INFO("ZeRO stage " << z);
+        CHECK(states == Approx(expected[z]).epsilon(0.02));
+    }
+    c.zero = 0;
+    const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb")));
+    CHECK(e.memory.weights + e.memory.gradients + e.memory.optimizer == 16.0 * 7.5e9);  // the 16 psi rule
+}
+
+TEST_CASE("Korthikanti et al. 2022 Table 2, GPT-3 175B layer (s 2048, b 1, h 12288, a 96, t 8)") {
+    const StepInputs in = step_inputs(*find_model_preset("gpt3-175b"));
+    const double s = 2048, b = 1, h = 12288, a = 96, t = 8, sbh = s * b * h;
+    TrainingConfig c;
+    c.tp = t;
+    c.attention = Attention::materialized;
+    c.recompute = Recompute::none;
+    c.sequence_parallel = false;
+    CHECK(activation_bytes_per_layer(in, c) == Approx(sbh * (10 + 24 / t + 5 * a * s / (h * t))));
+    c.sequence_parallel = true;
+    CHECK(activation_bytes_per_layer(in, c) == Approx(sbh / t * (34 + 5 * a * s / h)));
+    c.sequence_parallel = false;
+    c.recompute = Recompute::selective;
+    CHECK(activation_bytes_per_layer(in, c) == Approx(sbh * (10 + 24 / t)));
+    c.sequence_parallel = true;
+    CHECK(activation_bytes_per_layer(in, c) == Approx(sbh * 34 / t));
+    // 0.0996 GiB per layer: the worked example in the reference data (sbh 34/t).
+    CHECK(activation_bytes_per_layer(in, c) / (1024.0 * 1024 * 1024) == Approx(0.09961).epsilon(0.001));
+    c.recompute = Recompute::full;
+    c.sequence_parallel = false;
+    CHECK(activation_bytes_per_layer(in, c) == Approx(2 * sbh));
+    TrainingConfig n1;
+    n1.attention = Attention::materialized;
+    n1.recompute = Recompute::none;
+    CHECK(activation_bytes_per_layer(in, n1) == Approx(sbh * (34 + 5 * a * s / h)));  // no parallelism
+}
+
+TEST_CASE("predicted utilisation: a given MFU is used and labelled; the prediction still reported") {
+    json s = {{"model", {{"preset", "llama2-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 512}}},
+              {"training", {{"tokens", 2e12}, {"tp", 8}, {"pp", 4}}}};
+    auto pred = run(s);
+    REQUIRE_FALSE(pred.contains("errors"));
+    CHECK(pred["training"]["mfu_source"] == "predicted");
+    const double mfu = pred["training"]["mfu"].get<double>();
+    CHECK((mfu > 0.2 && mfu < 0.7));
+    CHECK(pred["training"]["hfu"].get<double>() >= mfu);
+    s["training"]["mfu"] = 0.5;
+    auto given = run(s);
+    CHECK(given["training"]["mfu_source"] == "given");
+    CHECK(given["training"]["mfu"] == 0.5);
+    CHECK(given["training"]["mfu_predicted"].get<double>() == Approx(mfu));
+    // Time = FLOPs / (N x peak x MFU).
+    const double flops = given["training"]["flops"].get<double>();
+    CHECK(given["training"]["seconds"].get<double>() == Approx(flops / (512 * 989.4e12 * 0.5)));
+}
+
+TEST_CASE("run totals: GPU-hours, cost, energy = GPU-hours x TDP x PUE, CO2") {
+    auto r = run({{"model", {{"params", 175e9}}},
+                  {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+                  {"training", {{"tokens", 300e9}, {"mfu", 0.4}}},
+                  {"costs", {{"gpu_hour_usd", 2.0}, {"pue", 1.1}, {"grid_kg_co2_per_kwh", 0.4}}}});
+    const auto& t = r["training"];
+    const double secs = 3.15e23 / (1024 * 312e12 * 0.4);
+    CHECK(t["seconds"].get<double>() == Approx(secs));
+    CHECK(t["gpu_hours"].get<double>() == Approx(1024 * secs / 3600));
+    CHECK(t["cost_usd"].get<double>() == Approx(2.0 * 1024 * secs / 3600));
+    CHECK(t["energy_kwh"].get<double>() == Approx(1024 * secs / 3600 * 0.4 * 1.1));
+    CHECK(t["co2_kg"].get<double>() == Approx(1024 * secs / 3600 * 0.4 * 1.1 * 0.4));
+}
+
+TEST_CASE("more GPUs do not make it proportionally faster: scaling efficiency falls") {
+    json s = {{"model", {{"preset", "llama2-7b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
+              {"training", {{"tokens", 2e12}, {"global_batch", 1024}}},
+              {"scaling", true}};
+    auto r = run(s);
+    REQUIRE(r["scaling"].size() >= 5);
+    const auto& c = r["scaling"];
+    CHECK(c[0]["efficiency"].get<double>() == Approx(1.0));
+    CHECK(c[c.size() - 1]["efficiency"].get<double>() < 0.95);
+    for (std::size_t i = 1; i < c.size(); ++i) CHECK(c[i]["tokens_per_second"].get<double>() > c[i - 1]["tokens_per_second"].get<double>() * 0.99);
+}
+
+TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follows capacity") {
+    json s = {{"model", {{"preset", "llama2-70b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
+              {"training", {{"tokens", 1e12}, {"zero", 0}, {"recompute", "none"}}}};
+    const double m0 = run(s)["training"]["memory_per_gpu_bytes"]["total"].get<double>();
+    s["training"]["zero"] = 3;
+    const double m3 = run(s)["training"]["memory_per_gpu_bytes"]["total"].get<double>();
+    s["training"]["recompute"] = "full";
+    auto r = run(s);
+    const double m3f = r["training"]["memory_per_gpu_bytes"]["total"].get<double>();
+    CHECK(m3 < m0);
+    CHECK(m3f < m3);
+    CHECK(r["training"]["fits"] == (m3f <= 80e9));
+}
