@@ -6,6 +6,7 @@
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/plan.hpp"
+#include "gpucalc/reality.hpp"
 
 namespace {
 std::string version() { return gpucalc::kVersion; }
@@ -16,5 +17,6 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
     emscripten::function("plan", &gpucalc::plan_json);
     emscripten::function("devices", &gpucalc::devices_json);
     emscripten::function("presets", &gpucalc::presets_json);
+    emscripten::function("reality", &gpucalc::reality_json);
     emscripten::function("version", &version);
 }

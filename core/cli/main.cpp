@@ -3,9 +3,15 @@
 //   gpucalc plan FILE|-       search parallel layouts for a training scenario
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
+//   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
+//   gpucalc bench FILE [N]    time N estimates (or plan searches, if FILE has "plan") of FILE; median seconds
 //   gpucalc estimate-lines    read one scenario per line on stdin, print one compact report per line
 //                             (the exact string the WebAssembly module returns; used by parity tests)
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <vector>
 #include <iostream>
 #include <iterator>
 #include <sstream>
@@ -13,6 +19,7 @@
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/plan.hpp"
+#include "gpucalc/reality.hpp"
 
 namespace {
 
@@ -21,6 +28,7 @@ int usage() {
                  "       gpucalc plan FILE|-\n"
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
+                 "       gpucalc reality\n"
                  "       gpucalc estimate-lines < scenarios.jsonl\n"
                  "       gpucalc --version\n";
     return 2;
@@ -62,6 +70,23 @@ int main(int argc, char** argv) {
     }
     if (cmd == "devices" && argc == 2) return emit(gpucalc::devices_json());
     if (cmd == "presets" && argc == 2) return emit(gpucalc::presets_json());
+    if (cmd == "reality" && argc == 2) return emit(gpucalc::reality_json());
+    if (cmd == "bench" && (argc == 3 || argc == 4)) {
+        std::string text;
+        if (!read_input(argv[2], text)) return usage();
+        const int n = argc == 4 ? std::max(1, std::atoi(argv[3])) : 200;
+        const bool plan = text.find("\"plan\"") != std::string::npos;
+        std::vector<double> t;
+        std::size_t sink = 0;
+        for (int i = 0; i < n; ++i) {
+            const auto t0 = std::chrono::steady_clock::now();
+            sink += (plan ? gpucalc::plan_json(text) : gpucalc::estimate_json(text)).size();
+            t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
+        std::sort(t.begin(), t.end());
+        std::cout << "{\"median_seconds\": " << t[t.size() / 2] << ", \"runs\": " << n << ", \"bytes\": " << sink / n << "}\n";
+        return 0;
+    }
     if (cmd == "estimate-lines" && argc == 2) {
         std::string line;
         while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";

@@ -7,6 +7,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
 #include "gpucalc/inference.hpp"
+#include "gpucalc/reality.hpp"
 #include "gpucalc/roofline.hpp"
 #include "gpucalc/training.hpp"
 
@@ -293,9 +294,26 @@ std::string estimate_json(const std::string& text) {
         add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
         return errors_to_json(errors).dump();
     }
+    // Inverse questions and claims are answered with the forward model on the rest of the scenario.
+    if (j.is_object() && j.contains("inverse")) {
+        json answer = answer_inverse(j, errors);
+        if (!errors.empty()) return errors_to_json(errors).dump();
+        return json{{"gpucalc_version", kVersion}, {"inverse", answer}}.dump();
+    }
+    json claim;
+    if (j.is_object() && j.contains("claim")) {
+        claim = j["claim"];
+        j.erase("claim");
+    }
     Scenario s;
     if (!parse_scenario(j, s, errors)) return errors_to_json(errors).dump();
-    return estimate(s).dump();
+    json report = estimate(s);
+    if (!claim.is_null()) {
+        json verdict = evaluate_claim(j, claim, errors);
+        if (!errors.empty()) return errors_to_json(errors).dump();
+        report["claim"] = verdict;
+    }
+    return report.dump();
 }
 
 std::string devices_json() { return catalog_to_json().dump(); }

@@ -163,7 +163,7 @@ void parse_roofline(const json& c, Scenario& s, Errors& errors) {
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
 void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
-    if (s.training && !s.model) add_error(errors, "missing", "model", "training needs a model");
+    if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
     if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
     if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
     if (s.training && s.hardware && !check_layout) {

@@ -226,11 +226,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     return r;
 }
 
-namespace {
-
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
 // (aspect ratio of GPT-3 175B: h 12288, L 96), h rounded to a multiple of 128.
-ModelSpec shape_from_params(double n, double seq_len) {
+ModelSpec gpt_like_shape(double n, double seq_len) {
     ModelSpec m;
     m.has_architecture = true;
     m.name = "GPT-like shape for " + jr::fmt_num(n) + " parameters";
@@ -246,8 +244,6 @@ ModelSpec shape_from_params(double n, double seq_len) {
     m.tied_embeddings = true;
     return m;
 }
-
-}  // namespace
 
 TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in,
                                  const Costs& costs, Trace& trace) {
@@ -271,7 +267,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
 
     ModelSpec shaped = model;
     if (!model.has_architecture) {
-        shaped = shape_from_params(pc.active, model.seq_len);
+        shaped = gpt_like_shape(pc.active, model.seq_len);
         r.warnings.push_back("model given by parameter count only: the time and memory model uses a GPT-like shape (" +
                              jr::fmt_num(shaped.layers) + " layers, hidden " + jr::fmt_num(shaped.hidden) + ")");
     }

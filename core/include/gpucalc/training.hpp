@@ -84,6 +84,9 @@ StepInputs step_inputs(const ModelSpec& m);
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
 
+// A GPT-like architecture for a bare parameter count (used when only `params` is known).
+ModelSpec gpt_like_shape(double params, double seq_len);
+
 // Scaling curve: step/run time and efficiency vs GPU count (same model, tokens, TP and PP).
 struct ScalingPoint {
     double gpus, seconds, mfu, tokens_per_second, speedup, efficiency;

@@ -1,0 +1,167 @@
+// Inverse questions, answered with the forward model:
+//  - what_can_train: for N x device and D days (or a $ budget): the compute budget at the predicted
+//    MFU, the compute-optimal model and tokens (Hoffmann et al. 2022, "Chinchilla", arXiv:2203.15556:
+//    N_opt and D_opt both grow as C^0.5, D_opt ~ 20 N_opt, so N_opt = sqrt(C / (6 x 20))), the largest
+//    model whose training state fits the cluster (ZeRO-3: 16 bytes/param), and the largest that trains
+//    on `training.tokens` in D days.
+//  - gpus_needed: for a model + tokens + deadline, the GPU count (whole nodes) and the cost.
+// The MFU is predicted by the plan search (best layout that fits) unless training.mfu is given.
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/api.hpp"
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/plan.hpp"
+#include "gpucalc/reality.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+using nlohmann::json;
+
+namespace {
+
+// Best predicted MFU over all layouts that fit, for a model on `count` devices.
+double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
+    Hardware h = hw;
+    h.count = count;
+    TrainingConfig c = base;
+    // ~4M tokens per step, a whole number of sequences per GPU.
+    const double target = std::max(1.0, std::floor(4194304.0 / m.seq_len));
+    c.global_batch = count * std::max(1.0, std::ceil(target / count));
+    PlanOptions opt;
+    opt.top_k = 1;
+    opt.max_tp = std::min(8.0, std::max(1.0, h.devices_per_node));
+    opt.max_vpp = 2;
+    opt.max_micro_batch = 4;
+    const PlanResult r = search_plans(m, h, c, opt);
+    if (r.best.empty()) return 0;
+    if (best_out) *best_out = r.best[0];
+    return r.best[0].mfu;
+}
+
+}  // namespace
+
+json answer_inverse(const json& j, Errors& errors) {
+    using namespace jr;
+    const json& q = j["inverse"];
+    if (!q.is_object()) {
+        add_error(errors, "type", "inverse", "inverse must be an object");
+        return nullptr;
+    }
+    check_keys(q, "inverse", errors, {"question", "days", "budget_usd", "tokens_per_param"});
+    const auto question = choice(q, "question", "inverse", errors, {"what_can_train", "gpus_needed"}, true);
+    const auto days = number(q, "days", "inverse", errors, Range{1e-3, 1e5, false, false});
+    const auto budget = number(q, "budget_usd", "inverse", errors, positive(1e13));
+    const double tpp = number(q, "tokens_per_param", "inverse", errors, Range{0.1, 1e5, false, false}).value_or(20.0);
+    json rest = j;
+    rest.erase("inverse");
+    Scenario s;
+    parse_scenario(rest, s, errors, /*check_layout=*/false);
+    if (!errors.empty()) return nullptr;
+    if (!s.hardware) {
+        add_error(errors, "missing", "hardware", "inverse questions need hardware.device");
+        return nullptr;
+    }
+    if (!days && !budget) {
+        add_error(errors, "missing", "inverse.days", "inverse needs inverse.days or inverse.budget_usd");
+        return nullptr;
+    }
+    const Hardware& hw = *s.hardware;
+    const TrainingConfig tc = s.training.value_or(TrainingConfig{});
+    const double peak = hw.device.peak(tc.precision).value_or(0);
+    const double rate = s.costs.gpu_hour_usd.value_or(hw.device.cloud_usd_per_hour.value_or(0));
+    if (peak <= 0) {
+        add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
+        return nullptr;
+    }
+    json out;
+    out["question"] = *question;
+    out["mfu_source"] = tc.mfu ? "given" : "predicted (best plan found by the plan search)";
+    out["tokens_per_param"] = tpp;
+
+    if (*question == "what_can_train") {
+        const double n = hw.count;
+        double seconds = days ? *days * units::seconds_per_day : 0;
+        if (budget) {
+            if (rate <= 0) {
+                add_error(errors, "missing", "costs.gpu_hour_usd", "a $ budget needs costs.gpu_hour_usd (the device has no catalog price)");
+                return nullptr;
+            }
+            const double s_budget = *budget / (n * rate) * units::seconds_per_hour;
+            seconds = days ? std::min(seconds, s_budget) : s_budget;
+        }
+        double mfu = tc.mfu.value_or(0.4);
+        double params = 0, tokens = 0, compute = 0;
+        Plan plan;
+        for (int it = 0; it < (tc.mfu ? 1 : 4); ++it) {
+            compute = n * peak * mfu * seconds;
+            params = std::sqrt(compute / (6.0 * tpp));
+            tokens = tpp * params;
+            if (tc.mfu) break;
+            const double m = predicted_mfu(gpt_like_shape(params, 2048), hw, tc, n, &plan);
+            if (m <= 0) break;
+            mfu = m;
+        }
+        compute = n * peak * mfu * seconds;
+        params = std::sqrt(compute / (6.0 * tpp));
+        tokens = tpp * params;
+        out["seconds"] = seconds;
+        out["mfu"] = mfu;
+        out["compute_flops"] = compute;
+        out["compute_optimal_params"] = params;
+        out["compute_optimal_tokens"] = tokens;
+        // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
+        out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
+        if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
+        out["formula"] = "C = devices x peak x MFU x seconds; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
+        out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
+        return out;
+    }
+    // gpus_needed
+    if (!s.model) {
+        add_error(errors, "missing", "model", "gpus_needed needs a model");
+        return nullptr;
+    }
+    if (!tc.tokens) {
+        add_error(errors, "missing", "training.tokens", "gpus_needed needs training.tokens");
+        return nullptr;
+    }
+    if (!days) {
+        add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
+        return nullptr;
+    }
+    const ModelSpec shaped = s.model->has_architecture ? *s.model : gpt_like_shape(count_params(*s.model).active, s.model->seq_len);
+    const double flops = (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
+    const double seconds = *days * units::seconds_per_day;
+    const double node = std::max(1.0, hw.devices_per_node);
+    double mfu = tc.mfu.value_or(0.4), gpus = 0;
+    Plan plan;
+    for (int it = 0; it < 6; ++it) {
+        gpus = std::max(node, std::ceil(flops / (peak * mfu * seconds) / node) * node);
+        if (tc.mfu) break;
+        const double m = predicted_mfu(shaped, hw, tc, gpus, &plan);
+        if (m <= 0) {
+            mfu = mfu * 0.9;
+            continue;
+        }
+        if (std::abs(m - mfu) < 1e-3) {
+            mfu = m;
+            break;
+        }
+        mfu = m;
+    }
+    gpus = std::max(node, std::ceil(flops / (peak * mfu * seconds) / node) * node);
+    out["gpus"] = gpus;
+    out["mfu"] = mfu;
+    out["flops"] = flops;
+    out["seconds_at_gpus"] = flops / (gpus * peak * mfu);
+    out["gpu_hours"] = gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
+    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
+    if (!tc.mfu && plan.step_seconds > 0) out["plan"] = plan_to_json(plan);
+    out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds) / devices_per_node) x devices_per_node";
+    out["source"] = "forward model (training.cpp) at the best layout of the plan search";
+    return out;
+}
+
+}  // namespace gpucalc

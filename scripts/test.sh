@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# README command 2: installs what is missing, then runs every test: native Catch2 (warnings as
+# errors), the same under ASan+UBSan, a bounded libFuzzer run, Node tests of the WebAssembly module
+# (parity with native), browser tests in Chromium, and the benchmark in quick mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs
+scripts/setup.sh
+
+echo "== native build (-Wall -Wextra -Wpedantic -Werror) and unit tests"
+GPUCALC_WERROR=ON scripts/build.sh
+ctest --test-dir build/native --output-on-failure
+
+echo "== ASan + UBSan"
+cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_WERROR=ON -DGPUCALC_SANITIZE=ON >/dev/null
+cmake --build build/asan
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure
+
+echo "== fuzzing (libFuzzer, ${GPUCALC_FUZZ_SECONDS:-30} s)"
+CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON >/dev/null
+cmake --build build/fuzz --target gpucalc_fuzz
+mkdir -p build/fuzz/corpus
+cp tests/fixtures/*.json tests/fixtures/invalid/*.json tests/fuzz/regressions/* build/fuzz/corpus/ 2>/dev/null || true
+build/fuzz/tests/fuzz/gpucalc_fuzz -max_total_time="${GPUCALC_FUZZ_SECONDS:-30}" -max_len=4096 -timeout=10 \
+  -print_final_stats=1 build/fuzz/corpus 2>&1 | tail -n 12
+
+echo "== WebAssembly module (node)"
+node --test tests/node/
+
+echo "== browser (Chromium via playwright-core)"
+node --test --test-concurrency=1 tests/browser/
+
+echo "== benchmark (quick)"
+node scripts/bench.mjs --quick

@@ -1,0 +1,35 @@
+// Launches Debian's Chromium through playwright-core (no browser download).
+import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { site, root } from '../node/common.mjs';
+
+export const pageUrl = (name = 'index.html') => 'file://' + join(site, name);
+export const shotDir = join(root, 'build', 'screenshots');
+mkdirSync(shotDir, { recursive: true });
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--allow-file-access-from-files'],
+  });
+}
+
+// Opens a page, records every request and page error, waits for the first results.
+export async function open(browser, url = pageUrl(), opts = {}) {
+  const context = await browser.newContext(Object.assign({ viewport: { width: 1280, height: 900 } }, opts));
+  const page = await context.newPage();
+  const requests = [];
+  const errors = [];
+  const dialogs = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await page.goto(url);
+  await page.waitForSelector('gpu-calc [data-key="cluster.devices"], gpu-calc [data-key="training.days"], gpu-calc [data-key="inference.weights_bytes"]', { timeout: 15000 });
+  return { context, page, requests, errors, dialogs };
+}
+
+export const text = (page, key) => page.locator(`gpu-calc [data-key="${key}"]`).first().evaluate((el) => el.firstChild.textContent);
+export const exact = (page, key) => page.locator(`gpu-calc [data-key="${key}"]`).first().getAttribute('title');

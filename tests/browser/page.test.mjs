@@ -1,0 +1,172 @@
+// The page in Chromium from file://: live recompute, inline errors, URL state, export/import,
+// the custom element, no network, accessibility, hostile input, screenshots.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { launch, open, pageUrl, text, exact, shotDir } from './browser.mjs';
+import { cli } from '../node/common.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
+
+test('typing into an input recomputes results (no button)', async () => {
+  const { page, context, errors } = await open(browser);
+  assert.equal(await text(page, 'cluster.memory_bytes'), '80.0\u00a0TB');
+  await field(page, 'cluster', 'count').fill('2000');
+  assert.equal(await text(page, 'cluster.memory_bytes'), '160\u00a0TB');
+  assert.equal(await exact(page, 'cluster.cores'), '33,792,000');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the page shows the same numbers as the CLI for GPT-3 / 1,024 A100 / MFU 0.4', async () => {
+  const scenario = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'gpt3-a100.json'), 'utf8'));
+  const report = JSON.parse(execFileSync(cli, ['estimate', '-'], { input: JSON.stringify(scenario) }).toString());
+  const { page, context } = await open(browser);
+  await field(page, 'train', 'model').selectOption('custom-params');
+  await field(page, 'train', 'params').fill('175e9');
+  await field(page, 'train', 'mfu').fill('0.4');
+  await field(page, 'train', 'tp').fill('1');
+  await field(page, 'train', 'pp').fill('1');
+  await field(page, 'train', 'global_batch').fill('');
+  await field(page, 'train', 'gpu_hour_usd').fill('2');
+  const days = Number((await exact(page, 'training.days')).replace(/,/g, ''));
+  assert.ok(Math.abs(days - report.training.days) / report.training.days < 1e-12, `${days} vs ${report.training.days}`);
+  const flops = Number((await exact(page, 'training.flops')).replace(/,/g, ''));
+  assert.equal(flops, 3.15e23);
+  const cost = Number((await exact(page, 'training.cost_usd')).replace(/,/g, ''));
+  assert.ok(Math.abs(cost - report.training.cost_usd) < 1e-3);
+  await context.close();
+});
+
+test('an invalid field shows its message inline and the last good result stays', async () => {
+  const { page, context } = await open(browser);
+  const before = await text(page, 'cluster.memory_bytes');
+  await field(page, 'cluster', 'count').fill('-5');
+  const err = page.locator('gpu-calc #cluster-count-error');
+  await assert.doesNotReject(err.waitFor());
+  assert.match(await err.textContent(), /hardware\.count must be >= 1/);
+  assert.equal(await field(page, 'cluster', 'count').getAttribute('aria-invalid'), 'true');
+  assert.equal(await text(page, 'cluster.memory_bytes'), before);
+  await field(page, 'cluster', 'count').fill('lots');
+  assert.match(await err.textContent(), /must be a number/);
+  await field(page, 'cluster', 'count').fill('4');
+  assert.equal(await err.textContent(), '');
+  assert.equal(await text(page, 'cluster.memory_bytes'), '320\u00a0GB');
+  await context.close();
+});
+
+test('a shared URL restores the same view', async () => {
+  const a = await open(browser);
+  await field(a.page, 'serve', 'batch').fill('64');
+  await field(a.page, 'cluster', 'count').fill('4096');
+  const url = a.page.url();
+  const tps = await text(a.page, 'inference.throughput_tokens_per_second_per_gpu');
+  assert.match(url, /#s=/);
+  await a.context.close();
+  const b = await open(browser, url);
+  assert.equal(await field(b.page, 'serve', 'batch').inputValue(), '64');
+  assert.equal(await field(b.page, 'cluster', 'count').inputValue(), '4096');
+  assert.equal(await text(b.page, 'inference.throughput_tokens_per_second_per_gpu'), tps);
+  await b.context.close();
+});
+
+test('export -> import round-trips; a malformed import shows an error and keeps the state', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'train', 'count').fill('2048');
+  const exported = await page.evaluate(() => JSON.stringify(document.querySelector('gpu-calc').exportScenario('train')));
+  await field(page, 'train', 'count').fill('64');
+  const ok = await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), exported);
+  assert.equal(ok, true);
+  assert.equal(await field(page, 'train', 'count').inputValue(), '2048');
+  const days = await text(page, 'training.days');
+  const bad = await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{"model": {"preset": "gpt3-175b"}, "hardware": {"device": "nope", "count": 8}, "training": {}}'));
+  assert.equal(bad, false);
+  assert.match(await page.locator('gpu-calc .import-status').textContent(), /unknown device/);
+  const bad2 = await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{not json'));
+  assert.equal(bad2, false);
+  assert.equal(await field(page, 'train', 'count').inputValue(), '2048');
+  assert.equal(await text(page, 'training.days'), days);
+  // The file input path as a person uses it.
+  await page.locator('gpu-calc #import-file').setInputFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
+  await page.waitForFunction(() => /Imported/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status').textContent));
+  await context.close();
+});
+
+test('the custom element works on a plain HTML page from file://, and in an iframe', async () => {
+  const { page, context, errors } = await open(browser, pageUrl('embed.html'));
+  assert.equal(await page.locator('#demo-element').evaluate((el) => el.shadowRoot.querySelectorAll('section').length), 1);
+  assert.ok((await text(page, 'training.days')).length > 0);
+  const frame = page.frameLocator('#demo-frame');
+  await frame.locator('gpu-calc [data-key="inference.weights_bytes"]').waitFor();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('no network request beyond the page\u2019s own files', async () => {
+  const { page, context, requests } = await open(browser);
+  for (const s of ['explain', 'train', 'serve']) await page.locator(`gpu-calc section[data-section="${s}"]`).scrollIntoViewIfNeeded();
+  await field(page, 'cluster', 'count').fill('12');
+  for (const u of requests) assert.ok(u.startsWith('file://') || u.startsWith('data:'), u.slice(0, 80));
+  assert.ok(requests.length >= 2);
+  await context.close();
+});
+
+test('axe-core finds no serious or critical accessibility violations', async () => {
+  const require = createRequire(import.meta.url);
+  const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+  const { page, context } = await open(browser, pageUrl(), { bypassCSP: true });
+  await page.addScriptTag({ content: axeSource });
+  const result = await page.evaluate(async () => {
+    const r = await globalThis.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id + ': ' + v.nodes.length);
+  });
+  assert.deepEqual(result, []);
+  await context.close();
+});
+
+test('hostile hashes and imports: no script runs, no prototype pollution, the page stays usable', async () => {
+  const payload = { __proto__: null };
+  payload.train = { model: '<img src=x onerror=alert(1)>', count: '<script>alert(2)</script>', tokens: '"><svg onload=alert(3)>' };
+  payload['__proto__'] = { polluted: 'yes' };
+  payload.constructor = { prototype: { polluted: 'yes' } };
+  const enc = Buffer.from(JSON.stringify(payload)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const { page, context, dialogs, errors } = await open(browser, pageUrl() + '#s=' + enc);
+  assert.deepEqual(dialogs, []);
+  assert.equal(await page.evaluate(() => ({}).polluted), undefined);
+  assert.match(await page.locator('gpu-calc #train-count-error').textContent(), /training|hardware\.count|number/);
+  assert.equal(await page.locator('gpu-calc img').count(), 0);
+  await field(page, 'cluster', 'count').fill('3');
+  assert.equal(await text(page, 'cluster.devices'), '3');
+  // A 10 MB hash and garbage hashes are ignored.
+  await page.evaluate(() => { location.hash = 's=' + 'A'.repeat(10 * 1024 * 1024); });
+  await page.reload();
+  await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+  await page.goto(pageUrl() + '#s=%%%');
+  await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+  // Hostile import: script tags and huge strings.
+  const res = await page.evaluate(() => document.querySelector('gpu-calc').importScenario(JSON.stringify({ model: { preset: '<script>alert(4)</script>' }, hardware: { device: 'x'.repeat(100000), count: 1 } })));
+  assert.equal(res, false);
+  assert.deepEqual(dialogs, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('screenshots of each section at desktop and phone width', async () => {
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    const { page, context } = await open(browser, pageUrl(), { viewport });
+    for (const s of ['explain', 'cluster', 'train', 'serve', 'json']) {
+      const sec = page.locator(`gpu-calc section[data-section="${s}"]`);
+      await sec.screenshot({ path: join(shotDir, `${s}-${name}.png`) });
+    }
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= viewport.width + 1, `horizontal overflow at ${name}: ${width}`);
+    await context.close();
+  }
+});

@@ -1,0 +1,74 @@
+// Number formatting for people: 1.2 PFLOP/s, 3.4 TB, 21.5 days, $4.6M. The exact value is kept for
+// hover/expansion by the caller. Pure functions, no DOM; loaded as a classic script (works from file://).
+(function (root) {
+  'use strict';
+  function finite(x) { return typeof x === 'number' && isFinite(x); }
+  function sig(x, digits) {
+    if (x === 0) return '0';
+    const a = Math.abs(x);
+    const d = a >= 100 ? 0 : a >= 10 ? 1 : 2;
+    return x.toFixed(Math.min(d, digits === undefined ? 2 : digits));
+  }
+  function scaled(x, unit, base, prefixes) {
+    if (!finite(x)) return '—';
+    let i = 0;
+    let v = x;
+    while (Math.abs(v) >= base && i < prefixes.length - 1) { v /= base; i++; }
+    return sig(v) + '\u00a0' + prefixes[i] + unit;
+  }
+  const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'];
+  function flops(x) { return scaled(x, 'FLOP/s', 1000, SI); }
+  function flopCount(x) {
+    if (!finite(x)) return '—';
+    return x >= 1e6 ? x.toExponential(2).replace('e+', '\u00d710^') + ' FLOP' : sig(x) + ' FLOP';
+  }
+  function bytes(x) { return scaled(x, 'B', 1000, SI); }
+  function bandwidth(x) { return scaled(x, 'B/s', 1000, SI); }
+  function watts(x) { return scaled(x, 'W', 1000, SI); }
+  function count(x) {
+    if (!finite(x)) return '—';
+    if (Math.abs(x) < 1e4) return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
+    return scaled(x, '', 1000, ['', 'k', 'M', 'B', 'T', 'Q']).trim();
+  }
+  function usd(x) {
+    if (!finite(x)) return '—';
+    if (Math.abs(x) < 1) return '$' + x.toFixed(3);
+    if (Math.abs(x) < 1000) return '$' + sig(x);
+    return '$' + scaled(x, '', 1000, ['', 'k', 'M', 'B', 'T']).trim();
+  }
+  function duration(s) {
+    if (!finite(s)) return '—';
+    const a = Math.abs(s);
+    if (a < 1e-3) return sig(s * 1e6) + '\u00a0µs';
+    if (a < 1) return sig(s * 1e3) + '\u00a0ms';
+    if (a < 120) return sig(s) + '\u00a0s';
+    if (a < 7200) return sig(s / 60) + '\u00a0min';
+    if (a < 172800) return sig(s / 3600) + '\u00a0h';
+    if (a < 86400 * 730) return sig(s / 86400) + '\u00a0days';
+    return sig(s / (86400 * 365.25)) + '\u00a0years';
+  }
+  function percent(x) { return finite(x) ? (x * 100).toFixed(1) + '\u00a0%' : '—'; }
+  function ratio(x) { return finite(x) ? sig(x) + '\u00d7' : '—'; }
+  function exact(x) { return finite(x) ? x.toLocaleString('en-US', { maximumSignificantDigits: 17 }) : String(x); }
+  // Chooses a formatter from a report key's unit suffix (the contract: units are in the keys).
+  function byKey(key, x) {
+    if (typeof x === 'boolean') return x ? 'yes' : 'no';
+    if (typeof x === 'string') return x;
+    if (/_ratio$/.test(key)) return ratio(x);
+    if (/flops_per_second/.test(key)) return flops(x);
+    if (/_per_second_per_(gpu|user)$|tokens_per_second/.test(key)) return count(x) + ' tok/s';
+    if (/bytes_per_second/.test(key)) return bandwidth(x);
+    if (/bytes/.test(key)) return bytes(x);
+    if (/_usd/.test(key) || /usd_/.test(key)) return usd(x);
+    if (/seconds/.test(key)) return duration(x);
+    if (/_kwh$/.test(key)) return count(x) + ' kWh';
+    if (/_kg$/.test(key)) return count(x) + ' kg';
+    if (/_watts$/.test(key)) return watts(x);
+    if (/^(mfu|hfu|efficiency)$/.test(key)) return percent(x);
+    if (/flops$/.test(key)) return flopCount(x);
+    return count(x);
+  }
+  const api = { flops, flopCount, bytes, bandwidth, watts, count, usd, duration, percent, ratio, exact, byKey };
+  root.gpucalcFormat = api;
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
