@@ -47,10 +47,12 @@
       batch: '32', prompt_tokens: '1000', output_tokens: '300', tp: '4', requests_per_day: '1e6', peak_to_average: '2',
       gpu_hour_usd: '2.5'
     },
+    plan: { model: 'gpt3-175b', device: 'nvidia-a100-sxm4-80gb', count: '1024', global_batch: '1536' },
+    reality: { device: 'nvidia-h100-sxm5-80gb', count: '1000', days: '30', model: 'llama2-70b', tokens: '2e12', deadline: '30' },
     json: { text: '' }
   };
-  const SECTIONS = ['explain', 'cluster', 'train', 'serve', 'json'];
-  const TITLES = { explain: 'Explain: GPU vs CPU', cluster: 'Cluster', train: 'Train', serve: 'Serve', json: 'Scenario JSON' };
+  const SECTIONS = ['explain', 'cluster', 'train', 'plan', 'serve', 'reality', 'json'];
+  const TITLES = { explain: 'Explain: GPU vs CPU', cluster: 'Cluster', train: 'Train', plan: 'Plan search', serve: 'Serve', reality: 'Reality check', json: 'Scenario JSON' };
 
   function cloneDefaults() { return JSON.parse(JSON.stringify(DEFAULTS)); }
 
@@ -76,7 +78,7 @@
 
   function encodeState(st) {
     const small = {};
-    for (const sec of ['explain', 'cluster', 'train', 'serve']) small[sec] = st[sec];
+    for (const sec of ['explain', 'cluster', 'train', 'plan', 'serve', 'reality']) small[sec] = st[sec];
     const bytes = new TextEncoder().encode(JSON.stringify(small));
     let bin = '';
     for (const b of bytes) bin += String.fromCharCode(b);
@@ -135,8 +137,38 @@
       put(costs, 'gpu_hour_usd', num(s.gpu_hour_usd));
       return { model: { preset: s.model }, hardware: { device: s.device, count: num(s.count) }, inference: t, costs };
     },
+    plan(s) {
+      return { model: { preset: s.model }, hardware: { device: s.device, count: num(s.count) }, training: { global_batch: num(s.global_batch) } };
+    },
+    reality(s) {
+      return { hardware: { device: s.device, count: num(s.count) }, inverse: { question: 'what_can_train', days: num(s.days) } };
+    },
     json(s) { return s.text; }
   };
+  function gpusNeededScenario(s) {
+    return { model: { preset: s.model }, hardware: { device: s.device }, training: { tokens: num(s.tokens) }, inverse: { question: 'gpus_needed', days: num(s.deadline) } };
+  }
+
+  // ---------- plan search in a Web Worker (blob URL: works from file://) ----------
+  let workerUrl = null;
+  function planWorker() {
+    if (!workerUrl) {
+      const src = 'var _scriptDir = undefined;\nvar createGpucalc = (' + globalThis.createGpucalc.toString() + ');\n' +
+        'var mod = null;\n' +
+        'self.onmessage = function (e) {\n' +
+        '  (mod ? Promise.resolve(mod) : createGpucalc().then(function (m) { mod = m; return m; })).then(function (m) {\n' +
+        '    var q = e.data; var tps = q.tps; var out = [];\n' +
+        '    for (var i = 0; i < tps.length; i++) {\n' +
+        '      var sc = JSON.parse(q.scenario); sc.plan = { tp: tps[i], top_k: 10 };\n' +
+        '      var r = JSON.parse(m.plan(JSON.stringify(sc)));\n' +
+        '      self.postMessage({ id: q.id, done: i + 1, total: tps.length, result: r });\n' +
+        '    }\n' +
+        '  });\n' +
+        '};\n';
+      workerUrl = URL.createObjectURL(new Blob([src], { type: 'text/javascript' }));
+    }
+    return new Worker(workerUrl);
+  }
 
   // Scenario (from an import) -> form state of a section; returns null if it does not map.
   function stateFromScenario(sc) {
@@ -146,6 +178,12 @@
     const hw = sc.hardware && typeof sc.hardware === 'object' ? sc.hardware : {};
     const model = sc.model && typeof sc.model === 'object' ? sc.model : {};
     if (typeof hw.device === 'object') return null;  // custom devices: use the Scenario JSON section
+    // Anything the forms cannot hold (architectures, MoE counts, extra settings) goes to the JSON section.
+    const only = (o, keys) => !o || (typeof o === 'object' && Object.keys(o).every((k) => keys.includes(k)));
+    if (!only(model, ['preset', 'params']) || !only(hw, ['device', 'count']) || !only(sc.costs, ['gpu_hour_usd'])) return null;
+    if (!only(sc, ['model', 'hardware', 'training', 'inference', 'costs', 'compare', 'scaling', 'explain', 'name', 'description'])) return null;
+    if (sc.training && !only(sc.training, ['tokens', 'mfu', 'tp', 'pp', 'zero', 'micro_batch', 'global_batch', 'recompute'])) return null;
+    if (sc.inference && !only(sc.inference, ['weight_precision', 'kv_precision', 'batch', 'prompt_tokens', 'output_tokens', 'tp', 'requests_per_day', 'peak_to_average'])) return null;
     if (sc.training && typeof sc.training === 'object') {
       const t = sc.training;
       st.train = { device: str(hw.device), count: str(hw.count), model: model.preset ? model.preset : 'custom-params', params: str(model.params) || '' };
@@ -341,6 +379,62 @@
         this._field('serve', 'gpu_hour_usd', 'Price', { unit: '$ per GPU-hour' })]));
       sec.appendChild(h('div', { class: 'results', 'data-results': 'serve' }));
     }
+    _build_plan(sec) {
+      sec.appendChild(h('p', { class: 'prose', text: 'Every valid layout — tensor, pipeline (with interleaving), data parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:' }));
+      sec.appendChild(this._form('plan', [
+        this._field('plan', 'model', 'Model', { options: this._modelOptions(false) }),
+        this._field('plan', 'device', 'Device', { options: this._deviceOptions((d) => d.kind !== 'cpu') }),
+        this._field('plan', 'count', 'GPUs', { unit: 'devices' }),
+        this._field('plan', 'global_batch', 'Global batch', { unit: 'sequences' })]));
+      const progress = h('progress', { max: '4', value: '0', 'aria-label': 'Plan search progress' });
+      const status = h('span', { class: 'plan-status', role: 'status', 'aria-live': 'polite' });
+      const cancel = h('button', { type: 'button', class: 'plan-cancel', onclick: () => this._cancelPlan('cancelled') }, 'Cancel');
+      sec.appendChild(h('div', { class: 'plan-controls' }, progress, ' ', status, ' ', cancel));
+      this._planUi = { progress, status, cancel };
+      sec.appendChild(h('div', { class: 'results', 'data-results': 'plan' }));
+    }
+    _build_reality(sec) {
+      sec.appendChild(h('p', { class: 'prose', text: 'Published training runs next to our estimate, and claims people repeat, each checked with the same model. "Open" loads the scenario into the calculator.' }));
+      sec.appendChild(h('div', { class: 'reality-tables' }));
+      sec.appendChild(h('h3', { text: 'What can this cluster train?' }));
+      sec.appendChild(this._form('reality', [
+        this._field('reality', 'device', 'Device', { options: this._deviceOptions((d) => d.kind !== 'cpu') }),
+        this._field('reality', 'count', 'GPUs', { unit: 'devices' }),
+        this._field('reality', 'days', 'Days', { unit: 'days' }),
+        this._field('reality', 'model', 'Model (GPUs needed)', { options: this._modelOptions(false) }),
+        this._field('reality', 'tokens', 'Tokens (GPUs needed)', { unit: 'tokens' }),
+        this._field('reality', 'deadline', 'Deadline (GPUs needed)', { unit: 'days' })]));
+      sec.appendChild(h('div', { class: 'results', 'data-results': 'reality' }));
+      this._renderRealityTables(sec.querySelector('.reality-tables'));
+    }
+    _renderRealityTables(box) {
+      const rep = this._reality || (this._reality = JSON.parse(this._m.reality()));
+      const pct = (x) => (typeof x === 'number' ? (x >= 0 ? '+' : '') + (x * 100).toFixed(1) + '\u00a0%' : '—');
+      const runRows = [];
+      for (const run of rep.runs) {
+        for (const c of run.comparisons) {
+          const flag = (c.unofficial ? 'unofficial' : '') + (c.from_assumptions ? (c.unofficial ? ', ' : '') + 'computed from assumptions' : '');
+          runRows.push(h('tr', { 'data-run': run.id },
+            h('th', { scope: 'row', text: run.name }),
+            h('td', { text: c.metric }),
+            h('td', { title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
+            h('td', { title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
+            h('td', { class: 'err', text: pct(c.error) }),
+            h('td', { class: 'note' }, flag ? h('strong', { text: flag + '. ' }) : null, c.note || '', ' ', h('span', { class: 'source', text: c.source })),
+            h('td', null, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, onclick: () => this.importScenario(JSON.stringify(run.scenario)) }, 'Open'))));
+        }
+      }
+      box.appendChild(h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
+        h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source', ''].map((x) => h('th', { scope: 'col', text: x })))),
+        h('tbody', null, runRows)));
+      box.appendChild(h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' }));
+      const claimRows = rep.claims.map((c) => h('li', { class: 'claim', 'data-claim': c.id },
+        h('span', { class: 'verdict ' + c.verdict, text: c.verdict }), ' ', h('q', { text: c.text }), ' — ', c.reason, '. ',
+        h('span', { class: 'prose', text: c.explanation || '' }), ' ',
+        h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, onclick: () => this.importScenario(JSON.stringify(c.scenario)) }, 'Open')));
+      box.appendChild(h('h3', { text: 'Claims checked' }));
+      box.appendChild(h('ul', { class: 'claims' }, claimRows));
+    }
     _build_json(sec) {
       sec.appendChild(h('p', { class: 'prose', text: 'Any scenario, including custom devices and architectures (schema: docs/SCHEMA.md). The report is shown as returned by the core.' }));
       const ta = h('textarea', { id: 'json-text', 'data-field': 'text', rows: '8', spellcheck: 'false', 'aria-label': 'Scenario JSON',
@@ -355,6 +449,7 @@
     // ---------- estimate + render ----------
     _update(sec) {
       if (!this._m) return;
+      if (sec === 'plan') return this._startPlan();
       const scenario = build[sec](this._state[sec]);
       const text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
       let report;
@@ -555,6 +650,96 @@
       this._dataTable(['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'], c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no'])));
       if (r.warnings.length) res.appendChild(h('ul', { class: 'warnings' }, r.warnings.map((w) => h('li', { text: w }))));
     }
+    _show_reality(res, r) {
+      const a = r.inverse;
+      res.appendChild(this._table('In ' + this._state.reality.days + ' days', a, [['compute_flops', 'Compute budget'], ['mfu', 'MFU (' + a.mfu_source + ')'],
+        ['compute_optimal_params', 'Compute-optimal model (parameters)'], ['compute_optimal_tokens', 'Compute-optimal tokens'],
+        ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']], null, 'inverse'));
+      res.appendChild(h('p', { class: 'prose', text: a.formula + '. ' + a.source + '.' }));
+      const g = JSON.parse(this._m.estimate(JSON.stringify(gpusNeededScenario(this._state.reality))));
+      if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => e.message).join(' ') }));
+      else res.appendChild(this._table('GPUs needed for the model, tokens and deadline', g.inverse, [['gpus', 'GPUs'], ['mfu', 'Predicted MFU'],
+        ['seconds_at_gpus', 'Time at that count'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost']], null, 'inverse'));
+    }
+    _cancelPlan(why) {
+      if (this._worker) { this._worker.terminate(); this._worker = null; }
+      if (why && this._planUi) this._planUi.status.textContent = why === 'cancelled' ? 'Search cancelled.' : '';
+      if (this._planUi) this._planUi.cancel.disabled = true;
+    }
+    _startPlan() {
+      this._cancelPlan();
+      const scenario = build.plan(this._state.plan);
+      const check = JSON.parse(this._m.plan(JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } }))));
+      this._showErrors('plan', check.errors || []);
+      this._persist();
+      const res = this._sections.plan.querySelector('.results');
+      if (check.errors) { res.classList.add('stale'); return; }
+      const ui = this._planUi;
+      const tps = [1, 2, 4, 8];
+      ui.progress.max = tps.length;
+      ui.progress.value = 0;
+      ui.status.textContent = 'Searching…';
+      ui.cancel.disabled = false;
+      res.setAttribute('aria-busy', 'true');
+      const id = (this._planId = (this._planId || 0) + 1);
+      const acc = { considered: 0, feasible: 0, oom: 0, indivisible: 0, best: [], layouts: [], t0: performance.now() };
+      const w = planWorker();
+      this._worker = w;
+      w.onmessage = (e) => {
+        const d = e.data;
+        if (d.id !== id) return;
+        const p = d.result.plan;
+        if (p) {
+          acc.considered += p.considered; acc.feasible += p.feasible;
+          acc.oom += p.rejected.out_of_memory; acc.indivisible += p.rejected.indivisible;
+          acc.best = acc.best.concat(p.best).sort((a, b) => a.step_seconds - b.step_seconds).slice(0, 10);
+          acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => a.step_seconds - b.step_seconds);
+        }
+        ui.progress.value = d.done;
+        if (d.done === d.total) {
+          this._cancelPlan();
+          const secs = (performance.now() - acc.t0) / 1e3;
+          ui.status.textContent = 'Done: ' + F.count(acc.considered) + ' plans considered, ' + F.count(acc.feasible) + ' feasible (' +
+            F.count(acc.oom) + ' out of memory, ' + F.count(acc.indivisible) + ' indivisible) in ' + F.duration(secs) + '.';
+          res.removeAttribute('aria-busy');
+          res.classList.remove('stale');
+          res.textContent = '';
+          this._last.plan = { scenario, report: { plan: acc } };
+          this._showPlans(res, acc);
+          this.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: 'plan' } }));
+        }
+      };
+      w.postMessage({ id, scenario: JSON.stringify(scenario), tps });
+    }
+    _showPlans(res, acc) {
+      const rows = acc.best.map((p, i) => h('tr', { 'data-plan': String(i) },
+        h('td', { text: String(i + 1) }), h('td', { text: String(p.tp) }), h('td', { text: String(p.pp) }), h('td', { text: String(p.dp) }),
+        h('td', { text: String(p.vpp) }), h('td', { text: String(p.micro_batch) }), h('td', { text: String(p.zero) }), h('td', { text: p.recompute }),
+        h('td', { text: p.sequence_parallel ? 'on' : 'off' }), h('td', { text: F.duration(p.step_seconds) }), h('td', { text: F.bytes(p.memory_per_gpu_bytes) }),
+        h('td', { text: F.percent(p.mfu) }),
+        h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => this.usePlan(p) }, 'Use this plan'))));
+      res.appendChild(h('table', { class: 'data plans' }, h('caption', { text: 'Best plans by step time' }),
+        h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU', ''].map((x) => h('th', { scope: 'col', text: x })))),
+        h('tbody', null, rows)));
+      const pts = acc.layouts.slice().sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
+      if (pts.length > 1) {
+        this._chart(res, 'Best plan of each (TP, PP) layout: step time vs memory per GPU', {
+          mode: 1,
+          scales: { x: { time: false } },
+          axes: [{ label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) }, { label: 'step time', size: 70, values: (u, v) => v.map((x) => F.duration(x)) }],
+          series: [{ label: 'memory' }, { label: 'step time', stroke: '#1971c2', width: 0, points: { show: true, size: 8, fill: '#1971c2' }, value: (u, v) => F.duration(v) }]
+        }, [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
+        this._dataTable(['TP', 'PP', 'step', 'memory/GPU', 'MFU'], pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)])));
+      }
+    }
+    // Fills the training form with a plan and shows it there.
+    usePlan(p) {
+      const s = this._state.train;
+      Object.assign(s, { model: this._state.plan.model, device: this._state.plan.device, count: this._state.plan.count, mfu: '',
+        tp: String(p.tp), pp: String(p.pp), zero: String(p.zero), recompute: p.recompute, micro_batch: String(p.micro_batch), global_batch: String(p.global_batch) });
+      this._render();
+      if (this._sections.train) this._sections.train.scrollIntoView();
+    }
     _show_json(res, r) {
       res.appendChild(h('pre', { class: 'report', tabindex: '0', 'aria-label': 'Report JSON', text: JSON.stringify(r, (k, v) => (k === 'explain' || k === 'curve' ? undefined : v), 1).slice(0, 20000) }));
     }
@@ -599,16 +784,19 @@
       if (report.errors) { say('Import failed: ' + report.errors.map((e) => e.message).join('; '), true); return false; }
       const mapped = stateFromScenario(JSON.parse(text));
       if (!mapped) {
+        if (!this._sections.json) { say('Import failed: this scenario needs the Scenario JSON section, which this view does not show.', true); return false; }
         this._state.json.text = text;
         const ta = this._root.getElementById('json-text');
         if (ta) ta.value = text;
         this._update('json');
-        say('Imported into Scenario JSON (custom device or architecture).');
+        this._sections.json.scrollIntoView();
+        say('Imported into Scenario JSON (settings beyond the forms).');
         return true;
       }
       Object.assign(this._state[mapped.section], mapped.state[mapped.section]);
       this._state = sanitizeState(this._state);
       this._render();
+      if (this._sections[mapped.section]) this._sections[mapped.section].scrollIntoView();
       say('Imported into ' + TITLES[mapped.section] + '.');
       return true;
     }

@@ -65,7 +65,7 @@
     if (/_kg$/.test(key)) return count(x) + ' kg';
     if (/_watts$/.test(key)) return watts(x);
     if (/^(mfu|hfu|efficiency)$/.test(key)) return percent(x);
-    if (/flops$/.test(key)) return flopCount(x);
+    if (/flops(_6nd)?$/.test(key)) return flopCount(x);
     return count(x);
   }
   const api = { flops, flopCount, bytes, bandwidth, watts, count, usd, duration, percent, ratio, exact, byKey };

@@ -42,6 +42,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
         return p;
     };
     for (double tp = 1; tp <= opt.max_tp; tp *= 2) {
+        if (opt.only_tp > 0 && tp != opt.only_tp) continue;
         for (double pp = 1; pp <= m.layers; ++pp) {
             if (!divides(n, tp * pp)) continue;
             const double dp = n / (tp * pp);
@@ -142,7 +143,8 @@ std::string plan_json(const std::string& text) {
         const json& p = j["plan"];
         if (!p.is_object()) add_error(errors, "type", "plan", "plan must be an object");
         else {
-            jr::check_keys(p, "plan", errors, {"top_k", "max_tp", "max_vpp", "max_micro_batch"});
+            jr::check_keys(p, "plan", errors, {"top_k", "max_tp", "max_vpp", "max_micro_batch", "tp"});
+            if (auto v = jr::number(p, "tp", "plan", errors, jr::Range{1, 64, false, true})) opt.only_tp = *v;
             if (auto v = jr::number(p, "top_k", "plan", errors, jr::Range{1, 100, false, true})) opt.top_k = *v;
             if (auto v = jr::number(p, "max_tp", "plan", errors, jr::Range{1, 64, false, true})) opt.max_tp = *v;
             if (auto v = jr::number(p, "max_vpp", "plan", errors, jr::Range{1, 16, false, true})) opt.max_vpp = *v;

@@ -66,7 +66,7 @@ test('a shared URL restores the same view', async () => {
   const a = await open(browser);
   await field(a.page, 'serve', 'batch').fill('64');
   await field(a.page, 'cluster', 'count').fill('4096');
-  const url = a.page.url();
+  const url = await a.page.evaluate(() => location.href);  // page.url() can lag behind history.replaceState
   const tps = await text(a.page, 'inference.throughput_tokens_per_second_per_gpu');
   assert.match(url, /#s=/);
   await a.context.close();
@@ -113,7 +113,7 @@ test('no network request beyond the page\u2019s own files', async () => {
   const { page, context, requests } = await open(browser);
   for (const s of ['explain', 'train', 'serve']) await page.locator(`gpu-calc section[data-section="${s}"]`).scrollIntoViewIfNeeded();
   await field(page, 'cluster', 'count').fill('12');
-  for (const u of requests) assert.ok(u.startsWith('file://') || u.startsWith('data:'), u.slice(0, 80));
+  for (const u of requests) assert.ok(u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:file://') || u.startsWith('blob:null'), u.slice(0, 80));
   assert.ok(requests.length >= 2);
   await context.close();
 });
@@ -161,7 +161,7 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
 test('screenshots of each section at desktop and phone width', async () => {
   for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
     const { page, context } = await open(browser, pageUrl(), { viewport });
-    for (const s of ['explain', 'cluster', 'train', 'serve', 'json']) {
+    for (const s of ['explain', 'cluster', 'train', 'plan', 'serve', 'reality', 'json']) {
       const sec = page.locator(`gpu-calc section[data-section="${s}"]`);
       await sec.screenshot({ path: join(shotDir, `${s}-${name}.png`) });
     }
@@ -169,4 +169,47 @@ test('screenshots of each section at desktop and phone width', async () => {
     assert.ok(width <= viewport.width + 1, `horizontal overflow at ${name}: ${width}`);
     await context.close();
   }
+});
+
+test('plan search runs in a worker with progress, can be cancelled, and "use this plan" fills the training form', async () => {
+  const { page, context, errors } = await open(browser);
+  const status = page.locator('gpu-calc .plan-status');
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  assert.match(await status.textContent(), /plans considered, [\d,.]+( k)? feasible/);
+  assert.equal(await page.locator('gpu-calc progress').evaluate((p) => p.value), 4);
+  const rows = page.locator('gpu-calc table.plans tbody tr');
+  assert.equal(await rows.count(), 10);
+  // Typing starts a new search; cancel stops it.
+  await field(page, 'plan', 'count').fill('2048');
+  await page.locator('gpu-calc .plan-cancel').click();
+  assert.match(await status.textContent(), /cancelled|Done/);
+  await field(page, 'plan', 'count').fill('1024');
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  const tp = await rows.first().locator('td').nth(1).textContent();
+  await rows.first().getByRole('button').click();
+  assert.equal(await field(page, 'train', 'tp').inputValue(), tp);
+  assert.equal(await field(page, 'train', 'count').inputValue(), '1024');
+  assert.equal(await text(page, 'training.fits'), 'yes');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('reality check: runs table with errors, claims with verdicts, each opens its scenario', async () => {
+  const { page, context } = await open(browser);
+  const runs = page.locator('gpu-calc table.runs tbody tr');
+  assert.ok((await runs.count()) >= 20);
+  const llama = page.locator('gpu-calc table.runs tbody tr[data-run="llama-65b"]').first();
+  assert.match(await llama.locator('td.err').textContent(), /[+-]\d+\.\d/);
+  assert.equal(await page.locator('gpu-calc li[data-claim="h100-cores"] .verdict').textContent(), 'inconsistent');
+  assert.equal(await page.locator('gpu-calc li[data-claim="a100-v100"] .verdict').textContent(), 'consistent');
+  assert.equal(await page.locator('gpu-calc li[data-claim="gpt4-25k-a100"] .verdict').textContent(), 'depends');
+  // "Open" on a claim loads its scenario (cluster section), on a run the training form or the JSON editor.
+  await page.locator('gpu-calc li[data-claim="h100-cores"] button').click();
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), '1000');
+  await page.locator('gpu-calc table.runs tbody tr[data-run="llama-65b"] button').first().click();
+  assert.match(await page.locator('gpu-calc #json-text').inputValue(), /llama-65b/);
+  // Inverse answers are on the page.
+  assert.ok((await text(page, 'inverse.compute_optimal_params')).length > 0);
+  assert.ok((await text(page, 'inverse.gpus')).length > 0);
+  await context.close();
 });

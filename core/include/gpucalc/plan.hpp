@@ -17,6 +17,7 @@ struct PlanOptions {
     double max_vpp = 4;       // interleaving 1..max_vpp
     double max_micro_batch = 8;
     double top_k = 10;
+    double only_tp = 0;       // > 0: search this tensor-parallel size only (lets a caller split the search)
 };
 
 struct Plan {
@@ -35,7 +36,7 @@ struct PlanResult {
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt);
 
 // JSON entry point: scenario with model (architecture), hardware and training (global_batch, tokens);
-// optional "plan": {"top_k", "max_tp", "max_vpp", "max_micro_batch"}.
+// optional "plan": {"top_k", "max_tp", "max_vpp", "max_micro_batch", "tp"}.
 std::string plan_json(const std::string& scenario_text);
 nlohmann::json plan_to_json(const Plan& p);
 
