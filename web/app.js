@@ -221,7 +221,6 @@
       this._root.adoptedStyleSheets = [sheet];
       this._sections = {};
       this._last = {};
-      this._charts = [];
       this._state = this._initialState();
       this._root.appendChild(h('div', { class: 'loading', role: 'status', text: 'Loading the calculator…' }));
       loadModule().then((m) => {
@@ -287,7 +286,15 @@
       }
       if (!compact) wrap.appendChild(this._toolbar());
       root.appendChild(wrap);
-      for (const s of this._visibleSections()) this._update(s);
+      this._chartCache = {};
+      // Light sections first so the first results appear at once; the plan search (a worker) and the
+      // reality tables (many estimates) follow when the browser is idle.
+      const heavy = ['plan', 'reality'];
+      const later = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: 200 }) : setTimeout(fn, 0));
+      for (const s of this._visibleSections()) if (!heavy.includes(s)) this._update(s);
+      const gen = (this._renderGen = (this._renderGen || 0) + 1);
+      for (const s of this._visibleSections())
+        if (heavy.includes(s)) later(() => { if (gen === this._renderGen) { if (s === 'reality') this._renderRealityTables(this._sections.reality.querySelector('.reality-tables')); this._update(s); } });
     }
 
     // ---------- form controls ----------
@@ -405,7 +412,6 @@
         this._field('reality', 'tokens', 'Tokens (GPUs needed)', { unit: 'tokens' }),
         this._field('reality', 'deadline', 'Deadline (GPUs needed)', { unit: 'days' })]));
       sec.appendChild(h('div', { class: 'results', 'data-results': 'reality' }));
-      this._renderRealityTables(sec.querySelector('.reality-tables'));
     }
     _renderRealityTables(box) {
       const rep = this._reality || (this._reality = JSON.parse(this._m.reality()));
@@ -468,6 +474,7 @@
       res.classList.remove('stale');
       res.textContent = '';
       this['_show_' + sec](res, report);
+      if (!this._firstResult) { this._firstResult = true; performance.mark('gpucalc-first-result'); }
       this.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: sec } }));
     }
 
@@ -534,15 +541,28 @@
       const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v))));
       return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), bar, legend);
     }
+    // Charts are reused between updates (uPlot setData) when their series are unchanged: creating a
+    // chart costs far more than updating one.
     _chart(target, title, opts, data, table) {
       if (typeof globalThis.uPlot !== 'function') return;
       const width = Math.max(280, Math.min(720, (this.getBoundingClientRect().width || 720) - 40));
+      const sec = target.closest('section');
+      const key = (sec ? sec.dataset.section : '') + ':' + title.split(/[:(]/)[0];
+      const labels = JSON.stringify(opts.series.map((x) => x.label)) + width;
       const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }));
       target.appendChild(fig);
       const holder = h('div', { role: 'img', 'aria-label': title });
       fig.appendChild(holder);
-      const u = new globalThis.uPlot(Object.assign({ width, height: 260 }, opts), data, holder);
-      this._charts.push(u);
+      this._chartCache = this._chartCache || {};
+      const cached = this._chartCache[key];
+      if (cached && cached.labels === labels) {
+        holder.appendChild(cached.u.root);
+        cached.u.setData(data);
+      } else {
+        if (cached) cached.u.destroy();
+        const u = new globalThis.uPlot(Object.assign({ width, height: 260 }, opts), data, holder);
+        this._chartCache[key] = { u, labels };
+      }
       if (table) fig.appendChild(h('details', null, h('summary', { text: 'data table' }), table));
     }
     _dataTable(headers, rows) {

@@ -42,6 +42,36 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
                   *p * n, "FLOP/s", ds + "; dense (vendor sparse figures are 2x)");
     if (r.power_watts)
         trace.add("cluster.power_watts", "devices x TDP", {{"devices", n}, {"tdp_watts", *d.tdp_watts}}, *r.power_watts, "W", ds);
+    trace.add("cluster.devices", "hardware.count", {{"count", n}}, n, "devices", "scenario");
+    trace.add("cluster.nodes", "ceil(devices / devices per node)", {{"devices", n}, {"devices_per_node", hw.devices_per_node}}, r.nodes,
+              "nodes", "reference system of the device (e.g. 8 GPUs per HGX board)");
+    if (r.full_die_simt_cores)
+        trace.add("cluster.full_die_cores", "devices x cores of the full die", {{"devices", n}, {"full_die_cores_per_device", *d.full_die_simt_cores}},
+                  *r.full_die_simt_cores, "cores", ds + "; the full die is not a shipping product");
+    if (r.matrix_units)
+        trace.add("cluster.matrix_units", "devices x tensor/matrix cores", {{"devices", n}, {"per_device", *d.matrix_units}}, *r.matrix_units,
+                  "units", ds);
+    if (r.cpu_cores)
+        trace.add("cluster.cpu_cores", "devices x cores", {{"devices", n}, {"per_device", *d.cpu_cores}}, *r.cpu_cores, "cores", ds);
+    if (r.memory_bandwidth_bytes_per_second)
+        trace.add("cluster.memory_bandwidth_bytes_per_second", "devices x memory bandwidth",
+                  {{"devices", n}, {"per_device", *d.memory_bandwidth_bytes_per_second}}, *r.memory_bandwidth_bytes_per_second, "B/s", ds);
+    for (int i = 0; i < kPrecisionCount; ++i) {
+        const auto prec = static_cast<Precision>(i);
+        if (!d.peak_flops_per_second[i] || prec == Precision::bf16) continue;
+        trace.add("cluster.peak_flops_per_second." + std::string(precision_name(prec)), "devices x dense peak",
+                  {{"devices", n}, {"peak_per_device", *d.peak_flops_per_second[i]}}, *r.peak_flops_per_second[i], "FLOP/s",
+                  d.cpu_core_groups.empty() ? ds : ds + "; CPU peak = cores x clock x FLOPs/cycle");
+    }
+    if (r.facility_power_watts)
+        trace.add("cluster.facility_power_watts", "power_watts x PUE", {{"power_watts", *r.power_watts}, {"pue", costs.pue}},
+                  *r.facility_power_watts, "W", "PUE from costs.pue");
+    if (r.price_usd)
+        trace.add("cluster.price_usd", "devices x price", {{"devices", n}, {"price_usd", *d.price_usd}}, *r.price_usd, "USD",
+                  "catalog price " + d.price_date + " (" + d.price_what + ")");
+    if (r.cloud_usd_per_hour)
+        trace.add("cluster.cloud_usd_per_hour", "devices x $/GPU-hour", {{"devices", n}, {"gpu_hour_usd", *r.cloud_usd_per_hour / n}},
+                  *r.cloud_usd_per_hour, "USD/h", costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price (" + d.cloud_provider + ", " + d.cloud_date + ")");
     return r;
 }
 

@@ -207,6 +207,38 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
                   r.decode_seconds_per_token, "s", "roofline (Williams et al. 2009); constants in docs/MODEL.md");
         trace.add("inference.prefill_seconds", "max(2 N prompt batch / (tp x peak x eff), weights / bandwidth) + comm",
                   {{"prompt_tokens", cfg.prompt_tokens}, {"batch", cfg.batch}}, r.prefill_seconds, "s", "");
+        trace.add("inference.weights_bytes_per_gpu", "weights_bytes / tp", {{"weights_bytes", r.weights_bytes}, {"tp", t}}, r.weights_bytes_per_gpu, "bytes", "");
+        trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
+                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached}, {"batch", cfg.batch}}, r.kv_cache_bytes, "bytes", "");
+        trace.add("inference.memory_per_gpu_bytes", "weights / tp + kv_cache / tp + overhead",
+                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu}, {"kv_cache_bytes", r.kv_cache_bytes}, {"tp", t}, {"overhead_bytes", cfg.overhead_bytes}},
+                  r.memory_per_gpu_bytes, "bytes", "");
+        trace.add("inference.fits", "memory_per_gpu <= device memory", {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", cap}},
+                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
+        trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (tp = 1)",
+                  {{"memory_bytes", cap}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
+        trace.add("inference.decode_bound", "memory if bytes_time >= flops_time", {{"bytes_time", dec.bytes_time}, {"flops_time", dec.flops_time}},
+                  r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
+        trace.add("inference.turn_batch", "smallest batch with batch x 2 N_active / peak >= weight bytes / bandwidth",
+                  {{"N_active", pc.active}, {"peak_flops_per_second", peak}, {"bandwidth_bytes_per_second", bw}}, r.turn_batch, "sequences",
+                  "roofline ridge in tokens");
+        trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token", {{"decode_seconds_per_token", r.decode_seconds_per_token}},
+                  r.decode_tokens_per_second_per_user, "tokens/s", "");
+        trace.add("inference.throughput_tokens_per_second_per_gpu", "batch x output_tokens / (prefill + output_tokens x decode step) / tp",
+                  {{"batch", cfg.batch}, {"output_tokens", cfg.output_tokens}, {"request_seconds", r.request_seconds}, {"tp", t}},
+                  r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
+        trace.add("inference.cost_per_million_output_tokens_usd", "gpu_hour_usd / 3600 / throughput_per_gpu x 1e6",
+                  {{"gpu_hour_usd", rate}, {"throughput_tokens_per_second_per_gpu", r.throughput_tokens_per_second_per_gpu}},
+                  r.cost_per_million_output_tokens_usd, "USD", costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
+        trace.add("inference.cost_per_million_input_tokens_usd", "gpu_hour_usd / 3600 / prefill tokens per second per GPU x 1e6",
+                  {{"gpu_hour_usd", rate}, {"prefill_seconds", r.prefill_seconds}, {"batch", cfg.batch}, {"prompt_tokens", cfg.prompt_tokens}, {"tp", t}},
+                  r.cost_per_million_input_tokens_usd, "USD", "");
+        if (cfg.requests_per_day > 0) {
+            trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
+                      r.cost_per_day_usd, "USD", "");
+            trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
+                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh, "kWh", "");
+        }
         if (cfg.requests_per_day > 0)
             trace.add("inference.gpus_needed", "ceil(requests_per_second x peak_to_average / (batch / request_seconds)) x tp",
                       {{"requests_per_day", cfg.requests_per_day}, {"peak_to_average", cfg.peak_to_average},

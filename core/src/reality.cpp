@@ -82,15 +82,35 @@ json evaluate_claim(const json& scenario, const json& claim, Errors& errors) {
         add_error(errors, "missing", "claim.checks", "claim.checks must be a non-empty array of {metric, expected, tolerance} or {metric, min, max}");
         return nullptr;
     }
-    for (std::size_t i = 0; i < claim["checks"].size(); ++i) {
+    jr::check_keys(claim, "claim", errors, {"checks", "vary", "depends"});
+    if (claim["checks"].size() > 32) add_error(errors, "range", "claim.checks", "claim.checks holds at most 32 checks");
+    for (std::size_t i = 0; i < claim["checks"].size() && i < 32; ++i) {
         const json& c = claim["checks"][i];
         const std::string f = "claim.checks[" + std::to_string(i) + "]";
-        if (!c.is_object() || !c.contains("metric") || !c["metric"].is_string())
-            add_error(errors, "missing", f + ".metric", f + ".metric must name a report value, e.g. \"training.days\"");
-        else if (!(c.contains("expected") && c["expected"].is_number()) && !(c.contains("min") && c["min"].is_number()) &&
-                 !(c.contains("max") && c["max"].is_number()))
-            add_error(errors, "missing", f + ".expected", f + " needs expected (+ tolerance) or min/max");
+        if (!c.is_object()) {
+            add_error(errors, "type", f, f + " must be an object {metric, expected, tolerance} or {metric, min, max}");
+            continue;
+        }
+        jr::check_keys(c, f, errors, {"metric", "expected", "tolerance", "min", "max"});
+        jr::string(c, "metric", f, errors, true, 100);
+        const auto e = jr::number(c, "expected", f, errors, jr::Range{});
+        jr::number(c, "tolerance", f, errors, jr::non_negative(1e6));
+        const auto lo = jr::number(c, "min", f, errors, jr::Range{});
+        const auto hi = jr::number(c, "max", f, errors, jr::Range{});
+        if (!e && !lo && !hi) add_error(errors, "missing", f + ".expected", f + " needs expected (+ tolerance) or min/max");
     }
+    if (claim.contains("vary")) {
+        const json& v = claim["vary"];
+        if (!v.is_object()) add_error(errors, "type", "claim.vary", "claim.vary must be {\"path\": \"training.mfu\", \"values\": [...]}");
+        else {
+            jr::check_keys(v, "claim.vary", errors, {"path", "values"});
+            jr::string(v, "path", "claim.vary", errors, true, 100);
+            if (!v.contains("values") || !v["values"].is_array() || v["values"].empty() || v["values"].size() > 16)
+                add_error(errors, "range", "claim.vary.values", "claim.vary.values must be an array of 1 to 16 values");
+        }
+    }
+    if (claim.contains("depends") && !claim["depends"].is_string())
+        add_error(errors, "type", "claim.depends", "claim.depends must be a string (the reason)");
     if (!errors.empty()) return nullptr;
     // Evaluate at the scenario as given and at each value of the varied input, if any.
     std::vector<std::pair<std::string, json>> cases = {{"as given", scenario}};
@@ -168,7 +188,10 @@ json reality_report() {
     json claims = json::array();
     for (const auto& c : d["claims"]) {
         Errors errors;
-        json v = evaluate_claim(c["scenario"], c, errors);
+        json claim = json::object();
+        for (const char* k : {"checks", "vary", "depends"})
+            if (c.contains(k)) claim[k] = c[k];
+        json v = evaluate_claim(c["scenario"], claim, errors);
         claims.push_back({{"id", c["id"]}, {"text", c["text"]}, {"scenario", c["scenario"]}, {"explanation", c.value("explanation", std::string())},
                           {"verdict", v.is_null() ? json("error") : v["verdict"]}, {"reason", v.is_null() ? json(errors.empty() ? "" : errors[0].message) : v["reason"]},
                           {"evaluations", v.is_null() ? json::array() : v["evaluations"]}});

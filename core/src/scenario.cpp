@@ -204,9 +204,11 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
                 add_error(errors, "divisibility", "training.tp",
                           "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) +
                               ") must divide one another");
-            if (t.vpp > 1 && std::fmod(m.layers, t.pp * t.vpp) != 0)
-                add_error(errors, "divisibility", "training.pp",
-                          "model.layers (" + fmt_num(m.layers) + ") must be divisible by training.pp x training.vpp (" +
+            // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
+            // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer.
+            if (m.layers < t.pp * t.vpp)
+                add_error(errors, "range", "training.pp",
+                          "model.layers (" + fmt_num(m.layers) + ") must be at least training.pp x training.vpp (" +
                               fmt_num(t.pp * t.vpp) + ")");
         } else if (s.model && (t.tp > 1 || t.pp > 1)) {
             // params-only models: parallel layout is accepted but the time model uses the 6ND path.

@@ -375,7 +375,30 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                   {{"model_flops_per_token", r.model_flops_per_token}, {"tokens_per_second", r.tokens_per_second},
                    {"devices", n}, {"peak_flops_per_second", peak}},
                   r.mfu, "fraction", "PaLM (arXiv:2204.02311) Sec. 4.1 / App. B");
+        trace.add("training.hfu", "hardware_flops_per_token x tokens_per_second / (devices x peak)",
+                  {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}, {"peak_flops_per_second", peak}},
+                  r.hfu, "fraction", "PaLM (arXiv:2204.02311) App. B: HFU counts recomputation");
+        trace.add("training.hardware_flops_per_token", "model_flops_per_token + recomputed FLOPs",
+                  {{"model_flops_per_token", r.model_flops_per_token}, {"recompute_flops_per_token", est.recompute_flops_per_token}},
+                  hw_per_token, "FLOP/token", "Korthikanti et al. 2022 Sec. 5 (what recomputation re-executes)");
+        trace.add("training.tokens_per_second", r.mfu_given ? "MFU x devices x peak / model_flops_per_token" : "tokens_per_step / step_seconds",
+                  {{"tokens_per_step", r.tokens_per_step}, {"step_seconds", r.step_seconds}, {"mfu", r.mfu}, {"devices", n}, {"peak_flops_per_second", peak}},
+                  r.tokens_per_second, "tokens/s", "");
+        trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
+                  {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
+                  r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
+        trace.add("training.memory_per_gpu_bytes.gradients", "params_per_gpu x bytes_per_grad / (ZeRO>=2 ? dp : 1)",
+                  {{"dp", *cfg.dp}, {"zero", cfg.zero}}, r.memory.gradients, "bytes", "ZeRO Sec. 5 (P_os+g)");
+        trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
+                  {{"weights", r.memory.weights}, {"gradients", r.memory.gradients}, {"optimizer", r.memory.optimizer},
+                   {"activations", r.memory.activations}, {"overhead", r.memory.overhead}},
+                  r.memory.total, "bytes", "");
+        trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
+                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
         if (r.tokens > 0) {
+            trace.add("training.days", "seconds / 86400", {{"seconds", r.seconds}}, r.seconds / units::seconds_per_day, "days", "");
+            trace.add("training.uncertainty", "seconds x [0.85, 1.2] (predicted) or x 1 (MFU given)", {{"seconds", r.seconds}},
+                      r.seconds_high, "s", "spread of the hold-out errors in docs/VALIDATION.md");
             trace.add("training.seconds", "D / tokens_per_second", {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}},
                       r.seconds, "s", "");
             trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", r.seconds}}, r.gpu_hours, "GPU-h", "");

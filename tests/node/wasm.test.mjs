@@ -59,6 +59,28 @@ test('devices and presets are the same natively and in wasm', async () => {
   assert.deepEqual(JSON.parse(m.presets()), JSON.parse(execFileSync(cli, ['presets']).toString()));
 });
 
+test('reality check (famous runs, claims) is byte-identical natively and in wasm', async () => {
+  const m = await wasm();
+  const native = JSON.parse(execFileSync(cli, ['reality']).toString());
+  assert.deepEqual(JSON.parse(m.reality()), native);
+  assert.ok(native.runs.length >= 11 && native.claims.length >= 8);
+});
+
+test('inverse questions and user claims work through the same entry point', async () => {
+  const m = await wasm();
+  const inv = [
+    { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 1000 }, inverse: { question: 'what_can_train', days: 30 } },
+    { model: { preset: 'llama2-70b' }, hardware: { device: 'nvidia-h100-sxm5-80gb' }, training: { tokens: 2e12 }, inverse: { question: 'gpus_needed', days: 30 } },
+    { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: [{ metric: 'cluster.memory_bytes', expected: 640e9, tolerance: 0.01 }] } },
+    { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: [{ metric: 'cluster.cores', min: 'x' }] } },
+  ].map((x) => JSON.stringify(x));
+  const native = nativeEstimates(inv);
+  inv.forEach((s, i) => assert.equal(m.estimate(s), native[i]));
+  assert.ok(JSON.parse(native[0]).inverse.compute_optimal_params > 1e10);
+  assert.equal(JSON.parse(native[2]).claim.verdict, 'consistent');
+  assert.equal(JSON.parse(native[3]).errors[0].field, 'claim.checks[0].min');
+});
+
 test('bad input never throws across the boundary: errors name the field', async () => {
   const m = await wasm();
   for (const bad of ['', '{', 'null', '[]', '{"hardware":{"device":"x","count":-1}}', '"\\ud800"', '{"model":{"params":1e400}}', 'x'.repeat(2 << 20)]) {

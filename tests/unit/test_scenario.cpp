@@ -62,10 +62,10 @@ TEST_CASE("consistency rules: tp x pp x dp = count, heads % tp, layers % pp, bat
     s["training"]["dp"] = 2;
     CHECK(has_error(run(s), "training.dp", "divisibility"));
     s = base();
-    s["hardware"]["count"] = 24;
-    s["training"]["pp"] = 3;
-    s["training"]["vpp"] = 2;
-    CHECK(has_error(run(s), "training.pp", "divisibility"));  // 32 layers, interleaved
+    s["hardware"]["count"] = 64;
+    s["training"]["pp"] = 16;
+    s["training"]["vpp"] = 4;
+    CHECK(has_error(run(s), "training.pp", "range"));  // 32 layers cannot fill 64 model chunks
     s = base();
     s["training"]["global_batch"] = 100;
     s["training"]["micro_batch"] = 3;
@@ -106,4 +106,33 @@ TEST_CASE("the report echoes the effective inputs with defaults filled in") {
     CHECK(r["inputs"]["training"]["global_batch"] == 1024.0);  // 4M tokens / 4096
     CHECK(r["inputs"]["costs"]["pue"] == 1.2);
     CHECK(r["inputs"]["model"]["params"] == 6738415616.0);
+}
+
+TEST_CASE("show the work: every headline figure has a derivation with formula, values and result") {
+    auto r = run({{"model", {{"preset", "llama2-70b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                  {"training", {{"tokens", 2e12}, {"tp", 8}}},
+                  {"inference", {{"tp", 4}, {"batch", 16}, {"requests_per_day", 1e6}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const auto& ex = r["explain"];
+    for (const char* k : {"cluster.cores", "cluster.memory_bytes", "cluster.nodes", "cluster.power_watts", "cluster.peak_flops_per_second.bf16",
+                          "cluster.peak_flops_per_second.fp8", "cluster.facility_power_watts", "training.flops", "training.flops_6nd",
+                          "training.days", "training.seconds", "training.gpu_hours", "training.cost_usd", "training.energy_kwh", "training.co2_kg",
+                          "training.mfu", "training.hfu", "training.tokens_per_second", "training.achieved_flops_per_second_per_gpu",
+                          "training.step_seconds", "training.fits", "training.memory_per_gpu_bytes.weights", "training.memory_per_gpu_bytes.gradients",
+                          "training.memory_per_gpu_bytes.optimizer", "training.memory_per_gpu_bytes.activations",
+                          "training.memory_per_gpu_bytes.overhead", "training.memory_per_gpu_bytes.total", "inference.weights_bytes",
+                          "inference.kv_cache_bytes_per_token", "inference.kv_cache_bytes", "inference.max_batch", "inference.prefill_seconds",
+                          "inference.decode_seconds_per_token", "inference.decode_tokens_per_second_per_user", "inference.turn_batch",
+                          "inference.throughput_tokens_per_second_per_gpu", "inference.gpus_needed", "inference.cost_per_day_usd",
+                          "inference.cost_per_million_output_tokens_usd", "inference.energy_per_day_kwh", "inference.fits"}) {
+        INFO(k);
+        REQUIRE(ex.contains(k));
+        CHECK_FALSE(ex[k]["formula"].get<std::string>().empty());
+        CHECK(ex[k]["result"].is_number());
+        CHECK(ex[k]["values"].is_object());
+    }
+    // The derivation's result is the reported figure.
+    CHECK(ex["training.gpu_hours"]["result"] == r["training"]["gpu_hours"]);
+    CHECK(ex["inference.kv_cache_bytes_per_token"]["result"] == r["inference"]["kv_cache_bytes_per_token"]);
 }
