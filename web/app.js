@@ -36,11 +36,11 @@
 
   // ---------- default state ----------
   const DEFAULTS = {
-    explain: { a: 'nvidia-h100-sxm5-80gb', b: 'amd-epyc-9654', precision: 'bf16' },
+    explain: { a: 'nvidia-h100-sxm5-80gb', b: 'amd-epyc-9654', precision: 'bf16', matmul_n: '8192', model: 'llama2-7b' },
     cluster: { device: 'nvidia-h100-sxm5-80gb', count: '1000' },
     train: {
       model: 'gpt3-175b', params: '', device: 'nvidia-a100-sxm4-80gb', count: '1024', tokens: '300e9', mfu: '',
-      tp: '8', pp: '8', zero: '1', recompute: 'selective', micro_batch: '1', global_batch: '1536', gpu_hour_usd: '2'
+      tp: '8', pp: '8', vpp: '1', zero: '1', recompute: 'selective', precision: 'bf16', micro_batch: '1', global_batch: '1536', gpu_hour_usd: '2'
     },
     serve: {
       model: 'llama2-70b', device: 'nvidia-h100-sxm5-80gb', count: '8', weight_precision: 'bf16', kv_precision: 'bf16',
@@ -118,14 +118,15 @@
     explain(s) {
       return {
         compare: { a: s.a, b: s.b, precision: s.precision },
-        roofline: { devices: s.a === s.b ? [s.a] : [s.a, s.b], precision: s.precision }
+        roofline: { devices: s.a === s.b ? [s.a] : [s.a, s.b], precision: s.precision, matmul_n: num(s.matmul_n), model: { preset: s.model } }
       };
     },
     cluster(s) { return { hardware: { device: s.device, count: num(s.count) } }; },
     train(s) {
       const t = {};
-      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'zero', 'micro_batch', 'global_batch']) put(t, k, num(s[k]));
+      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'zero', 'micro_batch', 'global_batch']) put(t, k, num(s[k]));
       t.recompute = s.recompute;
+      t.precision = s.precision;
       const costs = {};
       put(costs, 'gpu_hour_usd', num(s.gpu_hour_usd));
       return { model: modelOf(s), hardware: { device: s.device, count: num(s.count) }, training: t, costs, scaling: true };
@@ -182,14 +183,14 @@
     const only = (o, keys) => !o || (typeof o === 'object' && Object.keys(o).every((k) => keys.includes(k)));
     if (!only(model, ['preset', 'params']) || !only(hw, ['device', 'count']) || !only(sc.costs, ['gpu_hour_usd'])) return null;
     if (!only(sc, ['model', 'hardware', 'training', 'inference', 'costs', 'compare', 'scaling', 'explain', 'name', 'description'])) return null;
-    if (sc.training && !only(sc.training, ['tokens', 'mfu', 'tp', 'pp', 'zero', 'micro_batch', 'global_batch', 'recompute'])) return null;
+    if (sc.training && !only(sc.training, ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'zero', 'micro_batch', 'global_batch', 'recompute', 'precision'])) return null;
     if (sc.inference && !only(sc.inference, ['weight_precision', 'kv_precision', 'batch', 'prompt_tokens', 'output_tokens', 'tp', 'requests_per_day', 'peak_to_average'])) return null;
     if (sc.training && typeof sc.training === 'object') {
       const t = sc.training;
       st.train = { device: str(hw.device), count: str(hw.count), model: model.preset ? model.preset : 'custom-params', params: str(model.params) || '' };
       // Numeric fields left out of the scenario take the core's defaults (blank); choices keep the form's.
-      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'micro_batch', 'global_batch']) st.train[k] = str(t[k]) || '';
-      for (const k of ['zero', 'recompute']) if (t[k] !== undefined) st.train[k] = str(t[k]);
+      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'micro_batch', 'global_batch']) st.train[k] = str(t[k]) || '';
+      for (const k of ['zero', 'recompute', 'precision']) if (t[k] !== undefined) st.train[k] = str(t[k]);
       if (sc.costs && sc.costs.gpu_hour_usd !== undefined) st.train.gpu_hour_usd = str(sc.costs.gpu_hour_usd);
       return { section: 'train', state: st };
     }
@@ -341,7 +342,9 @@
       sec.appendChild(this._form('explain', [
         this._field('explain', 'a', 'Device A', { options: all }),
         this._field('explain', 'b', 'Device B', { options: all }),
-        this._field('explain', 'precision', 'Precision', { options: precs })]));
+        this._field('explain', 'precision', 'Precision', { options: precs }),
+        this._field('explain', 'matmul_n', 'Matrix multiply N', { unit: 'N×N×N' }),
+        this._field('explain', 'model', 'Model (forward pass)', { options: this._modelOptions(false) })]));
       sec.appendChild(h('div', { class: 'results', 'data-results': 'explain' }));
     }
     _build_cluster(sec) {
@@ -361,6 +364,8 @@
         this._field('train', 'mfu', 'MFU (blank: predicted)', { unit: '0–1', placeholder: 'predicted' }),
         this._field('train', 'tp', 'Tensor parallel', { unit: 'GPUs' }),
         this._field('train', 'pp', 'Pipeline parallel', { unit: 'stages' }),
+        this._field('train', 'vpp', 'Interleaving', { unit: 'chunks per GPU' }),
+        this._field('train', 'precision', 'Precision', { options: [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['tf32', 'TF32'], ['fp32', 'FP32']] }),
         this._field('train', 'zero', 'ZeRO stage', { options: [['0', '0'], ['1', '1'], ['2', '2'], ['3', '3 / FSDP']] }),
         this._field('train', 'recompute', 'Recomputation', { options: [['none', 'none'], ['selective', 'selective'], ['full', 'full']] }),
         this._field('train', 'micro_batch', 'Micro-batch', { unit: 'sequences' }),
@@ -608,11 +613,11 @@
         const row = [k.name, F.count(k.intensity_flops_per_byte)];
         for (const d of rf.devices) {
           const kd = d.kernels.find((x) => x.id === k.id);
-          row.push(F.flops(kd.attainable_flops_per_second) + ' (' + kd.bound + '-bound)');
+          row.push(F.duration(kd.seconds) + ' at ' + F.flops(kd.attainable_flops_per_second) + ' (' + kd.bound + '-bound)');
         }
         kt.push(row);
       }
-      res.appendChild(h('div', { class: 'kernels' }, h('h3', { text: 'Where typical kernels fall' }),
+      res.appendChild(h('div', { class: 'kernels' }, h('h3', { text: 'Where typical workloads fall, and how long they take' }),
         this._dataTable(['kernel', 'FLOP/byte'].concat(rf.devices.map((d) => d.name)), kt),
         h('p', { class: 'prose', text: 'Ridge points: ' + rf.devices.map((d) => d.name + ' ' + F.count(d.ridge_flops_per_byte) + ' FLOP/byte').join('; ') +
           '. Below the ridge a kernel is memory-bound: LLM decode at small batch reads every weight for 1–2 FLOPs, so it runs at bandwidth, not at peak.' })));

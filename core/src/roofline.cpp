@@ -3,14 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/model.hpp"
+
 namespace gpucalc {
 
-std::vector<Kernel> typical_kernels() {
+std::vector<Kernel> typical_kernels(double n, const ModelSpec* model, double prompt) {
     // FLOPs and bytes at 16-bit storage (2 bytes/element).
-    const double n = 8192;
     std::vector<Kernel> k;
     // C = A B, n x n x n: 2n^3 FLOPs, reads A and B, writes C once (ideal tiling).
-    k.push_back({"gemm_8192", "Large GEMM 8192x8192x8192", 2 * n * n * n, 3 * n * n * 2});
+    const std::string ns = jr::fmt_num(n);
+    k.push_back({"gemm", "GEMM " + ns + "x" + ns + "x" + ns, 2 * n * n * n, 3 * n * n * 2});
     // Attention prefill with FlashAttention (seq 4096, head dim 128, one head): 4 s^2 d FLOPs, Q K V O once.
     k.push_back({"attention_prefill", "Attention prefill (flash, seq 4096)", 4.0 * 4096 * 4096 * 128, 4.0 * 4096 * 128 * 2});
     // LLM decode at batch 64: each 16-bit weight read once, used by 64 tokens (2 FLOPs each).
@@ -23,6 +26,15 @@ std::vector<Kernel> typical_kernels() {
     k.push_back({"layernorm", "LayerNorm", 8.0, 4.0});
     // Elementwise add: 1 FLOP, two reads and a write.
     k.push_back({"elementwise_add", "Elementwise add", 1.0, 6.0});
+    if (model) {
+        // One forward pass: every 16-bit weight read once (2 bytes/param) and 2 FLOPs per active param
+        // per token (plus attention); a prompt reuses each weight for every token.
+        const ParamCount pc = count_params(*model);
+        const double bytes = 2.0 * pc.total;
+        k.push_back({"forward_1_token", model->name + ": forward pass, 1 token", forward_flops_per_token(*model, 1), bytes});
+        k.push_back({"forward_prompt", model->name + ": forward pass, " + jr::fmt_num(prompt) + "-token prompt",
+                     prompt * forward_flops_per_token(*model, prompt / 2.0), bytes});
+    }
     return k;
 }
 
@@ -38,7 +50,7 @@ std::pair<Precision, double> pick_peak(const Device& d, Precision want) {
 
 RooflineResult estimate_roofline(const RooflineRequest& req) {
     RooflineResult r;
-    r.kernels = typical_kernels();
+    r.kernels = typical_kernels(req.matmul_n, req.model ? &*req.model : nullptr, req.prompt_tokens);
     for (const Device& d : req.devices) {
         RooflineDevice rd;
         rd.id = d.id;

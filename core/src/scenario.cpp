@@ -138,8 +138,20 @@ void parse_compare(const json& c, Scenario& s, Errors& errors) {
 
 void parse_roofline(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "roofline";
-    check_keys(c, path, errors, {"devices", "precision"});
+    check_keys(c, path, errors, {"devices", "precision", "matmul_n", "model", "prompt_tokens"});
     RooflineRequest r;
+    if (auto v = number(c, "matmul_n", path, errors, Range{1, 1e6, false, true})) r.matmul_n = *v;
+    if (auto v = number(c, "prompt_tokens", path, errors, Range{1, 1e7, false, true})) r.prompt_tokens = *v;
+    if (const json* m = object(c, "model", path, errors)) {
+        ModelSpec spec;
+        Errors model_errors;
+        if (model_from_json(*m, spec, model_errors)) r.model = spec;
+        for (auto& e : model_errors) {
+            if (e.field.rfind("model", 0) == 0) e.field = "roofline." + e.field;
+            e.message = "roofline." + e.message;
+            errors.push_back(e);
+        }
+    }
     auto it = c.find("devices");
     if (it == c.end() || !it->is_array() || it->empty()) {
         add_error(errors, "missing", "roofline.devices", "roofline.devices must be a non-empty array of device ids or objects");

@@ -213,3 +213,21 @@ test('reality check: runs table with errors, claims with verdicts, each opens it
   assert.ok((await text(page, 'inverse.gpus')).length > 0);
   await context.close();
 });
+
+test('explain section: A100 vs V100 on tensor cores, roofline chart and workload times on screen', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'explain', 'a').selectOption('nvidia-a100-sxm4-80gb');
+  await field(page, 'explain', 'b').selectOption('nvidia-v100-sxm2-32gb');
+  await field(page, 'explain', 'precision').selectOption('fp16');
+  assert.equal(await text(page, 'compare.peak_a'), '312\u00a0TFLOP/s');
+  assert.equal(await text(page, 'compare.peak_b'), '125\u00a0TFLOP/s');
+  assert.equal(await text(page, 'compare.compute_ratio'), '2.50\u00d7');
+  await field(page, 'explain', 'precision').selectOption('fp32');
+  assert.equal(await text(page, 'compare.peak_a'), '19.5\u00a0TFLOP/s');
+  assert.equal(await text(page, 'compare.peak_b'), '15.7\u00a0TFLOP/s');
+  assert.equal(await page.locator('gpu-calc section[data-section="explain"] canvas').count() >= 1, true);
+  await field(page, 'explain', 'matmul_n').fill('4096');
+  assert.match(await page.locator('gpu-calc .kernels').textContent(), /GEMM 4096x4096x4096/);
+  assert.match(await page.locator('gpu-calc .kernels').textContent(), /forward pass, 1 token.*memory-bound/);
+  await context.close();
+});

@@ -13,7 +13,7 @@ TEST_CASE("roofline: ridge point = peak / bandwidth; decode memory-bound, big GE
             if (k["id"] == id) return k;
         return json();
     };
-    CHECK(kernel(h, "gemm_8192")["bound"] == "compute");
+    CHECK(kernel(h, "gemm")["bound"] == "compute");
     CHECK(kernel(h, "decode_batch1")["bound"] == "memory");
     CHECK(kernel(h, "decode_batch1")["attainable_flops_per_second"].get<double>() == Approx(3.35e12));
     // The CPU has no bf16 peak in the catalog: it falls back to fp32 and says so.
@@ -21,7 +21,7 @@ TEST_CASE("roofline: ridge point = peak / bandwidth; decode memory-bound, big GE
     CHECK(c["precision"] == "fp32");
     CHECK(c["peak_flops_per_second"].get<double>() == Approx(7372.8e9));
     // 8192^3 GEMM takes far longer on the CPU.
-    CHECK(kernel(c, "gemm_8192")["seconds"].get<double>() > 100 * kernel(h, "gemm_8192")["seconds"].get<double>());
+    CHECK(kernel(c, "gemm")["seconds"].get<double>() > 100 * kernel(h, "gemm")["seconds"].get<double>());
     CHECK(h["curve"].size() == 84);
 }
 
@@ -41,4 +41,25 @@ TEST_CASE("what one H100 is worth in EPYC 9654 cores (peak to peak)") {
     CHECK(c["compute_ratio"].get<double>() == Approx(989.4e12 / 7372.8e9));
     CHECK(c["cpu_cores_equivalent"].get<double>() == Approx(989.4e12 / 7372.8e9 * 96));
     CHECK(c["bandwidth_ratio"].get<double>() == Approx(3350.0 / 460.8));
+}
+
+TEST_CASE("workload timing: an N x N GEMM and one forward pass of a model on each device, with the bound") {
+    auto r = run({{"roofline", {{"devices", {"nvidia-a100-sxm4-80gb", "intel-xeon-8480plus"}}, {"matmul_n", 4096}, {"model", {{"preset", "llama2-7b"}}}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    auto kernel = [&](const json& d, const char* id) {
+        for (const auto& k : d["kernels"])
+            if (k["id"] == id) return k;
+        return json();
+    };
+    const auto& gpu = r["roofline"]["devices"][0];
+    const auto& cpu = r["roofline"]["devices"][1];
+    // 2 x 4096^3 FLOPs at 312 TFLOP/s.
+    CHECK(kernel(gpu, "gemm")["seconds"].get<double>() == Approx(2.0 * 4096 * 4096 * 4096 / 312e12));
+    // One token through Llama 2 7B reads 13.5 GB of weights: memory-bound on both, ~6.6 ms on the A100.
+    CHECK(kernel(gpu, "forward_1_token")["bound"] == "memory");
+    CHECK(kernel(gpu, "forward_1_token")["seconds"].get<double>() == Approx(2.0 * 6738415616.0 / 2039e9).epsilon(0.01));
+    CHECK(kernel(cpu, "forward_1_token")["seconds"].get<double>() > 6 * kernel(gpu, "forward_1_token")["seconds"].get<double>());
+    CHECK(kernel(gpu, "forward_prompt")["bound"] == "compute");
+    auto bad = run({{"roofline", {{"devices", {"nvidia-a100-sxm4-80gb"}}, {"model", {{"preset", "nope"}}}}}});
+    CHECK(has_error(bad, "roofline.model.preset"));
 }

@@ -18,8 +18,9 @@ struct Kernel {
     double intensity() const { return flops / bytes; }
 };
 
-// Typical kernels at 16-bit precision (8192^3 GEMM, batch-1 LLM decode, elementwise add, ...).
-std::vector<Kernel> typical_kernels();
+// Typical kernels at 16-bit precision (n^3 GEMM, batch-1 LLM decode, elementwise add, ...), plus one
+// forward pass of `model` (1 token, and a prompt of `prompt_tokens`) when given.
+std::vector<Kernel> typical_kernels(double matmul_n = 8192, const ModelSpec* model = nullptr, double prompt_tokens = 2048);
 
 struct KernelOnDevice {
     std::string id;

@@ -79,6 +79,9 @@ struct CompareRequest {
 struct RooflineRequest {
     std::vector<Device> devices;
     Precision precision = Precision::bf16;
+    double matmul_n = 8192;              // size of the N x N x N GEMM workload
+    std::optional<ModelSpec> model;      // adds "one forward pass" workloads for this model
+    double prompt_tokens = 2048;         // tokens of the prefill forward pass
 };
 
 struct Scenario {
