@@ -254,7 +254,15 @@
       return sanitizeState(st);
     }
 
+    // Saving the state is debounced: browsers throttle history.replaceState (Chromium: 100 calls per
+    // 10 s) and typing must not wait for storage.
     _persist() {
+      if (!this.hasAttribute('sync-url')) return;
+      clearTimeout(this._persistTimer);
+      this._persistTimer = setTimeout(() => this.persistNow(), 150);
+    }
+    persistNow() {
+      clearTimeout(this._persistTimer);
       if (!this.hasAttribute('sync-url')) return;
       try { history.replaceState(null, '', '#' + encodeState(this._state)); } catch (e) { /* sandboxed iframe */ }
       try { localStorage.setItem('gpucalc-state', JSON.stringify(this._state)); } catch (e) { /* no storage */ }
@@ -288,6 +296,7 @@
       if (!compact) wrap.appendChild(this._toolbar());
       root.appendChild(wrap);
       this._chartCache = {};
+      this._chartWidth = 0;
       // Light sections first so the first results appear at once; the plan search (a worker) and the
       // reality tables (many estimates) follow when the browser is idle.
       const heavy = ['plan', 'reality'];
@@ -520,13 +529,19 @@
       }
       return h('table', { class: 'kv' }, h('caption', { text: caption }), tb);
     }
+    // The derivation is built when the reader opens it: most are never opened, and building them all
+    // would dominate the time of an update.
     _derivation(ex) {
-      const vals = h('ul');
-      for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', F.exact(ex.values[k])));
-      return h('details', { class: 'work' }, h('summary', { text: 'show the work' }),
-        h('div', null, h('code', { text: ex.formula })), vals,
-        h('div', null, '= ', F.exact(ex.result), ' ', ex.unit),
-        ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : null);
+      const d = h('details', { class: 'work' }, h('summary', { text: 'show the work' }));
+      d.addEventListener('toggle', () => {
+        if (!d.open || d.childNodes.length > 1) return;
+        const vals = h('ul');
+        for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', F.exact(ex.values[k])));
+        d.append(h('div', null, h('code', { text: ex.formula })), vals,
+          h('div', null, '= ', F.exact(ex.result), ' ', ex.unit),
+          ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : '');
+      });
+      return d;
     }
     _bar(caption, parts, capacity, fmt) {
       const total = parts.reduce((a, [, v]) => a + v, 0);
@@ -550,7 +565,9 @@
     // chart costs far more than updating one.
     _chart(target, title, opts, data, table) {
       if (typeof globalThis.uPlot !== 'function') return;
-      const width = Math.max(280, Math.min(720, (this.getBoundingClientRect().width || 720) - 40));
+      // The host's width is read once per render: reading layout after DOM changes forces a reflow.
+      if (!this._chartWidth) this._chartWidth = Math.max(280, Math.min(720, (this.getBoundingClientRect().width || 720) - 40));
+      const width = this._chartWidth;
       const sec = target.closest('section');
       const key = (sec ? sec.dataset.section : '') + ':' + title.split(/[:(]/)[0];
       const labels = JSON.stringify(opts.series.map((x) => x.label)) + width;

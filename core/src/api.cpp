@@ -220,17 +220,30 @@ json compare_json(const CompareRequest& req, const CompareResult& r) {
     return j;
 }
 
-// Safety net: no NaN or Inf ever leaves core. Replaces one with null and records where.
-void sanitize(json& j, const std::string& path, std::vector<std::string>& found) {
+// Safety net: no NaN or Inf ever leaves core. Replaces one with null and records where. The path is
+// only spelled out when something is found (walking the report must stay cheap).
+void sanitize(json& j, std::vector<std::string>& path, std::vector<std::string>& found) {
     if (j.is_number_float()) {
         if (!std::isfinite(j.get<double>())) {
-            found.push_back(path);
+            std::string p;
+            for (const auto& k : path) p += (p.empty() || k[0] == '[' ? "" : ".") + k;
+            found.push_back(p);
             j = nullptr;
         }
     } else if (j.is_object()) {
-        for (auto it = j.begin(); it != j.end(); ++it) sanitize(it.value(), path.empty() ? it.key() : path + "." + it.key(), found);
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (!it.value().is_structured() && !it.value().is_number_float()) continue;
+            path.push_back(it.key());
+            sanitize(it.value(), path, found);
+            path.pop_back();
+        }
     } else if (j.is_array()) {
-        for (std::size_t i = 0; i < j.size(); ++i) sanitize(j[i], path + "[" + std::to_string(i) + "]", found);
+        for (std::size_t i = 0; i < j.size(); ++i) {
+            if (!j[i].is_structured() && !j[i].is_number_float()) continue;
+            path.push_back("[" + std::to_string(i) + "]");
+            sanitize(j[i], path, found);
+            path.pop_back();
+        }
     }
 }
 
@@ -275,8 +288,8 @@ json estimate(const Scenario& s) {
     if (s.roofline) report["roofline"] = roofline_json(estimate_roofline(*s.roofline));
     report["inputs"] = inputs;
     if (s.explain) report["explain"] = trace.to_json();
-    std::vector<std::string> bad;
-    sanitize(report, "", bad);
+    std::vector<std::string> bad, path;
+    sanitize(report, path, bad);
     for (const auto& b : bad) warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
     report["warnings"] = warnings;
     return report;

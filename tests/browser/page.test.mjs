@@ -66,9 +66,11 @@ test('a shared URL restores the same view', async () => {
   const a = await open(browser);
   await field(a.page, 'serve', 'batch').fill('64');
   await field(a.page, 'cluster', 'count').fill('4096');
-  const url = await a.page.evaluate(() => location.href);  // page.url() can lag behind history.replaceState
+  const url = await a.page.evaluate(() => { document.querySelector('gpu-calc').persistNow(); return location.href; });
   const tps = await text(a.page, 'inference.throughput_tokens_per_second_per_gpu');
   assert.match(url, /#s=/);
+  await a.page.waitForTimeout(300);
+  assert.equal(await a.page.evaluate(() => location.href), url);  // the debounced save wrote the same state
   await a.context.close();
   const b = await open(browser, url);
   assert.equal(await field(b.page, 'serve', 'batch').inputValue(), '64');

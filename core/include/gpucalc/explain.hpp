@@ -20,7 +20,9 @@ struct Derivation {
 
 class Trace {
 public:
-    explicit Trace(bool enabled) : enabled_(enabled) {}
+    explicit Trace(bool enabled) : enabled_(enabled) {
+        if (enabled_) items_.reserve(64);
+    }
     bool enabled() const { return enabled_; }
     void add(std::string key, std::string formula, std::vector<std::pair<std::string, double>> values, double result,
              std::string unit, std::string source) {
