@@ -47,12 +47,20 @@ const noCurve = JSON.stringify(train);
 const curve = wasmTime(() => m.estimate(withCurve), N) - wasmTime(() => m.estimate(noCurve), N);
 console.log(`\nscaling curve (wasm): ${us(Math.max(0, curve))}`);
 
-const planScenario = JSON.stringify({ model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 1024 }, training: { global_batch: 1536 }, plan: { top_k: 10 } });
-const pw = JSON.parse(m.plan(planScenario)).plan;
-const planWasm = wasmTime(() => m.plan(planScenario), quick ? 3 : 20);
-const planNative = nativeTime(planScenario, quick ? 3 : 20);
-console.log(`plan search GPT-3 175B / 1,024 A100: ${pw.considered} plans considered, ${pw.feasible} feasible`);
-console.log(`  native ${ms(planNative)} (${Math.round(pw.considered / planNative).toLocaleString('en-US')} plans/s), wasm ${ms(planWasm)} (${Math.round(pw.considered / planWasm).toLocaleString('en-US')} plans/s)`);
+// Plan search: the issue's reference space (GPT-3 175B on 1,024 A100) and a larger one.
+for (const [label, sc] of [
+  ['GPT-3 175B / 1,024 A100, batch 1,536', { model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 1024 }, training: { global_batch: 1536 } }],
+  ['GPT 1T / 3,072 A100, batch 3,072', { model: { preset: 'megatron-1t' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 3072 }, training: { global_batch: 3072 } }],
+]) {
+  const text = JSON.stringify(sc);
+  const p = JSON.parse(m.plan(text)).plan;
+  const evaluated = p.feasible + p.rejected.out_of_memory;
+  const tw = wasmTime(() => m.plan(text), quick ? 3 : 20);
+  const tn = nativeTime(text.replace(/}$/, ',"plan":{"top_k":10}}'), quick ? 3 : 20);
+  const rate = (n, t) => Math.round(n / t).toLocaleString('en-US');
+  console.log(`plan search ${label}: space ${p.considered.toLocaleString('en-US')} plans (${evaluated.toLocaleString('en-US')} evaluated by the model, ${p.feasible.toLocaleString('en-US')} feasible)`);
+  console.log(`  native ${ms(tn)}: ${rate(p.considered, tn)} plans/s (${rate(evaluated, tn)} evaluated/s); wasm ${ms(tw)}: ${rate(p.considered, tw)} plans/s (${rate(evaluated, tw)} evaluated/s)`);
+}
 
 // Site size.
 let raw = 0, gz = 0;

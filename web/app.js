@@ -30,7 +30,10 @@
   // ---------- module loading (one instance per page) ----------
   let modulePromise = null;
   function loadModule() {
-    if (!modulePromise) modulePromise = globalThis.createGpucalc();
+    if (!modulePromise) {
+      performance.mark('gpucalc-module-start');
+      modulePromise = globalThis.createGpucalc().then((m) => { performance.mark('gpucalc-module-ready'); return m; });
+    }
     return modulePromise;
   }
 
