@@ -43,7 +43,7 @@
     cluster: { device: 'nvidia-h100-sxm5-80gb', count: '1000' },
     train: {
       model: 'gpt3-175b', params: '', device: 'nvidia-a100-sxm4-80gb', count: '1024', tokens: '300e9', mfu: '',
-      tp: '8', pp: '8', vpp: '1', zero: '1', recompute: 'selective', precision: 'bf16', micro_batch: '1', global_batch: '1536', gpu_hour_usd: '2'
+      tp: '8', pp: '8', vpp: '1', ep: '1', zero: '1', recompute: 'selective', precision: 'bf16', micro_batch: '1', global_batch: '1536', gpu_hour_usd: '2'
     },
     serve: {
       model: 'llama2-70b', device: 'nvidia-h100-sxm5-80gb', count: '8', weight_precision: 'bf16', kv_precision: 'bf16',
@@ -127,7 +127,7 @@
     cluster(s) { return { hardware: { device: s.device, count: num(s.count) } }; },
     train(s) {
       const t = {};
-      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'zero', 'micro_batch', 'global_batch']) put(t, k, num(s[k]));
+      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'ep', 'zero', 'micro_batch', 'global_batch']) put(t, k, num(s[k]));
       t.recompute = s.recompute;
       t.precision = s.precision;
       const costs = {};
@@ -186,13 +186,13 @@
     const only = (o, keys) => !o || (typeof o === 'object' && Object.keys(o).every((k) => keys.includes(k)));
     if (!only(model, ['preset', 'params']) || !only(hw, ['device', 'count']) || !only(sc.costs, ['gpu_hour_usd'])) return null;
     if (!only(sc, ['model', 'hardware', 'training', 'inference', 'costs', 'compare', 'scaling', 'explain', 'name', 'description'])) return null;
-    if (sc.training && !only(sc.training, ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'zero', 'micro_batch', 'global_batch', 'recompute', 'precision'])) return null;
+    if (sc.training && !only(sc.training, ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'ep', 'zero', 'micro_batch', 'global_batch', 'recompute', 'precision'])) return null;
     if (sc.inference && !only(sc.inference, ['weight_precision', 'kv_precision', 'batch', 'prompt_tokens', 'output_tokens', 'tp', 'requests_per_day', 'peak_to_average'])) return null;
     if (sc.training && typeof sc.training === 'object') {
       const t = sc.training;
       st.train = { device: str(hw.device), count: str(hw.count), model: model.preset ? model.preset : 'custom-params', params: str(model.params) || '' };
       // Numeric fields left out of the scenario take the core's defaults (blank); choices keep the form's.
-      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'micro_batch', 'global_batch']) st.train[k] = str(t[k]) || '';
+      for (const k of ['tokens', 'mfu', 'tp', 'pp', 'vpp', 'ep', 'micro_batch', 'global_batch']) st.train[k] = str(t[k]) || '';
       for (const k of ['zero', 'recompute', 'precision']) if (t[k] !== undefined) st.train[k] = str(t[k]);
       if (sc.costs && sc.costs.gpu_hour_usd !== undefined) st.train.gpu_hour_usd = str(sc.costs.gpu_hour_usd);
       return { section: 'train', state: st };
@@ -377,6 +377,7 @@
         this._field('train', 'tp', 'Tensor parallel', { unit: 'GPUs' }),
         this._field('train', 'pp', 'Pipeline parallel', { unit: 'stages' }),
         this._field('train', 'vpp', 'Interleaving', { unit: 'chunks per GPU' }),
+        this._field('train', 'ep', 'Expert parallel (MoE)', { unit: 'GPUs' }),
         this._field('train', 'precision', 'Precision', { options: [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['tf32', 'TF32'], ['fp32', 'FP32']] }),
         this._field('train', 'zero', 'ZeRO stage', { options: [['0', '0'], ['1', '1'], ['2', '2'], ['3', '3 / FSDP']] }),
         this._field('train', 'recompute', 'Recomputation', { options: [['none', 'none'], ['selective', 'selective'], ['full', 'full']] }),
@@ -664,7 +665,7 @@
         t.memory_capacity_bytes, F.bytes));
       const sb = t.step_breakdown_seconds;
       res.appendChild(this._bar('Step time breakdown', [['GEMM', sb.gemm], ['attention', sb.attention], ['memory-bound', sb.memory_bound], ['TP comm', sb.tp_comm],
-        ['PP comm', sb.pp_comm], ['PP bubble', sb.pp_bubble], ['DP comm (exposed)', sb.dp_comm], ['optimizer', sb.optimizer]], 0, F.duration));
+        ['PP comm', sb.pp_comm], ['EP all-to-all', sb.ep_comm], ['PP bubble', sb.pp_bubble], ['DP comm (exposed)', sb.dp_comm], ['optimizer', sb.optimizer]], 0, F.duration));
       if (r.scaling && r.scaling.length > 1) {
         const sc = r.scaling;
         this._chart(res, 'Scaling: tokens/s and efficiency vs GPU count (same model and batch)', {
@@ -681,7 +682,9 @@
       res.appendChild(this._table('Serving', t, [['weights_bytes', 'Weights'], ['kv_cache_bytes_per_token', 'KV cache per token'], ['kv_cache_bytes', 'KV cache (batch, full context)'],
         ['max_batch', 'Max batch at this context'], ['instances_per_gpu', 'Copies per GPU'], ['prefill_seconds', 'Time to first token'], ['decode_seconds_per_token', 'Time per output token'],
         ['decode_bound', 'Decode is'], ['turn_batch', 'Batch where GEMMs turn compute-bound'], ['decode_tokens_per_second_per_user', 'Speed per user'],
-        ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'], ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'],
+        ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'], ['replicas', 'Copies the GPUs can serve'],
+        ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'], ['concurrent_sequences', 'Users answered at once'],
+        ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'],
         ['energy_per_day_kwh', 'Energy per day'], ['cost_per_million_output_tokens_usd', '$ per million output tokens'], ['cost_per_million_input_tokens_usd', '$ per million input tokens'],
         ['fits', 'Fits']], r.explain, 'inference'));
       res.appendChild(this._bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes / r.inputs.inference.tp], ['overhead', t.overhead_bytes_per_gpu]],

@@ -39,6 +39,7 @@ json training_config_json(const TrainingConfig& c) {
     j["pp"] = c.pp;
     j["dp"] = opt(c.dp);
     j["vpp"] = c.vpp;
+    j["ep"] = c.ep;
     j["zero"] = c.zero;
     j["sequence_parallel"] = c.sequence_parallel.value_or(false);
     j["recompute"] = recompute_name(c.recompute);
@@ -134,7 +135,8 @@ json training_json(const TrainingResult& r) {
     j["fits"] = r.fits;
     j["step_breakdown_seconds"] = {{"gemm", r.step.gemm},         {"attention", r.step.attention},
                                    {"memory_bound", r.step.memory_bound}, {"tp_comm", r.step.tp_comm},
-                                   {"pp_comm", r.step.pp_comm},   {"pp_bubble", r.step.pp_bubble},
+                                   {"pp_comm", r.step.pp_comm},   {"ep_comm", r.step.ep_comm},
+                                   {"pp_bubble", r.step.pp_bubble},
                                    {"dp_comm", r.step.dp_comm},   {"optimizer", r.step.optimizer},
                                    {"total", r.step.total}};
     j["uncertainty"] = {{"seconds_low", r.seconds_low}, {"seconds_high", r.seconds_high},
@@ -164,6 +166,9 @@ json inference_json(const InferenceResult& r) {
     j["decode_tokens_per_second_per_user"] = r.decode_tokens_per_second_per_user;
     j["throughput_tokens_per_second_per_gpu"] = r.throughput_tokens_per_second_per_gpu;
     j["request_seconds"] = r.request_seconds;
+    j["replicas"] = r.replicas;
+    j["cluster_throughput_tokens_per_second"] = r.cluster_throughput_tokens_per_second;
+    j["concurrent_sequences"] = r.concurrent_sequences;
     j["gpus_needed"] = r.gpus_needed;
     j["cost_per_day_usd"] = r.cost_per_day_usd;
     j["energy_per_day_kwh"] = r.energy_per_day_kwh;

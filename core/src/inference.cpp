@@ -151,6 +151,9 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.request_seconds = r.prefill_seconds + cfg.output_tokens * r.decode_seconds_per_token;
     // Output tokens per second per GPU with prefill interleaved (each request: one prefill + output steps).
     r.throughput_tokens_per_second_per_gpu = r.request_seconds > 0 ? cfg.batch * cfg.output_tokens / r.request_seconds / t : 0;
+    r.replicas = r.fits ? std::floor(hw.count / t) : 0;
+    r.cluster_throughput_tokens_per_second = r.replicas * t * r.throughput_tokens_per_second_per_gpu;
+    r.concurrent_sequences = r.replicas * cfg.batch;
     if (!r.fits)
         r.warnings.push_back("does not fit: " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per GPU needed, " +
                              jr::fmt_num(cap / units::GiB) + " GiB available (raise inference.tp or lower the batch)");
@@ -207,6 +210,11 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
                   r.decode_seconds_per_token, "s", "roofline (Williams et al. 2009); constants in docs/MODEL.md");
         trace.add("inference.prefill_seconds", "max(2 N prompt batch / (tp x peak x eff), weights / bandwidth) + comm",
                   {{"prompt_tokens", cfg.prompt_tokens}, {"batch", cfg.batch}}, r.prefill_seconds, "s", "");
+        trace.add("inference.cluster_throughput_tokens_per_second", "replicas x tp x throughput per GPU",
+                  {{"replicas", r.replicas}, {"tp", t}, {"throughput_tokens_per_second_per_gpu", r.throughput_tokens_per_second_per_gpu}},
+                  r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / tp)");
+        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", cfg.batch}},
+                  r.concurrent_sequences, "sequences", "");
         trace.add("inference.weights_bytes_per_gpu", "weights_bytes / tp", {{"weights_bytes", r.weights_bytes}, {"tp", t}}, r.weights_bytes_per_gpu, "bytes", "");
         trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
                   {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached}, {"batch", cfg.batch}}, r.kv_cache_bytes, "bytes", "");

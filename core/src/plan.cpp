@@ -46,7 +46,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
         for (double pp = 1; pp <= m.layers; ++pp) {
             if (!divides(n, tp * pp)) continue;
             const double dp = n / (tp * pp);
-            const bool layout_ok = divides(m.heads, tp) && divides(m.layers, pp);
+            const bool layout_ok = divides(m.heads, tp) && divides(m.layers, pp) && divides(dp, base.ep);
             bool have_layout = false;
             Plan best_layout;
             for (double vpp = 1; vpp <= opt.max_vpp; ++vpp) {

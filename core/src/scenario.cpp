@@ -45,7 +45,7 @@ void parse_training(const json& t, Scenario& s, Errors& errors) {
     const std::string path = "training";
     check_keys(t, path, errors,
                {"tokens", "mfu", "precision", "global_batch", "micro_batch", "tp", "pp", "dp", "vpp", "zero",
-                "sequence_parallel", "recompute", "optimizer", "attention", "overlap_dp_comm", "overhead_bytes",
+                "sequence_parallel", "recompute", "optimizer", "attention", "overlap_dp_comm", "overhead_bytes", "ep",
                 "fragmentation", "efficiency"});
     TrainingConfig c;
     if (const json* e = object(t, "efficiency", path, errors)) {
@@ -69,6 +69,7 @@ void parse_training(const json& t, Scenario& s, Errors& errors) {
     if (auto v = number(t, "pp", path, errors, Range{1, 1e5, false, true})) c.pp = *v;
     c.dp = number(t, "dp", path, errors, Range{1, 1e8, false, true});
     if (auto v = number(t, "vpp", path, errors, Range{1, 1e3, false, true})) c.vpp = *v;
+    if (auto v = number(t, "ep", path, errors, Range{1, 1e5, false, true})) c.ep = *v;
     if (auto v = number(t, "zero", path, errors, Range{0, 3, false, true})) c.zero = *v;
     c.sequence_parallel = boolean(t, "sequence_parallel", path, errors);
     if (auto v = choice(t, "recompute", path, errors, {"none", "selective", "full"}))
@@ -224,6 +225,16 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
                               fmt_num(t.pp * t.vpp) + ")");
         } else if (s.model && (t.tp > 1 || t.pp > 1)) {
             // params-only models: parallel layout is accepted but the time model uses the 6ND path.
+        }
+        if (t.ep > 1) {
+            if (!s.model || !s.model->is_moe())
+                add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+            else if (std::fmod(s.model->experts, t.ep) != 0)
+                add_error(errors, "divisibility", "training.ep",
+                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+            if (t.dp && std::fmod(*t.dp, t.ep) != 0)
+                add_error(errors, "divisibility", "training.ep",
+                          "training.dp (" + fmt_num(*t.dp) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
         }
         if (t.dp && s.model) {
             const double per_step = *t.dp * t.micro_batch;

@@ -89,6 +89,14 @@ StepInputs step_inputs(const ModelSpec& m) {
     in.params_total_layers =
         c.attention_per_layer + c.norms_per_layer +
         (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_total) / m.layers;
+    if (m.is_moe()) {
+        // Routed experts (the part expert parallelism shards), averaged over all layers.
+        const double one_expert = (c.mlp_moe_per_layer_total - c.mlp_moe_per_layer_active) / (m.experts - m.experts_per_token);
+        in.expert_params_per_layer = moe_layers * one_expert * m.experts / m.layers;
+        in.moe_layer_fraction = moe_layers / m.layers;
+        in.experts = m.experts;
+        in.experts_per_token = m.experts_per_token;
+    }
     in.vocab = m.vocab;
     in.seq = m.seq_len;
     in.attn_width_qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : hd;
@@ -131,7 +139,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 
     // ---- memory per GPU (worst pipeline stage) ----
     const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
-    const double params_gpu = Ls * in.params_total_layers / t + emb_tables * in.params_embedding_per_stage / t;
+    // Expert parallelism shards the routed experts over ep ranks (each expert split by TP too).
+    const double ep = cfg.ep;
+    const double layer_params_gpu = (in.params_total_layers - in.expert_params_per_layer) / t + in.expert_params_per_layer / (t * ep);
+    const double params_gpu = Ls * layer_params_gpu + emb_tables * in.params_embedding_per_stage / t;
     const double zero = cfg.zero;
     r.memory.weights = params_gpu * wbytes / (zero >= 3 ? dp : 1.0);
     r.memory.gradients = params_gpu * wbytes / (zero >= 2 ? dp : 1.0);
@@ -194,12 +205,22 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         const double link = (t * p <= dpn ? scale_up : scale_out) * eff.network;
         mb.pp_comm = 2.0 * v * (bytes / link + eff.collective_latency_seconds);
     }
-    const double t_mb = mb.gemm + mb.attention + mb.memory_bound + mb.tp_comm + mb.pp_comm;
+    if (ep > 1 && in.moe_layer_fraction > 0) {
+        // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full
+        // recomputation): each token's hidden state goes to top-k experts, (ep-1)/ep of them remote
+        // (Lepikhin et al. 2020, GShard; Rajbhandari et al. 2022, DeepSpeed-MoE Sec. 5).
+        const double link = (t * ep <= dpn ? scale_up : scale_out) * eff.network;
+        const double bytes = 2.0 * sbh / (sp ? t : 1.0) * in.experts_per_token * (ep - 1.0) / ep;
+        const double n_a2a = Ls * in.moe_layer_fraction * (4.0 + 2.0 * rc_mm);
+        mb.ep_comm = n_a2a * (bytes / link + eff.collective_latency_seconds);
+    }
+    const double t_mb = mb.gemm + mb.attention + mb.memory_bound + mb.tp_comm + mb.pp_comm + mb.ep_comm;
     r.step.gemm = m * mb.gemm;
     r.step.attention = m * mb.attention;
     r.step.memory_bound = m * mb.memory_bound;
     r.step.tp_comm = m * mb.tp_comm;
     r.step.pp_comm = m * mb.pp_comm;
+    r.step.ep_comm = m * mb.ep_comm;
     r.step.pp_bubble = p > 1 ? (p - 1.0) / v * t_mb : 0.0;
     if (dp > 1) {
         const double link = (t * p * dp <= dpn ? scale_up : scale_out) * eff.network;
@@ -215,7 +236,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         const double opt_params = params_gpu / (zero >= 1 ? dp : 1.0);
         r.step.optimizer = opt_params * (cfg.optimizer == Optimizer::adam ? 28.0 : 20.0) / bw;
     }
-    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.tp_comm + r.step.pp_comm +
+    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.tp_comm + r.step.pp_comm + r.step.ep_comm +
                    r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
 
     // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
@@ -429,6 +450,7 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         const double gpus = dp * mp;
         if (gpus > std::max(hw.count * 4.0, mp)) break;
         if (dp * cfg.micro_batch > gb) break;
+        if (std::fmod(dp, cfg.ep) != 0) continue;  // expert parallelism needs ep | dp
         Hardware h = hw;
         h.count = gpus;
         TrainingConfig c = cfg;

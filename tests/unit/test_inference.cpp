@@ -80,3 +80,15 @@ TEST_CASE("serving economics: GPUs and $ per day follow the traffic") {
     CHECK(g10 > 8 * g1);
     CHECK(r["inference"]["cost_per_million_output_tokens_usd"].get<double>() > 0);
 }
+
+TEST_CASE("what the cluster can serve: replicas, users answered at once, total tokens/s") {
+    auto r = run({{"model", {{"preset", "llama3-70b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"inference", {{"batch", 32}, {"tp", 4}}}});
+    const auto& inf = r["inference"];
+    CHECK(inf["replicas"] == 2.0);
+    CHECK(inf["concurrent_sequences"] == 64.0);
+    CHECK(inf["cluster_throughput_tokens_per_second"].get<double>() == Approx(8 * inf["throughput_tokens_per_second_per_gpu"].get<double>()));
+    auto none = run({{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"inference", {{"batch", 1}}}});
+    CHECK(none["inference"]["replicas"] == 0.0);  // 141 GB of weights on a 24 GB card
+}

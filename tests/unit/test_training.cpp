@@ -130,3 +130,28 @@ TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follow
     CHECK(m3f < m3);
     CHECK(r["training"]["fits"] == (m3f <= 80e9));
 }
+
+TEST_CASE("expert parallelism: shards the routed experts, adds all-to-all time, validates its size") {
+    json s = {{"model", {{"preset", "mixtral-8x7b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+              {"training", {{"tokens", 1e12}, {"tp", 2}, {"global_batch", 512}, {"zero", 1}}}};
+    auto r1 = run(s);
+    s["training"]["ep"] = 8;
+    auto r8 = run(s);
+    REQUIRE_FALSE(r8.contains("errors"));
+    const double w1 = r1["training"]["memory_per_gpu_bytes"]["weights"].get<double>();
+    const double w8 = r8["training"]["memory_per_gpu_bytes"]["weights"].get<double>();
+    // Mixtral: 45.1B of its 46.7B parameters are routed experts; with EP 8 each GPU keeps 1/8 of them.
+    const ModelSpec& m = *find_model_preset("mixtral-8x7b");
+    const ParamCount pc = count_params(m);
+    const double experts = 32 * 8 * 3.0 * 4096 * 14336;
+    CHECK(w1 - w8 == Approx(2.0 * experts / 2 * (1 - 1.0 / 8)).epsilon(0.001));
+    CHECK(pc.total > experts);
+    CHECK(r1["training"]["step_breakdown_seconds"]["ep_comm"] == 0.0);
+    CHECK(r8["training"]["step_breakdown_seconds"]["ep_comm"].get<double>() > 0);
+    s["training"]["ep"] = 3;
+    CHECK(has_error(run(s), "training.ep", "divisibility"));
+    json dense = {{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"training", {{"ep", 2}}}};
+    CHECK(has_error(run(dense), "training.ep", "range"));
+}

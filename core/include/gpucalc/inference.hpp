@@ -46,6 +46,10 @@ struct InferenceResult {
     double decode_tokens_per_second_per_user = 0;
     double throughput_tokens_per_second_per_gpu = 0;  // output tokens
     double request_seconds = 0;             // prefill + output_tokens x decode step
+    // What the cluster can serve: one copy per tp GPUs, each at the configured batch.
+    double replicas = 0;                    // floor(count / tp) when the model fits
+    double cluster_throughput_tokens_per_second = 0;  // output tokens/s of all replicas
+    double concurrent_sequences = 0;        // replicas x batch (users being answered at once)
     double gpus_needed = 0;
     double cost_per_day_usd = 0;
     double energy_per_day_kwh = 0;

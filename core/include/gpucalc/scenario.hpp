@@ -35,6 +35,7 @@ struct TrainingConfig {
     double pp = 1;                    // pipeline-parallel size
     std::optional<double> dp;         // data-parallel size; default count / (tp x pp)
     double vpp = 1;                   // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
+    double ep = 1;                    // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
     double zero = 1;                  // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
     std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
     Recompute recompute = Recompute::selective;

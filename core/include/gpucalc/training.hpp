@@ -35,6 +35,7 @@ struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline
     double pp_comm = 0;       // pipeline point-to-point
     double pp_bubble = 0;     // idle pipeline slots: (p-1)/v micro-batch times
     double dp_comm = 0;       // exposed data-parallel gradient reduction (and ZeRO-3 gathers)
+    double ep_comm = 0;       // expert-parallel all-to-all (MoE token dispatch and combine)
     double optimizer = 0;     // optimizer step (memory-bound)
     double total = 0;
 };
@@ -73,6 +74,9 @@ struct StepInputs {
     double layers, hidden, heads, kv_ratio, ffn_matmul_params_per_layer_active, attn_params_per_layer, vocab, seq,
         attn_width_qk, attn_width_v, window, ffn_act_factor, params_total_layers, params_embedding_per_stage,
         tied, mla;
+    // MoE: routed-expert parameters per layer (averaged over all layers), fraction of MoE layers,
+    // experts per token; zero for dense models.
+    double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0;
 };
 struct StepEstimate {
     MemoryPerGpu memory;
