@@ -586,7 +586,10 @@
         cached.u.setData(data);
       } else {
         if (cached) cached.u.destroy();
-        const u = new globalThis.uPlot(Object.assign({ width, height: 260 }, opts), data, holder);
+        // Every x axis here is a quantity, never a date (uPlot's default).
+        const o = Object.assign({ width, height: 260 }, opts);
+        o.scales = Object.assign({}, o.scales, { x: Object.assign({ time: false }, (o.scales || {}).x) });
+        const u = new globalThis.uPlot(o, data, holder);
         this._chartCache[key] = { u, labels };
       }
       if (table) fig.appendChild(h('details', null, h('summary', { text: 'data table' }), table));
