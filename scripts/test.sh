@@ -28,7 +28,7 @@ echo "== WebAssembly module (node)"
 node --test tests/node/
 
 echo "== browser (Chromium via playwright-core)"
-node --test --test-concurrency=1 tests/browser/
+node --test tests/browser/   # one file: its tests run one after another
 
 echo "== benchmark (quick)"
 node scripts/bench.mjs --quick

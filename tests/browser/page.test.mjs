@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { launch, open, pageUrl, text, exact, shotDir } from './browser.mjs';
-import { cli } from '../node/common.mjs';
+import { cli, root } from '../node/common.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -26,7 +26,7 @@ test('typing into an input recomputes results (no button)', async () => {
 });
 
 test('the page shows the same numbers as the CLI for GPT-3 / 1,024 A100 / MFU 0.4', async () => {
-  const scenario = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'gpt3-a100.json'), 'utf8'));
+  const scenario = JSON.parse(readFileSync(join(root, 'tests', 'fixtures', 'gpt3-a100.json'), 'utf8'));
   const report = JSON.parse(execFileSync(cli, ['estimate', '-'], { input: JSON.stringify(scenario) }).toString());
   const { page, context } = await open(browser);
   await field(page, 'train', 'model').selectOption('custom-params');
