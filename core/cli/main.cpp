@@ -18,6 +18,7 @@
 #include <string>
 
 #include "gpucalc/api.hpp"
+#include "gpucalc/json_read.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/reality.hpp"
 
@@ -52,10 +53,10 @@ int emit(const std::string& result) {
     const auto j = nlohmann::json::parse(result, nullptr, false);
     if (!j.is_discarded() && j.is_object() && j.contains("errors")) {
         for (const auto& e : j["errors"]) std::cerr << "gpucalc: " << e.value("message", std::string("error")) << "\n";
-        std::cout << j.dump(2) << "\n";
+        std::cout << gpucalc::jr::to_text(j, 2) << "\n";
         return 2;
     }
-    std::cout << (j.is_discarded() ? result : j.dump(2)) << "\n";
+    std::cout << (j.is_discarded() ? result : gpucalc::jr::to_text(j, 2)) << "\n";
     return 0;
 }
 

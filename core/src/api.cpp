@@ -7,6 +7,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
 #include "gpucalc/inference.hpp"
+#include "gpucalc/json_read.hpp"
 #include "gpucalc/reality.hpp"
 #include "gpucalc/roofline.hpp"
 #include "gpucalc/training.hpp"
@@ -305,18 +306,18 @@ std::string estimate_json(const std::string& text) {
     if (text.size() > kMaxScenarioBytes) {
         add_error(errors, "too_large", "", "the scenario is " + std::to_string(text.size()) + " bytes; at most " +
                                                std::to_string(kMaxScenarioBytes) + " are accepted");
-        return errors_to_json(errors).dump();
+        return jr::to_text(errors_to_json(errors));
     }
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) {
         add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
-        return errors_to_json(errors).dump();
+        return jr::to_text(errors_to_json(errors));
     }
     // Inverse questions and claims are answered with the forward model on the rest of the scenario.
     if (j.is_object() && j.contains("inverse")) {
         json answer = answer_inverse(j, errors);
-        if (!errors.empty()) return errors_to_json(errors).dump();
-        return json{{"gpucalc_version", kVersion}, {"inverse", answer}}.dump();
+        if (!errors.empty()) return jr::to_text(errors_to_json(errors));
+        return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}});
     }
     json claim;
     if (j.is_object() && j.contains("claim")) {
@@ -324,17 +325,17 @@ std::string estimate_json(const std::string& text) {
         j.erase("claim");
     }
     Scenario s;
-    if (!parse_scenario(j, s, errors)) return errors_to_json(errors).dump();
+    if (!parse_scenario(j, s, errors)) return jr::to_text(errors_to_json(errors));
     json report = estimate(s);
     if (!claim.is_null()) {
         json verdict = evaluate_claim(j, claim, errors);
-        if (!errors.empty()) return errors_to_json(errors).dump();
+        if (!errors.empty()) return jr::to_text(errors_to_json(errors));
         report["claim"] = verdict;
     }
-    return report.dump();
+    return jr::to_text(report);
 }
 
-std::string devices_json() { return catalog_to_json().dump(); }
+std::string devices_json() { return jr::to_text(catalog_to_json()); }
 
 std::string presets_json() {
     json arr = json::array();
@@ -345,7 +346,7 @@ std::string presets_json() {
         m["published_source"] = p.published_source;
         arr.push_back(m);
     }
-    return json{{"models", arr}}.dump();
+    return jr::to_text(json{{"models", arr}});
 }
 
 }  // namespace gpucalc

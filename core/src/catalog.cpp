@@ -228,7 +228,7 @@ bool device_from_scenario(const json& j, const std::string& path, Device& out, E
         const std::string id = j.get<std::string>();
         const Device* d = find_device(id);
         if (!d) {
-            std::string shown = id.size() > 60 ? id.substr(0, 60) + "..." : id;
+            const std::string shown = jr::shorten(id);
             add_error(errors, "unknown_device", path,
                       path + ": unknown device \"" + shown + "\" (run `gpucalc devices` for the list)");
             return false;

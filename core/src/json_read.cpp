@@ -11,6 +11,13 @@ std::string fmt_num(double v) {
     return buf;
 }
 
+std::string shorten(const std::string& s, std::size_t max) {
+    if (s.size() <= max) return s;
+    std::size_t n = max;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // not inside a character
+    return s.substr(0, n) + "...";
+}
+
 static std::string type_name(const json& v) {
     if (v.is_null()) return "null";
     if (v.is_boolean()) return "a boolean";
@@ -106,8 +113,7 @@ void check_keys(const json& obj, const std::string& path, Errors& errors, std::i
         for (auto k : known)
             if (k == it.key()) ok = true;
         if (!ok) {
-            std::string key = it.key();
-            if (key.size() > 60) key = key.substr(0, 60) + "...";
+            const std::string key = shorten(it.key());
             const std::string field = join(path, key);
             add_error(errors, "unknown_field", field, field + " is not a known field");
         }

@@ -279,7 +279,7 @@ bool model_from_json(const json& j, ModelSpec& out, Errors& errors) {
     if (auto preset = string(j, "preset", path, errors)) {
         const ModelSpec* p = find_model_preset(*preset);
         if (!p) {
-            std::string shown = preset->size() > 60 ? preset->substr(0, 60) + "..." : *preset;
+            const std::string shown = shorten(*preset);
             add_error(errors, "unknown_preset", "model.preset", "model.preset: unknown model preset \"" + shown + "\"");
             return false;
         }

@@ -131,12 +131,12 @@ std::string plan_json(const std::string& text) {
     Errors errors;
     if (text.size() > kMaxScenarioBytes) {
         add_error(errors, "too_large", "", "the scenario is too large");
-        return errors_to_json(errors).dump();
+        return jr::to_text(errors_to_json(errors));
     }
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded()) {
         add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
-        return errors_to_json(errors).dump();
+        return jr::to_text(errors_to_json(errors));
     }
     PlanOptions opt;
     if (j.is_object() && j.contains("plan")) {
@@ -153,11 +153,11 @@ std::string plan_json(const std::string& text) {
         j.erase("plan");
     }
     Scenario s;
-    if (!errors.empty() || !parse_scenario(j, s, errors, /*check_layout=*/false)) return errors_to_json(errors).dump();
+    if (!errors.empty() || !parse_scenario(j, s, errors, /*check_layout=*/false)) return jr::to_text(errors_to_json(errors));
     if (!s.model || !s.model->has_architecture)
         add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
     if (!s.training) add_error(errors, "missing", "training", "plan search needs a training section (global_batch)");
-    if (!errors.empty()) return errors_to_json(errors).dump();
+    if (!errors.empty()) return jr::to_text(errors_to_json(errors));
     const auto t0 = std::chrono::steady_clock::now();
     PlanResult r = search_plans(*s.model, *s.hardware, *s.training, opt);
     const auto t1 = std::chrono::steady_clock::now();
@@ -174,7 +174,7 @@ std::string plan_json(const std::string& text) {
                   {"plans_per_second", r.search_seconds > 0 ? r.considered / r.search_seconds : 0},
                   {"best", best},
                   {"best_per_layout", layouts}}}};
-    return out.dump();
+    return jr::to_text(out);
 }
 
 }  // namespace gpucalc

@@ -57,7 +57,7 @@ void set_at(json& j, const std::string& path, const json& v) {
 json run_scenario(const json& scenario) {
     json s = scenario;
     s["explain"] = false;
-    return json::parse(estimate_json(s.dump()), nullptr, false);
+    return json::parse(estimate_json(jr::to_text(s)), nullptr, false);
 }
 
 // One check against one report: {"metric", "expected", "tolerance"} or {"metric", "min", "max"}.
@@ -121,7 +121,7 @@ json evaluate_claim(const json& scenario, const json& claim, Errors& errors) {
         for (const auto& v : claim["vary"]["values"]) {
             json s = scenario;
             set_at(s, vary_path, v);
-            cases.push_back({vary_path + " = " + v.dump(), s});
+            cases.push_back({vary_path + " = " + jr::to_text(v), s});
         }
     }
     json evaluations = json::array();
@@ -199,6 +199,6 @@ json reality_report() {
     return {{"gpucalc_version", kVersion}, {"runs", runs}, {"claims", claims}};
 }
 
-std::string reality_json() { return reality_report().dump(); }
+std::string reality_json() { return jr::to_text(reality_report()); }
 
 }  // namespace gpucalc

@@ -1,4 +1,4 @@
-// Fuzz target: any byte string given to estimate_json / plan_json must return JSON (report or
+// Fuzz target: any byte string given to estimate_json and plan_json must return JSON (report or
 // errors) without crashing, hanging or producing NaN/Inf.
 #include <cmath>
 #include <cstddef>
@@ -23,5 +23,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto j = nlohmann::json::parse(out, nullptr, false);
     if (j.is_discarded() || !j.is_object()) std::abort();
     check_finite(j);
+    // The plan search entry point takes the same scenarios.
+    const auto p = nlohmann::json::parse(gpucalc::plan_json(text), nullptr, false);
+    if (p.is_discarded() || !p.is_object()) std::abort();
+    check_finite(p);
     return 0;
 }

@@ -1,6 +1,9 @@
 // Validation: every field checked for type, range and consistency; errors name the field path and
 // come all at once; absurd but valid inputs stay finite.
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "helpers.hpp"
 
@@ -135,4 +138,23 @@ TEST_CASE("show the work: every headline figure has a derivation with formula, v
     // The derivation's result is the reported figure.
     CHECK(ex["training.gpu_hours"]["result"] == r["training"]["gpu_hours"]);
     CHECK(ex["inference.kv_cache_bytes_per_token"]["result"] == r["inference"]["kv_cache_bytes_per_token"]);
+}
+
+TEST_CASE("fuzz regressions: every input found by the fuzzer now gives valid JSON") {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(GPUCALC_REGRESSIONS)) {
+        std::ifstream f(entry.path(), std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        INFO(entry.path().string());
+        const auto out = json::parse(gpucalc::estimate_json(text), nullptr, false);
+        CHECK_FALSE(out.is_discarded());
+        ++n;
+    }
+    CHECK(n >= 2);
+    // Found by libFuzzer: an unknown key whose 60-byte cut fell inside a UTF-8 character made the
+    // error message invalid UTF-8, and serialising it threw. Keys are now cut at character boundaries.
+    const std::string key = std::string(59, 'a') + "\xd0\x9d" + "tail";
+    auto r = json::parse(gpucalc::estimate_json("{\"hardware\": {\"device\": \"nvidia-t4\", \"" + key + "\": 1}}"), nullptr, false);
+    REQUIRE_FALSE(r.is_discarded());
+    CHECK(r["errors"][0]["field"].get<std::string>().find("...") != std::string::npos);
 }

@@ -34,6 +34,15 @@ inline Range between(double lo, double hi) { return Range{lo, hi, false, false};
 
 std::string fmt_num(double v);
 
+// At most `max` bytes of `s`, cut at a UTF-8 character boundary, with "..." when shortened (user
+// strings quoted in error messages must stay valid UTF-8).
+std::string shorten(const std::string& s, std::size_t max = 60);
+
+// Serialises JSON; invalid UTF-8 in user strings becomes U+FFFD instead of an exception.
+inline std::string to_text(const json& j, int indent = -1) {
+    return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
 // Reads obj[key] as a number in range. Missing: returns nullopt (error "missing" if required).
 std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
                              Range r, bool required = false);
