@@ -16,13 +16,13 @@ cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_WE
 cmake --build build/asan
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build/asan --output-on-failure
 
-echo "== fuzzing (libFuzzer, ${GPUCALC_FUZZ_SECONDS:-30} s)"
+echo "== fuzzing (libFuzzer, ${GPUCALC_FUZZ_RUNS:-150000} runs, fixed seed: the same inputs on every machine)"
 CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_FUZZ=ON >/dev/null
 cmake --build build/fuzz --target gpucalc_fuzz
-mkdir -p build/fuzz/corpus
-cp tests/fixtures/*.json tests/fixtures/invalid/*.json tests/fuzz/regressions/* build/fuzz/corpus/ 2>/dev/null || true
-build/fuzz/tests/fuzz/gpucalc_fuzz -max_total_time="${GPUCALC_FUZZ_SECONDS:-30}" -max_len=4096 -timeout=10 \
-  -print_final_stats=1 build/fuzz/corpus 2>&1 | tail -n 12
+rm -rf build/fuzz/corpus && mkdir -p build/fuzz/corpus
+cp tests/fixtures/*.json tests/fixtures/invalid/*.json tests/fuzz/regressions/* build/fuzz/corpus/
+(cd build/fuzz && tests/fuzz/gpucalc_fuzz -seed=1 -runs="${GPUCALC_FUZZ_RUNS:-150000}" -max_len=4096 -timeout=10 \
+  -print_final_stats=1 corpus 2>&1 | tail -n 8)
 
 echo "== WebAssembly module (node)"
 node --test tests/node/
