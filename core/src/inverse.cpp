@@ -26,9 +26,7 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     Hardware h = hw;
     h.count = count;
     TrainingConfig c = base;
-    // ~4M tokens per step, a whole number of sequences per GPU.
-    const double target = std::max(1.0, std::floor(4194304.0 / m.seq_len));
-    c.global_batch = count * std::max(1.0, std::ceil(target / count));
+    c.global_batch = default_global_batch(m.seq_len, count);  // a whole number of sequences per GPU
     PlanOptions opt;
     opt.top_k = 1;
     opt.max_tp = std::min(8.0, std::max(1.0, h.devices_per_node));

@@ -23,7 +23,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     const Efficiency eff = efficiency_for(hw.device);
     const double n = hw.count;
     const double cap = hw.device.memory_bytes.value_or(0);
-    const double gb = base.global_batch.value_or(std::max(1.0, std::floor(4194304.0 / m.seq_len)));
+    const double gb = base.global_batch.value_or(default_global_batch(m.seq_len, 1));
     const double peak = hw.device.peak(base.precision).value_or(0);
     const double model_flops = model_flops_per_token_training(m);
     const Recompute modes[3] = {Recompute::none, Recompute::selective, Recompute::full};

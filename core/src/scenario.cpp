@@ -5,6 +5,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/training.hpp"
 
 namespace gpucalc {
 
@@ -239,10 +240,7 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         if (t.dp && s.model) {
             const double per_step = *t.dp * t.micro_batch;
             if (!t.global_batch) {
-                // Default: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded up to
-                // a whole number of micro-batches per DP rank.
-                const double target = std::max(1.0, std::floor(4194304.0 / s.model->seq_len));
-                t.global_batch = std::ceil(target / per_step) * per_step;
+                t.global_batch = default_global_batch(s.model->seq_len, per_step);
             } else if (std::fmod(*t.global_batch, per_step) != 0) {
                 add_error(errors, "divisibility", "training.global_batch",
                           "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x " +

@@ -247,6 +247,12 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     return r;
 }
 
+double default_global_batch(double seq_len, double granule) {
+    const double target = std::max(1.0, std::floor(4194304.0 / seq_len));
+    const double g = std::max(1.0, granule);
+    return std::ceil(target / g) * g;
+}
+
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
 // (aspect ratio of GPT-3 175B: h 12288, L 96), h rounded to a multiple of 128.
 ModelSpec gpt_like_shape(double n, double seq_len) {
@@ -272,11 +278,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     TrainingConfig cfg = cfg_in;
     if (!cfg.dp) cfg.dp = std::max(1.0, std::floor(hw.count / (cfg.tp * cfg.pp)));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
-    if (!cfg.global_batch) {
-        const double per_step = *cfg.dp * cfg.micro_batch;
-        const double target = std::max(1.0, std::floor(4194304.0 / model.seq_len));
-        cfg.global_batch = std::ceil(target / per_step) * per_step;
-    }
+    if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch);
     r.config = cfg;
     const Device& d = hw.device;
     const double n = hw.count;

@@ -88,6 +88,10 @@ StepInputs step_inputs(const ModelSpec& m);
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
 
+// Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded up to a
+// whole multiple of `granule` sequences (dp x micro_batch, or the GPU count).
+double default_global_batch(double seq_len, double granule);
+
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).
 ModelSpec gpt_like_shape(double params, double seq_len);
 
