@@ -574,7 +574,7 @@
       const width = this._chartWidth;
       const sec = target.closest('section');
       const key = (sec ? sec.dataset.section : '') + ':' + title.split(/[:(]/)[0];
-      const labels = JSON.stringify(opts.series.map((x) => x.label)) + width;
+      const labels = JSON.stringify(opts.series.map((x) => x.label)) + width + JSON.stringify(opts.markX || null);
       const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }));
       target.appendChild(fig);
       const holder = h('div', { role: 'img', 'aria-label': title });
@@ -588,6 +588,30 @@
         if (cached) cached.u.destroy();
         // Every x axis here is a quantity, never a date (uPlot's default).
         const o = Object.assign({ width, height: 260 }, opts);
+        delete o.markX;
+        // Optional vertical marker (e.g. the batch where decode turns compute-bound), drawn on the canvas.
+        if (opts.markX) {
+          const mark = opts.markX;
+          o.hooks = { draw: [(u) => {
+            const x = u.valToPos(mark.x, 'x', true);
+            if (!isFinite(x) || x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+            const c = u.ctx;
+            c.save();
+            c.strokeStyle = '#e8590c';
+            c.fillStyle = '#e8590c';
+            c.lineWidth = 2;
+            c.setLineDash([6, 4]);
+            c.beginPath();
+            c.moveTo(x, u.bbox.top);
+            c.lineTo(x, u.bbox.top + u.bbox.height);
+            c.stroke();
+            c.font = 'bold ' + Math.round(12 * devicePixelRatio) + 'px system-ui, sans-serif';
+            const right = x > u.bbox.left + u.bbox.width / 2;  // keep the label inside the plot
+            c.textAlign = right ? 'right' : 'left';
+            c.fillText(mark.label, right ? x - 6 : x + 6, u.bbox.top + 14 * devicePixelRatio);
+            c.restore();
+          }] };
+        }
         o.scales = Object.assign({}, o.scales, { x: Object.assign({ time: false }, (o.scales || {}).x) });
         const u = new globalThis.uPlot(o, data, holder);
         this._chartCache[key] = { u, labels };
@@ -694,6 +718,7 @@
         r.inputs.hardware ? (this._devices.find((d) => d.id === r.inputs.hardware.device) || {}).memory_bytes : 0, F.bytes));
       const c = t.batch_curve;
       this._chart(res, 'Tokens/s vs batch (turn to compute-bound at batch ' + F.count(t.turn_batch) + ')', {
+        markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from batch ' + F.count(t.turn_batch) } : null,
         scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
         axes: [{ label: 'batch' }, { label: 'tokens/s', size: 70, values: (u, v) => v.map((x) => F.count(x)) }],
         series: [{ label: 'batch' }, { label: 'per GPU', stroke: '#2f9e44', width: 2, value: (u, v) => F.count(v) }, { label: 'per user', stroke: '#9c36b5', width: 2, value: (u, v) => F.count(v) }]
