@@ -111,6 +111,8 @@
     return Number.isFinite(x) ? x : t;
   }
   function put(obj, key, v) { if (v !== undefined) obj[key] = v; }
+  // Value at a dotted report path ("peak_flops_per_second.bf16"), undefined where absent.
+  function at(obj, path) { return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj); }
 
   // ---------- scenarios built from the form ----------
   function modelOf(s) {
@@ -523,7 +525,7 @@
     _table(caption, obj, rows, explain, prefix) {
       const tb = h('tbody');
       for (const [key, label] of rows) {
-        const v = key.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+        const v = at(obj, key);
         if (v === undefined) continue;
         const shown = v === null ? 'unknown' : F.byKey(key.split('.').pop(), v);
         const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, shown);
@@ -629,7 +631,7 @@
         ['memory_bytes', 'Memory'], ['memory_type', 'Memory type'], ['memory_bandwidth_bytes_per_second', 'Bandwidth'], ['tdp_watts', 'TDP']];
       const tb = h('tbody');
       for (const [key, label] of rows) {
-        const get = (o) => key.split('.').reduce((x, k) => (x == null ? undefined : x[k]), o);
+        const get = (o) => at(o, key);
         const fmtv = (v) => (v === null || v === undefined ? '—' : F.byKey(key.split('.').pop(), v));
         tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), h('td', { text: fmtv(get(c.a)) }), h('td', { text: fmtv(get(c.b)) })));
       }

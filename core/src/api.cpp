@@ -301,18 +301,21 @@ json estimate(const Scenario& s) {
     return report;
 }
 
-std::string estimate_json(const std::string& text) {
-    Errors errors;
+json parse_scenario_text(const std::string& text, Errors& errors) {
     if (text.size() > kMaxScenarioBytes) {
         add_error(errors, "too_large", "", "the scenario is " + std::to_string(text.size()) + " bytes; at most " +
                                                std::to_string(kMaxScenarioBytes) + " are accepted");
-        return jr::to_text(errors_to_json(errors));
+        return json(json::value_t::discarded);
     }
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-        add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
-        return jr::to_text(errors_to_json(errors));
-    }
+    if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
+    return j;
+}
+
+std::string estimate_json(const std::string& text) {
+    Errors errors;
+    json j = parse_scenario_text(text, errors);
+    if (j.is_discarded()) return jr::to_text(errors_to_json(errors));
     // Inverse questions and claims are answered with the forward model on the rest of the scenario.
     if (j.is_object() && j.contains("inverse")) {
         json answer = answer_inverse(j, errors);

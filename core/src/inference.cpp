@@ -105,6 +105,11 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         const double per_expert = (pc.total - pc.active) / (E - k) ;  // params of one routed expert, all layers
         return (pc.active + (touched - k) * per_expert) * bpp;
     };
+    // Two all-reduces per layer of the 16-bit hidden states of `tokens` tokens over the TP group (ring).
+    auto tp_allreduce_seconds = [&](double tokens) {
+        if (t <= 1) return 0.0;
+        return layers * 2.0 * (2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / link + eff.collective_latency_seconds);
+    };
     auto decode = [&](double batch) {
         const double ctx = cfg.prompt_tokens + cfg.output_tokens / 2.0;  // mean context during generation
         const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx;
@@ -113,9 +118,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         Decode out;
         out.bytes_time = bw > 0 ? bytes / bw : 0;
         out.flops_time = peak > 0 ? flops / peak : 0;
-        double comm = 0;
-        if (t > 1) comm = layers * 2.0 * (2.0 * (t - 1.0) / t * batch * hidden * 2.0 / link + eff.collective_latency_seconds);
-        out.seconds = std::max(out.bytes_time, out.flops_time) + comm + layers * eff.kernel_seconds_per_layer;
+        out.seconds = std::max(out.bytes_time, out.flops_time) + tp_allreduce_seconds(batch) + layers * eff.kernel_seconds_per_layer;
         return out;
     };
     const Decode dec = decode(cfg.batch);
@@ -142,11 +145,8 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         const double flops = cfg.batch * cfg.prompt_tokens * forward_flops_per_token(m, cfg.prompt_tokens / 2.0);
         const double compute = peak > 0 ? flops / peak : 0;
         const double memory = bw > 0 ? weights_read(cfg.batch * cfg.prompt_tokens) / bw : 0;
-        double comm = 0;
-        if (t > 1)
-            comm = layers * 2.0 * (2.0 * (t - 1.0) / t * cfg.batch * cfg.prompt_tokens * hidden * 2.0 / link +
-                                   eff.collective_latency_seconds);
-        r.prefill_seconds = std::max(compute, memory) + comm + layers * eff.kernel_seconds_per_layer;
+        r.prefill_seconds = std::max(compute, memory) + tp_allreduce_seconds(cfg.batch * cfg.prompt_tokens) +
+                            layers * eff.kernel_seconds_per_layer;
     }
     r.request_seconds = r.prefill_seconds + cfg.output_tokens * r.decode_seconds_per_token;
     // Output tokens per second per GPU with prefill interleaved (each request: one prefill + output steps).

@@ -134,9 +134,11 @@ json answer_inverse(const json& j, Errors& errors) {
     const double seconds = *days * units::seconds_per_day;
     const double node = std::max(1.0, hw.devices_per_node);
     double mfu = tc.mfu.value_or(0.4), gpus = 0;
+    // GPUs to finish in time at a given MFU, in whole nodes.
+    auto gpus_at = [&](double u) { return std::max(node, std::ceil(flops / (peak * u * seconds) / node) * node); };
     Plan plan;
     for (int it = 0; it < 6; ++it) {
-        gpus = std::max(node, std::ceil(flops / (peak * mfu * seconds) / node) * node);
+        gpus = gpus_at(mfu);
         if (tc.mfu) break;
         const double m = predicted_mfu(shaped, hw, tc, gpus, &plan);
         if (m <= 0) {
@@ -149,7 +151,7 @@ json answer_inverse(const json& j, Errors& errors) {
         }
         mfu = m;
     }
-    gpus = std::max(node, std::ceil(flops / (peak * mfu * seconds) / node) * node);
+    gpus = gpus_at(mfu);
     out["gpus"] = gpus;
     out["mfu"] = mfu;
     out["flops"] = flops;

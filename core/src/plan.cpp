@@ -129,15 +129,8 @@ json plan_to_json(const Plan& p) {
 
 std::string plan_json(const std::string& text) {
     Errors errors;
-    if (text.size() > kMaxScenarioBytes) {
-        add_error(errors, "too_large", "", "the scenario is too large");
-        return jr::to_text(errors_to_json(errors));
-    }
-    json j = json::parse(text, nullptr, false);
-    if (j.is_discarded()) {
-        add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
-        return jr::to_text(errors_to_json(errors));
-    }
+    json j = parse_scenario_text(text, errors);
+    if (j.is_discarded()) return jr::to_text(errors_to_json(errors));
     PlanOptions opt;
     if (j.is_object() && j.contains("plan")) {
         const json& p = j["plan"];

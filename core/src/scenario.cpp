@@ -180,21 +180,17 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
     if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
     if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
-    if (s.training && s.hardware && !check_layout) {
+    if (s.training && s.hardware) {
         auto& t = *s.training;
-        if (!s.training->sequence_parallel) t.sequence_parallel = t.tp > 1;
         const Device& d = s.hardware->device;
         if (!d.peak(t.precision))
             add_error(errors, "unsupported", "training.precision",
                       "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
+        if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
     }
     if (s.training && s.hardware && check_layout) {
         auto& t = *s.training;
-        const Device& d = s.hardware->device;
         const double n = s.hardware->count;
-        if (!d.peak(t.precision))
-            add_error(errors, "unsupported", "training.precision",
-                      "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
         const double tp_pp = t.tp * t.pp;
         if (!t.dp) {
             if (std::fmod(n, tp_pp) != 0)
@@ -206,7 +202,6 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
                       "training.tp x training.pp x training.dp (" + fmt_num(*t.dp * tp_pp) + ") must equal hardware.count (" +
                           fmt_num(n) + ")");
         }
-        if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
         if (t.vpp > 1 && t.pp == 1)
             add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
         if (s.model && s.model->has_architecture) {

@@ -109,18 +109,33 @@ StepInputs step_inputs(const ModelSpec& m) {
     return in;
 }
 
-double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg) {
-    // Korthikanti et al. 2022 Table 2, generalised: A = attention + MLP + 4 (norms) in units of s*b*h
-    // bytes (34 for a GPT layer: 11 + 19 + 4); 10 of them are not split by TP unless SP is on. The
-    // 5as/h score term (softmax 2 + mask 1 + dropout 2) vanishes with selective recompute or flash.
+namespace {
+
+// Korthikanti et al. 2022 Table 2, generalised: A = attention + MLP + 4 (norms) in units of s*b*h
+// bytes (34 for a GPT layer: 11 + 19 + 4); 10 of them are not split by TP unless SP is on. `scores`
+// is the 5as/h term (softmax 2 + mask 1 + dropout 2) of unfused attention.
+struct LayerActivations {
+    double base, scores;
+};
+LayerActivations layer_activations(const StepInputs& in, const TrainingConfig& cfg) {
     const double t = cfg.tp, s = in.seq, b = cfg.micro_batch, h = in.hidden;
     const bool sp = cfg.sequence_parallel.value_or(t > 1);
-    const double sbh = s * b * h;
-    if (cfg.recompute == Recompute::full) return 2.0 * sbh / (sp ? t : 1.0);
     const double A = 7.0 + 4.0 * in.kv_ratio + in.ffn_act_factor + 4.0;
-    const double base = sbh * (sp ? A / t : 10.0 + (A - 10.0) / t);
+    return {s * b * h * (sp ? A / t : 10.0 + (A - 10.0) / t), 5.0 * in.heads * in.window * s * b / t};
+}
+
+}  // namespace
+
+double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg) {
+    // Full recomputation keeps only the layer input; selective recomputation or flash attention drop
+    // the score term.
+    const double t = cfg.tp;
+    const bool sp = cfg.sequence_parallel.value_or(t > 1);
+    const double sbh = in.seq * cfg.micro_batch * in.hidden;
+    if (cfg.recompute == Recompute::full) return 2.0 * sbh / (sp ? t : 1.0);
+    const LayerActivations act = layer_activations(in, cfg);
     const bool no_scores = cfg.attention == Attention::flash || cfg.recompute == Recompute::selective;
-    return base + (no_scores ? 0.0 : 5.0 * in.heads * in.window * s * b / t);
+    return act.base + (no_scores ? 0.0 : act.scores);
 }
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
@@ -151,10 +166,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
     r.memory.optimizer = params_gpu * opt_per_param / (zero >= 1 ? dp : 1.0);
     const double sbh = s * b * h;
-    const double attn_act = 7.0 + 4.0 * in.kv_ratio;
-    const double A = attn_act + in.ffn_act_factor + 4.0;
-    const double base_layer = sbh * (sp ? A / t : 10.0 + (A - 10.0) / t);
-    const double scores_layer = 5.0 * a * in.window * s * b / t;
+    const LayerActivations layer_act = layer_activations(in, cfg);
+    const double base_layer = layer_act.base, scores_layer = layer_act.scores;
     const double act_layer = activation_bytes_per_layer(in, cfg);
     const double in_flight = p > 1 ? std::min(m, p) * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0) : 1.0;
     double activations = act_layer * Ls * in_flight;

@@ -19,5 +19,8 @@ std::string presets_json();                                   // model presets w
 // Building blocks (used by tests and the plan search).
 nlohmann::json estimate(const Scenario& s);
 nlohmann::json errors_to_json(const Errors& errors);
+// Scenario text -> JSON with the size limit and syntax check of every entry point; on failure records
+// the error and returns a discarded value.
+nlohmann::json parse_scenario_text(const std::string& text, Errors& errors);
 
 }  // namespace gpucalc
