@@ -199,6 +199,7 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
 test('reality check: runs table with errors, claims with verdicts, each opens its scenario', async () => {
   const { page, context } = await open(browser);
   const runs = page.locator('gpu-calc table.runs tbody tr');
+  await runs.first().waitFor();  // the reality tables are rendered when the browser is idle
   assert.ok((await runs.count()) >= 20);
   const llama = page.locator('gpu-calc table.runs tbody tr[data-run="llama-65b"]').first();
   assert.match(await llama.locator('td.err').textContent(), /[+-]\d+\.\d/);
