@@ -5,8 +5,6 @@
 #include <string>
 
 #include "gpucalc/api.hpp"
-#include "gpucalc/plan.hpp"
-#include "gpucalc/reality.hpp"
 
 namespace {
 std::string version() { return gpucalc::kVersion; }
@@ -18,5 +16,6 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
     emscripten::function("devices", &gpucalc::devices_json);
     emscripten::function("presets", &gpucalc::presets_json);
     emscripten::function("reality", &gpucalc::reality_json);
+    emscripten::function("schema", &gpucalc::schema_json_text);
     emscripten::function("version", &version);
 }

@@ -4,6 +4,7 @@
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
 //   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
+//   gpucalc schema [--markdown]  every scenario field (type, unit, range, default, doc)
 //   gpucalc bench FILE [N]    time N estimates (or plan searches, if FILE has "plan") of FILE; median seconds
 //   gpucalc estimate-lines    read one scenario per line on stdin, print one compact report per line
 //                             (the exact string the WebAssembly module returns; used by parity tests)
@@ -19,8 +20,7 @@
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/json_read.hpp"
-#include "gpucalc/plan.hpp"
-#include "gpucalc/reality.hpp"
+#include "gpucalc/scenario_fields.hpp"
 
 namespace {
 
@@ -30,21 +30,25 @@ int usage() {
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
                  "       gpucalc reality\n"
+                 "       gpucalc schema [--markdown]\n"
                  "       gpucalc estimate-lines < scenarios.jsonl\n"
                  "       gpucalc --version\n";
     return 2;
 }
 
+// Reads at most the size limit + 1 byte (so /dev/zero or a huge file cannot exhaust memory; the
+// entry point then reports "too_large").
 bool read_input(const std::string& name, std::string& out) {
-    if (name == "-") {
-        out.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-        return true;
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (name != "-") {
+        file.open(name, std::ios::binary);
+        if (!file) return false;
+        in = &file;
     }
-    std::ifstream f(name, std::ios::binary);
-    if (!f) return false;
-    std::ostringstream ss;
-    ss << f.rdbuf();
-    out = ss.str();
+    out.assign(gpucalc::kMaxScenarioBytes + 1, '\0');
+    in->read(out.data(), static_cast<std::streamsize>(out.size()));
+    out.resize(static_cast<std::size_t>(in->gcount()));
     return true;
 }
 
@@ -72,6 +76,11 @@ int main(int argc, char** argv) {
     if (cmd == "devices" && argc == 2) return emit(gpucalc::devices_json());
     if (cmd == "presets" && argc == 2) return emit(gpucalc::presets_json());
     if (cmd == "reality" && argc == 2) return emit(gpucalc::reality_json());
+    if (cmd == "schema" && argc == 2) return emit(gpucalc::schema_json_text());
+    if (cmd == "schema" && argc == 3 && std::string(argv[2]) == "--markdown") {
+        std::cout << gpucalc::schema_markdown();
+        return 0;
+    }
     if (cmd == "bench" && (argc == 3 || argc == 4)) {
         std::string text;
         if (!read_input(argv[2], text)) return usage();
@@ -90,7 +99,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "estimate-lines" && argc == 2) {
         std::string line;
-        while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";
+        while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";  // lines are tests' own input
         return 0;
     }
     if ((cmd == "estimate" || cmd == "plan") && argc == 3) {

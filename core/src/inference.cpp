@@ -102,7 +102,8 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         if (!m.is_moe()) return pc.active * bpp;
         const double E = m.experts, k = m.experts_per_token;
         const double touched = E * (1.0 - ipow(1.0 - k / E, batch));
-        const double per_expert = (pc.total - pc.active) / (E - k) ;  // params of one routed expert, all layers
+        const double moe_layers = m.layers - std::min(m.dense_layers, m.layers);
+        const double per_expert = pc.expert_per_layer * moe_layers;  // params of one routed expert, all layers
         return (pc.active + (touched - k) * per_expert) * bpp;
     };
     // Two all-reduces per layer of the 16-bit hidden states of `tokens` tokens over the TP group (ring).
@@ -155,8 +156,8 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.cluster_throughput_tokens_per_second = r.replicas * t * r.throughput_tokens_per_second_per_gpu;
     r.concurrent_sequences = r.replicas * cfg.batch;
     if (!r.fits)
-        r.warnings.push_back("does not fit: " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per GPU needed, " +
-                             jr::fmt_num(cap / units::GiB) + " GiB available (raise inference.tp or lower the batch)");
+        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device, " + d.name +
+                              " has " + jr::fmt_num(cap / units::GiB) + " GiB (use more devices per copy, a smaller batch or lower precision)";
 
     // Curve: batch 1, 2, 4, ... up to max batch (at most 2^16).
     for (double b = 1; b <= 65536; b *= 2) {

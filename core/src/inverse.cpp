@@ -9,10 +9,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpucalc/api.hpp"
-#include "gpucalc/json_read.hpp"
+#include "gpucalc/inverse.hpp"
 #include "gpucalc/plan.hpp"
-#include "gpucalc/reality.hpp"
+#include "gpucalc/report.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -24,12 +23,12 @@ namespace {
 // Best predicted MFU over all layouts that fit, for a model on `count` devices.
 double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
     Hardware h = hw;
-    h.count = count;
+    h.count = static_cast<Count>(count);
     TrainingConfig c = base;
-    c.global_batch = default_global_batch(m.seq_len, count);  // a whole number of sequences per GPU
+    c.global_batch = default_global_batch(m.seq_len, static_cast<Count>(count));  // a whole number of sequences per GPU
     PlanOptions opt;
     opt.top_k = 1;
-    opt.max_tp = std::min(8.0, std::max(1.0, h.devices_per_node));
+    opt.max_tp = std::min(8.0, std::max<double>(1.0, static_cast<double>(h.devices_per_node)));
     opt.max_vpp = 2;
     opt.max_micro_batch = 4;
     const PlanResult r = search_plans(m, h, c, opt);
@@ -40,23 +39,10 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
 
 }  // namespace
 
-json answer_inverse(const json& j, Errors& errors) {
-    using namespace jr;
-    const json& q = j["inverse"];
-    if (!q.is_object()) {
-        add_error(errors, "type", "inverse", "inverse must be an object");
-        return nullptr;
-    }
-    check_keys(q, "inverse", errors, {"question", "days", "budget_usd", "tokens_per_param"});
-    const auto question = choice(q, "question", "inverse", errors, {"what_can_train", "gpus_needed"}, true);
-    const auto days = number(q, "days", "inverse", errors, Range{1e-3, 1e5, false, false});
-    const auto budget = number(q, "budget_usd", "inverse", errors, positive(1e13));
-    const double tpp = number(q, "tokens_per_param", "inverse", errors, Range{0.1, 1e5, false, false}).value_or(20.0);
-    json rest = j;
-    rest.erase("inverse");
-    Scenario s;
-    parse_scenario(rest, s, errors, /*check_layout=*/false);
-    if (!errors.empty()) return nullptr;
+json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors) {
+    const auto& days = q.days;
+    const auto& budget = q.budget_usd;
+    const double tpp = q.tokens_per_param;
     if (!s.hardware) {
         add_error(errors, "missing", "hardware", "inverse questions need hardware.device");
         return nullptr;
@@ -74,11 +60,11 @@ json answer_inverse(const json& j, Errors& errors) {
         return nullptr;
     }
     json out;
-    out["question"] = *question;
+    out["question"] = q.question == InverseKind::what_can_train ? "what_can_train" : "gpus_needed";
     out["mfu_source"] = tc.mfu ? "given" : "predicted (best plan found by the plan search)";
     out["tokens_per_param"] = tpp;
 
-    if (*question == "what_can_train") {
+    if (q.question == InverseKind::what_can_train) {
         const double n = hw.count;
         double seconds = days ? *days * units::seconds_per_day : 0;
         if (budget) {
@@ -132,7 +118,7 @@ json answer_inverse(const json& j, Errors& errors) {
     const ModelSpec shaped = s.model->has_architecture ? *s.model : gpt_like_shape(count_params(*s.model).active, s.model->seq_len);
     const double flops = (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
     const double seconds = *days * units::seconds_per_day;
-    const double node = std::max(1.0, hw.devices_per_node);
+    const double node = std::max<double>(1.0, static_cast<double>(hw.devices_per_node));
     double mfu = tc.mfu.value_or(0.4), gpus = 0;
     // GPUs to finish in time at a given MFU, in whole nodes.
     auto gpus_at = [&](double u) { return std::max(node, std::ceil(flops / (peak * u * seconds) / node) * node); };

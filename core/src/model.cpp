@@ -4,11 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gpucalc/json_read.hpp"
 
 namespace gpucalc {
-
-using nlohmann::json;
 
 namespace {
 double head_dim_of(const ModelSpec& m) { return m.head_dim > 0 ? m.head_dim : m.hidden / m.heads; }
@@ -24,8 +21,8 @@ double ffn_params(const ModelSpec& m, double f) {
 ParamCount count_params(const ModelSpec& m) {
     ParamCount c;
     if (!m.has_architecture) {
-        c.total = m.total_params_override > 0 ? m.total_params_override : m.params;
-        c.active = m.params;
+        c.total = m.params;
+        c.active = m.active_params > 0 ? m.active_params : m.params;
         return c;
     }
     const double h = m.hidden;
@@ -52,6 +49,7 @@ ParamCount count_params(const ModelSpec& m) {
     if (m.is_moe()) {
         const double one = ffn_params(m, m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : m.ffn_hidden);
         const double router = h * m.experts + (m.router_bias ? m.experts : 0.0);
+        c.expert_per_layer = one;
         c.mlp_moe_per_layer_total = (m.experts + m.shared_experts) * one + router;
         c.mlp_moe_per_layer_active = (m.experts_per_token + m.shared_experts) * one + router;
         dense_layers = std::min(m.dense_layers, m.layers);
@@ -91,7 +89,7 @@ double model_flops_per_token_training(const ModelSpec& m) {
 }
 
 double forward_flops_per_token(const ModelSpec& m, double context_tokens) {
-    if (!m.has_architecture) return 2.0 * m.params;
+    if (!m.has_architecture) return 2.0 * count_params(m).active;
     const double qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : head_dim_of(m);
     const double v = m.is_mla() ? m.v_head_dim : head_dim_of(m);
     const double t = m.sliding_window > 0 ? std::min(m.sliding_window, context_tokens) : context_tokens;
@@ -258,151 +256,6 @@ const ModelSpec* find_model_preset(const std::string& id) {
     for (const auto& p : model_presets())
         if (p.id == id) return &p.spec;
     return nullptr;
-}
-
-bool model_from_json(const json& j, ModelSpec& out, Errors& errors) {
-    using namespace jr;
-    const std::string path = "model";
-    if (!j.is_object()) {
-        add_error(errors, "type", path, "model must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
-        return false;
-    }
-    const std::size_t before = errors.size();
-    check_keys(j, path, errors,
-               {"preset", "name", "params", "active_params", "layers", "hidden", "heads", "kv_heads", "head_dim",
-                "ffn_hidden", "ffn_kind", "vocab", "seq_len", "tied_embeddings", "biases", "norm", "position_embedding",
-                "parallel_attention", "sliding_window", "experts", "experts_per_token", "shared_experts",
-                "expert_ffn_hidden", "dense_layers", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-                "qk_rope_head_dim", "v_head_dim"});
-    ModelSpec m;
-    bool from_preset = false;
-    if (auto preset = string(j, "preset", path, errors)) {
-        const ModelSpec* p = find_model_preset(*preset);
-        if (!p) {
-            const std::string shown = shorten(*preset);
-            add_error(errors, "unknown_preset", "model.preset", "model.preset: unknown model preset \"" + shown + "\"");
-            return false;
-        }
-        m = *p;
-        from_preset = true;
-    }
-    if (auto name = string(j, "name", path, errors, false, 100)) m.name = *name;
-    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
-    if (j.contains("params") && !arch_given) {
-        if (from_preset) {
-            add_error(errors, "conflict", "model.params", "model.params cannot be combined with model.preset");
-            return false;
-        }
-        auto p = number(j, "params", path, errors, Range{1, 1e16, false, false}, true);
-        if (!p) return false;
-        m.has_architecture = false;
-        m.params = *p;
-        if (m.name.empty()) m.name = "custom model";
-        if (auto a = number(j, "active_params", path, errors, Range{1, 1e16, false, false})) {
-            if (*a > *p) add_error(errors, "range", "model.active_params", "model.active_params must not exceed model.params");
-            else m.params = *a, m.total_params_override = *p;
-        }
-        if (auto s = number(j, "seq_len", path, errors, Range{1, 1e8, false, true})) m.seq_len = *s;
-        out = m;
-        return errors.size() == before;
-    }
-    if (!from_preset) {
-        m.has_architecture = true;
-        if (m.name.empty()) m.name = "custom model";
-        // Defaults for a custom architecture: GPT-style unless stated.
-        m.tied_embeddings = true;
-    }
-    const bool req = !from_preset;
-    const Range big_int = Range{1, 1e7, false, true};
-    if (auto v = number(j, "layers", path, errors, Range{1, 1e5, false, true}, req)) m.layers = *v;
-    if (auto v = number(j, "hidden", path, errors, big_int, req)) m.hidden = *v;
-    if (auto v = number(j, "heads", path, errors, Range{1, 1e5, false, true}, req)) m.heads = *v, m.kv_heads = *v;
-    if (auto v = number(j, "kv_heads", path, errors, Range{1, 1e5, false, true})) m.kv_heads = *v;
-    if (auto v = number(j, "head_dim", path, errors, Range{1, 1e5, false, true})) m.head_dim = *v;
-    if (auto v = number(j, "ffn_hidden", path, errors, big_int)) m.ffn_hidden = *v;
-    else if (!from_preset) m.ffn_hidden = 4 * m.hidden;
-    if (auto v = choice(j, "ffn_kind", path, errors, {"gelu", "swiglu"})) m.ffn_kind = *v == "swiglu" ? FfnKind::swiglu : FfnKind::gelu;
-    if (auto v = number(j, "vocab", path, errors, Range{1, 1e8, false, true}, req)) m.vocab = *v;
-    if (auto v = number(j, "seq_len", path, errors, Range{1, 1e8, false, true})) m.seq_len = *v;
-    if (auto v = boolean(j, "tied_embeddings", path, errors)) m.tied_embeddings = *v;
-    if (auto v = boolean(j, "biases", path, errors)) m.biases = *v;
-    if (auto v = choice(j, "norm", path, errors, {"layernorm", "rmsnorm"})) m.rmsnorm = *v == "rmsnorm";
-    if (auto v = choice(j, "position_embedding", path, errors, {"learned", "rope", "alibi"}))
-        m.pos = *v == "learned" ? PosEmbedding::learned : (*v == "rope" ? PosEmbedding::rope : PosEmbedding::alibi);
-    if (auto v = boolean(j, "parallel_attention", path, errors)) m.parallel_attention = *v;
-    if (auto v = number(j, "sliding_window", path, errors, non_negative_int(1e8))) m.sliding_window = *v;
-    if (auto v = number(j, "experts", path, errors, non_negative_int(1e5))) m.experts = *v;
-    if (auto v = number(j, "experts_per_token", path, errors, non_negative_int(1e5))) m.experts_per_token = *v;
-    if (auto v = number(j, "shared_experts", path, errors, non_negative_int(1e5))) m.shared_experts = *v;
-    if (auto v = number(j, "expert_ffn_hidden", path, errors, non_negative_int(1e7))) m.expert_ffn_hidden = *v;
-    if (auto v = number(j, "dense_layers", path, errors, non_negative_int(1e5))) m.dense_layers = *v;
-    if (auto v = number(j, "q_lora_rank", path, errors, non_negative_int(1e6))) m.q_lora_rank = *v;
-    if (auto v = number(j, "kv_lora_rank", path, errors, non_negative_int(1e6))) m.kv_lora_rank = *v;
-    if (auto v = number(j, "qk_nope_head_dim", path, errors, non_negative_int(1e5))) m.qk_nope_head_dim = *v;
-    if (auto v = number(j, "qk_rope_head_dim", path, errors, non_negative_int(1e5))) m.qk_rope_head_dim = *v;
-    if (auto v = number(j, "v_head_dim", path, errors, non_negative_int(1e5))) m.v_head_dim = *v;
-    if (errors.size() != before) return false;
-    // Consistency rules.
-    if (m.head_dim == 0 && !m.is_mla() && std::fmod(m.hidden, m.heads) != 0)
-        add_error(errors, "divisibility", "model.heads", "model.hidden (" + fmt_num(m.hidden) + ") must be divisible by model.heads (" +
-                                                             fmt_num(m.heads) + ") unless model.head_dim is given");
-    if (std::fmod(m.heads, m.kv_heads) != 0)
-        add_error(errors, "divisibility", "model.kv_heads", "model.heads (" + fmt_num(m.heads) + ") must be divisible by model.kv_heads (" +
-                                                                fmt_num(m.kv_heads) + ")");
-    if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
-        add_error(errors, "range", "model.experts_per_token", "model.experts_per_token must be between 1 and model.experts");
-    if (m.dense_layers > m.layers)
-        add_error(errors, "range", "model.dense_layers", "model.dense_layers must not exceed model.layers");
-    if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
-        add_error(errors, "missing", "model.kv_lora_rank",
-                  "model.kv_lora_rank (MLA) needs model.qk_nope_head_dim, model.qk_rope_head_dim and model.v_head_dim");
-    out = m;
-    return errors.size() == before;
-}
-
-json model_to_json(const ModelSpec& m) {
-    json j;
-    j["name"] = m.name;
-    if (!m.preset.empty()) j["preset"] = m.preset;
-    const ParamCount c = count_params(m);
-    if (!m.has_architecture) {
-        j["params"] = m.total_params_override > 0 ? m.total_params_override : m.params;
-        j["active_params"] = m.params;
-        j["seq_len"] = m.seq_len;
-        return j;
-    }
-    j["layers"] = m.layers;
-    j["hidden"] = m.hidden;
-    j["heads"] = m.heads;
-    j["kv_heads"] = m.kv_heads;
-    j["head_dim"] = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
-    j["ffn_hidden"] = m.ffn_hidden;
-    j["ffn_kind"] = m.ffn_kind == FfnKind::swiglu ? "swiglu" : "gelu";
-    j["vocab"] = m.vocab;
-    j["seq_len"] = m.seq_len;
-    j["tied_embeddings"] = m.tied_embeddings;
-    j["biases"] = m.biases;
-    j["norm"] = m.rmsnorm ? "rmsnorm" : "layernorm";
-    j["position_embedding"] = m.pos == PosEmbedding::learned ? "learned" : (m.pos == PosEmbedding::rope ? "rope" : "alibi");
-    j["parallel_attention"] = m.parallel_attention;
-    j["sliding_window"] = m.sliding_window;
-    if (m.is_moe()) {
-        j["experts"] = m.experts;
-        j["experts_per_token"] = m.experts_per_token;
-        j["shared_experts"] = m.shared_experts;
-        j["expert_ffn_hidden"] = m.expert_ffn_hidden;
-        j["dense_layers"] = m.dense_layers;
-    }
-    if (m.is_mla()) {
-        j["q_lora_rank"] = m.q_lora_rank;
-        j["kv_lora_rank"] = m.kv_lora_rank;
-        j["qk_nope_head_dim"] = m.qk_nope_head_dim;
-        j["qk_rope_head_dim"] = m.qk_rope_head_dim;
-        j["v_head_dim"] = m.v_head_dim;
-    }
-    j["params"] = c.total;
-    j["active_params"] = c.active;
-    return j;
 }
 
 }  // namespace gpucalc

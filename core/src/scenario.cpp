@@ -5,6 +5,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/training.hpp"
 
 namespace gpucalc {
@@ -13,17 +14,192 @@ using nlohmann::json;
 using namespace jr;
 
 namespace {
+// a % b == 0 for whole numbers (model dimensions are validated as whole numbers when parsed).
+bool divisible(double a, Count b) { return b > 0 && static_cast<Count>(a) % b == 0; }
+}  // namespace
 
-std::optional<Precision> precision_field(const json& o, const char* key, const std::string& path, Errors& errors,
-                                         std::initializer_list<std::string_view> allowed) {
-    auto s = choice(o, key, path, errors, allowed);
-    if (!s) return std::nullopt;
-    return parse_precision(*s);
+// ---- devices ----
+
+constexpr double kMinPeakFlops = 1e6;  // 1 MFLOP/s: below any real device (absurd input is an error)
+
+bool device_from_scenario(const json& j, const std::string& path, Device& out, Errors& errors) {
+    if (j.is_string()) {
+        const std::string id = j.get<std::string>();
+        const Device* d = find_device(id);
+        if (!d) {
+            add_error(errors, "unknown_device", path, path + ": unknown device \"" + shorten(id) + "\" (run `gpucalc devices` for the list)");
+            return false;
+        }
+        out = *d;
+        return true;
+    }
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be a catalog id (string) or a custom device object");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    check_table_keys(j, path, custom_device_fields(), errors, {"base", "id", "name", "kind", "peak_flops_per_second"});
+    Device d;
+    if (auto base = string(j, "base", path, errors)) {
+        const Device* b = find_device(*base);
+        if (!b) add_error(errors, "unknown_device", join(path, "base"), join(path, "base") + ": unknown device \"" + shorten(*base) + "\"");
+        else d = *b, d.base_id = b->id;
+    }
+    const bool has_base = !d.base_id.empty();
+    d.custom = true;
+    d.sources.clear();
+    d.id = string(j, "id", path, errors, false, 64).value_or(has_base ? d.id + "-custom" : "custom");
+    d.name = string(j, "name", path, errors, false, 100).value_or(has_base ? d.name + " (custom)" : "Custom device");
+    if (auto k = choice(j, "kind", path, errors, {"gpu", "tpu", "accelerator", "cpu"})) d.kind = *k;
+    else if (!has_base) d.kind = "gpu";
+    if (const json* p = object(j, "peak_flops_per_second", path, errors, !has_base)) {
+        const std::string pp = join(path, "peak_flops_per_second");
+        check_keys(*p, pp, errors, {"fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"});
+        int n = 0;
+        for (int i = 0; i < kPrecisionCount; ++i) {
+            if (auto v = number(*p, kPrecisionNames[i], pp, errors, Range{kMinPeakFlops, 1e20, false, false})) {
+                d.peak_flops_per_second[i] = *v;
+                ++n;
+            }
+        }
+        if (n == 0 && !has_base) add_error(errors, "missing", pp, pp + " needs at least one precision (e.g. \"bf16\": 989.4e12)");
+    }
+    read_fields(j, path, custom_device_fields(), d, errors);
+    if (!has_base)
+        for (const char* k : {"memory_bytes", "memory_bandwidth_bytes_per_second"})
+            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
+    out = d;
+    return errors.size() == before;
 }
+
+json device_to_scenario_json(const Device& d) {
+    json j = json::object();
+    if (!d.base_id.empty()) j["base"] = d.base_id;
+    j["id"] = d.id;
+    j["name"] = d.name;
+    j["kind"] = d.kind;
+    json p = json::object();
+    for (int i = 0; i < kPrecisionCount; ++i)
+        if (d.peak_flops_per_second[i]) p[std::string(kPrecisionNames[i])] = *d.peak_flops_per_second[i];
+    j["peak_flops_per_second"] = p;
+    for (const auto& f : custom_device_fields())
+        if (f.has(d)) j[std::string(f.spec.name)] = field_value_json(f.spec, f.get(d));
+    return j;
+}
+
+// ---- model ----
+
+bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Errors& errors) {
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    check_table_keys(j, path, model_fields(), errors, {"preset", "name"});
+    ModelSpec m;
+    bool from_preset = false;
+    if (auto preset = string(j, "preset", path, errors)) {
+        const ModelSpec* p = find_model_preset(*preset);
+        if (!p) {
+            const std::string f = join(path, "preset");
+            add_error(errors, "unknown_preset", f, f + ": unknown model preset \"" + shorten(*preset) + "\" (run `gpucalc presets`)");
+            return false;
+        }
+        m = *p;
+        from_preset = true;
+    }
+    const auto name = string(j, "name", path, errors, false, 100);
+    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
+    const bool params_given = j.contains("params") && !j["params"].is_null();
+    if (!from_preset && !arch_given) {
+        // A bare parameter count: 6ND and weight memory; the time model uses a GPT-like shape.
+        if (!params_given) {
+            add_error(errors, "missing", join(path, "params"),
+                      path + " needs preset, params, or an architecture (layers, hidden, heads, vocab)");
+            return false;
+        }
+        ModelSpec bare;
+        bare.seq_len = m.seq_len;
+        for (const auto& f : model_fields()) {
+            if (f.spec.name != "params" && f.spec.name != "active_params" && f.spec.name != "seq_len" && j.contains(f.spec.name)) {
+                const std::string fp = join(path, f.spec.name);
+                add_error(errors, "conflict", fp, fp + " needs an architecture (layers, hidden, heads, vocab), not only params");
+            }
+        }
+        read_fields(j, path, model_fields(), bare, errors);
+        bare.has_architecture = false;
+        bare.name = name.value_or("custom model");
+        if (bare.active_params > bare.params)
+            add_error(errors, "range", join(path, "active_params"), join(path, "active_params") + " must not exceed " + join(path, "params"));
+        out = bare;
+        return errors.size() == before;
+    }
+    if (!from_preset) {
+        m.has_architecture = true;
+        m.name = "custom model";
+        m.tied_embeddings = true;  // a custom architecture is GPT-style unless stated
+        for (const char* k : {"layers", "hidden", "heads", "vocab"})
+            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
+    }
+    if (name) m.name = *name;
+    const double kv_before = m.kv_heads, heads_before = m.heads;
+    const double stated_params = m.params;
+    read_fields(j, path, model_fields(), m, errors);
+    if (errors.size() != before) return false;
+    // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
+    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before)) m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
+    if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
+    m.params = stated_params;
+    m.active_params = 0;
+    // Consistency rules.
+    if (m.head_dim == 0 && !m.is_mla() && !divisible(m.hidden, static_cast<Count>(m.heads)))
+        add_error(errors, "divisibility", join(path, "heads"), join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " +
+                                                            join(path, "heads") + " (" + fmt_num(m.heads) + ") unless " + join(path, "head_dim") + " is given");
+    if (!divisible(m.heads, static_cast<Count>(m.kv_heads)))
+        add_error(errors, "divisibility", join(path, "kv_heads"), join(path, "heads") + " (" + fmt_num(m.heads) + ") must be divisible by " +
+                                                               join(path, "kv_heads") + " (" + fmt_num(m.kv_heads) + ")");
+    if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+        add_error(errors, "range", join(path, "experts_per_token"), join(path, "experts_per_token") + " must be between 1 and " + join(path, "experts"));
+    if (!m.is_moe() && (m.experts_per_token > 0 || m.shared_experts > 0 || m.expert_ffn_hidden > 0 || m.dense_layers > 0))
+        add_error(errors, "missing", join(path, "experts"), join(path, "experts") + " must be given (> 0) for the other mixture-of-experts fields to apply");
+    if (m.dense_layers > m.layers)
+        add_error(errors, "range", join(path, "dense_layers"), join(path, "dense_layers") + " must not exceed " + join(path, "layers"));
+    if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
+        add_error(errors, "missing", join(path, "kv_lora_rank"),
+                  join(path, "kv_lora_rank") + " (MLA) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+    if (errors.size() == before && params_given) {
+        // A stated count must agree with the architecture's (0.5%: rounding in published counts).
+        const double arch = count_params(m).total, given = j["params"].get<double>();
+        if (std::abs(arch - given) > 0.005 * arch)
+            add_error(errors, "conflict", join(path, "params"),
+                      join(path, "params") + " (" + fmt_num(given) + ") disagrees with the architecture's count (" + fmt_num(arch) +
+                          "); give params alone, or the architecture alone");
+    }
+    out = m;
+    return errors.size() == before;
+}
+
+json model_to_json(const ModelSpec& m) {
+    json j = write_fields(m, model_fields());
+    j["name"] = m.name;
+    if (!m.preset.empty()) j["preset"] = m.preset;
+    const ParamCount c = count_params(m);
+    j["params"] = c.total;
+    j["active_params"] = c.active;
+    if (!m.has_architecture) {
+        json bare = {{"name", m.name}, {"params", c.total}, {"active_params", c.active}, {"seq_len", m.seq_len}};
+        return bare;
+    }
+    j["head_dim"] = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
+    return j;
+}
+
+namespace {
 
 void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     const std::string path = "hardware";
-    check_keys(h, path, errors, {"device", "count", "devices_per_node", "scale_out_bytes_per_second"});
+    check_table_keys(h, path, hardware_fields(), errors, {"device", "device_name"});
+    string(h, "device_name", path, errors, false, 200);  // the echo's display name: informational
     Hardware hw;
     auto it = h.find("device");
     bool ok = true;
@@ -33,95 +209,45 @@ void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     } else {
         ok = device_from_scenario(*it, "hardware.device", hw.device, errors);
     }
-    if (auto c = number(h, "count", path, errors, Range{1, 1e8, false, true})) hw.count = *c;
-    if (auto c = number(h, "devices_per_node", path, errors, Range{1, 1e6, false, true})) hw.devices_per_node = *c;
-    if (auto c = number(h, "scale_out_bytes_per_second", path, errors, positive(1e15))) hw.scale_out_bytes_per_second = *c;
+    read_fields(h, path, hardware_fields(), hw, errors);
     if (ok) {
-        if (hw.devices_per_node == 0) hw.devices_per_node = hw.device.gpus_per_node;
+        if (hw.devices_per_node == 0) hw.devices_per_node = static_cast<Count>(hw.device.gpus_per_node);
         s.hardware = hw;
     }
 }
 
 void parse_training(const json& t, Scenario& s, Errors& errors) {
     const std::string path = "training";
-    check_keys(t, path, errors,
-               {"tokens", "mfu", "precision", "global_batch", "micro_batch", "tp", "pp", "dp", "vpp", "zero",
-                "sequence_parallel", "recompute", "optimizer", "attention", "overlap_dp_comm", "overhead_bytes", "ep",
-                "fragmentation", "efficiency"});
+    check_table_keys(t, path, training_fields(), errors, {"efficiency"});
     TrainingConfig c;
     if (const json* e = object(t, "efficiency", path, errors)) {
         const std::string ep = "training.efficiency";
-        check_keys(*e, ep, errors, {"gemm", "gemm_half_width", "attention", "memory", "network"});
-        c.gemm_efficiency = number(*e, "gemm", ep, errors, Range{0, 1, true, false});
-        c.gemm_half_width = number(*e, "gemm_half_width", ep, errors, non_negative(1e6));
-        c.attention_efficiency = number(*e, "attention", ep, errors, Range{0, 1, true, false});
-        c.memory_efficiency = number(*e, "memory", ep, errors, Range{0, 1, true, false});
-        c.network_efficiency = number(*e, "network", ep, errors, Range{0, 1, true, false});
+        check_table_keys(*e, ep, efficiency_fields(), errors);
+        read_fields(*e, ep, efficiency_fields(), c.efficiency, errors);
     }
-    c.tokens = number(t, "tokens", path, errors, Range{1, 1e30, false, false});
-    if (t.contains("mfu")) {
-        auto m = number(t, "mfu", path, errors, Range{0, 1, true, false});
-        if (m) c.mfu = *m;
-    }
-    if (auto p = precision_field(t, "precision", path, errors, {"fp32", "tf32", "bf16", "fp16", "fp8"})) c.precision = *p;
-    c.global_batch = number(t, "global_batch", path, errors, Range{1, 1e9, false, true});
-    if (auto v = number(t, "micro_batch", path, errors, Range{1, 1e6, false, true})) c.micro_batch = *v;
-    if (auto v = number(t, "tp", path, errors, Range{1, 1e5, false, true})) c.tp = *v;
-    if (auto v = number(t, "pp", path, errors, Range{1, 1e5, false, true})) c.pp = *v;
-    c.dp = number(t, "dp", path, errors, Range{1, 1e8, false, true});
-    if (auto v = number(t, "vpp", path, errors, Range{1, 1e3, false, true})) c.vpp = *v;
-    if (auto v = number(t, "ep", path, errors, Range{1, 1e5, false, true})) c.ep = *v;
-    if (auto v = number(t, "zero", path, errors, Range{0, 3, false, true})) c.zero = *v;
-    c.sequence_parallel = boolean(t, "sequence_parallel", path, errors);
-    if (auto v = choice(t, "recompute", path, errors, {"none", "selective", "full"}))
-        c.recompute = *v == "none" ? Recompute::none : (*v == "full" ? Recompute::full : Recompute::selective);
-    if (auto v = choice(t, "optimizer", path, errors, {"adam", "adamw", "sgd"}))
-        c.optimizer = *v == "sgd" ? Optimizer::sgd : Optimizer::adam;
-    if (auto v = choice(t, "attention", path, errors, {"flash", "materialized"}))
-        c.attention = *v == "materialized" ? Attention::materialized : Attention::flash;
-    if (auto v = boolean(t, "overlap_dp_comm", path, errors)) c.overlap_dp_comm = *v;
-    if (auto v = number(t, "overhead_bytes", path, errors, non_negative(1e15))) c.overhead_bytes = *v;
-    if (auto v = number(t, "fragmentation", path, errors, between(0, 1))) c.fragmentation = *v;
+    c.given = read_fields(t, path, training_fields(), c, errors);
     s.training = c;
 }
 
 void parse_inference(const json& t, Scenario& s, Errors& errors) {
     const std::string path = "inference";
-    check_keys(t, path, errors,
-               {"weight_precision", "kv_precision", "batch", "prompt_tokens", "output_tokens", "tp", "requests_per_day",
-                "peak_to_average", "latency_target_seconds_per_token", "quant_group_size", "overhead_bytes"});
+    check_table_keys(t, path, inference_fields(), errors);
     InferenceConfig c;
-    if (auto p = precision_field(t, "weight_precision", path, errors, {"fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"}))
-        c.weight_precision = *p;
-    if (auto p = precision_field(t, "kv_precision", path, errors, {"fp32", "bf16", "fp16", "fp8", "int8"})) c.kv_precision = *p;
-    if (auto v = number(t, "batch", path, errors, Range{1, 1e7, false, true})) c.batch = *v;
-    if (auto v = number(t, "prompt_tokens", path, errors, Range{1, 1e8, false, true})) c.prompt_tokens = *v;
-    if (auto v = number(t, "output_tokens", path, errors, Range{1, 1e8, false, true})) c.output_tokens = *v;
-    if (auto v = number(t, "tp", path, errors, Range{1, 1e4, false, true})) c.tp = *v;
-    if (auto v = number(t, "requests_per_day", path, errors, non_negative(1e15))) c.requests_per_day = *v;
-    if (auto v = number(t, "peak_to_average", path, errors, Range{1, 100, false, false})) c.peak_to_average = *v;
-    c.latency_target_seconds_per_token = number(t, "latency_target_seconds_per_token", path, errors, positive(1e6));
-    if (auto v = number(t, "quant_group_size", path, errors, Range{1, 1e6, false, true})) c.quant_group_size = *v;
-    if (auto v = number(t, "overhead_bytes", path, errors, non_negative(1e15))) c.overhead_bytes = *v;
+    read_fields(t, path, inference_fields(), c, errors);
     s.inference = c;
 }
 
 void parse_costs(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "costs";
-    check_keys(c, path, errors,
-               {"gpu_hour_usd", "electricity_usd_per_kwh", "pue", "grid_kg_co2_per_kwh", "ownership", "lifetime_years"});
-    s.costs.gpu_hour_usd = number(c, "gpu_hour_usd", path, errors, non_negative(1e6));
-    if (auto v = number(c, "electricity_usd_per_kwh", path, errors, non_negative(100))) s.costs.electricity_usd_per_kwh = *v;
-    if (auto v = number(c, "pue", path, errors, Range{1, 10, false, false})) s.costs.pue = *v;
-    if (auto v = number(c, "grid_kg_co2_per_kwh", path, errors, non_negative(10))) s.costs.grid_kg_co2_per_kwh = *v;
-    if (auto v = choice(c, "ownership", path, errors, {"cloud", "owned"})) s.costs.ownership = *v;
-    if (auto v = number(c, "lifetime_years", path, errors, Range{0.1, 50, false, false})) s.costs.lifetime_years = *v;
+    check_table_keys(c, path, costs_fields(), errors);
+    read_fields(c, path, costs_fields(), s.costs, errors);
 }
 
 void parse_compare(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "compare";
-    check_keys(c, path, errors, {"a", "b", "precision"});
+    check_table_keys(c, path, compare_fields(), errors, {"a", "b"});
     CompareRequest r;
+    read_fields(c, path, compare_fields(), r, errors);
     bool ok = true;
     for (const char* k : {"a", "b"}) {
         auto it = c.find(k);
@@ -133,26 +259,17 @@ void parse_compare(const json& c, Scenario& s, Errors& errors) {
             ok = device_from_scenario(*it, f, k[0] == 'a' ? r.a : r.b, errors) && ok;
         }
     }
-    if (auto p = precision_field(c, "precision", path, errors, {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"}))
-        r.precision = *p;
     if (ok) s.compare = r;
 }
 
 void parse_roofline(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "roofline";
-    check_keys(c, path, errors, {"devices", "precision", "matmul_n", "model", "prompt_tokens"});
+    check_table_keys(c, path, roofline_fields(), errors, {"devices", "model"});
     RooflineRequest r;
-    if (auto v = number(c, "matmul_n", path, errors, Range{1, 1e6, false, true})) r.matmul_n = *v;
-    if (auto v = number(c, "prompt_tokens", path, errors, Range{1, 1e7, false, true})) r.prompt_tokens = *v;
+    read_fields(c, path, roofline_fields(), r, errors);
     if (const json* m = object(c, "model", path, errors)) {
         ModelSpec spec;
-        Errors model_errors;
-        if (model_from_json(*m, spec, model_errors)) r.model = spec;
-        for (auto& e : model_errors) {
-            if (e.field.rfind("model", 0) == 0) e.field = "roofline." + e.field;
-            e.message = "roofline." + e.message;
-            errors.push_back(e);
-        }
+        if (model_from_json(*m, "roofline.model", spec, errors)) r.model = spec;
     }
     auto it = c.find("devices");
     if (it == c.end() || !it->is_array() || it->empty()) {
@@ -169,9 +286,75 @@ void parse_roofline(const json& c, Scenario& s, Errors& errors) {
         if (device_from_scenario((*it)[i], "roofline.devices[" + std::to_string(i) + "]", d, errors)) r.devices.push_back(d);
         else ok = false;
     }
-    if (auto p = precision_field(c, "precision", path, errors, {"fp64", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4"}))
-        r.precision = *p;
     if (ok) s.roofline = r;
+}
+
+// Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
+// Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022). With layout auto, only the fields the
+// scenario gives are checked here: the plan search chooses the rest from valid layouts only.
+void check_training_layout(Scenario& s, Errors& errors) {
+    auto& t = *s.training;
+    const auto& tf = training_fields();
+    const bool automatic = t.layout == LayoutMode::automatic;
+    auto given = [&](const char* name) { return (t.given & field_bit(tf, name)) != 0; };
+    const Count n = s.hardware->count;
+    const Count tp_pp = t.tp * t.pp;
+    if (!automatic) {
+        if (!t.dp) {
+            if (n % tp_pp != 0)
+                add_error(errors, "divisibility", "training.tp",
+                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.pp (" + fmt_num(tp_pp) + ")");
+            else t.dp = n / tp_pp;
+        } else if (*t.dp * tp_pp != n) {
+            add_error(errors, "divisibility", "training.dp",
+                      "training.tp x training.pp x training.dp (" + fmt_num(*t.dp * tp_pp) + ") must equal hardware.count (" +
+                          fmt_num(n) + ")");
+        }
+    } else if (given("dp") && n % *t.dp != 0) {
+        add_error(errors, "divisibility", "training.dp",
+                  "hardware.count (" + fmt_num(n) + ") must be divisible by training.dp (" + fmt_num(*t.dp) + ")");
+    }
+    if (t.vpp > 1 && t.pp == 1 && (!automatic || given("pp")))
+        add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
+    if (s.model && s.model->has_architecture) {
+        const ModelSpec& m = *s.model;
+        if ((!automatic || given("tp")) && !divisible(m.heads, t.tp))
+            add_error(errors, "divisibility", "training.tp",
+                      "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
+        if ((!automatic || given("tp")) && !m.is_mla() && !divisible(m.kv_heads, t.tp) &&
+            !divisible(static_cast<double>(t.tp), static_cast<Count>(m.kv_heads)))
+            add_error(errors, "divisibility", "training.tp",
+                      "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
+        // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
+        // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer.
+        if (m.layers < t.pp * t.vpp)
+            add_error(errors, "range", "training.pp",
+                      "model.layers (" + fmt_num(m.layers) + ") must be at least training.pp x training.vpp (" + fmt_num(t.pp * t.vpp) + ")");
+    }
+    if (t.zero >= 2 && t.pp > 1 && (!automatic || (given("zero") && given("pp"))))
+        add_error(errors, "conflict", "training.zero",
+                  "training.zero " + fmt_num(t.zero) + " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
+                  "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1)");
+    if (t.ep > 1) {
+        if (!s.model || !s.model->is_moe())
+            add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+        else if (!divisible(s.model->experts, t.ep))
+            add_error(errors, "divisibility", "training.ep",
+                      "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+        if (t.dp && *t.dp % t.ep != 0)
+            add_error(errors, "divisibility", "training.ep",
+                      "training.dp (" + fmt_num(*t.dp) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+    }
+    if (!automatic && t.dp && s.model) {
+        const Count per_step = *t.dp * t.micro_batch;
+        if (!t.global_batch) {
+            t.global_batch = default_global_batch(s.model->seq_len, per_step);
+        } else if (*t.global_batch % per_step != 0) {
+            add_error(errors, "divisibility", "training.global_batch",
+                      "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +
+                          fmt_num(per_step) + ")");
+        }
+    }
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
@@ -188,68 +371,20 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
                       "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
         if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
     }
-    if (s.training && s.hardware && check_layout) {
+    if (s.training && s.hardware) {
         auto& t = *s.training;
-        const double n = s.hardware->count;
-        const double tp_pp = t.tp * t.pp;
-        if (!t.dp) {
-            if (std::fmod(n, tp_pp) != 0)
-                add_error(errors, "divisibility", "training.tp",
-                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.pp (" + fmt_num(tp_pp) + ")");
-            else t.dp = n / tp_pp;
-        } else if (*t.dp * tp_pp != n) {
-            add_error(errors, "divisibility", "training.dp",
-                      "training.tp x training.pp x training.dp (" + fmt_num(*t.dp * tp_pp) + ") must equal hardware.count (" +
-                          fmt_num(n) + ")");
-        }
-        if (t.vpp > 1 && t.pp == 1)
-            add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
-        if (s.model && s.model->has_architecture) {
-            const ModelSpec& m = *s.model;
-            if (std::fmod(m.heads, t.tp) != 0)
-                add_error(errors, "divisibility", "training.tp",
-                          "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
-            if (!m.is_mla() && std::fmod(m.kv_heads, t.tp) != 0 && std::fmod(t.tp, m.kv_heads) != 0)
-                add_error(errors, "divisibility", "training.tp",
-                          "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) +
-                              ") must divide one another");
-            // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
-            // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer.
-            if (m.layers < t.pp * t.vpp)
-                add_error(errors, "range", "training.pp",
-                          "model.layers (" + fmt_num(m.layers) + ") must be at least training.pp x training.vpp (" +
-                              fmt_num(t.pp * t.vpp) + ")");
-        } else if (s.model && (t.tp > 1 || t.pp > 1)) {
-            // params-only models: parallel layout is accepted but the time model uses the 6ND path.
-        }
-        if (t.ep > 1) {
-            if (!s.model || !s.model->is_moe())
-                add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-            else if (std::fmod(s.model->experts, t.ep) != 0)
-                add_error(errors, "divisibility", "training.ep",
-                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
-            if (t.dp && std::fmod(*t.dp, t.ep) != 0)
-                add_error(errors, "divisibility", "training.ep",
-                          "training.dp (" + fmt_num(*t.dp) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
-        }
-        if (t.dp && s.model) {
-            const double per_step = *t.dp * t.micro_batch;
-            if (!t.global_batch) {
-                t.global_batch = default_global_batch(s.model->seq_len, per_step);
-            } else if (std::fmod(*t.global_batch, per_step) != 0) {
-                add_error(errors, "divisibility", "training.global_batch",
-                          "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x " +
-                              "training.micro_batch (" + fmt_num(per_step) + ")");
-            }
-        }
+        const auto& tf = training_fields();
+        const bool sizes_given = (t.given & (field_bit(tf, "tp") | field_bit(tf, "pp") | field_bit(tf, "dp"))) != 0;
+        if (!t.layout) t.layout = sizes_given ? LayoutMode::given : LayoutMode::automatic;
+        if (check_layout) check_training_layout(s, errors);
     }
     if (s.inference && s.hardware) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;
-        if (std::fmod(s.hardware->count, c.tp) != 0)
+        if (s.hardware->count % c.tp != 0)
             add_error(errors, "divisibility", "inference.tp",
                       "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
-        if (s.model && s.model->has_architecture && std::fmod(s.model->heads, c.tp) != 0)
+        if (s.model && s.model->has_architecture && !divisible(s.model->heads, c.tp))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
         if (!d.memory_bandwidth_bytes_per_second)
@@ -272,7 +407,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
                 "description"});
     if (const json* m = object(j, "model", "", errors)) {
         ModelSpec spec;
-        if (model_from_json(*m, spec, errors)) s.model = spec;
+        if (model_from_json(*m, "model", spec, errors)) s.model = spec;
     }
     if (const json* h = object(j, "hardware", "", errors)) parse_hardware(*h, s, errors);
     if (const json* t = object(j, "training", "", errors)) parse_training(*t, s, errors);

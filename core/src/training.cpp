@@ -91,8 +91,7 @@ StepInputs step_inputs(const ModelSpec& m) {
         (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_total) / m.layers;
     if (m.is_moe()) {
         // Routed experts (the part expert parallelism shards), averaged over all layers.
-        const double one_expert = (c.mlp_moe_per_layer_total - c.mlp_moe_per_layer_active) / (m.experts - m.experts_per_token);
-        in.expert_params_per_layer = moe_layers * one_expert * m.experts / m.layers;
+        in.expert_params_per_layer = moe_layers * c.expert_per_layer * m.experts / m.layers;
         in.moe_layer_fraction = moe_layers / m.layers;
         in.experts = m.experts;
         in.experts_per_token = m.experts_per_token;
@@ -260,10 +259,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     return r;
 }
 
-double default_global_batch(double seq_len, double granule) {
-    const double target = std::max(1.0, std::floor(4194304.0 / seq_len));
-    const double g = std::max(1.0, granule);
-    return std::ceil(target / g) * g;
+Count default_global_batch(double seq_len, Count granule) {
+    const auto target = static_cast<Count>(std::max(1.0, std::floor(4194304.0 / seq_len)));
+    const Count g = std::max<Count>(1, granule);
+    return (target + g - 1) / g * g;
 }
 
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
@@ -312,11 +311,11 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     r.flops = r.model_flops_per_token * r.tokens;
 
     Efficiency eff = efficiency_for(d);
-    if (cfg.gemm_efficiency) eff.gemm_max = *cfg.gemm_efficiency;
-    if (cfg.gemm_half_width) eff.gemm_half_width = *cfg.gemm_half_width;
-    if (cfg.attention_efficiency) eff.attention = *cfg.attention_efficiency;
-    if (cfg.memory_efficiency) eff.memory = *cfg.memory_efficiency;
-    if (cfg.network_efficiency) eff.network = *cfg.network_efficiency;
+    if (cfg.efficiency.gemm) eff.gemm_max = *cfg.efficiency.gemm;
+    if (cfg.efficiency.gemm_half_width) eff.gemm_half_width = *cfg.efficiency.gemm_half_width;
+    if (cfg.efficiency.attention) eff.attention = *cfg.efficiency.attention;
+    if (cfg.efficiency.memory) eff.memory = *cfg.efficiency.memory;
+    if (cfg.efficiency.network) eff.network = *cfg.efficiency.network;
     const StepInputs in = step_inputs(shaped);
     const StepEstimate est = estimate_step(in, hw, cfg, eff);
     r.memory = est.memory;
@@ -344,35 +343,42 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     }
     r.hfu = peak > 0 ? hw_per_token * r.tokens_per_second / (n * peak) : 0;
     r.achieved_flops_per_second_per_gpu = hw_per_token * r.tokens_per_second / n;
-    if (!r.fits)
-        r.warnings.push_back("does not fit: needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per GPU, the device has " +
-                             jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB");
 
     // ---- run totals ----
     const double rate = costs.gpu_hour_usd.value_or(d.cloud_usd_per_hour.value_or(0));
     r.gpu_hour_usd = rate;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
-        r.seconds = r.tokens / r.tokens_per_second;
-        r.gpu_hours = n * r.seconds / units::seconds_per_hour;
+        const double seconds = r.tokens / r.tokens_per_second;
+        const double gpu_hours = static_cast<double>(n) * seconds / units::seconds_per_hour;
         // Energy as published runs compute it (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM): GPU-hours x TDP x PUE.
-        r.energy_kwh = r.gpu_hours * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
-        r.co2_kg = r.energy_kwh * costs.grid_kg_co2_per_kwh;
-        if (costs.ownership == "owned") {
+        const double energy = gpu_hours * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
+        double cost = gpu_hours * rate;
+        if (costs.ownership == Ownership::owned) {
             const double life_hours = costs.lifetime_years * units::hours_per_year;
-            r.cost_usd = r.gpu_hours * d.price_usd.value_or(0) / life_hours + r.energy_kwh * costs.electricity_usd_per_kwh;
-        } else {
-            r.cost_usd = r.gpu_hours * rate;
+            cost = gpu_hours * d.price_usd.value_or(0) / life_hours + energy * costs.electricity_usd_per_kwh;
         }
+        r.seconds = seconds;
+        r.gpu_hours = gpu_hours;
+        r.energy_kwh = energy;
+        r.co2_kg = energy * costs.grid_kg_co2_per_kwh;
         // Uncertainty band from the hold-out validation (docs/VALIDATION.md): predicted time was within
         // -15%/+20% of published runs; a given MFU carries no model uncertainty.
         const double lo = r.mfu_given ? 1.0 : 0.85, hi = r.mfu_given ? 1.0 : 1.2;
-        r.seconds_low = r.seconds * lo;
-        r.seconds_high = r.seconds * hi;
-        r.cost_usd_low = r.cost_usd * lo;
-        r.cost_usd_high = r.cost_usd * hi;
-        if (rate == 0 && costs.ownership == "cloud")
+        r.seconds_low = seconds * lo;
+        r.seconds_high = seconds * hi;
+        if (rate > 0 || costs.ownership == Ownership::owned) {
+            r.cost_usd = cost;
+            r.cost_usd_low = cost * lo;
+            r.cost_usd_high = cost * hi;
+        } else {
             r.warnings.push_back("no $/GPU-hour: the device has no catalog cloud price; set costs.gpu_hour_usd");
+        }
+    } else if (r.tokens <= 0) {
+        r.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }
+    if (!r.fits)
+        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, " + d.name +
+                              " has " + jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB";
 
     if (trace.enabled()) {
         if (model.has_architecture) {
@@ -431,25 +437,26 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                   r.memory.total, "bytes", "");
         trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
                   r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
-        if (r.tokens > 0) {
-            trace.add("training.days", "seconds / 86400", {{"seconds", r.seconds}}, r.seconds / units::seconds_per_day, "days", "");
-            trace.add("training.uncertainty", "seconds x [0.85, 1.2] (predicted) or x 1 (MFU given)", {{"seconds", r.seconds}},
-                      r.seconds_high, "s", "spread of the hold-out errors in docs/VALIDATION.md");
+        if (r.seconds) {
+            const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, energy = *r.energy_kwh;
+            trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
+            trace.add("training.uncertainty", "seconds x [0.85, 1.2] (predicted) or x 1 (MFU given)", {{"seconds", seconds}},
+                      *r.seconds_high, "s", "spread of the hold-out errors in docs/VALIDATION.md");
             trace.add("training.seconds", "D / tokens_per_second", {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}},
-                      r.seconds, "s", "");
-            trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", r.seconds}}, r.gpu_hours, "GPU-h", "");
-            if (costs.ownership == "owned")
+                      seconds, "s", "");
+            trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
+            if (r.cost_usd && costs.ownership == Ownership::owned)
                 trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
-                          {{"gpu_hours", r.gpu_hours}, {"price_usd", d.price_usd.value_or(0)}, {"lifetime_years", costs.lifetime_years},
-                           {"energy_kwh", r.energy_kwh}, {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
-                          r.cost_usd, "USD", "straight-line amortisation");
-            else
-                trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", r.gpu_hours}, {"gpu_hour_usd", rate}},
-                          r.cost_usd, "USD", costs.gpu_hour_usd ? "scenario costs.gpu_hour_usd" : "catalog cloud price of " + d.name);
-            trace.add("training.energy_kwh", "gpu_hours x TDP x PUE", {{"gpu_hours", r.gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}},
-                      r.energy_kwh, "kWh", "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
-            trace.add("training.co2_kg", "energy_kwh x grid intensity", {{"energy_kwh", r.energy_kwh}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}},
-                      r.co2_kg, "kg CO2e", "LLaMA Sec. 6 (0.385 kg/kWh US average)");
+                          {{"gpu_hours", gpu_hours}, {"price_usd", d.price_usd.value_or(0)}, {"lifetime_years", costs.lifetime_years},
+                           {"energy_kwh", energy}, {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
+                          *r.cost_usd, "USD", "straight-line amortisation");
+            else if (r.cost_usd)
+                trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", rate}},
+                          *r.cost_usd, "USD", costs.gpu_hour_usd ? "scenario costs.gpu_hour_usd" : "catalog cloud price of " + d.name);
+            trace.add("training.energy_kwh", "gpu_hours x TDP x PUE", {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}},
+                      energy, "kWh", "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
+            trace.add("training.co2_kg", "energy_kwh x grid intensity", {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}},
+                      *r.co2_kg, "kg CO2e", "LLaMA Sec. 6 (0.385 kg/kWh US average)");
         }
     }
     return r;
@@ -478,7 +485,7 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         if (base_tps_per_gpu == 0) base_tps_per_gpu = r.tokens_per_second / gpus;
         ScalingPoint sp;
         sp.gpus = gpus;
-        sp.seconds = r.seconds;
+        sp.seconds = r.seconds.value_or(0);
         sp.mfu = r.mfu;
         sp.tokens_per_second = r.tokens_per_second;
         sp.speedup = r.tokens_per_second / (base_tps_per_gpu * mp);

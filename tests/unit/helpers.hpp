@@ -1,4 +1,5 @@
 #pragma once
+#include <cmath>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -15,4 +16,16 @@ inline bool has_error(const nlohmann::json& r, const std::string& field, const s
     for (const auto& e : r["errors"])
         if (e["field"] == field && (code.empty() || e["code"] == code)) return true;
     return false;
+}
+
+// Every number in a report is finite, and the core's safety net replaced none (it turns NaN/Inf into
+// null with an "internal" warning, which would otherwise hide the fault from a finiteness check).
+inline void all_finite_walk(const nlohmann::json& j) {
+    if (j.is_number()) CHECK(std::isfinite(j.get<double>()));
+    else if (j.is_structured())
+        for (const auto& v : j) all_finite_walk(v);
+}
+inline void all_finite(const nlohmann::json& report) {
+    all_finite_walk(report);
+    if (report.contains("warnings")) CHECK(report["warnings"].dump().find("non-finite") == std::string::npos);
 }

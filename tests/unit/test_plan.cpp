@@ -25,8 +25,9 @@ TEST_CASE("plan search: counts, rejection reasons, ranking, every returned plan 
         const auto& b = best[i];
         CHECK(b["tp"].get<double>() * b["pp"].get<double>() * b["dp"].get<double>() == 1024);
         CHECK(b["memory_per_gpu_bytes"].get<double>() <= 80e9);
-        CHECK(std::fmod(96.0, b["pp"].get<double>() * b["vpp"].get<double>()) == 0);
-        if (i > 0) CHECK(b["step_seconds"].get<double>() >= best[i - 1]["step_seconds"].get<double>());
+        CHECK(b["pp"].get<double>() * b["vpp"].get<double>() <= 96);  // uneven stages, but a layer per chunk
+        CHECK(!(b["zero"].get<double>() >= 2 && b["pp"].get<double>() > 1));
+        if (i > 0) CHECK(b["tokens_per_second"].get<double>() <= best[i - 1]["tokens_per_second"].get<double>());
     }
     // The best plan's configuration, evaluated through the forward estimator, gives the same step time.
     json fwd = s;
@@ -44,10 +45,11 @@ TEST_CASE("published Megatron 2021 layouts: search is at least as fast and ranks
         INFO(row.preset);
         json s = {{"model", {{"preset", row.preset}}},
                   {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", row.n}}},
-                  {"training", {{"global_batch", row.gb}, {"recompute", "full"}, {"attention", "materialized"}, {"precision", "fp16"}}}};
+                  {"training", {{"global_batch", row.gb}, {"attention", "materialized"}, {"precision", "fp16"}}}};
         auto r = json::parse(plan_json(s.dump()));
-        REQUIRE_FALSE(r.contains("errors"));
         json pub = s;
+        pub["training"]["recompute"] = "full";
+        REQUIRE_FALSE(r.contains("errors"));
         pub["training"]["tp"] = row.tp;
         pub["training"]["pp"] = row.pp;
         pub["training"]["zero"] = 0;

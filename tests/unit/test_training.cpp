@@ -92,7 +92,7 @@ TEST_CASE("predicted utilisation: a given MFU is used and labelled; the predicti
 TEST_CASE("run totals: GPU-hours, cost, energy = GPU-hours x TDP x PUE, CO2") {
     auto r = run({{"model", {{"params", 175e9}}},
                   {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
-                  {"training", {{"tokens", 300e9}, {"mfu", 0.4}}},
+                  {"training", {{"tokens", 300e9}, {"mfu", 0.4}, {"tp", 8}, {"pp", 8}}},
                   {"costs", {{"gpu_hour_usd", 2.0}, {"pue", 1.1}, {"grid_kg_co2_per_kwh", 0.4}}}});
     const auto& t = r["training"];
     const double secs = 3.15e23 / (1024 * 312e12 * 0.4);
@@ -119,7 +119,7 @@ TEST_CASE("more GPUs do not make it proportionally faster: scaling efficiency fa
 TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follows capacity") {
     json s = {{"model", {{"preset", "llama2-70b"}}},
               {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
-              {"training", {{"tokens", 1e12}, {"zero", 0}, {"recompute", "none"}}}};
+              {"training", {{"tokens", 1e12}, {"tp", 1}, {"zero", 0}, {"recompute", "none"}}}};
     const double m0 = run(s)["training"]["memory_per_gpu_bytes"]["total"].get<double>();
     s["training"]["zero"] = 3;
     const double m3 = run(s)["training"]["memory_per_gpu_bytes"]["total"].get<double>();
@@ -132,8 +132,9 @@ TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follow
 }
 
 TEST_CASE("expert parallelism: shards the routed experts, adds all-to-all time, validates its size") {
-    json s = {{"model", {{"preset", "mixtral-8x7b"}}},
-              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+    // H200 (141 GB): without EP each device holds all of Mixtral's experts (weights + gradients 93 GB).
+    json s = {{"model", {{"preset", "mixtral-8x7b"}, {"seq_len", 4096}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 64}}},
               {"training", {{"tokens", 1e12}, {"tp", 2}, {"global_batch", 512}, {"zero", 1}}}};
     auto r1 = run(s);
     s["training"]["ep"] = 8;

@@ -1,26 +1,25 @@
-// JSON-in / JSON-out entry points shared by the CLI and the WebAssembly module. They never throw:
-// failures come back as {"errors": [{"code", "field", "message"}, ...]}.
+// The entry points shared by the CLI and the WebAssembly module: JSON text in, JSON text out.
+// They never throw and never crash: every failure (size, nesting depth, syntax, validation, an
+// internal fault) comes back as {"errors": [{"code", "field", "message"}, ...]}.
 #pragma once
+#include <cstddef>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "gpucalc/scenario.hpp"
+#include "gpucalc/version.hpp"
 
 namespace gpucalc {
 
-constexpr const char* kVersion = "0.1.0";
 constexpr std::size_t kMaxScenarioBytes = 1 << 20;  // 1 MiB of JSON is far more than any scenario
+constexpr int kMaxNestingDepth = 64;                 // a real scenario nests fewer than 10 levels
 
-std::string estimate_json(const std::string& scenario_text);  // report or errors
+std::string estimate_json(const std::string& scenario_text);  // report (or inverse answer, claim verdict) or errors
+std::string plan_json(const std::string& scenario_text);      // parallel layouts for a training scenario
 std::string devices_json();                                   // the catalog (SI units)
 std::string presets_json();                                   // model presets with parameter counts
+std::string reality_json();                                   // famous runs and claims with verdicts
+std::string schema_json_text();                               // every scenario field: type, unit, range, default, doc
 
-// Building blocks (used by tests and the plan search).
-nlohmann::json estimate(const Scenario& s);
-nlohmann::json errors_to_json(const Errors& errors);
-// Scenario text -> JSON with the size limit and syntax check of every entry point; on failure records
-// the error and returns a discarded value.
-nlohmann::json parse_scenario_text(const std::string& text, Errors& errors);
+// Depth of the deepest [ or { in JSON text, by a linear scan (no recursion); strings skipped.
+int json_nesting_depth(const std::string& text);
 
 }  // namespace gpucalc

@@ -17,10 +17,6 @@ const std::vector<Device>& catalog();
 const Errors& catalog_errors();
 const Device* find_device(std::string_view id);
 
-// A device from a scenario: a catalog id (string) or a custom device object in the SI schema of
-// device_to_json. Errors name `path`.
-bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
-
 nlohmann::json device_to_json(const Device& d);
 nlohmann::json catalog_to_json();
 

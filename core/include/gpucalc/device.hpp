@@ -77,6 +77,7 @@ struct Device {
     std::vector<std::string> notes;
     std::vector<Source> sources;
     bool custom = false;  // entered by the user, not from the catalog
+    std::string base_id;  // custom devices: the catalog device they start from ("base"), if any
 
     std::optional<double> peak(Precision p) const { return peak_flops_per_second[static_cast<int>(p)]; }
     // Per-direction scale-up bandwidth (vendors print the bidirectional sum).

@@ -36,6 +36,7 @@ struct InferenceResult {
     double overhead_bytes_per_gpu = 0;
     double memory_per_gpu_bytes = 0;
     bool fits = true;
+    std::string infeasible_reason;          // set when !fits: what does not fit, and what to change
     double max_batch = 0;                   // sequences that fit at full context
     double instances_per_gpu = 0;           // model copies (at the configured batch) per GPU (tp = 1)
     double instances_per_cluster = 0;

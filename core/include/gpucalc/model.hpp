@@ -3,9 +3,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "gpucalc/errors.hpp"
 
 namespace gpucalc {
 
@@ -16,8 +13,8 @@ struct ModelSpec {
     std::string preset;  // preset id when built from one, else empty
     std::string name;
     bool has_architecture = false;  // false: only `params` is known (6ND and weight memory only)
-    double params = 0;              // active parameters when !has_architecture (count)
-    double total_params_override = 0;  // total parameters when !has_architecture and MoE (count)
+    double params = 0;              // total parameters when !has_architecture (count)
+    double active_params = 0;       // active parameters per token when !has_architecture (MoE); 0 = params
 
     double layers = 0;       // transformer blocks
     double hidden = 0;       // model width d_model
@@ -33,8 +30,8 @@ struct ModelSpec {
     bool rmsnorm = false;    // RMSNorm (1 vector) vs LayerNorm (2 vectors)
     PosEmbedding pos = PosEmbedding::learned;
     double sliding_window = 0;  // tokens; 0 = full attention
-    bool parallel_attention = false;
-    bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)  // attention and MLP in parallel from one norm (GPT-J, PaLM)
+    bool parallel_attention = false;  // attention and MLP in parallel from one norm (GPT-J, PaLM)
+    bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)
 
     // Mixture of experts: MoE layers replace the MLP with `experts` FFNs of width expert_ffn_hidden,
     // `experts_per_token` routed per token, plus `shared_experts` always active.
@@ -64,6 +61,7 @@ struct ParamCount {
     double mlp_dense_per_layer = 0;   // dense MLP block
     double mlp_moe_per_layer_total = 0;
     double mlp_moe_per_layer_active = 0;
+    double expert_per_layer = 0;      // one routed expert in one MoE layer
     double norms_per_layer = 0;
 };
 
@@ -88,8 +86,5 @@ struct ModelPreset {
 const std::vector<ModelPreset>& model_presets();
 const ModelSpec* find_model_preset(const std::string& id);
 
-// Parses scenario.model: {"preset": id} | {"params": N} | architecture fields. Errors name "model.*".
-bool model_from_json(const nlohmann::json& j, ModelSpec& out, Errors& errors);
-nlohmann::json model_to_json(const ModelSpec& m);
 
 }  // namespace gpucalc

@@ -1,6 +1,7 @@
 // A scenario: everything an estimate needs, as plain structs with documented defaults.
 // docs/SCHEMA.md lists every JSON key; the defaults below are the single source of truth.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,10 +15,12 @@
 
 namespace gpucalc {
 
+using Count = std::int64_t;  // whole numbers of things (devices, ranks, sequences, tokens per request)
+
 struct Hardware {
     Device device;
-    double count = 1;            // devices in the cluster
-    double devices_per_node = 0; // 0 = the device's reference system (e.g. 8 for HGX)
+    Count count = 1;             // devices in the cluster
+    Count devices_per_node = 0;  // 0 = the device's reference system (e.g. 8 for HGX)
     std::optional<double> scale_out_bytes_per_second;  // per device, per direction; overrides the catalog
 };
 
@@ -25,18 +28,26 @@ enum class Recompute { none, selective, full };
 enum class Optimizer { adam, sgd };
 enum class Attention { flash, materialized };
 
+enum class LayoutMode { automatic, given };
+
+// Overrides of the performance model's efficiency constants (fractions, 0..1]; absent: the
+// calibrated values for the device's generation (training.cpp efficiency_for).
+struct EfficiencyOverrides {
+    std::optional<double> gemm, gemm_half_width, attention, memory, network;
+};
+
 struct TrainingConfig {
     std::optional<double> tokens;     // tokens to train on (run totals need it)
     std::optional<double> mfu;        // given MFU (0..1]; absent: predicted by the performance model
     Precision precision = Precision::bf16;  // compute precision of the matrix multiplies
-    std::optional<double> global_batch;     // sequences per optimizer step; default ~4M tokens
-    double micro_batch = 1;           // sequences per micro-batch per pipeline
-    double tp = 1;                    // tensor-parallel size
-    double pp = 1;                    // pipeline-parallel size
-    std::optional<double> dp;         // data-parallel size; default count / (tp x pp)
-    double vpp = 1;                   // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
-    double ep = 1;                    // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
-    double zero = 1;                  // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
+    std::optional<Count> global_batch;      // sequences per optimizer step; default ~4M tokens
+    Count micro_batch = 1;            // sequences per micro-batch per pipeline
+    Count tp = 1;                     // tensor-parallel size
+    Count pp = 1;                     // pipeline-parallel size
+    std::optional<Count> dp;          // data-parallel size; default count / (tp x pp)
+    Count vpp = 1;                    // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
+    Count ep = 1;                     // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
+    Count zero = 1;                   // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
     std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
     Recompute recompute = Recompute::selective;
     Optimizer optimizer = Optimizer::adam;
@@ -44,31 +55,35 @@ struct TrainingConfig {
     bool overlap_dp_comm = true;      // DP gradient reduction overlapped with the last backward pass
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;   // CUDA context + communication buffers, bytes
     double fragmentation = 0.05;      // allocator fragmentation, fraction of the other memory terms
-    // Overrides of the performance model's efficiency constants (fractions, 0..1]; absent: the
-    // calibrated values for the device's generation (training.cpp efficiency_for).
-    std::optional<double> gemm_efficiency, gemm_half_width, attention_efficiency, memory_efficiency, network_efficiency;
+    EfficiencyOverrides efficiency;
+    // Parallel layout: auto = the plan search picks every layout field the scenario does not give
+    // (default when none of tp, pp, dp is given); given = the fields as given, defaults for the rest.
+    std::optional<LayoutMode> layout;
+    std::uint64_t given = 0;  // rows of training_fields() present in the scenario (not echoed)
 };
 
 struct InferenceConfig {
     Precision weight_precision = Precision::bf16;
     Precision kv_precision = Precision::bf16;
-    double batch = 1;                 // concurrent sequences per model instance
-    double prompt_tokens = 512;
-    double output_tokens = 256;
-    double tp = 1;                    // GPUs per model instance (tensor parallel)
+    Count batch = 1;                  // concurrent sequences per model instance
+    Count prompt_tokens = 512;
+    Count output_tokens = 256;
+    Count tp = 1;                     // GPUs per model instance (tensor parallel)
     double requests_per_day = 0;      // traffic; 0 = no traffic sizing
     double peak_to_average = 2.0;     // provisioning headroom for the daily peak
     std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
-    double quant_group_size = 32;     // int4/fp4 weights: one fp16 scale + zero per group
+    Count quant_group_size = 32;     // int4/fp4 weights: one fp16 scale + zero per group
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, workspace, activations
 };
+
+enum class Ownership { cloud, owned };
 
 struct Costs {
     std::optional<double> gpu_hour_usd;  // default: the device's catalog cloud price
     double electricity_usd_per_kwh = 0.10;
     double pue = 1.2;                    // data-centre power usage effectiveness
     double grid_kg_co2_per_kwh = 0.385;  // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
-    std::string ownership = "cloud";     // "cloud": pay gpu_hour_usd; "owned": amortise price + energy
+    Ownership ownership = Ownership::cloud;  // cloud: pay gpu_hour_usd; owned: amortise price + energy
     double lifetime_years = 4;           // amortisation period for owned hardware
 };
 
@@ -80,9 +95,28 @@ struct CompareRequest {
 struct RooflineRequest {
     std::vector<Device> devices;
     Precision precision = Precision::bf16;
-    double matmul_n = 8192;              // size of the N x N x N GEMM workload
+    Count matmul_n = 8192;               // size of the N x N x N GEMM workload
     std::optional<ModelSpec> model;      // adds "one forward pass" workloads for this model
-    double prompt_tokens = 2048;         // tokens of the prefill forward pass
+    Count prompt_tokens = 2048;          // tokens of the prefill forward pass
+};
+
+// Inverse questions: "what can this cluster train in D days / for $X?", "how many GPUs for model
+// M on D tokens by a deadline?" (answered by inverse.cpp with the forward model).
+enum class InverseKind { what_can_train, gpus_needed };
+struct InverseQuestion {
+    InverseKind question = InverseKind::what_can_train;
+    std::optional<double> days;        // deadline / time available
+    std::optional<double> budget_usd;  // money available (what_can_train)
+    double tokens_per_param = 20;      // Chinchilla (Hoffmann et al. 2022): ~20 tokens per parameter
+};
+
+// Options of the parallelism plan search (gpucalc plan).
+struct PlanOptions {
+    Count max_tp = 8;         // tensor-parallel sizes 1..max_tp (powers of two dividing heads)
+    Count max_vpp = 4;        // interleaving 1..max_vpp
+    Count max_micro_batch = 8;
+    Count top_k = 10;
+    std::optional<Count> only_tp;  // search this tensor-parallel size only (lets a caller split the search)
 };
 
 struct Scenario {
@@ -100,6 +134,16 @@ struct Scenario {
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
 // check_layout = false skips the rules that tie the parallel layout to the GPU count and batch
 // (the plan search chooses the layout itself).
+// scenario.model: {"preset": id} | {"params": N} | architecture fields (errors name `path`.*), and
+// its echo, which parses back to the same model.
+bool model_from_json(const nlohmann::json& j, const std::string& path, ModelSpec& out, Errors& errors);
+nlohmann::json model_to_json(const ModelSpec& m);
+
+// A device from a scenario: a catalog id (string) or a custom device object (SI keys, optionally
+// {"base": id, ...overrides}); errors name `path`. The echo parses back to the same device.
+bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
+nlohmann::json device_to_scenario_json(const Device& d);
+
 bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
 
 }  // namespace gpucalc

@@ -1,6 +1,7 @@
 // Training estimator: memory per GPU and predicted step time under TP/PP/DP/SP, ZeRO and
 // recomputation; run totals (time, GPU-hours, cost, energy, CO2).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,8 +61,11 @@ struct TrainingResult {
     double mfu_predicted = 0;             // what the model predicts even when mfu was given
     bool mfu_given = false;
     double achieved_flops_per_second_per_gpu = 0;  // hardware FLOP/s per GPU
-    double seconds = 0, gpu_hours = 0, cost_usd = 0, energy_kwh = 0, co2_kg = 0;
-    double seconds_low = 0, seconds_high = 0, cost_usd_low = 0, cost_usd_high = 0;
+    // Run totals: undefined (nullopt) without training.tokens or a rate; the report also leaves every
+    // time and cost figure null when the setup does not fit (infeasible_reason says why).
+    std::optional<double> seconds, gpu_hours, cost_usd, energy_kwh, co2_kg;
+    std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high;
+    std::string infeasible_reason;
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;
 };
@@ -90,7 +94,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded up to a
 // whole multiple of `granule` sequences (dp x micro_batch, or the GPU count).
-double default_global_batch(double seq_len, double granule);
+Count default_global_batch(double seq_len, Count granule);
 
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).
 ModelSpec gpt_like_shape(double params, double seq_len);

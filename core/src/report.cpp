@@ -1,6 +1,6 @@
 // Report assembly: runs the estimators a scenario asks for and writes the report JSON
 // (docs/SCHEMA.md). Every number is plain SI with the unit in the key.
-#include "gpucalc/api.hpp"
+#include "gpucalc/report.hpp"
 
 #include <cmath>
 
@@ -8,9 +8,12 @@
 #include "gpucalc/cluster.hpp"
 #include "gpucalc/inference.hpp"
 #include "gpucalc/json_read.hpp"
-#include "gpucalc/reality.hpp"
+#include "gpucalc/layout.hpp"
+#include "gpucalc/version.hpp"
 #include "gpucalc/roofline.hpp"
+#include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/training.hpp"
+#include "gpucalc/units.hpp"
 
 namespace gpucalc {
 
@@ -27,63 +30,36 @@ json peaks_json(const std::array<std::optional<double>, kPrecisionCount>& p) {
     return j;
 }
 
-const char* recompute_name(Recompute r) { return r == Recompute::none ? "none" : (r == Recompute::full ? "full" : "selective"); }
-
 json training_config_json(const TrainingConfig& c) {
-    json j;
-    j["tokens"] = opt(c.tokens);
-    j["mfu"] = opt(c.mfu);
-    j["precision"] = std::string(precision_name(c.precision));
-    j["global_batch"] = opt(c.global_batch);
-    j["micro_batch"] = c.micro_batch;
-    j["tp"] = c.tp;
-    j["pp"] = c.pp;
-    j["dp"] = opt(c.dp);
-    j["vpp"] = c.vpp;
-    j["ep"] = c.ep;
-    j["zero"] = c.zero;
-    j["sequence_parallel"] = c.sequence_parallel.value_or(false);
-    j["recompute"] = recompute_name(c.recompute);
-    j["optimizer"] = c.optimizer == Optimizer::adam ? "adam" : "sgd";
-    j["attention"] = c.attention == Attention::flash ? "flash" : "materialized";
-    j["overlap_dp_comm"] = c.overlap_dp_comm;
-    j["overhead_bytes"] = c.overhead_bytes;
-    j["fragmentation"] = c.fragmentation;
+    json j = write_fields(c, training_fields());
+    j["efficiency"] = write_fields(c.efficiency, efficiency_fields());
     return j;
 }
 
-json inference_config_json(const InferenceConfig& c) {
-    json j;
-    j["weight_precision"] = std::string(precision_name(c.weight_precision));
-    j["kv_precision"] = std::string(precision_name(c.kv_precision));
-    j["batch"] = c.batch;
-    j["prompt_tokens"] = c.prompt_tokens;
-    j["output_tokens"] = c.output_tokens;
-    j["tp"] = c.tp;
-    j["requests_per_day"] = c.requests_per_day;
-    j["peak_to_average"] = c.peak_to_average;
-    j["latency_target_seconds_per_token"] = opt(c.latency_target_seconds_per_token);
-    j["quant_group_size"] = c.quant_group_size;
-    j["overhead_bytes"] = c.overhead_bytes;
+
+// The layout fields of a training config (what a "use this layout" button puts in a scenario).
+json layout_json(const TrainingConfig& c) {
+    json t = training_config_json(c);
+    json j = json::object();
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel",
+                          "overlap_dp_comm", "ep"})
+        j[k] = t[k];
     return j;
 }
 
-json costs_json(const Costs& c) {
-    return {{"gpu_hour_usd", opt(c.gpu_hour_usd)},
-            {"electricity_usd_per_kwh", c.electricity_usd_per_kwh},
-            {"pue", c.pue},
-            {"grid_kg_co2_per_kwh", c.grid_kg_co2_per_kwh},
-            {"ownership", c.ownership},
-            {"lifetime_years", c.lifetime_years}};
+std::string layout_text(const TrainingConfig& c) {
+    const json t = training_config_json(c);
+    std::string s;
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"})
+        s += (s.empty() ? "" : ", ") + std::string(k) + " " + (t[k].is_string() ? t[k].get<std::string>() : jr::to_text(t[k]));
+    return s;
 }
 
 json hardware_json(const Hardware& h) {
-    json j;
-    j["device"] = h.device.custom ? device_to_json(h.device) : json(h.device.id);
-    j["device_name"] = h.device.name;
-    j["count"] = h.count;
-    j["devices_per_node"] = h.devices_per_node;
-    j["scale_out_bytes_per_second"] = opt(h.scale_out_bytes_per_second ? h.scale_out_bytes_per_second : h.device.scale_out_bytes_per_second);
+    json j = write_fields(h, hardware_fields());
+    j["device"] = device_echo(h.device);
+    j["device_name"] = h.device.name;  // informational; accepted and ignored on input
+    if (!h.scale_out_bytes_per_second) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
     return j;
 }
 
@@ -106,46 +82,54 @@ json cluster_json(const ClusterResult& c) {
 }
 
 json training_json(const TrainingResult& r) {
+    // Figures of time and money exist only for a setup that runs: null when it does not fit.
+    const bool ok = r.fits;
+    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
+    auto total = [&](const std::optional<double>& v) { return ok && v ? json(*v) : json(nullptr); };
     json j;
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
-    j["tokens"] = r.tokens;
-    j["flops"] = r.flops;
-    j["flops_6nd"] = r.flops_6nd;
+    j["tokens"] = r.tokens > 0 ? json(r.tokens) : json(nullptr);
+    j["flops"] = r.tokens > 0 ? json(r.flops) : json(nullptr);
+    j["flops_6nd"] = r.tokens > 0 ? json(r.flops_6nd) : json(nullptr);
     j["model_flops_per_token"] = r.model_flops_per_token;
     j["hardware_flops_per_token"] = r.hardware_flops_per_token;
-    j["seconds"] = r.seconds;
-    j["days"] = r.seconds / 86400.0;
-    j["gpu_hours"] = r.gpu_hours;
-    j["cost_usd"] = r.cost_usd;
+    j["seconds"] = total(r.seconds);
+    j["days"] = ok && r.seconds ? json(*r.seconds / units::seconds_per_day) : json(nullptr);
+    j["gpu_hours"] = total(r.gpu_hours);
+    j["cost_usd"] = total(r.cost_usd);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
-    j["energy_kwh"] = r.energy_kwh;
-    j["co2_kg"] = r.co2_kg;
-    j["mfu"] = r.mfu;
+    j["energy_kwh"] = total(r.energy_kwh);
+    j["co2_kg"] = total(r.co2_kg);
+    j["mfu"] = when_ok(r.mfu);
     j["mfu_source"] = r.mfu_given ? "given" : "predicted";
-    j["mfu_predicted"] = r.mfu_predicted;
-    j["hfu"] = r.hfu;
-    j["step_seconds"] = r.step_seconds;
+    j["mfu_predicted"] = when_ok(r.mfu_predicted);
+    j["hfu"] = when_ok(r.hfu);
+    j["step_seconds"] = when_ok(r.step_seconds);
     j["tokens_per_step"] = r.tokens_per_step;
-    j["tokens_per_second"] = r.tokens_per_second;
-    j["achieved_flops_per_second_per_gpu"] = r.achieved_flops_per_second_per_gpu;
+    j["tokens_per_second"] = when_ok(r.tokens_per_second);
+    j["achieved_flops_per_second_per_gpu"] = when_ok(r.achieved_flops_per_second_per_gpu);
     j["memory_per_gpu_bytes"] = {{"weights", r.memory.weights},         {"gradients", r.memory.gradients},
                                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
                                  {"overhead", r.memory.overhead},       {"total", r.memory.total}};
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["fits"] = r.fits;
-    j["step_breakdown_seconds"] = {{"gemm", r.step.gemm},         {"attention", r.step.attention},
-                                   {"memory_bound", r.step.memory_bound}, {"tp_comm", r.step.tp_comm},
-                                   {"pp_comm", r.step.pp_comm},   {"ep_comm", r.step.ep_comm},
-                                   {"pp_bubble", r.step.pp_bubble},
-                                   {"dp_comm", r.step.dp_comm},   {"optimizer", r.step.optimizer},
-                                   {"total", r.step.total}};
-    j["uncertainty"] = {{"seconds_low", r.seconds_low}, {"seconds_high", r.seconds_high},
-                        {"cost_usd_low", r.cost_usd_low}, {"cost_usd_high", r.cost_usd_high}};
+    j["infeasible_reason"] = r.infeasible_reason;
+    j["step_breakdown_seconds"] = {{"gemm", when_ok(r.step.gemm)},         {"attention", when_ok(r.step.attention)},
+                                   {"memory_bound", when_ok(r.step.memory_bound)}, {"tp_comm", when_ok(r.step.tp_comm)},
+                                   {"pp_comm", when_ok(r.step.pp_comm)},   {"ep_comm", when_ok(r.step.ep_comm)},
+                                   {"pp_bubble", when_ok(r.step.pp_bubble)},
+                                   {"dp_comm", when_ok(r.step.dp_comm)},   {"optimizer", when_ok(r.step.optimizer)},
+                                   {"total", when_ok(r.step.total)}};
+    j["uncertainty"] = {{"seconds_low", total(r.seconds_low)}, {"seconds_high", total(r.seconds_high)},
+                        {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)}};
     return j;
 }
 
 json inference_json(const InferenceResult& r) {
+    // Speeds, capacity and costs exist only for a setup that runs: null when it does not fit.
+    const bool ok = r.fits;
+    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
     json j;
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
@@ -157,24 +141,26 @@ json inference_json(const InferenceResult& r) {
     j["overhead_bytes_per_gpu"] = r.overhead_bytes_per_gpu;
     j["memory_per_gpu_bytes"] = r.memory_per_gpu_bytes;
     j["fits"] = r.fits;
+    j["infeasible_reason"] = r.infeasible_reason;
     j["max_batch"] = r.max_batch;
     j["instances_per_gpu"] = r.instances_per_gpu;
     j["instances_per_cluster"] = r.instances_per_cluster;
-    j["prefill_seconds"] = r.prefill_seconds;
-    j["decode_seconds_per_token"] = r.decode_seconds_per_token;
+    j["prefill_seconds"] = when_ok(r.prefill_seconds);
+    j["decode_seconds_per_token"] = when_ok(r.decode_seconds_per_token);
     j["decode_bound"] = r.decode_memory_bound ? "memory" : "compute";
     j["turn_batch"] = r.turn_batch;
-    j["decode_tokens_per_second_per_user"] = r.decode_tokens_per_second_per_user;
-    j["throughput_tokens_per_second_per_gpu"] = r.throughput_tokens_per_second_per_gpu;
-    j["request_seconds"] = r.request_seconds;
+    j["decode_tokens_per_second_per_user"] = when_ok(r.decode_tokens_per_second_per_user);
+    j["throughput_tokens_per_second_per_gpu"] = when_ok(r.throughput_tokens_per_second_per_gpu);
+    j["request_seconds"] = when_ok(r.request_seconds);
     j["replicas"] = r.replicas;
-    j["cluster_throughput_tokens_per_second"] = r.cluster_throughput_tokens_per_second;
+    j["cluster_throughput_tokens_per_second"] = when_ok(r.cluster_throughput_tokens_per_second);
     j["concurrent_sequences"] = r.concurrent_sequences;
-    j["gpus_needed"] = r.gpus_needed;
-    j["cost_per_day_usd"] = r.cost_per_day_usd;
-    j["energy_per_day_kwh"] = r.energy_per_day_kwh;
-    j["cost_per_million_output_tokens_usd"] = r.cost_per_million_output_tokens_usd;
-    j["cost_per_million_input_tokens_usd"] = r.cost_per_million_input_tokens_usd;
+    const bool sized = ok && r.config.requests_per_day > 0;
+    j["gpus_needed"] = sized ? json(r.gpus_needed) : json(nullptr);
+    j["cost_per_day_usd"] = sized ? json(r.cost_per_day_usd) : json(nullptr);
+    j["energy_per_day_kwh"] = sized ? json(r.energy_per_day_kwh) : json(nullptr);
+    j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? json(r.cost_per_million_output_tokens_usd) : json(nullptr);
+    j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? json(r.cost_per_million_input_tokens_usd) : json(nullptr);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
     json curve = json::array();
     for (const auto& p : r.curve)
@@ -255,13 +241,50 @@ void sanitize(json& j, std::vector<std::string>& path, std::vector<std::string>&
 
 }  // namespace
 
+json plan_to_json(const Plan& p) {
+    const auto& c = p.config;
+    json j = {{"tp", c.tp},
+              {"pp", c.pp},
+              {"dp", c.dp.value_or(1)},
+              {"vpp", c.vpp},
+              {"micro_batch", c.micro_batch},
+              {"zero", c.zero},
+              {"sequence_parallel", c.sequence_parallel.value_or(false)},
+              {"overlap_dp_comm", c.overlap_dp_comm},
+              {"global_batch", c.global_batch.value_or(0)},
+              {"step_seconds", p.step_seconds},
+              {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
+              {"mfu", p.mfu},
+              {"tokens_per_second", p.tokens_per_second},
+              {"bubble_fraction", p.bubble_fraction}};
+    // The complete training section of this plan: drop it into a scenario to get the same layout.
+    j["training"] = training_config_json(c);
+    j["recompute"] = j["training"]["recompute"];
+    return j;
+}
+
+json plan_result_json(const PlanResult& r) {
+    json best = json::array(), layouts = json::array();
+    for (const auto& p : r.best) best.push_back(plan_to_json(p));
+    for (const auto& p : r.best_per_layout) layouts.push_back(plan_to_json(p));
+    return {{"considered", r.considered},
+            {"feasible", r.feasible},
+            {"rejected", {{"out_of_memory", r.rejected_out_of_memory}, {"indivisible", r.rejected_indivisible}}},
+            {"search_seconds", r.search_seconds},
+            {"plans_per_second", r.search_seconds > 0 ? r.considered / r.search_seconds : 0},
+            {"best", best},
+            {"best_per_layout", layouts}};
+}
+
+json device_echo(const Device& d) { return d.custom ? device_to_scenario_json(d) : json(d.id); }
+
 json errors_to_json(const Errors& errors) {
     json arr = json::array();
     for (const auto& e : errors) arr.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
     return {{"errors", arr}};
 }
 
-json estimate(const Scenario& s) {
+json build_report(const Scenario& s) {
     json report;
     report["gpucalc_version"] = kVersion;
     Trace trace(s.explain);
@@ -269,12 +292,24 @@ json estimate(const Scenario& s) {
     json inputs = json::object();
     if (s.model) inputs["model"] = model_to_json(*s.model);
     if (s.hardware) inputs["hardware"] = hardware_json(*s.hardware);
-    inputs["costs"] = costs_json(s.costs);
+    inputs["costs"] = write_fields(s.costs, costs_fields());
     if (s.hardware) report["cluster"] = cluster_json(estimate_cluster(*s.hardware, s.costs, trace));
     if (s.training && s.hardware && s.model) {
-        TrainingResult r = estimate_training(*s.model, *s.hardware, *s.training, s.costs, trace);
+        const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
+        TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, trace);
+        std::optional<Plan> suggestion;
+        if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
+        if (!r.fits && !layout.found)
+            r.infeasible_reason = "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " +
+                                  s.hardware->device.name + ": the layout needing the least memory needs " +
+                                  jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
+                                  jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
         inputs["training"] = training_config_json(r.config);
         report["training"] = training_json(r);
+        report["training"]["layout_searched"] = layout.searched;
+        report["training"]["suggested_layout"] = suggestion ? layout_json(suggestion->config) : json(nullptr);
+        if (layout.searched && layout.found)
+            warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
         for (auto& w : r.warnings) warnings.push_back("training: " + w);
         if (s.scaling) {
             json curve = json::array();
@@ -286,12 +321,28 @@ json estimate(const Scenario& s) {
     }
     if (s.inference && s.hardware && s.model) {
         InferenceResult r = estimate_inference(*s.model, *s.hardware, *s.inference, s.costs, trace);
-        inputs["inference"] = inference_config_json(r.config);
+        inputs["inference"] = write_fields(r.config, inference_fields());
         report["inference"] = inference_json(r);
         for (auto& w : r.warnings) warnings.push_back("inference: " + w);
     }
-    if (s.compare) report["compare"] = compare_json(*s.compare, estimate_compare(*s.compare, trace));
-    if (s.roofline) report["roofline"] = roofline_json(estimate_roofline(*s.roofline));
+    if (s.compare) {
+        report["compare"] = compare_json(*s.compare, estimate_compare(*s.compare, trace));
+        json c = write_fields(*s.compare, compare_fields());
+        c["a"] = device_echo(s.compare->a);
+        c["b"] = device_echo(s.compare->b);
+        inputs["compare"] = c;
+    }
+    if (s.roofline) {
+        report["roofline"] = roofline_json(estimate_roofline(*s.roofline));
+        json r = write_fields(*s.roofline, roofline_fields());
+        json devs = json::array();
+        for (const auto& d : s.roofline->devices) devs.push_back(device_echo(d));
+        r["devices"] = devs;
+        if (s.roofline->model) r["model"] = model_to_json(*s.roofline->model);
+        inputs["roofline"] = r;
+    }
+    inputs["scaling"] = s.scaling;
+    inputs["explain"] = s.explain;
     report["inputs"] = inputs;
     if (s.explain) report["explain"] = trace.to_json();
     std::vector<std::string> bad, path;
@@ -299,57 +350,6 @@ json estimate(const Scenario& s) {
     for (const auto& b : bad) warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
     report["warnings"] = warnings;
     return report;
-}
-
-json parse_scenario_text(const std::string& text, Errors& errors) {
-    if (text.size() > kMaxScenarioBytes) {
-        add_error(errors, "too_large", "", "the scenario is " + std::to_string(text.size()) + " bytes; at most " +
-                                               std::to_string(kMaxScenarioBytes) + " are accepted");
-        return json(json::value_t::discarded);
-    }
-    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
-    return j;
-}
-
-std::string estimate_json(const std::string& text) {
-    Errors errors;
-    json j = parse_scenario_text(text, errors);
-    if (j.is_discarded()) return jr::to_text(errors_to_json(errors));
-    // Inverse questions and claims are answered with the forward model on the rest of the scenario.
-    if (j.is_object() && j.contains("inverse")) {
-        json answer = answer_inverse(j, errors);
-        if (!errors.empty()) return jr::to_text(errors_to_json(errors));
-        return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}});
-    }
-    json claim;
-    if (j.is_object() && j.contains("claim")) {
-        claim = j["claim"];
-        j.erase("claim");
-    }
-    Scenario s;
-    if (!parse_scenario(j, s, errors)) return jr::to_text(errors_to_json(errors));
-    json report = estimate(s);
-    if (!claim.is_null()) {
-        json verdict = evaluate_claim(j, claim, errors);
-        if (!errors.empty()) return jr::to_text(errors_to_json(errors));
-        report["claim"] = verdict;
-    }
-    return jr::to_text(report);
-}
-
-std::string devices_json() { return jr::to_text(catalog_to_json()); }
-
-std::string presets_json() {
-    json arr = json::array();
-    for (const auto& p : model_presets()) {
-        json m = model_to_json(p.spec);
-        m["id"] = p.id;
-        m["published_params"] = p.published_params;
-        m["published_source"] = p.published_source;
-        arr.push_back(m);
-    }
-    return jr::to_text(json{{"models", arr}});
 }
 
 }  // namespace gpucalc

@@ -1,0 +1,27 @@
+// The parallel layout of a training run: as given, or chosen by the plan search (layout auto); and,
+// for a layout that does not fit, the fastest one that does (training.suggested_layout).
+#pragma once
+#include <optional>
+#include <string>
+
+#include "gpucalc/plan.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+struct LayoutChoice {
+    TrainingConfig config;         // the layout to estimate (every field resolved)
+    bool searched = false;         // chosen by the plan search
+    bool found = true;             // false: no valid layout fits (config is the one needing least memory)
+    std::optional<Plan> suggestion;  // set when `config` does not fit and another layout does
+};
+
+// The model the search and the time model use: the architecture, or a GPT-like shape for a bare
+// parameter count.
+ModelSpec shape_for_search(const ModelSpec& m);
+
+LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
+// The fastest layout that fits with every layout field free (non-layout fields as given).
+std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
+
+}  // namespace gpucalc

@@ -1,0 +1,37 @@
+// The field table of every scenario section (one row per key). Parsing (scenario.cpp, model.cpp),
+// the echoed `inputs` (report.cpp), `gpucalc schema` / wasm schema(), docs/SCHEMA.md and the
+// page's forms all read these tables; adding a scalar field is one row here plus its struct member.
+#pragma once
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/fields.hpp"
+#include "gpucalc/model.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+const std::vector<Field<ModelSpec>>& model_fields();
+const std::vector<Field<Hardware>>& hardware_fields();
+const std::vector<Field<TrainingConfig>>& training_fields();
+const std::vector<Field<EfficiencyOverrides>>& efficiency_fields();
+const std::vector<Field<InferenceConfig>>& inference_fields();
+const std::vector<Field<Costs>>& costs_fields();
+const std::vector<Field<RooflineRequest>>& roofline_fields();
+const std::vector<Field<CompareRequest>>& compare_fields();
+const std::vector<Field<InverseQuestion>>& inverse_fields();
+const std::vector<Field<PlanOptions>>& plan_fields();
+// A custom device's scalar SI fields (its peaks are the nested object peak_flops_per_second).
+const std::vector<Field<Device>>& custom_device_fields();
+
+// Choice lists shared by several rows.
+std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed);
+
+// The whole input schema: every table, plus the structured keys (devices, claims, inverse
+// questions, plan options) described in words. `gpucalc schema` prints it; docs/SCHEMA.md is
+// generated from it (`gpucalc schema --markdown`).
+nlohmann::json schema_json();
+std::string schema_markdown();
+
+}  // namespace gpucalc

@@ -1,0 +1,190 @@
+// The entry points (api.hpp): the one place where JSON text comes in. Each checks the size and the
+// nesting depth before parsing (so nothing later can recurse deeply over user JSON), dispatches to
+// the typed code (report, claims, inverse, plan search, reality, schema), and catches anything
+// unexpected so that no exception ever crosses into the CLI or the WebAssembly boundary.
+#include "gpucalc/api.hpp"
+
+#include <chrono>
+#include <exception>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/claims.hpp"
+#include "gpucalc/inverse.hpp"
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/model.hpp"
+#include "gpucalc/plan.hpp"
+#include "gpucalc/reality.hpp"
+#include "gpucalc/report.hpp"
+#include "gpucalc/scenario.hpp"
+#include "gpucalc/scenario_fields.hpp"
+
+namespace gpucalc {
+
+using nlohmann::json;
+
+int json_nesting_depth(const std::string& text) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char ch : text) {
+        if (in_string) {
+            if (escaped) escaped = false;
+            else if (ch == '\\') escaped = true;
+            else if (ch == '"') in_string = false;
+            continue;
+        }
+        if (ch == '"') in_string = true;
+        else if (ch == '[' || ch == '{') deepest = std::max(deepest, ++depth);
+        else if ((ch == ']' || ch == '}') && depth > 0) --depth;
+    }
+    return deepest;
+}
+
+namespace {
+
+std::string errors_text(const Errors& errors) { return jr::to_text(errors_to_json(errors)); }
+
+// Size, depth and syntax of every scenario; a discarded value (with the error) on failure.
+json parse_text(const std::string& text, Errors& errors) {
+    if (text.size() > kMaxScenarioBytes) {
+        add_error(errors, "too_large", "",
+                  "the scenario is " + std::to_string(text.size()) + " bytes; at most " + std::to_string(kMaxScenarioBytes) + " are accepted");
+        return json(json::value_t::discarded);
+    }
+    const int depth = json_nesting_depth(text);
+    if (depth > kMaxNestingDepth) {
+        add_error(errors, "too_deep", "",
+                  "the scenario nests " + std::to_string(depth) + " levels of arrays/objects; at most " +
+                      std::to_string(kMaxNestingDepth) + " are accepted");
+        return json(json::value_t::discarded);
+    }
+    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
+    return j;
+}
+
+// Runs f; anything thrown becomes an "internal" error report instead of crossing the boundary.
+template <class F>
+std::string guarded(F&& f) {
+    try {
+        return f();
+    } catch (const std::exception& e) {
+        Errors errors;
+        add_error(errors, "internal", "", std::string("internal error (please report it with the scenario): ") + jr::shorten(e.what(), 200));
+        return errors_text(errors);
+    } catch (...) {
+        Errors errors;
+        add_error(errors, "internal", "", "internal error (please report it with the scenario)");
+        return errors_text(errors);
+    }
+}
+
+// Removes `key` from the scenario object and returns it (null when absent).
+json take(json& j, const char* key) {
+    if (!j.is_object()) return nullptr;
+    auto it = j.find(key);
+    if (it == j.end()) return nullptr;
+    json v = std::move(*it);
+    j.erase(it);
+    return v;
+}
+
+std::string answer_inverse_text(json j, const json& q) {
+    Errors errors;
+    InverseQuestion question;
+    if (!q.is_object()) add_error(errors, "type", "inverse", "inverse must be an object {question, days, budget_usd, tokens_per_param}");
+    else {
+        check_table_keys(q, "inverse", inverse_fields(), errors);
+        if (!q.contains("question")) add_error(errors, "missing", "inverse.question", "inverse.question is required (what_can_train or gpus_needed)");
+        read_fields(q, "inverse", inverse_fields(), question, errors);
+    }
+    Scenario s;
+    if (j.is_object() && j.contains("claim")) add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
+    parse_scenario(j, s, errors, /*check_layout=*/false);
+    if (!errors.empty()) return errors_text(errors);
+    json answer = answer_inverse(s, question, errors);
+    if (!errors.empty()) return errors_text(errors);
+    return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}});
+}
+
+}  // namespace
+
+std::string estimate_json(const std::string& text) {
+    return guarded([&] {
+        Errors errors;
+        json j = parse_text(text, errors);
+        if (j.is_discarded()) return errors_text(errors);
+        const json inverse = take(j, "inverse");
+        if (!inverse.is_null()) return answer_inverse_text(std::move(j), inverse);
+        const json claim_json = take(j, "claim");
+        Claim claim;
+        if (!claim_json.is_null()) parse_claim(claim_json, "claim", claim, errors);
+        Scenario s;
+        parse_scenario(j, s, errors);
+        if (!errors.empty()) return errors_text(errors);
+        json report = build_report(s);
+        if (!claim_json.is_null()) {
+            json verdict = evaluate_claim(j, claim, errors);
+            if (!errors.empty()) return errors_text(errors);
+            report["claim"] = verdict;
+        }
+        return jr::to_text(report);
+    });
+}
+
+std::string plan_json(const std::string& text) {
+    return guarded([&] {
+        Errors errors;
+        json j = parse_text(text, errors);
+        if (j.is_discarded()) return errors_text(errors);
+        PlanOptions opt;
+        const json p = take(j, "plan");
+        if (!p.is_null()) {
+            if (!p.is_object()) add_error(errors, "type", "plan", "plan must be an object {top_k, max_tp, max_vpp, max_micro_batch, tp}");
+            else {
+                check_table_keys(p, "plan", plan_fields(), errors);
+                read_fields(p, "plan", plan_fields(), opt, errors);
+            }
+        }
+        Scenario s;
+        if (!parse_scenario(j, s, errors, /*check_layout=*/false) || !errors.empty()) return errors_text(errors);
+        if (!s.model || !s.model->has_architecture)
+            add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
+        if (!s.training) add_error(errors, "missing", "training", "plan search needs a training section (global_batch)");
+        if (!errors.empty()) return errors_text(errors);
+        const auto t0 = std::chrono::steady_clock::now();
+        PlanResult r = search_plans(*s.model, *s.hardware, *s.training, opt);
+        r.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return jr::to_text(json{{"gpucalc_version", kVersion}, {"plan", plan_result_json(r)}});
+    });
+}
+
+std::string devices_json() {
+    return guarded([] {
+        static const std::string text = jr::to_text(catalog_to_json());  // the catalog never changes
+        return text;
+    });
+}
+
+std::string presets_json() {
+    return guarded([] {
+        json arr = json::array();
+        for (const auto& p : model_presets()) {
+            json m = model_to_json(p.spec);
+            m["id"] = p.id;
+            m["published_params"] = p.published_params;
+            m["published_source"] = p.published_source;
+            arr.push_back(m);
+        }
+        return jr::to_text(json{{"models", arr}});
+    });
+}
+
+std::string reality_json() {
+    return guarded([] { return jr::to_text(reality_report()); });
+}
+
+std::string schema_json_text() {
+    return guarded([] { return jr::to_text(schema_json()); });
+}
+
+}  // namespace gpucalc

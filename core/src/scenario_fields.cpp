@@ -1,0 +1,248 @@
+// The field tables of the scenario (see scenario_fields.hpp). Defaults are the struct members'
+// defaults in scenario.hpp / model.hpp; ranges and docs live here, once.
+#include "gpucalc/scenario_fields.hpp"
+
+namespace gpucalc {
+
+using nlohmann::json;
+
+std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed) {
+    std::vector<Choice> out;
+    for (Precision p : allowed) out.push_back(Choice{precision_name(p), static_cast<int>(p)});
+    return out;
+}
+
+namespace {
+
+constexpr double kMaxCount = 1e8;  // devices, ranks: far above any real cluster
+constexpr double kMaxDim = 1e7;    // model widths
+
+}  // namespace
+
+const std::vector<Field<ModelSpec>>& model_fields() {
+    using M = ModelSpec;
+    static const std::vector<Field<M>> t = {
+        field<&M::params>(number_spec("params", "parameters", {1, 1e16, false},
+                                      "total parameter count alone (enough for 6·N·D and weight memory)")),
+        field<&M::active_params>(number_spec("active_params", "parameters", {1, 1e16, false},
+                                             "parameters active per token (mixture of experts), with params", "params")),
+        field<&M::layers>(integer_spec("layers", "", 1, 1e5, "transformer blocks (required for an architecture)")),
+        field<&M::hidden>(integer_spec("hidden", "", 1, kMaxDim, "model width d_model (required for an architecture)")),
+        field<&M::heads>(integer_spec("heads", "", 1, 1e5, "query heads (required for an architecture)")),
+        field<&M::kv_heads>(integer_spec("kv_heads", "", 1, 1e5, "key/value heads: = heads (MHA), 1 (MQA), else GQA", "heads")),
+        field<&M::head_dim>(integer_spec("head_dim", "", 1, 1e5, "width of one head", "hidden / heads")),
+        field<&M::ffn_hidden>(integer_spec("ffn_hidden", "", 1, kMaxDim, "MLP inner width", "4 x hidden")),
+        field<&M::ffn_kind>(choice_spec("ffn_kind", {{"gelu", 0}, {"swiglu", 1}},
+                                        "2-matrix MLP (GPT) or 3-matrix gated MLP (Llama)")),
+        field<&M::vocab>(integer_spec("vocab", "tokens", 1, 1e8, "vocabulary size (required for an architecture)")),
+        field<&M::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "training sequence / context length")),
+        field<&M::tied_embeddings>(boolean_spec("tied_embeddings", "input and output embeddings shared",
+                                                "true for a custom architecture")),
+        field<&M::biases>(boolean_spec("biases", "linear layers have biases (GPT) or not (Llama)")),
+        field<&M::rmsnorm>(choice_spec("norm", {{"layernorm", 0}, {"rmsnorm", 1}}, "normalisation layers")),
+        field<&M::pos>(choice_spec("position_embedding", {{"learned", 0}, {"rope", 1}, {"alibi", 2}},
+                                   "learned position table (counted as parameters), RoPE or ALiBi")),
+        field<&M::parallel_attention>(boolean_spec("parallel_attention", "attention and MLP in parallel from one norm (GPT-J, PaLM)")),
+        field<&M::sliding_window>(integer_spec("sliding_window", "tokens", 0, 1e8, "attention window; 0 = full attention")),
+        field<&M::experts>(integer_spec("experts", "", 0, 1e5, "routed experts per MoE layer; 0 = dense")),
+        field<&M::experts_per_token>(integer_spec("experts_per_token", "", 0, 1e5, "routed experts per token (top-k)")),
+        field<&M::shared_experts>(integer_spec("shared_experts", "", 0, 1e5, "always-active experts per MoE layer")),
+        field<&M::expert_ffn_hidden>(integer_spec("expert_ffn_hidden", "", 0, kMaxDim, "inner width of one expert", "ffn_hidden")),
+        field<&M::dense_layers>(integer_spec("dense_layers", "", 0, 1e5, "leading layers with a dense MLP (DeepSeek-V3: 3)")),
+        field<&M::q_lora_rank>(integer_spec("q_lora_rank", "", 0, 1e6, "MLA query compression rank (0 = none)")),
+        field<&M::kv_lora_rank>(integer_spec("kv_lora_rank", "", 0, 1e6, "MLA key/value latent rank (> 0 switches MLA on)")),
+        field<&M::qk_nope_head_dim>(integer_spec("qk_nope_head_dim", "", 0, 1e5, "MLA query/key width without RoPE")),
+        field<&M::qk_rope_head_dim>(integer_spec("qk_rope_head_dim", "", 0, 1e5, "MLA decoupled RoPE key width")),
+        field<&M::v_head_dim>(integer_spec("v_head_dim", "", 0, 1e5, "MLA value head width")),
+    };
+    return t;
+}
+
+const std::vector<Field<Hardware>>& hardware_fields() {
+    using H = Hardware;
+    static const std::vector<Field<H>> t = {
+        field<&H::count>(integer_spec("count", "devices", 1, kMaxCount, "devices in the cluster")),
+        field<&H::devices_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices sharing the scale-up domain",
+                                                 "the device's reference system (8 for HGX)")),
+        field<&H::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", positive_up_to(1e15),
+                                                          "network bandwidth per device, per direction",
+                                                          "the catalog's NIC per GPU")),
+    };
+    return t;
+}
+
+const std::vector<Field<TrainingConfig>>& training_fields() {
+    using T = TrainingConfig;
+    static const std::vector<Field<T>> t = {
+        field<&T::tokens>(number_spec("tokens", "tokens", {1, 1e30, false}, "tokens to train on (run totals need it)")),
+        field<&T::mfu>(number_spec("mfu", "fraction", fraction_open, "given model FLOPs utilisation, used instead of the prediction",
+                                   "predicted by the performance model")),
+        field<&T::precision>(choice_spec("precision",
+                                         precision_choices({Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16,
+                                                            Precision::fp8}),
+                                         "precision of the matrix multiplies")),
+        field<&T::global_batch>(integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
+                                             "about 4M tokens, rounded up to a multiple of dp x micro_batch")),
+        field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
+        field<&T::tp>(integer_spec("tp", "devices", 1, 1e5, "tensor-parallel size")),
+        field<&T::pp>(integer_spec("pp", "devices", 1, 1e5, "pipeline-parallel size (uneven stages allowed)")),
+        field<&T::dp>(integer_spec("dp", "devices", 1, kMaxCount, "data-parallel size", "count / (tp x pp)")),
+        field<&T::vpp>(integer_spec("vpp", "", 1, 1e3, "interleaved pipeline chunks per device")),
+        field<&T::ep>(integer_spec("ep", "devices", 1, 1e5, "expert-parallel size (MoE); divides dp and the expert count")),
+        field<&T::zero>(integer_spec("zero", "", 0, 3, "ZeRO stage over the data-parallel group (3 = FSDP)")),
+        field<&T::sequence_parallel>(boolean_spec("sequence_parallel", "Megatron sequence parallelism", "tp > 1")),
+        field<&T::recompute>(choice_spec("recompute", {{"none", 0}, {"selective", 1}, {"full", 2}}, "activation recomputation")),
+        field<&T::optimizer>(choice_spec("optimizer", {{"adam", 0}, {"adamw", 0}, {"sgd", 1}}, "optimizer (adamw = adam)")),
+        field<&T::attention>(choice_spec("attention", {{"flash", 0}, {"materialized", 1}},
+                                         "fused (FlashAttention) or materialised attention scores")),
+        field<&T::overlap_dp_comm>(boolean_spec("overlap_dp_comm", "data-parallel gradient reduction overlapped with backward")),
+        field<&T::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
+                                              "memory allowance per device (CUDA context, communication buffers)")),
+        field<&T::fragmentation>(number_spec("fragmentation", "fraction", fraction_closed,
+                                             "allocator fragmentation, fraction of the other memory terms")),
+        field<&T::layout>(choice_spec("layout", {{"auto", 0}, {"given", 1}},
+                                      "auto: the plan search chooses every layout field not given (tp, pp, dp, vpp, micro_batch, "
+                                      "zero, recompute, sequence_parallel, overlap_dp_comm); given: the fields as given",
+                                      "auto when none of tp, pp, dp is given")),
+    };
+    return t;
+}
+
+const std::vector<Field<EfficiencyOverrides>>& efficiency_fields() {
+    using E = EfficiencyOverrides;
+    static const std::vector<Field<E>> t = {
+        field<&E::gemm>(number_spec("gemm", "fraction", fraction_open, "fraction of dense peak a large GEMM reaches",
+                                    "per device generation")),
+        field<&E::gemm_half_width>(number_spec("gemm_half_width", "", non_negative_up_to(1e6),
+                                               "per-device GEMM width (hidden/tp) at half of gemm", "per device generation")),
+        field<&E::attention>(number_spec("attention", "fraction", fraction_open, "fraction of peak in fused attention",
+                                         "per device generation")),
+        field<&E::memory>(number_spec("memory", "fraction", fraction_open, "fraction of HBM bandwidth in memory-bound kernels",
+                                      "per device generation")),
+        field<&E::network>(number_spec("network", "fraction", fraction_open, "fraction of link bandwidth in collectives",
+                                       "per device generation")),
+    };
+    return t;
+}
+
+const std::vector<Field<InferenceConfig>>& inference_fields() {
+    using I = InferenceConfig;
+    static const std::vector<Field<I>> t = {
+        field<&I::weight_precision>(choice_spec("weight_precision",
+                                                precision_choices({Precision::fp32, Precision::bf16, Precision::fp16,
+                                                                   Precision::fp8, Precision::int8, Precision::int4,
+                                                                   Precision::fp4}),
+                                                "precision of the stored weights")),
+        field<&I::kv_precision>(choice_spec("kv_precision",
+                                            precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8,
+                                                               Precision::int8}),
+                                            "precision of the KV cache")),
+        field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance")),
+        field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
+        field<&I::output_tokens>(integer_spec("output_tokens", "tokens", 1, 1e8, "output tokens per request")),
+        field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)")),
+        field<&I::requests_per_day>(number_spec("requests_per_day", "requests/day", non_negative_up_to(1e15),
+                                                "traffic to size the deployment for; 0 = no traffic sizing")),
+        field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false},
+                                               "provisioning headroom for the daily peak")),
+        field<&I::latency_target_seconds_per_token>(number_spec("latency_target_seconds_per_token", "s", positive_up_to(1e6),
+                                                                "maximum decode time per output token (warns when exceeded)")),
+        field<&I::quant_group_size>(integer_spec("quant_group_size", "weights", 1, 1e6,
+                                                 "int4/fp4 weights: one fp16 scale and zero point per group")),
+        field<&I::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
+                                              "memory allowance per device (CUDA context, workspace, activations)")),
+    };
+    return t;
+}
+
+const std::vector<Field<Costs>>& costs_fields() {
+    using C = Costs;
+    static const std::vector<Field<C>> t = {
+        field<&C::gpu_hour_usd>(number_spec("gpu_hour_usd", "USD/h", non_negative_up_to(1e6), "price of one device-hour",
+                                            "the catalog's cloud price of the device")),
+        field<&C::electricity_usd_per_kwh>(number_spec("electricity_usd_per_kwh", "USD/kWh", non_negative_up_to(100),
+                                                       "electricity price (owned hardware)")),
+        field<&C::pue>(number_spec("pue", "ratio", {1, 10, false}, "data-centre power usage effectiveness")),
+        field<&C::grid_kg_co2_per_kwh>(number_spec("grid_kg_co2_per_kwh", "kg/kWh", non_negative_up_to(10),
+                                                   "grid carbon intensity (LLaMA paper's US average)")),
+        field<&C::ownership>(choice_spec("ownership", {{"cloud", 0}, {"owned", 1}},
+                                         "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
+        field<&C::lifetime_years>(number_spec("lifetime_years", "years", {0.1, 50, false}, "amortisation period of owned hardware")),
+    };
+    return t;
+}
+
+const std::vector<Field<RooflineRequest>>& roofline_fields() {
+    using R = RooflineRequest;
+    static const std::vector<Field<R>> t = {
+        field<&R::precision>(choice_spec("precision",
+                                         precision_choices({Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
+                                                            Precision::fp16, Precision::fp8, Precision::int8, Precision::fp4}),
+                                         "precision of the roofline ceilings")),
+        field<&R::matmul_n>(integer_spec("matmul_n", "", 1, 1e6, "size N of the N x N x N GEMM workload")),
+        field<&R::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e7, "tokens of the prefill forward-pass workload")),
+    };
+    return t;
+}
+
+const std::vector<Field<CompareRequest>>& compare_fields() {
+    using C = CompareRequest;
+    static const std::vector<Field<C>> t = {
+        field<&C::precision>(choice_spec("precision",
+                                         precision_choices({Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
+                                                            Precision::fp16, Precision::fp8, Precision::int8, Precision::fp4}),
+                                         "precision for \"how many B match one A\"")),
+    };
+    return t;
+}
+
+const std::vector<Field<InverseQuestion>>& inverse_fields() {
+    using Q = InverseQuestion;
+    static const std::vector<Field<Q>> t = {
+        field<&Q::question>(choice_spec("question", {{"what_can_train", 0}, {"gpus_needed", 1}},
+                                        "what_can_train: the model this cluster can train; gpus_needed: devices for a model by a deadline")),
+        field<&Q::days>(number_spec("days", "days", {1e-3, 1e5, false}, "time available / deadline")),
+        field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
+        field<&Q::tokens_per_param>(number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false},
+                                                "training tokens per parameter (Chinchilla: 20)")),
+    };
+    return t;
+}
+
+const std::vector<Field<PlanOptions>>& plan_fields() {
+    using P = PlanOptions;
+    static const std::vector<Field<P>> t = {
+        field<&P::top_k>(integer_spec("top_k", "plans", 1, 100, "plans returned, fastest first")),
+        field<&P::max_tp>(integer_spec("max_tp", "devices", 1, 64, "largest tensor-parallel size searched")),
+        field<&P::max_vpp>(integer_spec("max_vpp", "", 1, 16, "largest interleaving searched")),
+        field<&P::max_micro_batch>(integer_spec("max_micro_batch", "sequences", 1, 64, "largest micro-batch searched")),
+        field<&P::only_tp>(integer_spec("tp", "devices", 1, 64, "search this tensor-parallel size only (splits the search)",
+                                        "every power of two up to max_tp")),
+    };
+    return t;
+}
+
+const std::vector<Field<Device>>& custom_device_fields() {
+    using D = Device;
+    // Lower bounds reject absurd figures (a 1e-300 FLOP/s device would give "0 days"): no real
+    // memory, link or power figure is below these.
+    static const std::vector<Field<D>> t = {
+        field<&D::memory_bytes>(number_spec("memory_bytes", "bytes", {1e6, 1e16, false}, "device memory (required without base)")),
+        field<&D::memory_bandwidth_bytes_per_second>(number_spec("memory_bandwidth_bytes_per_second", "B/s", {1e6, 1e16, false},
+                                                                 "device memory bandwidth (required without base)")),
+        field<&D::tdp_watts>(number_spec("tdp_watts", "W", {0.1, 1e6, false}, "board power")),
+        field<&D::scale_up_bytes_per_second_bidirectional>(number_spec("scale_up_bytes_per_second_bidirectional", "B/s",
+                                                                       {1e3, 1e15, false},
+                                                                       "scale-up link (NVLink-like), both directions summed")),
+        field<&D::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", {1e3, 1e15, false},
+                                                          "network bandwidth per device, per direction")),
+        field<&D::gpus_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices in the scale-up domain")),
+        field<&D::cloud_usd_per_hour>(number_spec("cloud_usd_per_hour", "USD/h", non_negative_up_to(1e6), "rental price")),
+        field<&D::price_usd>(number_spec("price_usd", "USD", non_negative_up_to(1e10), "purchase price")),
+        field<&D::simt_cores>(integer_spec("simt_cores", "cores", 1, 1e9, "CUDA cores / stream processors")),
+        field<&D::cpu_cores>(integer_spec("cpu_cores", "cores", 1, 1e7, "CPU cores")),
+    };
+    return t;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,180 @@
+// Hostile input found in a red-team pass (deep nesting under every key, nested claims, unbounded
+// variations, 0/0 in MoE, absurd custom devices, undefined figures) gives an error naming the field
+// or an honest answer, never a crash, a NaN, or a 0 that hides "undefined". Run under ASan/UBSan too.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "gpucalc/api.hpp"
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+std::string nested(const std::string& open, const std::string& close, std::size_t depth, const std::string& inner = "1") {
+    std::string s;
+    s.reserve(depth * (open.size() + close.size()) + inner.size());
+    for (std::size_t i = 0; i < depth; ++i) s += open;
+    s += inner;
+    for (std::size_t i = 0; i < depth; ++i) s += close;
+    return s;
+}
+
+json valid() {
+    return {{"model", {{"preset", "llama2-7b"}}},
+            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+            {"training", {{"tokens", 1e12}, {"tp", 1}}}};
+}
+
+}  // namespace
+
+TEST_CASE("nesting deeper than 64 levels under any key is rejected before parsing, in every entry point") {
+    const std::string deep_arrays = nested("[", "]", 110000);
+    const std::string deep_objects = nested("{\"a\":", "}", 20000);
+    for (const char* key : {"claim", "inverse", "model", "hardware", "training", "inference", "plan", "compare", "zzz"}) {
+        for (const std::string* inner : {&deep_arrays, &deep_objects}) {
+            const std::string text = "{\"" + std::string(key) + "\": " + *inner + "}";
+            INFO(key);
+            for (const auto& out : {gpucalc::estimate_json(text), gpucalc::plan_json(text)}) {
+                const auto r = json::parse(out);
+                CHECK(has_error(r, "", "too_deep"));
+            }
+        }
+    }
+    // claim.vary.values holding a deep array (58,000 levels crashed the old code).
+    const std::string vary = R"({"hardware": {"device": "nvidia-t4"}, "claim": {"checks": [{"metric": "cluster.devices", "expected": 1}],
+        "vary": {"path": "hardware.count", "values": [)" + nested("[", "]", 58000) + "]}}}";
+    CHECK(has_error(json::parse(gpucalc::estimate_json(vary)), "", "too_deep"));
+    // 64 levels is the limit, not an error by itself.
+    CHECK(gpucalc::json_nesting_depth(nested("[", "]", 64)) == 64);
+    CHECK(gpucalc::json_nesting_depth("{\"a\": \"[[[[{{{{\"}") == 1);  // brackets inside strings do not count
+    const auto ok = json::parse(gpucalc::estimate_json("{\"hardware\": {\"device\": \"nvidia-t4\"}, \"name\": \"" + std::string(100, '[') + "\"}"));
+    CHECK_FALSE(ok.contains("errors"));
+}
+
+TEST_CASE("a claim cannot vary the claim, an inverse question or the plan; its work is bounded") {
+    json s = {{"hardware", {{"device", "nvidia-t4"}, {"count", 1}}},
+              {"claim", {{"checks", {{{"metric", "cluster.devices"}, {"expected", 1}}}}, {"vary", {{"path", "claim"}, {"values", {1}}}}}}};
+    CHECK(has_error(run(s), "claim.vary.path", "range"));
+    s["claim"]["vary"]["path"] = "claim.vary.values";
+    CHECK(has_error(run(s), "claim.vary.path", "range"));
+    s["claim"]["vary"]["path"] = "inverse";
+    CHECK(has_error(run(s), "claim.vary.path", "range"));
+    // Three inputs of 16 values = 4,096 cases: refused (at most 64).
+    json values = json::array();
+    for (int i = 1; i <= 16; ++i) values.push_back(i);
+    s["claim"]["vary"] = json::array({{{"path", "hardware.count"}, {"values", values}},
+                                      {{"path", "costs.pue"}, {"values", values}},
+                                      {{"path", "costs.gpu_hour_usd"}, {"values", values}}});
+    CHECK(has_error(run(s), "claim.vary", "range"));
+    // Two inputs of 4 values: 16 cases, every combination evaluated.
+    s["claim"]["vary"] = json::array({{{"path", "hardware.count"}, {"values", {1, 2, 3, 4}}}, {{"path", "costs.pue"}, {"values", {1.1, 1.2, 1.3, 1.4}}}});
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["claim"]["evaluations"].size() == 16);
+    CHECK(r["claim"]["verdict"] == "depends");
+}
+
+TEST_CASE("a claim on a figure the report does not have, or that is undefined, is an error") {
+    json s = {{"hardware", {{"device", "nvidia-t4"}, {"count", 1}}},
+              {"claim", {{"checks", {{{"metric", "cluster.no_such_figure"}, {"expected", 1}}}}}}};
+    CHECK(has_error(run(s), "claim.checks[0].metric", "unknown_metric"));
+    json t = valid();
+    t["training"].erase("tokens");
+    t["claim"] = {{"checks", {{{"metric", "training.days"}, {"max", 30}}}}};
+    CHECK(has_error(run(t), "claim.checks[0].metric", "undefined"));
+}
+
+TEST_CASE("MoE with every expert active (top-k = experts) is a dense model in disguise: finite answers") {
+    json s = {{"model", {{"layers", 4}, {"hidden", 512}, {"heads", 8}, {"vocab", 1000}, {"experts", 4}, {"experts_per_token", 4}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"training", {{"tokens", 1e9}, {"tp", 1}}},
+              {"inference", {{"batch", 4}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    all_finite(r);
+    CHECK(r["training"]["days"].get<double>() > 0);
+    CHECK(r["training"]["memory_per_gpu_bytes"]["total"].get<double>() > 0);
+    CHECK(r["inference"]["decode_seconds_per_token"].get<double>() > 0);
+    CHECK(r["warnings"].dump().find("non-finite") == std::string::npos);
+}
+
+TEST_CASE("absurd custom-device figures are rejected with the field named") {
+    json s = {{"hardware", {{"device", {{"peak_flops_per_second", {{"bf16", 1e-300}}}, {"memory_bytes", 80e9},
+                                        {"memory_bandwidth_bytes_per_second", 3e12}}}, {"count", 1}}}};
+    CHECK(has_error(run(s), "hardware.device.peak_flops_per_second.bf16", "range"));
+    s["hardware"]["device"]["peak_flops_per_second"]["bf16"] = 1e15;
+    s["hardware"]["device"]["memory_bandwidth_bytes_per_second"] = 1e-3;
+    CHECK(has_error(run(s), "hardware.device.memory_bandwidth_bytes_per_second", "range"));
+}
+
+TEST_CASE("without training.tokens the run totals are null with a warning, never 0") {
+    json s = valid();
+    s["training"].erase("tokens");
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    for (const char* k : {"seconds", "days", "gpu_hours", "cost_usd", "energy_kwh", "co2_kg"}) {
+        INFO(k);
+        CHECK(r["training"][k].is_null());
+    }
+    CHECK(r["training"]["tokens_per_second"].get<double>() > 0);  // the rate is still known
+    CHECK(r["warnings"].dump().find("training.tokens") != std::string::npos);
+}
+
+TEST_CASE("a setup that does not fit says so in the figures a reader uses (CLI and page read the same report)") {
+    json s = {{"model", {{"preset", "llama3.1-405b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+              {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}}},
+              {"inference", {{"batch", 1}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["fits"] == false);
+    for (const char* k : {"seconds", "days", "gpu_hours", "cost_usd", "energy_kwh", "tokens_per_second", "mfu", "step_seconds"}) {
+        INFO(k);
+        CHECK(r["training"][k].is_null());
+    }
+    CHECK_FALSE(r["training"]["infeasible_reason"].get<std::string>().empty());
+    CHECK(r["inference"]["fits"] == false);
+    for (const char* k : {"gpus_needed", "cost_per_day_usd", "cost_per_million_output_tokens_usd", "throughput_tokens_per_second_per_gpu",
+                          "decode_tokens_per_second_per_user"}) {
+        INFO(k);
+        CHECK(r["inference"][k].is_null());
+    }
+    CHECK_FALSE(r["inference"]["infeasible_reason"].get<std::string>().empty());
+}
+
+TEST_CASE("a valid scenario answers identically before and after any sequence of hostile inputs") {
+    const std::string good = valid().dump();
+    const std::string before = gpucalc::estimate_json(good);
+    const std::vector<std::string> hostile = {
+        nested("[", "]", 200000),
+        "{\"claim\": " + nested("{\"claim\":", "}", 5000) + "}",
+        std::string(3 << 20, '{'),
+        "{\"model\": {\"preset\": \"" + std::string(1000, '\xff') + "\"}}",
+        "{\"hardware\": {\"device\": \"nvidia-t4\"}, \"claim\": {\"checks\": [{\"metric\": \"a.b\", \"min\": 1}], \"vary\": {\"path\": \"claim\", \"values\": [{}]}}}",
+        "\"\\ud800\"", "[]", "null", "1e400", std::string("\0\0\0", 3)};
+    for (const auto& h : hostile) {
+        const auto r = json::parse(gpucalc::estimate_json(h), nullptr, false);
+        CHECK_FALSE(r.is_discarded());
+        CHECK(r.contains("errors"));
+        CHECK_FALSE(json::parse(gpucalc::plan_json(h), nullptr, false).is_discarded());
+    }
+    CHECK(gpucalc::estimate_json(good) == before);
+}
+
+TEST_CASE("the committed hostile corpus gives valid JSON from every entry point") {
+    int n = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(GPUCALC_REGRESSIONS)) {
+        std::ifstream f(entry.path(), std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+        INFO(entry.path().string());
+        const auto a = json::parse(gpucalc::estimate_json(text), nullptr, false);
+        const auto b = json::parse(gpucalc::plan_json(text), nullptr, false);
+        CHECK_FALSE(a.is_discarded());
+        CHECK_FALSE(b.is_discarded());
+        ++n;
+    }
+    CHECK(n >= 8);
+}
