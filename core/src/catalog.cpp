@@ -81,7 +81,9 @@ Device parse_catalog_entry(const json& e, Errors& errors) {
                                                          opt_num(g, "fp64_flops_per_cycle").value_or(0)});
         derive_cpu_peak(d);
     }
-    d.memory_bytes = scaled(opt_num(e, "memory_gb"), units::giga);
+    // Accelerator memory is printed in binary units (an "80 GB" H100 holds 80 GiB = 85.9e9 bytes;
+    // nvidia-smi shows 81,559 MiB of it after driver reservations): memory_gib; CPUs' figures are decimal.
+    d.memory_bytes = e.contains("memory_gib") ? scaled(opt_num(e, "memory_gib"), units::GiB) : scaled(opt_num(e, "memory_gb"), units::giga);
     d.memory_type = opt_str(e, "memory_type");
     d.memory_bandwidth_bytes_per_second = scaled(opt_num(e, "memory_bandwidth_gbs"), units::giga);
     d.tdp_watts = opt_num(e, "tdp_watts");
@@ -102,10 +104,20 @@ Device parse_catalog_entry(const json& e, Errors& errors) {
         d.price_date = opt_str(e["price"], "date");
         d.price_what = opt_str(e["price"], "what");
     }
-    if (e.contains("cloud") && e["cloud"].is_object()) {
-        d.cloud_usd_per_hour = opt_num(e["cloud"], "usd_per_hour");
-        d.cloud_provider = opt_str(e["cloud"], "provider");
-        d.cloud_date = opt_str(e["cloud"], "date");
+    if (e.contains("cloud_prices") && e["cloud_prices"].is_object()) {
+        for (const char* basis : {"marketplace", "hyperscaler"}) {
+            const json& p = e["cloud_prices"].contains(basis) ? e["cloud_prices"][basis] : json();
+            if (auto usd = opt_num(p, "usd_per_hour"))
+                d.cloud_prices.push_back(CloudPrice{basis, *usd, opt_str(p, "provider"), opt_str(p, "date"), opt_str(p, "source")});
+        }
+        // The device's headline price (cloud_usd_per_hour) is the marketplace basis, the default.
+        for (const auto& p : d.cloud_prices)
+            if (p.basis == "marketplace") d.cloud_usd_per_hour = p.usd_per_hour, d.cloud_provider = p.provider, d.cloud_date = p.date;
+    }
+    if (e.contains("node") && e["node"].is_object()) {
+        d.node_system = opt_str(e["node"], "system");
+        d.node_max_power_watts = opt_num(e["node"], "max_power_watts");
+        d.node_devices = opt_num(e["node"], "devices").value_or(0);
     }
     if (e.contains("notes") && e["notes"].is_array())
         for (const auto& n : e["notes"])
@@ -209,6 +221,11 @@ json device_to_json(const Device& d) {
     j["cloud_usd_per_hour"] = opt_json(d.cloud_usd_per_hour);
     j["cloud_provider"] = d.cloud_provider;
     j["cloud_date"] = d.cloud_date;
+    json prices = json::array();
+    for (const auto& p : d.cloud_prices)
+        prices.push_back({{"basis", p.basis}, {"usd_per_hour", p.usd_per_hour}, {"provider", p.provider}, {"date", p.date}, {"source", p.source}});
+    j["cloud_prices"] = prices;
+    j["node"] = {{"system", d.node_system}, {"devices", d.node_devices}, {"max_power_watts", opt_json(d.node_max_power_watts)}};
     j["notes"] = d.notes;
     json src = json::array();
     for (const auto& s : d.sources) src.push_back({{"id", s.id}, {"url", s.url}, {"what", s.what}});

@@ -1,5 +1,7 @@
 #include "gpucalc/cluster.hpp"
 
+#include "gpucalc/pricing.hpp"
+
 #include <cmath>
 
 namespace gpucalc {
@@ -24,11 +26,16 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
     r.memory_bandwidth_bytes_per_second = times(d.memory_bandwidth_bytes_per_second, n);
     for (int i = 0; i < kPrecisionCount; ++i) r.peak_flops_per_second[i] = times(d.peak_flops_per_second[i], n);
     r.power_watts = times(d.tdp_watts, n);
-    if (r.power_watts) r.facility_power_watts = *r.power_watts * costs.pue;
+    // Whole nodes draw more than their GPUs: a DGX H100 is 10.2 kW for 8 x 700 W GPUs (catalog `node`).
+    const double ref_nodes = d.node_devices > 0 ? std::ceil(n / d.node_devices) : 0;
+    if (d.node_max_power_watts && ref_nodes > 0) r.node_power_watts = ref_nodes * *d.node_max_power_watts;
+    if (r.node_power_watts) r.facility_power_watts = *r.node_power_watts * costs.pue;
+    else if (r.power_watts) r.facility_power_watts = *r.power_watts * costs.pue;
     r.price_usd = times(d.price_usd, n);
-    const std::optional<double> rate = costs.gpu_hour_usd ? costs.gpu_hour_usd : d.cloud_usd_per_hour;
-    r.cloud_usd_per_hour = times(rate, n);
-    r.nodes = std::ceil(n / (hw.devices_per_node > 0 ? hw.devices_per_node : 1));
+    const HourlyRate rate = gpu_hour_rate(d, costs);
+    r.cloud_usd_per_hour = times(rate.usd, n);
+    if (!rate.note.empty()) r.warnings.push_back(rate.note);
+    r.nodes = std::ceil(n / static_cast<double>(hw.devices_per_node > 0 ? hw.devices_per_node : 1));
 
     const std::string ds = d.name + " datasheet (catalog sources)";
     if (r.simt_cores)
@@ -63,15 +70,22 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
                   {{"devices", n}, {"peak_per_device", *d.peak_flops_per_second[i]}}, *r.peak_flops_per_second[i], "FLOP/s",
                   d.cpu_core_groups.empty() ? ds : ds + "; CPU peak = cores x clock x FLOPs/cycle");
     }
-    if (r.facility_power_watts)
-        trace.add("cluster.facility_power_watts", "power_watts x PUE", {{"power_watts", *r.power_watts}, {"pue", costs.pue}},
+    if (r.node_power_watts)
+        trace.add("cluster.node_power_watts", "ceil(devices / devices per reference node) x node max power",
+                  {{"devices", n}, {"devices_per_node", d.node_devices}, {"node_max_power_watts", *d.node_max_power_watts}},
+                  *r.node_power_watts, "W", d.node_system + " specification (catalog node source)");
+    if (r.facility_power_watts && r.node_power_watts)
+        trace.add("cluster.facility_power_watts", "node_power_watts x PUE", {{"node_power_watts", *r.node_power_watts}, {"pue", costs.pue}},
                   *r.facility_power_watts, "W", "PUE from costs.pue");
+    else if (r.facility_power_watts)
+        trace.add("cluster.facility_power_watts", "power_watts x PUE (no reference node power in the catalog: GPUs only)",
+                  {{"power_watts", *r.power_watts}, {"pue", costs.pue}}, *r.facility_power_watts, "W", "PUE from costs.pue");
     if (r.price_usd)
         trace.add("cluster.price_usd", "devices x price", {{"devices", n}, {"price_usd", *d.price_usd}}, *r.price_usd, "USD",
                   "catalog price " + d.price_date + " (" + d.price_what + ")");
     if (r.cloud_usd_per_hour)
         trace.add("cluster.cloud_usd_per_hour", "devices x $/GPU-hour", {{"devices", n}, {"gpu_hour_usd", *r.cloud_usd_per_hour / n}},
-                  *r.cloud_usd_per_hour, "USD/h", costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price (" + d.cloud_provider + ", " + d.cloud_date + ")");
+                  *r.cloud_usd_per_hour, "USD/h", rate.what);
     return r;
 }
 

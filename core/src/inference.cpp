@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -168,7 +169,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     }
 
     // Serving economics.
-    const double rate = costs.gpu_hour_usd.value_or(d.cloud_usd_per_hour.value_or(0));
+    const double rate = gpu_hour_rate(d, costs).usd.value_or(0);
     r.gpu_hour_usd = rate;
     if (r.throughput_tokens_per_second_per_gpu > 0) {
         r.cost_per_million_output_tokens_usd = rate / units::seconds_per_hour / r.throughput_tokens_per_second_per_gpu * 1e6;

@@ -11,6 +11,7 @@
 
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/plan.hpp"
+#include "gpucalc/pricing.hpp"
 #include "gpucalc/report.hpp"
 #include "gpucalc/units.hpp"
 
@@ -54,7 +55,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const Hardware& hw = *s.hardware;
     const TrainingConfig tc = s.training.value_or(TrainingConfig{});
     const double peak = hw.device.peak(tc.precision).value_or(0);
-    const double rate = s.costs.gpu_hour_usd.value_or(hw.device.cloud_usd_per_hour.value_or(0));
+    const double rate = gpu_hour_rate(hw.device, s.costs).usd.value_or(0);
     if (peak <= 0) {
         add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
         return nullptr;

@@ -75,6 +75,7 @@ json cluster_json(const ClusterResult& c) {
     j["memory_bandwidth_bytes_per_second"] = opt(c.memory_bandwidth_bytes_per_second);
     j["peak_flops_per_second"] = peaks_json(c.peak_flops_per_second);
     j["power_watts"] = opt(c.power_watts);
+    j["node_power_watts"] = opt(c.node_power_watts);
     j["facility_power_watts"] = opt(c.facility_power_watts);
     j["price_usd"] = opt(c.price_usd);
     j["cloud_usd_per_hour"] = opt(c.cloud_usd_per_hour);
@@ -293,7 +294,11 @@ json build_report(const Scenario& s) {
     if (s.model) inputs["model"] = model_to_json(*s.model);
     if (s.hardware) inputs["hardware"] = hardware_json(*s.hardware);
     inputs["costs"] = write_fields(s.costs, costs_fields());
-    if (s.hardware) report["cluster"] = cluster_json(estimate_cluster(*s.hardware, s.costs, trace));
+    if (s.hardware) {
+        const ClusterResult c = estimate_cluster(*s.hardware, s.costs, trace);
+        report["cluster"] = cluster_json(c);
+        for (const auto& w : c.warnings) warnings.push_back("cluster: " + w);
+    }
     if (s.training && s.hardware && s.model) {
         const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
         TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, trace);

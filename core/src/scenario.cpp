@@ -304,7 +304,7 @@ void check_training_layout(Scenario& s, Errors& errors) {
             if (n % tp_pp != 0)
                 add_error(errors, "divisibility", "training.tp",
                           "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.pp (" + fmt_num(tp_pp) + ")");
-            else t.dp = n / tp_pp;
+            else t.dp = n / tp_pp, t.given |= field_bit(tf, "dp");
         } else if (*t.dp * tp_pp != n) {
             add_error(errors, "divisibility", "training.dp",
                       "training.tp x training.pp x training.dp (" + fmt_num(*t.dp * tp_pp) + ") must equal hardware.count (" +
@@ -349,6 +349,7 @@ void check_training_layout(Scenario& s, Errors& errors) {
         const Count per_step = *t.dp * t.micro_batch;
         if (!t.global_batch) {
             t.global_batch = default_global_batch(s.model->seq_len, per_step);
+            t.given |= field_bit(tf, "global_batch");  // resolved now: the echo gives it, and so must this
         } else if (*t.global_batch % per_step != 0) {
             add_error(errors, "divisibility", "training.global_batch",
                       "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +

@@ -159,7 +159,11 @@ const std::vector<Field<Costs>>& costs_fields() {
     using C = Costs;
     static const std::vector<Field<C>> t = {
         field<&C::gpu_hour_usd>(number_spec("gpu_hour_usd", "USD/h", non_negative_up_to(1e6), "price of one device-hour",
-                                            "the catalog's cloud price of the device")),
+                                            "the catalog's price of the device on price_basis")),
+        field<&C::price_basis>(choice_spec("price_basis", {{"marketplace", 0}, {"hyperscaler", 1}},
+                                           "catalog price used when gpu_hour_usd is not given: GPU-cloud on-demand (RunPod, Lambda, ...) "
+                                           "or hyperscaler on-demand (AWS, Azure, Google Cloud); a device without that basis uses the other, "
+                                           "with a warning")),
         field<&C::electricity_usd_per_kwh>(number_spec("electricity_usd_per_kwh", "USD/kWh", non_negative_up_to(100),
                                                        "electricity price (owned hardware)")),
         field<&C::pue>(number_spec("pue", "ratio", {1, 10, false}, "data-centre power usage effectiveness")),

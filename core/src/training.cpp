@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -345,7 +346,8 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     r.achieved_flops_per_second_per_gpu = hw_per_token * r.tokens_per_second / n;
 
     // ---- run totals ----
-    const double rate = costs.gpu_hour_usd.value_or(d.cloud_usd_per_hour.value_or(0));
+    const HourlyRate hourly = gpu_hour_rate(d, costs);
+    const double rate = hourly.usd.value_or(0);
     r.gpu_hour_usd = rate;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second;
@@ -371,7 +373,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
             r.cost_usd_low = cost * lo;
             r.cost_usd_high = cost * hi;
         } else {
-            r.warnings.push_back("no $/GPU-hour: the device has no catalog cloud price; set costs.gpu_hour_usd");
+            r.warnings.push_back(hourly.note.empty() ? "no $/GPU-hour: set costs.gpu_hour_usd" : hourly.note);
         }
     } else if (r.tokens <= 0) {
         r.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
@@ -452,7 +454,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                           *r.cost_usd, "USD", "straight-line amortisation");
             else if (r.cost_usd)
                 trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", rate}},
-                          *r.cost_usd, "USD", costs.gpu_hour_usd ? "scenario costs.gpu_hour_usd" : "catalog cloud price of " + d.name);
+                          *r.cost_usd, "USD", hourly.what);
             trace.add("training.energy_kwh", "gpu_hours x TDP x PUE", {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}},
                       energy, "kWh", "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
             trace.add("training.co2_kg", "energy_kwh x grid intensity", {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}},

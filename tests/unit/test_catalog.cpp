@@ -8,6 +8,7 @@
 using namespace gpucalc;
 
 using nlohmann::json;
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 static const Device& dev(const char* id) {
     const Device* d = find_device(id);
     REQUIRE(d != nullptr);
@@ -79,7 +80,7 @@ TEST_CASE("datasheet figures (dense peaks, memory, cores) across vendors") {
     CHECK_FALSE(dev("nvidia-v100-sxm2-32gb").peak(Precision::bf16).has_value());
     // AMD ROCm MI300X table: BF16 1,307.4 dense, 192 GB HBM3, 5.3 TB/s.
     CHECK(*dev("amd-mi300x").peak(Precision::bf16) == Approx(1307.4e12));
-    CHECK(*dev("amd-mi300x").memory_bytes == Approx(192e9));
+    CHECK(*dev("amd-mi300x").memory_bytes == Approx(192 * GiB));  // "192 GB" HBM3 = 192 GiB
     CHECK(*dev("amd-mi300x").memory_bandwidth_bytes_per_second == Approx(5.3e12));
     // Google Cloud TPU v4: 275 TFLOPS bf16, 32 GiB... (catalog keeps Google's "32 GB"), 1,200 GB/s.
     CHECK(*dev("google-tpu-v4").peak(Precision::bf16) == Approx(275e12));
@@ -88,7 +89,7 @@ TEST_CASE("datasheet figures (dense peaks, memory, cores) across vendors") {
     // Intel Gaudi 3 whitepaper: 1,835 TFLOPS BF16 (at 1,750 MHz).
     CHECK(*dev("intel-gaudi3").peak(Precision::bf16) == Approx(1835e12));
     // H200: 141 GB HBM3e, 4.8 TB/s, same compute as H100 SXM.
-    CHECK(*dev("nvidia-h200-sxm-141gb").memory_bytes == Approx(141e9));
+    CHECK(*dev("nvidia-h200-sxm-141gb").memory_bytes == Approx(141 * GiB));
     CHECK(*dev("nvidia-h200-sxm-141gb").peak(Precision::bf16) == Approx(989.4e12));
 }
 
@@ -107,7 +108,7 @@ TEST_CASE("1,000 H100 SXM: 16.9M CUDA cores (18.4M only for the full die), 80 TB
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["cluster"]["cores"] == 16896000.0);
     CHECK(r["cluster"]["full_die_cores"] == 18432000.0);
-    CHECK(r["cluster"]["memory_bytes"].get<double>() == Approx(80e12));
+    CHECK(r["cluster"]["memory_bytes"].get<double>() == Approx(1000 * 80 * GiB));  // 80,000 GiB = 85.9e12 bytes
     CHECK(r["cluster"]["peak_flops_per_second"]["bf16"].get<double>() == Approx(989.4e15));
     CHECK(r["cluster"]["power_watts"].get<double>() == Approx(700e3));
 }
@@ -126,4 +127,50 @@ TEST_CASE("custom devices: full object, base + override, field-level errors") {
     CHECK(has_error(bad, "hardware.device.peak_flops_per_second.bf16", "range"));
     CHECK(has_error(bad, "hardware.device.memory_bytes", "range"));
     CHECK(has_error(bad, "hardware.device.memory_bandwidth_bytes_per_second", "missing"));
+}
+
+TEST_CASE("accelerator memory is binary: an \"80 GB\" H100 holds 80 GiB (nvidia-smi: 81,559 MiB usable of 81,920)") {
+    CHECK(*dev("nvidia-h100-sxm5-80gb").memory_bytes == Approx(80 * GiB));
+    CHECK(*dev("nvidia-h100-sxm5-80gb").memory_bytes > 85.8e9);
+    CHECK(*dev("nvidia-a100-sxm4-40gb").memory_bytes == Approx(40 * GiB));
+    // CPU sockets carry no device memory.
+    CHECK_FALSE(dev("amd-epyc-9654").memory_bytes.has_value());
+}
+
+TEST_CASE("cluster power: GPUs, whole nodes (DGX H100 10.2 kW per 8 GPUs) and the facility (x PUE)") {
+    // 1,000 H100: 125 DGX H100 nodes x 10.2 kW (DGX H100 user guide) = 1.275 MW, x PUE 1.2 = 1.53 MW;
+    // the GPUs alone: 1,000 x 700 W = 0.7 MW.
+    auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}}});
+    CHECK(r["cluster"]["power_watts"].get<double>() == Approx(700e3));
+    CHECK(r["cluster"]["node_power_watts"].get<double>() == Approx(125 * 10200.0));
+    CHECK(r["cluster"]["facility_power_watts"].get<double>() == Approx(125 * 10200.0 * 1.2));
+    // A device without a reference node falls back to its TDP, and the derivation says so.
+    auto t = run({{"hardware", {{"device", "nvidia-l4"}, {"count", 10}}}});
+    CHECK(t["cluster"]["node_power_watts"].is_null());
+    CHECK(t["cluster"]["facility_power_watts"].get<double>() == Approx(10 * 72.0 * 1.2));
+    CHECK(t["explain"]["cluster.facility_power_watts"]["formula"].get<std::string>().find("GPUs only") != std::string::npos);
+}
+
+TEST_CASE("prices on one basis: H100 and H200 from the same provider and date; hyperscaler basis on request") {
+    const Device& h100 = dev("nvidia-h100-sxm5-80gb");
+    const Device& h200 = dev("nvidia-h200-sxm-141gb");
+    REQUIRE(h100.cloud_usd_per_hour);
+    REQUIRE(h200.cloud_usd_per_hour);
+    CHECK(h100.cloud_provider == h200.cloud_provider);
+    CHECK(h100.cloud_date == h200.cloud_date);
+    CHECK(*h200.cloud_usd_per_hour / *h100.cloud_usd_per_hour < 1.5);  // was 3.5x (RunPod H100 vs AWS H200)
+    // costs.price_basis picks the hyperscaler list price (AWS p5: $98.32 / 8 GPUs = $12.29).
+    auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"costs", {{"price_basis", "hyperscaler"}}}});
+    CHECK(r["cluster"]["cloud_usd_per_hour"].get<double>() == Approx(8 * 12.29));
+    // A device without that basis uses the other one, with a warning that says so.
+    auto l4 = run({{"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"costs", {{"price_basis", "hyperscaler"}}}});
+    CHECK(l4["cluster"]["cloud_usd_per_hour"].get<double>() > 0);
+    CHECK(l4["warnings"].dump().find("no hyperscaler price") != std::string::npos);
+    // Every price in the catalog names its provider and date.
+    for (const auto& d : catalog())
+        for (const auto& p : d.cloud_prices) {
+            INFO(d.id);
+            CHECK_FALSE(p.provider.empty());
+            CHECK_FALSE(p.date.empty());
+        }
 }

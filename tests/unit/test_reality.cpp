@@ -60,7 +60,7 @@ TEST_CASE("claims get their verdicts") {
 
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {
     auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
-                  {"claim", {{"checks", {{{"metric", "cluster.memory_bytes"}, {"expected", 80e12}, {"tolerance", 0.01}}}}}}});
+                  {"claim", {{"checks", {{{"metric", "cluster.memory_bytes"}, {"expected", 1000 * 80 * 1073741824.0}, {"tolerance", 0.01}}}}}}});
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["claim"]["verdict"] == "consistent");
     auto bad = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}}, {"claim", {{"checks", json::array()}}}});
@@ -79,7 +79,7 @@ TEST_CASE("inverse: what can 1,000 H100 train in 30 days? (round trip through th
     auto f = run({{"model", {{"params", n}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
                   {"training", {{"tokens", d}, {"mfu", a["mfu"]}}}});
     CHECK(f["training"]["days"].get<double>() == Approx(30.0));
-    CHECK(a["largest_fitting_params"].get<double>() == Approx(0.9 * 1000 * 80e9 / 16));
+    CHECK(a["largest_fitting_params"].get<double>() == Approx(0.9 * 1000 * 80 * 1073741824.0 / 16));
 }
 
 TEST_CASE("inverse: how many GPUs for Llama 2 70B on 2T tokens in 30 days (round trip)") {

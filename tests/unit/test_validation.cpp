@@ -73,7 +73,7 @@ std::vector<Case> cases() {
     c.push_back({"mpt-7b", "MPT-7B, 440 A100-40GB, FSDP (ZeRO-3), 1T tokens, 9.5 days",
                  {{"model", {{"preset", "mpt-7b"}}},
                   {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 440}}},
-                  {"training", {{"tokens", 1e12}, {"global_batch", 1760}, {"zero", 3}, {"recompute", "selective"}}},
+                  {"training", {{"tokens", 1e12}, {"global_batch", 1760}, {"tp", 1}, {"zero", 3}, {"recompute", "selective"}}},
                   {"explain", false}},
                  "days", 9.5, 1, "mosaicml/mpt-7b model card", false});
     c.push_back({"llama2-7b", "Llama 2 7B, 2T tokens (assumed 256 A100, ZeRO-1)",

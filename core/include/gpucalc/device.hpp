@@ -17,6 +17,14 @@ struct Source {
     std::string what;  // what the source says / covers
 };
 
+// A rental price on one basis: "marketplace" (GPU clouds: RunPod, Lambda, TensorWave, ...) or
+// "hyperscaler" (AWS, Azure, Google Cloud list prices), per device-hour.
+struct CloudPrice {
+    std::string basis;
+    double usd_per_hour = 0;
+    std::string provider, date, source;
+};
+
 struct CpuCoreGroup {
     std::string name;             // "cores", "P-cores", "E-cores"
     double cores = 0;             // count
@@ -70,9 +78,16 @@ struct Device {
     std::optional<double> price_usd;
     std::string price_date;
     std::string price_what;
-    std::optional<double> cloud_usd_per_hour;
+    std::optional<double> cloud_usd_per_hour;  // custom devices: the user's price; catalog: the marketplace price
     std::string cloud_provider;
     std::string cloud_date;
+    std::vector<CloudPrice> cloud_prices;  // catalog prices by basis, each with provider, date and source
+
+    // The reference node (e.g. DGX H100: 8 GPUs, 10.2 kW max): what a node draws with CPUs, NICs,
+    // switches and fans, not only the GPUs' TDP.
+    std::string node_system;
+    std::optional<double> node_max_power_watts;
+    double node_devices = 0;
 
     std::vector<std::string> notes;
     std::vector<Source> sources;

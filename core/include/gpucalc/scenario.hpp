@@ -77,9 +77,11 @@ struct InferenceConfig {
 };
 
 enum class Ownership { cloud, owned };
+enum class PriceBasis { marketplace, hyperscaler };
 
 struct Costs {
-    std::optional<double> gpu_hour_usd;  // default: the device's catalog cloud price
+    std::optional<double> gpu_hour_usd;  // default: the device's catalog price on price_basis
+    PriceBasis price_basis = PriceBasis::marketplace;
     double electricity_usd_per_kwh = 0.10;
     double pue = 1.2;                    // data-centre power usage effectiveness
     double grid_kg_co2_per_kwh = 0.385;  // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
