@@ -11,6 +11,13 @@ echo "== native build (-Wall -Wextra -Wpedantic -Werror) and unit tests"
 GPUCALC_WERROR=ON scripts/build.sh
 ctest --test-dir build/native --output-on-failure
 
+echo "== calibration and generated docs are current"
+# Refits the training model's constants on the published runs (leave-one-source-group-out) and checks
+# that core/data/calibration.json, docs/VALIDATION.md and docs/SCHEMA.md hold what the code generates.
+build/native/tools/gpucalc_calibrate tests/data/training_runs.json core/data/calibration.json --check
+scripts/validation.sh --check
+scripts/schema.sh --check
+
 echo "== ASan + UBSan"
 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUCALC_WERROR=ON -DGPUCALC_SANITIZE=ON >/dev/null
 cmake --build build/asan

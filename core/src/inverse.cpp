@@ -21,15 +21,19 @@ using nlohmann::json;
 
 namespace {
 
+// The sequence length of the model shape a bare compute budget is evaluated with (GPT-3's 2,048).
+constexpr double kShapeSeqLen = 2048;
+
 // Best predicted MFU over all layouts that fit, for a model on `count` devices.
 double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
     Hardware h = hw;
     h.count = static_cast<Count>(count);
+    // The layout search's own default batch (~4M tokens, rounded to dp x micro_batch per layout),
+    // unless the scenario gives training.global_batch: never a batch inflated by the device count.
     TrainingConfig c = base;
-    c.global_batch = default_global_batch(m.seq_len, static_cast<Count>(count));  // a whole number of sequences per GPU
     PlanOptions opt;
     opt.top_k = 1;
-    opt.max_tp = std::min(8.0, std::max<double>(1.0, static_cast<double>(h.devices_per_node)));
+    opt.max_tp = std::min<Count>(8, std::max<Count>(1, h.devices_per_node));
     opt.max_vpp = 2;
     opt.max_micro_batch = 4;
     const PlanResult r = search_plans(m, h, c, opt);
@@ -79,27 +83,38 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         double mfu = tc.mfu.value_or(0.4);
         double params = 0, tokens = 0, compute = 0;
         Plan plan;
+        // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
+        auto goodput = [&](double N) { return run_goodput(n, N, tc.goodput).value; };
         for (int it = 0; it < (tc.mfu ? 1 : 4); ++it) {
-            compute = n * peak * mfu * seconds;
+            compute = n * peak * mfu * seconds * goodput(std::max(params, 1e9));
             params = std::sqrt(compute / (6.0 * tpp));
             tokens = tpp * params;
             if (tc.mfu) break;
-            const double m = predicted_mfu(gpt_like_shape(params, 2048), hw, tc, n, &plan);
+            const double m = predicted_mfu(gpt_like_shape(params, kShapeSeqLen), hw, tc, n, &plan);
             if (m <= 0) break;
             mfu = m;
         }
-        compute = n * peak * mfu * seconds;
-        params = std::sqrt(compute / (6.0 * tpp));
+        double gp = goodput(std::max(params, 1e9));
+        for (int k = 0; k < 8; ++k) {  // the goodput depends on the model size it decides: a fixed point
+            gp = goodput(std::max(params, 1e9));
+            compute = n * peak * mfu * seconds * gp;
+            params = std::sqrt(compute / (6.0 * tpp));
+        }
         tokens = tpp * params;
         out["seconds"] = seconds;
         out["mfu"] = mfu;
+        out["goodput"] = gp;
+        if (plan.step_seconds > 0) {
+            out["plan"] = plan_to_json(plan);
+            out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
+        }
         out["compute_flops"] = compute;
         out["compute_optimal_params"] = params;
         out["compute_optimal_tokens"] = tokens;
         // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
         out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
         if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
-        out["formula"] = "C = devices x peak x MFU x seconds; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
+        out["formula"] = "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
         out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
         return out;
     }
@@ -116,18 +131,25 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
         return nullptr;
     }
-    const ModelSpec shaped = s.model->has_architecture ? *s.model : gpt_like_shape(count_params(*s.model).active, s.model->seq_len);
+    const ModelSpec& model = *s.model;
+    const ModelSpec shaped = training_model(model).shape;
     const double flops = (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
     const double seconds = *days * units::seconds_per_day;
     const double node = std::max<double>(1.0, static_cast<double>(hw.devices_per_node));
     double mfu = tc.mfu.value_or(0.4), gpus = 0;
     // GPUs to finish in time at a given MFU, in whole nodes.
-    auto gpus_at = [&](double u) { return std::max(node, std::ceil(flops / (peak * u * seconds) / node) * node); };
+    const double params_total = count_params(*s.model).total;
+    auto goodput = [&](double g) { return run_goodput(g, params_total, tc.goodput).value; };
+    auto gpus_at = [&](double u) {
+        double g = std::max(node, std::ceil(flops / (peak * u * seconds) / node) * node);
+        for (int k = 0; k < 3; ++k) g = std::max(node, std::ceil(flops / (peak * u * seconds * goodput(g)) / node) * node);
+        return g;
+    };
     Plan plan;
     for (int it = 0; it < 6; ++it) {
         gpus = gpus_at(mfu);
         if (tc.mfu) break;
-        const double m = predicted_mfu(shaped, hw, tc, gpus, &plan);
+        const double m = predicted_mfu(model, hw, tc, gpus, &plan);
         if (m <= 0) {
             mfu = mfu * 0.9;
             continue;
@@ -141,12 +163,16 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     gpus = gpus_at(mfu);
     out["gpus"] = gpus;
     out["mfu"] = mfu;
+    out["goodput"] = goodput(gpus);
     out["flops"] = flops;
-    out["seconds_at_gpus"] = flops / (gpus * peak * mfu);
+    out["seconds_at_gpus"] = flops / (gpus * peak * mfu * goodput(gpus));
     out["gpu_hours"] = gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
     out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
-    if (!tc.mfu && plan.step_seconds > 0) out["plan"] = plan_to_json(plan);
-    out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds) / devices_per_node) x devices_per_node";
+    if (!tc.mfu && plan.step_seconds > 0) {
+        out["plan"] = plan_to_json(plan);
+        out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * shaped.seq_len;
+    }
+    out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
     out["source"] = "forward model (training.cpp) at the best layout of the plan search";
     return out;
 }

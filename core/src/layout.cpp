@@ -10,32 +10,28 @@ namespace gpucalc {
 namespace {
 
 // Search bounds for an automatic layout: tensor parallelism within a node (Megatron's practice:
-// Narayanan et al. 2021 Sec. 3.2), interleaving up to 4, micro-batches up to 8.
+// Narayanan et al. 2021 Sec. 3.2), interleaving up to 8, micro-batches up to 8.
 PlanOptions auto_options(const Hardware& hw) {
     PlanOptions opt;
     opt.top_k = 1;
     opt.max_tp = std::min<Count>(8, std::max<Count>(1, hw.devices_per_node));
-    opt.max_vpp = 4;
+    opt.max_vpp = 8;
     opt.max_micro_batch = 8;
     return opt;
 }
 
 // The layout fields that a search may choose.
-constexpr const char* kLayoutFields[] = {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
-                                         "overlap_dp_comm", "global_batch"};
+constexpr const char* kLayoutFields[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute",
+                                         "sequence_parallel", "overlap_dp_comm", "global_batch"};
 
 }  // namespace
-
-ModelSpec shape_for_search(const ModelSpec& m) {
-    return m.has_architecture ? m : gpt_like_shape(count_params(m).active, m.seq_len);
-}
 
 LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg) {
     LayoutChoice out;
     out.config = cfg;
     if (cfg.layout != LayoutMode::automatic) return out;
     out.searched = true;
-    const PlanResult r = search_plans(shape_for_search(m), hw, cfg, auto_options(hw));
+    const PlanResult r = search_plans(m, hw, cfg, auto_options(hw));
     if (!r.best.empty()) out.config = r.best.front().config;
     else if (r.least_memory) {
         out.config = r.least_memory->config;
@@ -54,7 +50,7 @@ std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const
     TrainingConfig free = cfg;
     for (const char* f : kLayoutFields)
         if (std::string(f) != "global_batch") free.given &= ~field_bit(training_fields(), f);
-    const PlanResult r = search_plans(shape_for_search(m), hw, free, auto_options(hw));
+    const PlanResult r = search_plans(m, hw, free, auto_options(hw));
     if (r.best.empty()) return std::nullopt;
     return r.best.front();
 }

@@ -112,6 +112,7 @@ ModelSpec gpt(const char* name, double layers, double hidden, double heads, doub
     m.tied_embeddings = true;
     m.biases = true;
     m.pos = PosEmbedding::learned;
+    m.dropout = true;  // GPT-3, Megatron and OPT trained with dropout 0.1
     return m;
 }
 
@@ -137,6 +138,7 @@ ModelSpec llama(const char* name, double layers, double hidden, double heads, do
 
 ModelSpec neox(const char* name, double layers, double hidden, double heads, double vocab) {
     ModelSpec m = gpt(name, layers, hidden, heads, vocab, 2048);
+    m.dropout = false;  // Pythia: no dropout (EleutherAI configs)
     m.tied_embeddings = false;
     m.pos = PosEmbedding::rope;
     return m;
@@ -172,6 +174,7 @@ std::vector<ModelPreset> build_presets() {
         ModelSpec m = gpt("BLOOM-176B", 70, 14336, 112, 250880, 2048);
         m.pos = PosEmbedding::alibi;
         m.embedding_norm = true;
+        m.dropout = false;  // BLOOM: hidden and attention dropout 0.0 (bigscience/bloom config.json)
         p.push_back({"bloom-176b", m, 176247271424.0, "BigScience 2022, arXiv:2211.05100 (176,247M parameters)"});
     }
     // LLaMA 1: Touvron et al. 2023 (arXiv:2302.13971) Table 2.
@@ -212,6 +215,7 @@ std::vector<ModelPreset> build_presets() {
         m.expert_ffn_hidden = 2048;
         m.dense_layers = 3;
         m.router_bias = true;
+        m.max_routed_nodes = 4;  // node-limited routing: each token to at most 4 nodes (arXiv:2412.19437 Sec. 2.1.2)
         m.q_lora_rank = 1536;
         m.kv_lora_rank = 512;
         m.qk_nope_head_dim = 128;
@@ -239,6 +243,7 @@ std::vector<ModelPreset> build_presets() {
         m.biases = false;
         m.rmsnorm = true;  // one vector per norm (bias-free LayerNorm)
         m.pos = PosEmbedding::alibi;
+        m.dropout = false;  // MPT: attn_pdrop = resid_pdrop = 0 (mosaicml/mpt-7b config.json)
         p.push_back({"mpt-7b", m, 6649286656.0, "mosaicml/mpt-7b (6,649,286,656)"});
     }
     for (auto& e : p) e.spec.preset = e.id;

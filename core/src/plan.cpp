@@ -28,21 +28,33 @@ bool whole(double a, Count b) { return b > 0 && std::fmod(a, static_cast<double>
 
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt) {
     PlanResult out;
-    const StepInputs in = step_inputs(m);
-    const Efficiency eff = efficiency_for(hw.device);
+    const TrainingModel tm = training_model(m);
+    const StepInputs& in = tm.in;
+    const ModelSpec& shape = tm.shape;
+    const Efficiency eff = training_efficiency(base, hw.device);
     const Count n = hw.count;
     const double cap = hw.device.memory_bytes.value_or(0);
     const double peak = hw.device.peak(base.precision).value_or(0);
-    const double model_flops = model_flops_per_token_training(m);
+    const double model_flops = m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active;
     const auto& tf = training_fields();
     auto fixed = [&](const char* name) { return (base.given & field_bit(tf, name)) != 0; };
 
-    Dim tps, pps, vpps, mbs, zeros, rcs, sps, ovs;
+    Dim tps, pps, vpps, mbs, zeros, rcs, sps, ovs, cps, eps;
     if (fixed("tp")) tps.add(base.tp);
     else
         for (Count t = 1; t <= opt.max_tp; t *= 2)
             if (!opt.only_tp || t == *opt.only_tp) tps.add(t);
     const bool pp_fixed = fixed("pp");
+    // Context parallelism for long sequences (Megatron-Core / NeMo long-context recipes use cp 2-32).
+    if (fixed("cp")) cps.add(base.cp);
+    else
+        for (Count c = 1; c <= 32; c *= 2)
+            if (c == 1 || (m.seq_len >= 16384 && std::fmod(m.seq_len, 2.0 * static_cast<double>(c)) == 0)) cps.add(c);
+    // Expert parallelism over the experts (powers of two dividing their count, up to 64).
+    if (fixed("ep")) eps.add(base.ep);
+    else
+        for (Count e = 1; e <= 64; e *= 2)
+            if (e == 1 || (in.experts > 0 && whole(in.experts, e))) eps.add(e);
     if (fixed("vpp")) vpps.add(base.vpp);
     else
         for (Count v = 1; v <= opt.max_vpp; ++v) vpps.add(v);
@@ -77,13 +89,18 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     auto faster = [](const Plan& a, const Plan& b) { return a.tokens_per_second > b.tokens_per_second; };
     for (int ti = 0; ti < tps.n; ++ti) {
         const Count tp = tps.values[ti];
-        const bool tp_ok = whole(m.heads, tp) && (m.is_mla() || whole(m.kv_heads, tp) || whole(static_cast<double>(tp), static_cast<Count>(m.kv_heads)));
-        const Count pp_lo = pp_fixed ? base.pp : 1, pp_hi = pp_fixed ? base.pp : static_cast<Count>(m.layers);
+        const bool tp_ok = whole(shape.heads, tp) &&
+                           (shape.is_mla() || whole(shape.kv_heads, tp) || whole(static_cast<double>(tp), static_cast<Count>(shape.kv_heads)));
+        const Count pp_lo = pp_fixed ? base.pp : 1, pp_hi = pp_fixed ? base.pp : static_cast<Count>(shape.layers);
+        for (int ci = 0; ci < cps.n; ++ci) {
+        const Count cp = cps.values[ci];
         for (Count pp = pp_lo; pp <= pp_hi; ++pp) {
-            if (n % (tp * pp) != 0) continue;
-            const Count dp = n / (tp * pp);
+            if (n % (tp * cp * pp) != 0) continue;
+            const Count dp = n / (tp * cp * pp);
             if (dp_fixed && dp != *base.dp) continue;
-            const bool layout_ok = tp_ok && dp % base.ep == 0;
+            for (int ei = 0; ei < eps.n; ++ei) {
+            const Count ep = eps.values[ei];
+            const bool layout_ok = tp_ok && ((dp * cp) % ep == 0 || (dp * cp * tp) % ep == 0);
             bool have_layout = false;
             Plan best_layout;
             for (int vi = 0; vi < vpps.n; ++vi) {
@@ -93,8 +110,8 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                     const Count mb = mbs.values[bi];
                     const Count gb = gb_fixed ? *base.global_batch : default_global_batch(m.seq_len, dp * mb);
                     // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but
-                    // every model chunk needs at least one layer.
-                    const bool div_ok = layout_ok && m.layers >= static_cast<double>(pp * vpp) && gb % (dp * mb) == 0;
+                    // every model chunk needs a layer (or the embedding or the loss).
+                    const bool div_ok = layout_ok && shape.layers + 2 >= static_cast<double>(pp * vpp) && gb % (dp * mb) == 0;
                     for (int zi = 0; zi < zeros.n; ++zi) {
                         const Count zero = zeros.values[zi];
                         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
@@ -113,6 +130,8 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                                     c.tp = tp;
                                     c.pp = pp;
                                     c.dp = dp;
+                                    c.cp = cp;
+                                    c.ep = ep;
                                     c.vpp = vpp;
                                     c.micro_batch = mb;
                                     c.zero = zero;
@@ -145,6 +164,8 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 }
             }
             if (have_layout) layout_best.push_back(best_layout);
+            }
+        }
         }
     }
     std::stable_sort(layout_best.begin(), layout_best.end(), faster);

@@ -120,10 +120,23 @@ json training_json(const TrainingResult& r) {
                                    {"memory_bound", when_ok(r.step.memory_bound)}, {"tp_comm", when_ok(r.step.tp_comm)},
                                    {"pp_comm", when_ok(r.step.pp_comm)},   {"ep_comm", when_ok(r.step.ep_comm)},
                                    {"pp_bubble", when_ok(r.step.pp_bubble)},
+                                   {"cp_comm", when_ok(r.step.cp_comm)},   {"overhead", when_ok(r.step.overhead)},
                                    {"dp_comm", when_ok(r.step.dp_comm)},   {"optimizer", when_ok(r.step.optimizer)},
                                    {"total", when_ok(r.step.total)}};
     j["uncertainty"] = {{"seconds_low", total(r.seconds_low)}, {"seconds_high", total(r.seconds_high)},
-                        {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)}};
+                        {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)},
+                        {"mfu_low", ok && r.mfu_low ? json(*r.mfu_low) : json(nullptr)},
+                        {"mfu_high", ok && r.mfu_high ? json(*r.mfu_high) : json(nullptr)},
+                        {"band_basis", r.band_basis}};
+    j["goodput"] = r.goodput.value;
+    j["goodput_breakdown"] = {{"failures_per_hour", r.goodput.failures_per_hour},
+                              {"checkpoint_seconds", r.goodput.checkpoint_seconds},
+                              {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
+                              {"restart_seconds", r.goodput.restart_seconds},
+                              {"source", r.goodput.given ? "training.goodput" : "failure/checkpoint model"}};
+    j["framework"] = r.framework;
+    j["mfu_peak_precision"] = r.config.precision == Precision::fp8 ? "bf16" : std::string(precision_name(r.config.precision));
+    j["tokens_per_second_per_device"] = when_ok(r.tokens_per_second / static_cast<double>(r.devices));
     return j;
 }
 

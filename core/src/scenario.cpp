@@ -298,22 +298,29 @@ void check_training_layout(Scenario& s, Errors& errors) {
     const bool automatic = t.layout == LayoutMode::automatic;
     auto given = [&](const char* name) { return (t.given & field_bit(tf, name)) != 0; };
     const Count n = s.hardware->count;
-    const Count tp_pp = t.tp * t.pp;
+    const Count model_par = t.tp * t.cp * t.pp;  // devices of one model replica
     if (!automatic) {
         if (!t.dp) {
-            if (n % tp_pp != 0)
+            if (n % model_par != 0)
                 add_error(errors, "divisibility", "training.tp",
-                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.pp (" + fmt_num(tp_pp) + ")");
-            else t.dp = n / tp_pp, t.given |= field_bit(tf, "dp");
-        } else if (*t.dp * tp_pp != n) {
+                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.cp x training.pp (" + fmt_num(model_par) + ")");
+            else t.dp = n / model_par, t.given |= field_bit(tf, "dp");
+        } else if (*t.dp * model_par != n) {
             add_error(errors, "divisibility", "training.dp",
-                      "training.tp x training.pp x training.dp (" + fmt_num(*t.dp * tp_pp) + ") must equal hardware.count (" +
+                      "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) + ") must equal hardware.count (" +
                           fmt_num(n) + ")");
         }
     } else if (given("dp") && n % *t.dp != 0) {
         add_error(errors, "divisibility", "training.dp",
                   "hardware.count (" + fmt_num(n) + ") must be divisible by training.dp (" + fmt_num(*t.dp) + ")");
     }
+    if (t.shard_group && t.dp && (*t.dp * t.cp) % *t.shard_group != 0)
+        add_error(errors, "divisibility", "training.shard_group",
+                  "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" + fmt_num(*t.shard_group) + ")");
+    if (t.cp > 1 && s.model && std::fmod(s.model->seq_len, 2.0 * static_cast<double>(t.cp)) != 0)
+        add_error(errors, "divisibility", "training.cp",
+                  "model.seq_len (" + fmt_num(s.model->seq_len) + ") must be divisible by 2 x training.cp (" + fmt_num(2.0 * static_cast<double>(t.cp)) +
+                      "): causal load balancing gives each rank two chunks");
     if (t.vpp > 1 && t.pp == 1 && (!automatic || given("pp")))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
     if (s.model && s.model->has_architecture) {
@@ -326,24 +333,30 @@ void check_training_layout(Scenario& s, Errors& errors) {
             add_error(errors, "divisibility", "training.tp",
                       "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
         // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
-        // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer.
-        if (m.layers < t.pp * t.vpp)
+        // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
+        // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
+        if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))
             add_error(errors, "range", "training.pp",
-                      "model.layers (" + fmt_num(m.layers) + ") must be at least training.pp x training.vpp (" + fmt_num(t.pp * t.vpp) + ")");
+                      "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
+                          fmt_num(t.pp * t.vpp) + ")");
     }
     if (t.zero >= 2 && t.pp > 1 && (!automatic || (given("zero") && given("pp"))))
         add_error(errors, "conflict", "training.zero",
                   "training.zero " + fmt_num(t.zero) + " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
                   "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1)");
     if (t.ep > 1) {
-        if (!s.model || !s.model->is_moe())
+        const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
+        if (!s.model || (!s.model->is_moe() && !moe_by_count))
             add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
         else if (!divisible(s.model->experts, t.ep))
             add_error(errors, "divisibility", "training.ep",
                       "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
-        if (t.dp && *t.dp % t.ep != 0)
+        // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
+        // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
+        if (t.dp && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
             add_error(errors, "divisibility", "training.ep",
-                      "training.dp (" + fmt_num(*t.dp) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+                      "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
+                          fmt_num(t.ep) + ")");
     }
     if (!automatic && t.dp && s.model) {
         const Count per_step = *t.dp * t.micro_batch;

@@ -71,7 +71,7 @@ test('inverse questions and user claims work through the same entry point', asyn
   const inv = [
     { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 1000 }, inverse: { question: 'what_can_train', days: 30 } },
     { model: { preset: 'llama2-70b' }, hardware: { device: 'nvidia-h100-sxm5-80gb' }, training: { tokens: 2e12 }, inverse: { question: 'gpus_needed', days: 30 } },
-    { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: [{ metric: 'cluster.memory_bytes', expected: 640e9, tolerance: 0.01 }] } },
+    { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: [{ metric: 'cluster.memory_bytes', expected: 8 * 80 * 2 ** 30, tolerance: 0.01 }] } },
     { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: [{ metric: 'cluster.cores', min: 'x' }] } },
   ].map((x) => JSON.stringify(x));
   const native = nativeEstimates(inv);
@@ -95,10 +95,10 @@ test('bad input never throws across the boundary: errors name the field', async 
 test('issue 2 scenario: GPT-3 / 1,024 A100 / MFU 0.4 in wasm', async () => {
   const m = await wasm();
   const r = JSON.parse(m.estimate(JSON.stringify({ model: { params: 175e9 }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 1024 },
-    training: { tokens: 300e9, mfu: 0.4 }, costs: { gpu_hour_usd: 2 } })));
+    training: { tokens: 300e9, mfu: 0.4, goodput: 1 }, costs: { gpu_hour_usd: 2 } })));
   assert.equal(r.training.flops, 3.15e23);
   assert.ok(Math.abs(r.training.days - 3.15e23 / (1024 * 312e12 * 0.4) / 86400) < 1e-9);
-  assert.equal(r.cluster.memory_bytes, 81.92e12);
+  assert.equal(r.cluster.memory_bytes, 1024 * 80 * 2 ** 30); // 80 GB HBM is 80 GiB (datasheet)
 });
 
 test('plan search runs in wasm and reports its speed', async () => {

@@ -25,7 +25,7 @@ TEST_CASE("plan search: counts, rejection reasons, ranking, every returned plan 
         const auto& b = best[i];
         CHECK(b["tp"].get<double>() * b["pp"].get<double>() * b["dp"].get<double>() == 1024);
         CHECK(b["memory_per_gpu_bytes"].get<double>() <= 80e9);
-        CHECK(b["pp"].get<double>() * b["vpp"].get<double>() <= 96);  // uneven stages, but a layer per chunk
+        CHECK(b["pp"].get<double>() * b["vpp"].get<double>() <= 96 + 2);  // uneven stages, a layer (or embedding/loss) per chunk
         CHECK(!(b["zero"].get<double>() >= 2 && b["pp"].get<double>() > 1));
         if (i > 0) CHECK(b["tokens_per_second"].get<double>() <= best[i - 1]["tokens_per_second"].get<double>());
     }

@@ -55,7 +55,7 @@ TEST_CASE("claims get their verdicts") {
     CHECK(v["gpt4-100m"] == "depends");                // on the $/GPU-hour
     CHECK(v["dgx-runs-chatgpt"] == "consistent");
     CHECK(v["chatgpt-500k-1m-day"] == "depends");
-    CHECK(v["gpt3-10k-v100-cpus"] == "depends");
+    CHECK(v["gpt3-10k-v100-cpus"] == "unverifiable");  // can never fail: nothing published to check it against
 }
 
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {

@@ -24,21 +24,23 @@ TEST_CASE("ZeRO (Rajbhandari et al. 2020, Fig. 1): 7.5B params, 64 GPUs: 120 / 3
     in.window = 1024;
     in.vocab = 0;
     in.params_total_layers = 7.5e9;
-    in.params_embedding_per_stage = 0;
+    in.params_embedding = 0;
     in.tied = 1;
     TrainingConfig c;
     c.dp = 64;
     c.global_batch = 64;
+    c.fp32_gradients = false;  // the ZeRO paper's 16-bit gradients (DeepSpeed)
     const double expected[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
     for (int z = 0; z < 4; ++z) {
         c.zero = z;
-        const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb")));
-        const double states = e.memory.weights + e.memory.gradients + e.memory.optimizer;
+        const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
+        // The paper's model states exclude ZeRO-3's gathered-layer buffers (reported separately).
+        const double states = e.memory.weights + e.memory.gradients + e.memory.optimizer - e.zero3_buffer_bytes;
         INFO("ZeRO stage " << z);
         CHECK(states == Approx(expected[z]).epsilon(0.02));
     }
     c.zero = 0;
-    const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb")));
+    const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
     CHECK(e.memory.weights + e.memory.gradients + e.memory.optimizer == 16.0 * 7.5e9);  // the 16 psi rule
 }
 
@@ -72,13 +74,13 @@ TEST_CASE("Korthikanti et al. 2022 Table 2, GPT-3 175B layer (s 2048, b 1, h 122
 TEST_CASE("predicted utilisation: a given MFU is used and labelled; the prediction still reported") {
     json s = {{"model", {{"preset", "llama2-70b"}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 512}}},
-              {"training", {{"tokens", 2e12}, {"tp", 8}, {"pp", 4}}}};
+              {"training", {{"tokens", 2e12}, {"tp", 8}, {"pp", 4}, {"goodput", 1}}}};
     auto pred = run(s);
     REQUIRE_FALSE(pred.contains("errors"));
     CHECK(pred["training"]["mfu_source"] == "predicted");
     const double mfu = pred["training"]["mfu"].get<double>();
     CHECK((mfu > 0.2 && mfu < 0.7));
-    CHECK(pred["training"]["hfu"].get<double>() >= mfu);
+    CHECK(pred["training"]["hfu"].get<double>() >= mfu * (1 - 1e-12));  // equal without recomputation
     s["training"]["mfu"] = 0.5;
     auto given = run(s);
     CHECK(given["training"]["mfu_source"] == "given");
@@ -92,7 +94,7 @@ TEST_CASE("predicted utilisation: a given MFU is used and labelled; the predicti
 TEST_CASE("run totals: GPU-hours, cost, energy = GPU-hours x TDP x PUE, CO2") {
     auto r = run({{"model", {{"params", 175e9}}},
                   {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
-                  {"training", {{"tokens", 300e9}, {"mfu", 0.4}, {"tp", 8}, {"pp", 8}}},
+                  {"training", {{"tokens", 300e9}, {"mfu", 0.4}, {"tp", 8}, {"pp", 8}, {"goodput", 1}}},
                   {"costs", {{"gpu_hour_usd", 2.0}, {"pue", 1.1}, {"grid_kg_co2_per_kwh", 0.4}}}});
     const auto& t = r["training"];
     const double secs = 3.15e23 / (1024 * 312e12 * 0.4);
@@ -104,8 +106,10 @@ TEST_CASE("run totals: GPU-hours, cost, energy = GPU-hours x TDP x PUE, CO2") {
 }
 
 TEST_CASE("more GPUs do not make it proportionally faster: scaling efficiency falls") {
+    // On a 10 GbE network the gradient reduction outgrows the backward pass it overlaps as the batch
+    // per device shrinks.
     json s = {{"model", {{"preset", "llama2-7b"}}},
-              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"scale_out_bytes_per_second", 1.25e9}}},
               {"training", {{"tokens", 2e12}, {"global_batch", 1024}}},
               {"scaling", true}};
     auto r = run(s);
@@ -135,7 +139,7 @@ TEST_CASE("expert parallelism: shards the routed experts, adds all-to-all time, 
     // H200 (141 GB): without EP each device holds all of Mixtral's experts (weights + gradients 93 GB).
     json s = {{"model", {{"preset", "mixtral-8x7b"}, {"seq_len", 4096}}},
               {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 64}}},
-              {"training", {{"tokens", 1e12}, {"tp", 2}, {"global_batch", 512}, {"zero", 1}}}};
+              {"training", {{"tokens", 1e12}, {"tp", 2}, {"global_batch", 512}, {"zero", 1}, {"fp32_gradients", false}}}};
     auto r1 = run(s);
     s["training"]["ep"] = 8;
     auto r8 = run(s);

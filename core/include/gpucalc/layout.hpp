@@ -16,10 +16,6 @@ struct LayoutChoice {
     std::optional<Plan> suggestion;  // set when `config` does not fit and another layout does
 };
 
-// The model the search and the time model use: the architecture, or a GPT-like shape for a bare
-// parameter count.
-ModelSpec shape_for_search(const ModelSpec& m);
-
 LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
 // The fastest layout that fits with every layout field free (non-layout fields as given).
 std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);

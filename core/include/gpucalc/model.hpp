@@ -32,6 +32,7 @@ struct ModelSpec {
     double sliding_window = 0;  // tokens; 0 = full attention
     bool parallel_attention = false;  // attention and MLP in parallel from one norm (GPT-J, PaLM)
     bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)
+    bool dropout = false;             // trained with dropout (GPT-3/Megatron/OPT: 0.1); Llama-style models have none
 
     // Mixture of experts: MoE layers replace the MLP with `experts` FFNs of width expert_ffn_hidden,
     // `experts_per_token` routed per token, plus `shared_experts` always active.
@@ -41,6 +42,7 @@ struct ModelSpec {
     double expert_ffn_hidden = 0;
     double dense_layers = 0;      // leading layers with a dense MLP (DeepSeek-V3: 3)
     bool router_bias = false;
+    double max_routed_nodes = 0;  // node-limited routing: a token's experts span at most this many nodes (DeepSeek-V3: 4); 0 = any
 
     // Multi-head latent attention (DeepSeek-V2/V3). kv_lora_rank > 0 switches it on.
     double q_lora_rank = 0;

@@ -29,6 +29,8 @@ enum class Optimizer { adam, sgd };
 enum class Attention { flash, materialized };
 
 enum class LayoutMode { automatic, given };
+// Training software: how communication is overlapped, kernels fused, gradients kept (efficiency.hpp).
+enum class Framework { megatron, fsdp, deepspeed, maxtext, megatron_legacy };
 
 // Overrides of the performance model's efficiency constants (fractions, 0..1]; absent: the
 // calibrated values for the device's generation (training.cpp efficiency_for).
@@ -47,7 +49,9 @@ struct TrainingConfig {
     std::optional<Count> dp;          // data-parallel size; default count / (tp x pp)
     Count vpp = 1;                    // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
     Count ep = 1;                     // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
+    Count cp = 1;                     // context-parallel size: the sequence split over cp ranks (ring attention)
     Count zero = 1;                   // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
+    std::optional<Count> shard_group; // hybrid sharding: ZeRO shards within groups of this many ranks; default all dp x cp
     std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
     Recompute recompute = Recompute::selective;
     Optimizer optimizer = Optimizer::adam;
@@ -56,6 +60,9 @@ struct TrainingConfig {
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;   // CUDA context + communication buffers, bytes
     double fragmentation = 0.05;      // allocator fragmentation, fraction of the other memory terms
     EfficiencyOverrides efficiency;
+    std::optional<Framework> framework;     // default: maxtext on TPUs, megatron elsewhere
+    std::optional<bool> fp32_gradients;     // default: the framework's (Megatron with bf16: fp32 main_grad buffers)
+    std::optional<double> goodput;          // fraction of wall time on useful steps; default: failure/checkpoint model
     // Parallel layout: auto = the plan search picks every layout field the scenario does not give
     // (default when none of tp, pp, dp is given); given = the fields as given, defaults for the rest.
     std::optional<LayoutMode> layout;

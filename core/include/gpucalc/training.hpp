@@ -1,28 +1,17 @@
-// Training estimator: memory per GPU and predicted step time under TP/PP/DP/SP, ZeRO and
-// recomputation; run totals (time, GPU-hours, cost, energy, CO2).
+// Training estimator: memory per device and predicted step time under TP/CP/PP/DP/EP, ZeRO/FSDP,
+// recomputation and FP8 (training_step.cpp); run totals with goodput and an uncertainty band
+// (training.cpp).
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gpucalc/efficiency.hpp"
 #include "gpucalc/explain.hpp"
 #include "gpucalc/model.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
-
-// Efficiency constants of the performance model, per hardware generation. See docs/MODEL.md and
-// tests/unit/test_validation.cpp for how they were calibrated and what error remains.
-struct Efficiency {
-    double gemm_max = 0.8;         // fraction of dense peak a large GEMM reaches
-    double gemm_half_width = 200;  // per-GPU GEMM width (hidden/tp) at which GEMMs reach half of gemm_max
-    double attention = 0.5;        // fraction of peak reached by fused (flash) attention
-    double memory = 0.8;           // fraction of HBM bandwidth reached by memory-bound kernels
-    double network = 0.75;         // fraction of link bandwidth reached by NCCL collectives
-    double collective_latency_seconds = 20e-6;  // fixed cost per collective call
-    std::string basis;             // where the numbers come from
-};
-Efficiency efficiency_for(const Device& d);
 
 struct MemoryPerGpu {
     double weights = 0, gradients = 0, optimizer = 0, activations = 0, overhead = 0, total = 0;  // bytes
@@ -31,20 +20,91 @@ struct MemoryPerGpu {
 struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline stage)
     double gemm = 0;          // dense matrix multiplies (incl. recomputation)
     double attention = 0;     // attention scores / flash attention
-    double memory_bound = 0;  // norms, activations, softmax, dropout, residuals at HBM bandwidth
-    double tp_comm = 0;       // tensor-parallel all-reduce / all-gather + reduce-scatter
+    double memory_bound = 0;  // norms, activations, softmax, dropout, residuals, casts at HBM bandwidth
+    double overhead = 0;      // kernel launches and small kernels (per layer per pass)
+    double tp_comm = 0;       // exposed tensor-parallel all-reduce / all-gather + reduce-scatter
+    double cp_comm = 0;       // exposed context-parallel KV exchange (ring attention)
     double pp_comm = 0;       // pipeline point-to-point
     double pp_bubble = 0;     // idle pipeline slots: (p-1)/v micro-batch times
-    double dp_comm = 0;       // exposed data-parallel gradient reduction (and ZeRO-3 gathers)
-    double ep_comm = 0;       // expert-parallel all-to-all (MoE token dispatch and combine)
+    double dp_comm = 0;       // exposed data-parallel gradient reduction and ZeRO-3/FSDP gathers
+    double ep_comm = 0;       // exposed expert-parallel all-to-all (MoE token dispatch and combine)
     double optimizer = 0;     // optimizer step (memory-bound)
     double total = 0;
 };
 
+// The model's dimensions as the step model uses them (layout-independent).
+struct StepInputs {
+    double layers, hidden, heads, kv_ratio, attn_params_per_layer, ffn_matmul_params_per_layer_active, params_total_layers,
+        params_embedding, vocab, seq, attn_width_qk, attn_width_v, window, ffn_width_active, tied, mla, dropout, swiglu;
+    // MoE: routed-expert parameters per layer (averaged over all layers), fraction of MoE layers,
+    // experts per token and node-limited routing; zero for dense models.
+    double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
+           expert_ffn_width = 0;
+};
+
+// Everything the step model computes, kept so that the derivations quote the very values used.
+struct StepEstimate {
+    MemoryPerGpu memory;
+    StepTime step;
+    double recompute_flops_per_token = 0;
+    // Intermediate terms.
+    double params_per_gpu = 0;        // parameters held by one device of the slowest stage (before ZeRO sharding)
+    double zero3_buffer_bytes = 0;    // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
+    double layers_per_stage = 0;      // ceil(layers / pp)
+    double microbatches = 0;          // per step per pipeline
+    double in_flight = 0;             // micro-batches whose activations the first stage holds
+    double activation_bytes_per_layer = 0;
+    double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
+    double gemm_peak = 0;             // FLOP/s of the GEMM precision
+    double microbatch_seconds = 0;    // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
+    double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
+    double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
+    bool scale_out_assumed = false;   // the catalog has no scale-out figure: 100 GbE assumed
+};
+
+StepInputs step_inputs(const ModelSpec& m);
+
+// The step model's view of any model: its architecture, or, for a bare parameter count, a GPT-like
+// shape holding the stated counts (memory uses the total, compute the active count; the parameters
+// beyond the active count are treated as routed experts: 16 experts, 2 per token, assumed).
+struct TrainingModel {
+    ModelSpec shape;  // the architecture the search and the time model use
+    StepInputs in;
+    bool assumed_shape = false;
+    bool assumed_experts = false;
+};
+TrainingModel training_model(const ModelSpec& m);
+// Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2,
+// generalised: GQA, gated MLPs, no dropout, context parallelism).
+double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
+// The derivations of the step model's figures, from the same intermediate values.
+void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
+
+// Framework of a config (the default follows the device: maxtext on TPUs, megatron elsewhere).
+Framework framework_of(const TrainingConfig& cfg, const Device& d);
+// Efficiency for a config on a device: generation and framework constants plus the scenario's overrides.
+Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d);
+
+// Goodput: the fraction of wall time spent on useful steps, from the failure rate of large runs
+// (Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100), checkpoint write time and
+// restart time, with the checkpoint interval at Young/Daly's optimum.
+struct Goodput {
+    double value = 1;
+    double failures_per_hour = 0, mean_hours_between_failures = 0, checkpoint_seconds = 0, checkpoint_interval_seconds = 0,
+           restart_seconds = 0;
+    bool given = false;
+};
+Goodput goodput_for(double devices, double checkpoint_bytes_per_device, const std::optional<double>& given);
+// Goodput of a run of a model with `params` parameters on `devices` (checkpoints of 14 bytes/param).
+Goodput run_goodput(double devices, double params, const std::optional<double>& given);
+
 struct TrainingResult {
     TrainingConfig config;  // effective inputs (defaults filled in)
+    std::string framework;
+    double devices = 1;
     double params_total = 0, params_active = 0;
-    double model_flops_per_token = 0;     // 6N + attention (MFU convention)
+    double model_flops_per_token = 0;     // 6N + attention (MFU convention, non-causal as in PaLM App. B)
     double hardware_flops_per_token = 0;  // + recomputation (HFU)
     double tokens = 0;                    // 0 when not given
     double flops = 0;                     // model FLOPs for the run
@@ -53,18 +113,20 @@ struct TrainingResult {
     bool fits = true;
     double memory_capacity_bytes = 0;
     StepTime step;
-    bool time_model = false;              // the layer-by-layer model ran (architecture known)
     double step_seconds = 0;
     double tokens_per_step = 0;
     double tokens_per_second = 0;
-    double mfu = 0, hfu = 0;
+    double mfu = 0, hfu = 0;              // against the dense 16-bit peak, also for FP8 training
     double mfu_predicted = 0;             // what the model predicts even when mfu was given
     bool mfu_given = false;
+    double peak_flops_per_second = 0;     // the dense 16-bit peak per device MFU is measured against
     double achieved_flops_per_second_per_gpu = 0;  // hardware FLOP/s per GPU
+    Goodput goodput;
     // Run totals: undefined (nullopt) without training.tokens or a rate; the report also leaves every
     // time and cost figure null when the setup does not fit (infeasible_reason says why).
     std::optional<double> seconds, gpu_hours, cost_usd, energy_kwh, co2_kg;
-    std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high;
+    std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high, mfu_low, mfu_high;
+    std::string band_basis;
     std::string infeasible_reason;
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;
@@ -73,27 +135,8 @@ struct TrainingResult {
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
                                  Trace& trace);
 
-// The inner, allocation-free model used by estimate_training and the plan search.
-struct StepInputs {
-    double layers, hidden, heads, kv_ratio, ffn_matmul_params_per_layer_active, attn_params_per_layer, vocab, seq,
-        attn_width_qk, attn_width_v, window, ffn_act_factor, params_total_layers, params_embedding_per_stage,
-        tied, mla;
-    // MoE: routed-expert parameters per layer (averaged over all layers), fraction of MoE layers,
-    // experts per token; zero for dense models.
-    double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0;
-};
-struct StepEstimate {
-    MemoryPerGpu memory;
-    StepTime step;
-    double recompute_flops_per_token = 0;
-};
-StepInputs step_inputs(const ModelSpec& m);
-// Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2).
-double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
-
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded up to a
-// whole multiple of `granule` sequences (dp x micro_batch, or the GPU count).
+// whole multiple of `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule);
 
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).

@@ -1,0 +1,85 @@
+// Efficiency constants of the training time model, as data: per hardware generation (what the
+// kernels reach on that silicon: GEMM, attention, HBM, network) and per framework (what the software
+// overlaps and fuses). core/data/calibration.json holds them with their sources; the fitted ones are
+// written by tools/calibrate (leave-one-source-out, docs/VALIDATION.md). A device of no known
+// generation gets an explicit, reported fallback.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "gpucalc/device.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+struct GenerationEfficiency {
+    std::string id, name;
+    std::vector<std::string> match;  // substrings of Device::architecture (or ids) that select it
+    double gemm = 0.7;               // fraction of the dense 16-bit peak a large GEMM reaches
+    double gemm_fp8 = 0.6;           // fraction of the dense FP8 peak an FP8 GEMM reaches
+    double gemm_half_width = 100;    // per-device GEMM width (hidden / tp) at which GEMMs reach half of `gemm`
+    double attention = 0.45;         // fraction of the 16-bit peak reached by fused attention (forward + backward)
+    double memory = 0.8;             // fraction of HBM bandwidth reached by memory-bound kernels
+    double network = 0.75;           // fraction of link bandwidth reached by collectives (bus bandwidth / line rate)
+    double collective_latency_seconds = 20e-6;  // fixed cost of one collective call
+    std::string basis;               // where the numbers come from
+};
+
+struct FrameworkProfile {
+    std::string id, name;
+    bool fp32_gradients = true;      // gradients accumulated and reduced in fp32 (+2 bytes/param)
+    double tp_overlap = 0;           // fraction of tensor-parallel communication hidden behind GEMMs
+    double dp_overlap = 0.9;         // fraction of ZeRO-0/1/2 gradient reduction hidden behind the last backward
+    double fsdp_overlap = 0.8;       // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
+    double ep_overlap = 0;           // fraction of expert all-to-all hidden behind computation
+    double cp_overlap = 0.9;         // fraction of context-parallel KV exchange hidden behind attention
+    double kernel_seconds_per_layer = 50e-6;  // launch and small-kernel time per layer per pass
+    double attention_kernel = 1.0;   // the framework's attention kernel relative to the generation's (cuDNN/FA3 vs FA2)
+    double gemm_kernel = 1.0;        // the framework's GEMM stack relative to the generation's constant
+    double fp8_kernel = 1.0;         // the framework's FP8 recipe relative to the generation's FP8 GEMM constant
+    double moe_overhead = 1.0;       // time of the routed-expert path (grouped GEMMs, permutation) relative to dense GEMMs
+    double memory_traffic = 1.0;     // memory-bound traffic relative to fused kernels (1 = fully fused)
+    std::string basis;
+};
+
+// The uncertainty band of predicted throughput, from the out-of-sample (leave-one-source-out)
+// ratios published / predicted: the true tokens/s lies in predicted x [low, high] for ~80% of runs;
+// widened by `extrapolation` when the device's generation or the framework has no calibration runs.
+struct Band {
+    double low = 0.8, high = 1.25;
+    double extrapolation = 1.5;  // the half-widths are multiplied by this outside the calibrated range
+    std::string basis = "not calibrated";
+};
+
+struct Calibration {
+    std::vector<GenerationEfficiency> generations;
+    std::vector<FrameworkProfile> frameworks;
+    GenerationEfficiency fallback;   // a device of no known generation
+    Band band;
+    std::vector<std::string> calibrated_generations, calibrated_frameworks;  // with runs in the fit
+    std::string fitted_on;           // what the fitted constants were fitted on
+};
+
+// The embedded calibration (core/data/calibration.json), parsed once.
+const Calibration& calibration();
+// The calibration as parsed from the embedded data, ignoring any override.
+const Calibration& embedded_calibration();
+// Parses calibration JSON; `fitted` = use the fitted_* values tools/calibrate wrote (else the priors).
+Calibration parse_calibration(const std::string& text, bool fitted);
+// For tools/calibrate only: evaluate the model with candidate constants (nullptr restores the embedded).
+void set_calibration_override(const Calibration* c);
+
+// The resolved constants for a device and framework. `fallback_used` says the device matched no
+// generation (the report then warns); `fallback_note` says which.
+struct Efficiency {
+    GenerationEfficiency gen;
+    FrameworkProfile fw;
+    bool fallback_used = false;
+};
+Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal = calibration());
+// Applies the scenario's training.efficiency overrides.
+void apply_overrides(Efficiency& e, const EfficiencyOverrides& o);
+
+const char* framework_name(Framework f);
+
+}  // namespace gpucalc

@@ -1,0 +1,147 @@
+// Efficiency constants as data (efficiency.hpp): core/data/calibration.json, embedded at build time.
+#include "gpucalc/efficiency.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace gpucalc {
+
+const std::string& calibration_json_text();  // generated from core/data/calibration.json by CMake
+
+using nlohmann::json;
+
+namespace {
+
+double num(const json& o, const char* k, double fallback) {
+    auto it = o.find(k);
+    return it != o.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::string str(const json& o, const char* k) {
+    auto it = o.find(k);
+    return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A constant's value: the fitted one (written by tools/calibrate) when present and wanted, else the prior.
+double value(const json& o, const char* k, double fallback, bool fitted) {
+    if (fitted) {
+        auto it = o.find(std::string("fitted_") + k);
+        if (it != o.end() && it->is_number()) return it->get<double>();
+    }
+    return num(o, k, fallback);
+}
+
+GenerationEfficiency parse_generation(const json& g, bool fitted) {
+    GenerationEfficiency e;
+    e.id = str(g, "id");
+    e.name = str(g, "name");
+    if (g.contains("match") && g["match"].is_array())
+        for (const auto& m : g["match"])
+            if (m.is_string()) e.match.push_back(m.get<std::string>());
+    e.gemm = value(g, "gemm", e.gemm, fitted);
+    e.gemm_fp8 = value(g, "gemm_fp8", e.gemm_fp8, fitted);
+    e.gemm_half_width = num(g, "gemm_half_width", e.gemm_half_width);
+    e.attention = value(g, "attention", e.attention, fitted);
+    e.memory = value(g, "memory", e.memory, fitted);
+    e.network = num(g, "network", e.network);
+    e.collective_latency_seconds = num(g, "collective_latency_seconds", e.collective_latency_seconds);
+    e.basis = str(g, "basis");
+    return e;
+}
+
+FrameworkProfile parse_framework(const json& f, bool fitted) {
+    FrameworkProfile p;
+    p.id = str(f, "id");
+    p.name = str(f, "name");
+    p.fp32_gradients = f.value("fp32_gradients", true);
+    p.tp_overlap = value(f, "tp_overlap", p.tp_overlap, fitted);
+    p.dp_overlap = value(f, "dp_overlap", p.dp_overlap, fitted);
+    p.fsdp_overlap = value(f, "fsdp_overlap", p.fsdp_overlap, fitted);
+    p.ep_overlap = value(f, "ep_overlap", p.ep_overlap, fitted);
+    p.cp_overlap = value(f, "cp_overlap", p.cp_overlap, fitted);
+    p.kernel_seconds_per_layer = value(f, "kernel_seconds_per_layer", p.kernel_seconds_per_layer, fitted);
+    p.memory_traffic = value(f, "memory_traffic", p.memory_traffic, fitted);
+    p.attention_kernel = value(f, "attention_kernel", p.attention_kernel, fitted);
+    p.gemm_kernel = value(f, "gemm_kernel", p.gemm_kernel, fitted);
+    p.fp8_kernel = value(f, "fp8_kernel", p.fp8_kernel, fitted);
+    p.moe_overhead = value(f, "moe_overhead", p.moe_overhead, fitted);
+    p.basis = str(f, "basis");
+    return p;
+}
+
+}  // namespace
+
+Calibration parse_calibration(const std::string& text, bool fitted) {
+    Calibration c;
+    const json root = json::parse(text, nullptr, false);
+    if (root.is_discarded() || !root.is_object()) return c;  // the catalog test checks the data parses
+    for (const auto& g : root.value("generations", json::array())) c.generations.push_back(parse_generation(g, fitted));
+    for (const auto& f : root.value("frameworks", json::array())) c.frameworks.push_back(parse_framework(f, fitted));
+    if (root.contains("fallback")) c.fallback = parse_generation(root["fallback"], fitted);
+    if (root.contains("fitted") && root["fitted"].is_object()) {
+        const json& f = root["fitted"];
+        c.fitted_on = str(f, "on");
+        if (f.contains("band") && f["band"].is_object()) {
+            c.band.low = num(f["band"], "low", c.band.low);
+            c.band.high = num(f["band"], "high", c.band.high);
+            c.band.extrapolation = num(f["band"], "extrapolation", c.band.extrapolation);
+            c.band.basis = str(f["band"], "basis");
+        }
+        for (const auto& g : f.value("calibrated_generations", json::array()))
+            if (g.is_string()) c.calibrated_generations.push_back(g.get<std::string>());
+        for (const auto& g : f.value("calibrated_frameworks", json::array()))
+            if (g.is_string()) c.calibrated_frameworks.push_back(g.get<std::string>());
+    }
+    return c;
+}
+
+namespace {
+const Calibration* g_override = nullptr;
+}  // namespace
+
+const Calibration& embedded_calibration() {
+    static const Calibration c = parse_calibration(calibration_json_text(), true);
+    return c;
+}
+
+const Calibration& calibration() { return g_override ? *g_override : embedded_calibration(); }
+
+void set_calibration_override(const Calibration* c) { g_override = c; }
+
+const char* framework_name(Framework f) {
+    switch (f) {
+        case Framework::megatron: return "megatron";
+        case Framework::fsdp: return "fsdp";
+        case Framework::deepspeed: return "deepspeed";
+        case Framework::maxtext: return "maxtext";
+        case Framework::megatron_legacy: return "megatron-legacy";
+    }
+    return "megatron";
+}
+
+Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) {
+    Efficiency e;
+    e.fallback_used = true;
+    e.gen = cal.fallback;
+    for (const auto& g : cal.generations) {
+        bool hit = false;
+        for (const auto& m : g.match) hit = hit || d.architecture.find(m) != std::string::npos || d.id == m;
+        if (hit) {
+            e.gen = g;
+            e.fallback_used = false;
+            break;
+        }
+    }
+    const std::string want = framework_name(f);
+    for (const auto& p : cal.frameworks)
+        if (p.id == want) e.fw = p;
+    return e;
+}
+
+void apply_overrides(Efficiency& e, const EfficiencyOverrides& o) {
+    if (o.gemm) e.gen.gemm = *o.gemm;
+    if (o.gemm_half_width) e.gen.gemm_half_width = *o.gemm_half_width;
+    if (o.attention) e.gen.attention = *o.attention;
+    if (o.memory) e.gen.memory = *o.memory;
+    if (o.network) e.gen.network = *o.network;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,435 @@
+// The training step model: memory per device and time per optimizer step on the slowest pipeline
+// stage, for one layout. Allocation-free: the plan search evaluates it ~10^4 times per search.
+// Sources of the formulas:
+//  - Memory: Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3, 5 (16 bytes/param mixed-precision
+//    Adam; stages 1-3); experts sharded over the expert-data-parallel group (Rajbhandari et al. 2022,
+//    DeepSpeed-MoE, arXiv:2201.05596 Sec. 5.2; Megatron-Core expert_data_parallel); Korthikanti et al.
+//    2022 (arXiv:2205.05198) Sec. 4 and Table 2 (activations under TP, SP, selective and full
+//    recomputation; pipeline in-flight micro-batches), generalised to GQA, gated MLPs, no dropout and CP.
+//  - Time: GEMMs at a width-dependent fraction of peak; FlashAttention-2 backward = 2.5x forward (Dao
+//    2023, arXiv:2307.08691 Sec. 3) with causal masking skipping half the blocks; memory-bound ops at HBM
+//    bandwidth; ring collectives 2(n-1)/n x bytes / bandwidth + latency (Patarasuk & Yuan 2009; NCCL
+//    docs); 1F1B pipeline bubble (p-1)/v (Narayanan et al. 2021, arXiv:2104.04473 Sec. 2.2); ring
+//    attention KV exchange (Liu et al. 2023, arXiv:2310.01889); FSDP gathers per micro-batch (Zhao et
+//    al. 2023, arXiv:2304.11277 Sec. 3.4).
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/training.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+// Korthikanti et al. 2022 Sec. 4.1 MLP activations in units of s*b*h bytes: the first linear's input
+// (2) plus the intermediate tensors: GELU MLP stores GELU input and output (2r + 2r, r = ffn/h);
+// a gated MLP with fused SwiGLU (Megatron-Core, Transformer Engine) stores gate|up (4r) and the
+// activation output (2r).
+double mlp_intermediate(const StepInputs& in) {
+    const double r = in.ffn_width_active / in.hidden;
+    return in.swiglu > 0 ? 6.0 * r : 4.0 * r;
+}
+
+// Bytes per device of one transformer layer's stored activations, split into what TP divides
+// (`split`) and what it does not without sequence parallelism (`unsplit`), and the attention score
+// tensors of unfused attention (`scores`).
+struct LayerActivations {
+    double split, unsplit, scores;
+};
+LayerActivations layer_activations(const StepInputs& in, const TrainingConfig& cfg) {
+    const double t = static_cast<double>(cfg.tp), cp = static_cast<double>(cfg.cp), b = static_cast<double>(cfg.micro_batch);
+    const double tokens = in.seq / cp * b;  // tokens of one micro-batch on one device (sequence split by CP)
+    const double sbh = tokens * in.hidden;
+    // Attention: Q (2), K and V (4 x kv/heads), attention output = projection input (2); MLP intermediates.
+    // FP8 (Transformer Engine) keeps the inputs of FP8 GEMMs for backward in FP8: 1 byte instead of 2
+    // for the QKV and MLP inputs and the second MLP matrix's input (r).
+    const bool fp8 = cfg.precision == Precision::fp8;
+    const double split = 2.0 + 4.0 * in.kv_ratio + 2.0 + mlp_intermediate(in) - (fp8 ? in.ffn_width_active / in.hidden : 0.0);
+    // Not split by TP without SP: QKV input (2), MLP input (2), two norm inputs (4), dropout masks (2).
+    const double unsplit = (fp8 ? 1.0 + 1.0 : 2.0 + 2.0) + 4.0 + (in.dropout > 0 ? 2.0 : 0.0);
+    // Unfused attention keeps softmax output (2) and, with dropout, mask (1) and output (2) per score.
+    const double scores = (2.0 + (in.dropout > 0 ? 3.0 : 0.0)) * in.heads * in.window * tokens / t;
+    return {sbh * split / t, sbh * unsplit, scores};
+}
+
+// GEMM rows at which a GEMM reaches half of its width-limited efficiency (tile-quantisation: a
+// 128 x 128 output tile per SM needs ~a hundred rows to fill the machine; CUTLASS/cuBLAS tile sizes).
+constexpr double kGemmHalfRows = 128.0;
+
+bool sequence_parallel(const TrainingConfig& cfg) { return cfg.sequence_parallel.value_or(cfg.tp > 1); }
+
+// Per-direction link bandwidths for a device (scale-up inside a node, scale-out across nodes).
+struct Links {
+    double scale_up, scale_out;
+    bool assumed;
+};
+Links links_for(const Hardware& hw) {
+    const Device& d = hw.device;
+    Links l{};
+    const auto out = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
+    // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption.
+    l.scale_out = out.value_or(12.5e9);
+    l.assumed = !out;
+    if (auto up = d.scale_up_bytes_per_second()) l.scale_up = *up;
+    else if (d.host_link_bytes_per_second_bidirectional) l.scale_up = *d.host_link_bytes_per_second_bidirectional / 2.0;  // PCIe peer traffic
+    else l.scale_up = l.scale_out;
+    return l;
+}
+
+// Ring collectives over a group of n ranks whose neighbours are `stride` devices apart (tensor
+// parallelism innermost, then CP, PP, DP: Megatron's rank order). Inside a node the ring runs over the
+// scale-up links; a group spanning k nodes with r of its ranks per node crosses node boundaries once
+// per node per ring, and NCCL runs one ring per NIC rail, so the scale-out traffic per NIC is
+// (n - r) / (n r) of the data instead of (n - 1) / n: inter-node bus bandwidth ~ r x NIC bandwidth
+// (nccl-tests PERFORMANCE.md bus bandwidth; 4 x 8 B200: 382 GB/s bus bandwidth with ~37 GB/s per NIC,
+// ml-engineering book, network chapter).
+struct Fabric {
+    double up, out, per_node, latency;
+    // f = 1: all-gather or reduce-scatter of S bytes in total per rank; f = 2: all-reduce.
+    double ring(double f, double S, double n, double stride) const {
+        if (n <= 1 || S <= 0) return 0;
+        const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
+        const double intra = (n - 1.0) / n * S / up;
+        const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
+        return f * t + latency * std::ceil(std::log2(n));
+    }
+};
+
+}  // namespace
+
+StepInputs step_inputs(const ModelSpec& m) {
+    StepInputs in{};
+    const ParamCount c = count_params(m);
+    const double hd = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
+    in.layers = m.layers;
+    in.hidden = m.hidden;
+    in.heads = m.heads;
+    in.kv_ratio = m.is_mla() ? 1.0 : m.kv_heads / m.heads;
+    in.attn_params_per_layer = c.attention_per_layer;
+    const double moe_layers = m.is_moe() ? m.layers - std::min(m.dense_layers, m.layers) : 0.0;
+    const double dense_layers = m.layers - moe_layers;
+    in.ffn_matmul_params_per_layer_active = (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_active) / m.layers;
+    in.params_total_layers =
+        c.attention_per_layer + c.norms_per_layer + (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_total) / m.layers;
+    const double expert_width = m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : m.ffn_hidden;
+    in.ffn_width_active = m.is_moe() ? (dense_layers * m.ffn_hidden + moe_layers * expert_width * (m.experts_per_token + m.shared_experts)) / m.layers
+                                     : m.ffn_hidden;
+    if (m.is_moe()) {
+        // Routed experts (the part expert parallelism shards), averaged over all layers.
+        in.expert_params_per_layer = moe_layers * c.expert_per_layer * m.experts / m.layers;
+        in.moe_layer_fraction = moe_layers / m.layers;
+        in.experts = m.experts;
+        in.experts_per_token = m.experts_per_token;
+        in.max_routed_nodes = m.max_routed_nodes;
+        in.expert_ffn_width = expert_width;
+    }
+    in.vocab = m.vocab;
+    in.seq = m.seq_len;
+    in.attn_width_qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : hd;
+    in.attn_width_v = m.is_mla() ? m.v_head_dim : hd;
+    in.window = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
+    in.params_embedding = m.vocab * m.hidden;
+    in.tied = m.tied_embeddings ? 1.0 : 0.0;
+    in.mla = m.is_mla() ? 1.0 : 0.0;
+    in.dropout = m.dropout ? 1.0 : 0.0;
+    in.swiglu = m.ffn_kind == FfnKind::swiglu ? 1.0 : 0.0;
+    return in;
+}
+
+double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg) {
+    // Full recomputation keeps only the layer input; selective recomputation or flash attention drop
+    // the score tensors (Korthikanti et al. 2022 Sec. 5).
+    const double t = static_cast<double>(cfg.tp);
+    const bool sp = sequence_parallel(cfg);
+    const double tokens = in.seq / static_cast<double>(cfg.cp) * static_cast<double>(cfg.micro_batch);
+    if (cfg.recompute == Recompute::full) return 2.0 * tokens * in.hidden / (sp ? t : 1.0);
+    const LayerActivations a = layer_activations(in, cfg);
+    const bool no_scores = cfg.attention == Attention::flash || cfg.recompute == Recompute::selective;
+    return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
+}
+
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
+    StepEstimate r;
+    const Device& d = hw.device;
+    const GenerationEfficiency& g = eff.gen;
+    const FrameworkProfile& fw = eff.fw;
+    const double t = static_cast<double>(cfg.tp), p = static_cast<double>(cfg.pp), v = static_cast<double>(cfg.vpp),
+                 b = static_cast<double>(cfg.micro_batch), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
+    const double dp = static_cast<double>(cfg.dp.value_or(1));
+    const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
+    const double h = in.hidden, a = in.heads, V = in.vocab;
+    const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (dp * b));
+    const double Ls = std::ceil(in.layers / p);  // the slowest stage holds the most layers
+    const bool sp = sequence_parallel(cfg);
+    const bool full = cfg.recompute == Recompute::full;
+    const bool selective = cfg.recompute == Recompute::selective;
+    const bool flash = cfg.attention == Attention::flash;
+    const bool fp8 = cfg.precision == Precision::fp8;
+    const double zero = static_cast<double>(cfg.zero);
+    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
+    const double gbytes = cfg.fp32_gradients.value_or(fw.fp32_gradients) ? 4.0 : wbytes;
+    r.microbatches = m;
+    r.layers_per_stage = Ls;
+
+    // ---- memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding) ----
+    const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
+    const double dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
+    const double dense_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t;
+    // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
+    // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
+    const bool folded = std::fmod(dp * cp, ep) != 0;
+    const double expert_tp = folded ? 1.0 : t;
+    const double expert_gpu = Ls * in.expert_params_per_layer / (expert_tp * ep);
+    r.params_per_gpu = dense_gpu + expert_gpu;
+    // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
+    // experts over the expert-data-parallel group dp x cp / ep.
+    const double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
+    auto sharded = [&](double stage) { return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : r.params_per_gpu; };
+    r.memory.weights = sharded(3) * wbytes;
+    r.memory.gradients = sharded(2) * gbytes;
+    // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
+    // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
+    const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
+    r.memory.optimizer = sharded(1) * opt_per_param;
+    if (zero >= 3) {
+        // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
+        const double layer_gpu = dense_per_layer / t + in.expert_params_per_layer / (expert_tp * ep);
+        r.memory.weights += 2.0 * layer_gpu * wbytes;
+        r.memory.gradients += layer_gpu * gbytes;
+        r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
+    }
+    const LayerActivations act = layer_activations(in, cfg);
+    r.activation_bytes_per_layer = activation_bytes_per_layer(in, cfg);
+    r.in_flight = p > 1 ? std::min(m, p) * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0) : 1.0;
+    double activations = r.activation_bytes_per_layer * Ls * r.in_flight;
+    if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
+    activations += 4.0 * in.seq / cp * b * V / t;  // fp32 logits for the loss on the last stage
+    r.memory.activations = activations;
+    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations;
+    r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
+    r.memory.total = sub + r.memory.overhead;
+
+    // ---- time per micro-batch on one stage ----
+    const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
+    const double peak_gemm = fp8 ? d.peak(Precision::fp8).value_or(0) : peak16;
+    const double bw = d.memory_bandwidth_bytes_per_second.value_or(0) * g.memory;
+    const double x = h / t;
+    r.gemm_efficiency = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel * x / (x + g.gemm_half_width);
+    r.gemm_peak = peak_gemm;
+    const double tokens = b * in.seq / cp;
+    const double rc = full ? 1.0 : 0.0;
+    // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
+    // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
+    // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
+    const double expert_active = in.experts > 0 ? in.moe_layer_fraction * in.experts_per_token * (in.expert_params_per_layer / std::max(1.0, in.experts)) /
+                                                      std::max(1e-9, in.moe_layer_fraction)
+                                                : 0.0;
+    const double f_dense = 2.0 * tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / t;
+    const double f_expert = 2.0 * tokens * expert_active / t;
+    const double f_logit = 2.0 * tokens * h * V / t;
+    // Attention: each query of a causal model sees on average half of its window; unfused attention
+    // computes the whole score matrix and masks it.
+    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
+    const double f_att = 2.0 * tokens * (flash ? keys_causal : in.window) * a * (in.attn_width_qk + in.attn_width_v) / t;
+    StepTime mb;
+    if (peak_gemm > 0 && r.gemm_efficiency > 0) {
+        mb.gemm = (Ls * f_dense * (3.0 + rc) + f_logit * 3.0) / (peak_gemm * r.gemm_efficiency);
+        if (f_expert > 0) {
+            const double width = in.expert_ffn_width / t;
+            const double rows = tokens * ep * in.experts_per_token / in.experts;
+            const double e_expert = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel * width / (width + g.gemm_half_width) *
+                                    rows / (rows + kGemmHalfRows);
+            mb.gemm += fw.moe_overhead * Ls * f_expert * (3.0 + rc) / (peak_gemm * e_expert);
+        }
+    }
+    if (peak16 > 0) {
+        if (flash) {
+            mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * g.attention * fw.attention_kernel);  // backward = 2.5 x forward
+        } else {
+            const double rc_att = (full || selective) ? 1.0 : 0.0;
+            mb.attention = Ls * f_att * (3.0 + rc_att) / (peak16 * g.attention * fw.attention_kernel);
+            if (bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / bw;  // score tensors at HBM bandwidth
+        }
+    }
+    if (bw > 0) {
+        // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
+        // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
+        const double base = act.split + act.unsplit / (sp ? t : 1.0);
+        const double casts = fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
+        // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
+        const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
+        mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
+    }
+    mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
+    const Links links = links_for(hw);
+    r.scale_out_bytes_per_second = links.scale_out;
+    r.scale_up_bytes_per_second = links.scale_up;
+    r.scale_out_assumed = links.assumed;
+    auto link = [&](double span) { return (span <= dpn ? links.scale_up : links.scale_out) * g.network; };
+    const double lat = g.collective_latency_seconds;
+    const Fabric fabric{links.scale_up * g.network, links.scale_out * g.network, dpn, lat};
+    if (t > 1) {
+        // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
+        // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
+        const double bytes = 2.0 * tokens * h;
+        const double n_coll = Ls * (4.0 + 2.0 * rc);
+        mb.tp_comm = (1.0 - fw.tp_overlap) * n_coll * fabric.ring(2.0, bytes, t, 1.0);
+    }
+    if (cp > 1) {
+        // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
+        // their gradients (x2); exposed when it outlasts the attention it overlaps.
+        const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
+        const double bytes = 2.0 * tokens * kv_width * (cp - 1.0) * (3.0 + rc);
+        const double t_cp = Ls * (bytes / link(t * cp) + (cp - 1.0) * lat);
+        mb.cp_comm = std::max(0.0, t_cp - fw.cp_overlap * mb.attention);
+    }
+    if (p > 1) {
+        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
+        mb.pp_comm = 2.0 * v * (bytes / link(t * cp * p) + lat);
+    }
+    if (ep > 1 && in.moe_layer_fraction > 0) {
+        // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
+        // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
+        // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
+        // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
+        const double k = in.experts_per_token;
+        const double span = t * ep;
+        const double bytes_token = 2.0 * h;
+        double t_a2a = 0;
+        if (span <= dpn) {
+            t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / link(span);
+        } else {
+            const double nodes = std::ceil(span / dpn);
+            const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
+            const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
+            const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
+            t_a2a = inter / link(span) + intra / link(1.0);
+        }
+        const double n_a2a = Ls * in.moe_layer_fraction * (4.0 + 2.0 * rc);
+        mb.ep_comm = (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + lat);
+    }
+    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
+    r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
+    r.step.gemm = m * mb.gemm;
+    r.step.attention = m * mb.attention;
+    r.step.memory_bound = m * mb.memory_bound;
+    r.step.overhead = m * mb.overhead;
+    r.step.tp_comm = m * mb.tp_comm;
+    r.step.cp_comm = m * mb.cp_comm;
+    r.step.pp_comm = m * mb.pp_comm;
+    r.step.ep_comm = m * mb.ep_comm;
+    r.step.pp_bubble = p > 1 ? (p - 1.0) / v * r.microbatch_seconds : 0.0;
+    const double dpc = dp * cp;  // ranks that hold the same weights and reduce gradients together
+    if (dpc > 1) {
+        // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
+        // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
+        // across the replicas, once per step.
+        const double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
+        const double replicas = dpc / shard;
+        const double stride = t * p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
+        if (zero >= 3) {
+            // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
+            // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
+            const double bytes = r.params_per_gpu * (2.0 * wbytes + gbytes + (full ? wbytes : 0.0));
+            const double n_coll = Ls * (3.0 + rc);  // per layer: gather forward, gather backward, reduce-scatter
+            const double t_mb = fabric.ring(1.0, bytes, shard, stride) + (n_coll - 1.0) * lat * std::ceil(std::log2(std::max(2.0, shard)));
+            r.dp_bytes = m * bytes * (shard - 1.0) / shard;
+            r.step.dp_comm = m * std::max(0.0, t_mb - fw.fsdp_overlap * compute_mb);
+        } else {
+            // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
+            // of the updated weights (Megatron's distributed optimizer), overlapped with the last
+            // micro-batch's backward and the next forward.
+            const double grad = r.params_per_gpu * gbytes;
+            const double t_dp = zero >= 1 ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
+                                          : fabric.ring(2.0, grad, dpc, stride);
+            r.dp_bytes = (zero >= 1 ? grad + r.params_per_gpu * wbytes : 2.0 * grad) * (shard - 1.0) / shard;
+            r.step.dp_comm = std::max(0.0, t_dp - (cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0));
+        }
+        if (zero >= 1 && replicas > 1) {
+            // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups.
+            const double grad_shard = r.params_per_gpu * gbytes / shard;
+            const double t_rep = fabric.ring(2.0, grad_shard, replicas, stride * shard);
+            r.dp_bytes += 2.0 * grad_shard * (replicas - 1.0) / replicas;
+            r.step.dp_comm += std::max(0.0, t_rep - (cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0));
+        }
+    }
+    if (bw > 0) {
+        // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
+        const double opt_params = sharded(1);
+        r.step.optimizer = opt_params * (cfg.optimizer == Optimizer::adam ? 24.0 + gbytes : 16.0 + gbytes) / bw;
+    }
+    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
+                   r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
+
+    // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
+    // pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
+    const double rc_att_hw = full || (!flash && selective) ? 1.0 : 0.0;
+    r.recompute_flops_per_token = in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc +
+                                               2.0 * in.window * a * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
+    return r;
+}
+
+void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+    if (!trace.enabled()) return;
+    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
+    const double gbytes = cfg.fp32_gradients.value_or(eff.fw.fp32_gradients) ? 4.0 : wbytes;
+    const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
+    const std::string zero_src = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
+    trace.add("training.memory_per_gpu_bytes.weights",
+              "params_per_gpu x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
+              {{"params_per_gpu", e.params_per_gpu}, {"bytes_per_param", wbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp},
+               {"cp", cp}, {"ep", ep}},
+              e.memory.weights, "bytes", zero_src);
+    trace.add("training.memory_per_gpu_bytes.gradients",
+              "params_per_gpu x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
+              {{"params_per_gpu", e.params_per_gpu}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+              e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
+    trace.add("training.memory_per_gpu_bytes.optimizer",
+              std::string("params_per_gpu x ") + (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
+                  " / (zero >= 1 ? dp x cp : 1)",
+              {{"params_per_gpu", e.params_per_gpu}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer, "bytes", zero_src);
+    trace.add("training.memory_per_gpu_bytes.activations",
+              "activation_bytes_per_layer x layers_per_stage x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
+              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP ? tp : 1)",
+              {{"activation_bytes_per_layer", e.activation_bytes_per_layer}, {"layers_per_stage", e.layers_per_stage},
+               {"in_flight_microbatches", e.in_flight}, {"seq", in.seq}, {"micro_batch", static_cast<double>(cfg.micro_batch)},
+               {"hidden", in.hidden}, {"tp", static_cast<double>(cfg.tp)}, {"cp", cp}},
+              e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
+    trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
+              {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
+              "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
+    trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
+              {{"weights", e.memory.weights}, {"gradients", e.memory.gradients}, {"optimizer", e.memory.optimizer},
+               {"activations", e.memory.activations}, {"overhead", e.memory.overhead}},
+              e.memory.total, "bytes", "");
+    const StepTime& s = e.step;
+    trace.add("training.step_seconds",
+              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp comm + optimizer",
+              {{"microbatches", e.microbatches}, {"gemm", s.gemm}, {"attention", s.attention}, {"memory_bound", s.memory_bound},
+               {"overhead", s.overhead}, {"tp_comm", s.tp_comm}, {"cp_comm", s.cp_comm}, {"pp_comm", s.pp_comm}, {"ep_comm", s.ep_comm},
+               {"pp_bubble", s.pp_bubble}, {"dp_comm", s.dp_comm}, {"optimizer", s.optimizer}, {"gemm_efficiency", e.gemm_efficiency},
+               {"attention_efficiency", eff.gen.attention}, {"memory_efficiency", eff.gen.memory}, {"network_efficiency", eff.gen.network}},
+              s.total, "s",
+              "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis + "); " +
+                  eff.fw.name + " (" + eff.fw.basis + ")");
+    trace.add("training.step_breakdown_seconds.dp_comm",
+              "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
+              {{"bytes_per_step", e.dp_bytes}, {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+               {"fsdp_overlap", eff.fw.fsdp_overlap}, {"dp_overlap", eff.fw.dp_overlap}},
+              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+}
+
+Framework framework_of(const TrainingConfig& cfg, const Device& d) {
+    if (cfg.framework) return *cfg.framework;
+    return d.kind == "tpu" ? Framework::maxtext : Framework::megatron;
+}
+
+Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
+    Efficiency e = efficiency_for(d, framework_of(cfg, d));
+    apply_overrides(e, cfg.efficiency);
+    return e;
+}
+
+}  // namespace gpucalc

@@ -1,0 +1,457 @@
+// tools/calibrate: fits the training time model's efficiency constants on published runs and reports
+// the error on runs it did not fit (leave-one-source-group-out).
+//
+//   gpucalc_calibrate DATA CALIBRATION [--write] [--check] [--markdown OUT]
+//
+// DATA is tests/data/training_runs.json (published tokens/s per device, each row a scenario);
+// CALIBRATION is core/data/calibration.json. The fit minimises the squared log error of throughput
+// over the benchmark runs (production runs, whose averages include failures and unknown layouts, are
+// only predicted), each source group weighted by the square root of its size, plus a ridge pull of every
+// constant towards its hardware-fact prior (the value in the generation/framework entry), so that a
+// constant with little data stays near what the kernels are measured to reach. Leave-one-group-out:
+// for each group, fit on the others, predict the group; the uncertainty band is the 10th-90th
+// percentile of those out-of-sample ratios, its coverage measured on each group with a band built
+// from the other groups only.
+//   --write     write the fitted constants and band into CALIBRATION
+//   --check     exit 1 unless CALIBRATION holds what this run fits and the targets below are met
+//   --markdown  write the validation tables (docs/VALIDATION.md's training section)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpucalc/efficiency.hpp"
+#include "gpucalc/layout.hpp"
+#include "gpucalc/reality.hpp"
+#include "gpucalc/scenario.hpp"
+#include "gpucalc/training.hpp"
+
+using nlohmann::json;
+using namespace gpucalc;
+
+namespace {
+
+struct Row {
+    std::string id, source, group, what;
+    Scenario scenario;
+    double published = 0;  // tokens/s per device
+    bool production = false;
+};
+
+// A fitted constant: which entry, which field, and its bounds.
+struct Param {
+    std::string entry;  // generation or framework id
+    std::string field;
+    double lo, hi;
+    bool framework;
+};
+
+double* field_ptr(Calibration& c, const Param& p) {
+    if (p.framework) {
+        for (auto& f : c.frameworks)
+            if (f.id == p.entry) {
+                if (p.field == "kernel_seconds_per_layer") return &f.kernel_seconds_per_layer;
+                if (p.field == "memory_traffic") return &f.memory_traffic;
+                if (p.field == "tp_overlap") return &f.tp_overlap;
+                if (p.field == "dp_overlap") return &f.dp_overlap;
+                if (p.field == "fsdp_overlap") return &f.fsdp_overlap;
+                if (p.field == "attention_kernel") return &f.attention_kernel;
+                if (p.field == "gemm_kernel") return &f.gemm_kernel;
+                if (p.field == "fp8_kernel") return &f.fp8_kernel;
+                if (p.field == "moe_overhead") return &f.moe_overhead;
+            }
+    } else {
+        for (auto& g : c.generations)
+            if (g.id == p.entry) {
+                if (p.field == "gemm") return &g.gemm;
+                if (p.field == "gemm_fp8") return &g.gemm_fp8;
+                if (p.field == "attention") return &g.attention;
+                if (p.field == "memory") return &g.memory;
+                if (p.field == "gemm_half_width") return &g.gemm_half_width;
+            }
+    }
+    return nullptr;
+}
+
+const std::vector<Param>& params() {
+    static const std::vector<Param> p = {
+        {"ampere", "gemm", 0.4, 0.95, false},      {"ampere", "attention", 0.2, 0.9, false},
+        {"ampere", "gemm_half_width", 10, 2000, false}, {"hopper", "gemm_half_width", 10, 2000, false},
+        {"hopper", "gemm", 0.4, 0.95, false},      {"hopper", "attention", 0.2, 0.9, false},
+        {"hopper", "gemm_fp8", 0.3, 0.95, false},  {"blackwell", "gemm", 0.4, 0.95, false},
+        {"blackwell", "attention", 0.2, 0.9, false}, {"blackwell", "gemm_fp8", 0.3, 0.95, false},
+        {"tpu", "gemm", 0.4, 0.98, false},         {"tpu", "attention", 0.2, 0.9, false},
+        {"megatron", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"megatron", "memory_traffic", 0.3, 3.0, true},
+        {"megatron", "tp_overlap", 0.0, 0.95, true}, {"megatron", "dp_overlap", 0.0, 1.0, true},
+        {"fsdp", "attention_kernel", 0.3, 2.0, true}, {"fsdp", "fp8_kernel", 0.4, 1.5, true},
+        {"megatron", "fp8_kernel", 0.4, 1.5, true}, {"megatron", "moe_overhead", 0.5, 10.0, true},
+        {"megatron-legacy", "gemm_kernel", 0.4, 1.2, true}, {"megatron-legacy", "memory_traffic", 0.3, 3.0, true},
+        {"fsdp", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"fsdp", "memory_traffic", 0.3, 3.0, true},
+        {"fsdp", "fsdp_overlap", 0.0, 1.0, true},
+        {"maxtext", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"maxtext", "memory_traffic", 0.3, 3.0, true},
+        {"maxtext", "fsdp_overlap", 0.0, 1.0, true},
+    };
+    return p;
+}
+
+// Ridge weight of the pull towards the priors, in squared log units (a 10% departure costs as much
+// as a 10% error on ~1/5 of a group).
+constexpr double kRidge = 0.05;
+// The band: the central 82% of the out-of-sample ratios (nominal 82% so that a group predicted from
+// the other groups' band is still covered ~80% of the time).
+constexpr double kBandLow = 0.09, kBandHigh = 0.91;
+
+std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::string, std::string>>& excluded) {
+    std::ifstream f(path);
+    const json doc = json::parse(f);
+    std::vector<Row> rows;
+    for (const auto& r : doc["runs"]) {
+        Row row;
+        row.id = r["id"].get<std::string>();
+        row.source = r["source"].get<std::string>();
+        row.group = r["group"].get<std::string>();
+        row.what = r.value("what", std::string());
+        row.published = r["published_tokens_per_second_per_device"].get<double>();
+        row.production = r.value("production_run", false);
+        Errors errors;
+        if (!parse_scenario(r["scenario"], row.scenario, errors)) {
+            excluded.push_back({row.id, errors.empty() ? "invalid" : errors[0].field + ": " + errors[0].message});
+            continue;
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// Predicted tokens/s per device for a row under the current calibration (layout resolved as the
+// calculator would resolve it for a user who gives what the source published).
+double predict(const Row& row, std::string* note = nullptr) {
+    const Scenario& s = row.scenario;
+    const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
+    Trace none(false);
+    const TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
+    if (note) *note = r.fits ? "" : "does not fit: " + r.infeasible_reason;
+    return r.tokens_per_second / static_cast<double>(s.hardware->count);
+}
+
+struct Fit {
+    Calibration cal;
+    double loss = 0;
+};
+
+double loss_of(const std::vector<const Row*>& rows, const Calibration& cal, const Calibration& prior) {
+    set_calibration_override(&cal);
+    std::map<std::string, std::pair<double, int>> by_group;
+    for (const Row* r : rows) {
+        const double p = predict(*r);
+        const double e = p > 0 ? std::log(p / r->published) : 3.0;
+        auto& g = by_group[r->group];
+        g.first += e * e;
+        g.second += 1;
+    }
+    set_calibration_override(nullptr);
+    // Each group weighs sqrt(its size): a large benchmark table counts more than a single paper row,
+    // but no publisher dominates.
+    double loss = 0;
+    for (const auto& [name, g] : by_group) loss += g.first / std::sqrt(static_cast<double>(g.second));
+    Calibration c = cal, q = prior;
+    for (const auto& p : params()) {
+        const double a = *field_ptr(c, p), b = *field_ptr(q, p);
+        if (a > 0 && b > 0) loss += kRidge * std::pow(std::log(a / b), 2);
+    }
+    return loss;
+}
+
+// Coordinate descent in log space with shrinking steps; deterministic.
+Fit fit(const std::vector<const Row*>& rows, const Calibration& start) {
+    Fit best{start, loss_of(rows, start, start)};
+    double step = 0.3;
+    for (int round = 0; round < 7; ++round) {
+        bool improved = true;
+        for (int pass = 0; pass < 4 && improved; ++pass) {
+            improved = false;
+            for (const auto& p : params()) {
+                for (double dir : {1.0, -1.0}) {
+                    Calibration c = best.cal;
+                    double* v = field_ptr(c, p);
+                    if (!v) continue;
+                    // Overlap fractions move additively (they may be 0); the rest multiplicatively.
+                    const bool additive = p.field.find("overlap") != std::string::npos;
+                    const double next = additive ? *v + dir * step / 2.0 : *v * std::exp(dir * step);
+                    *v = std::clamp(next, p.lo, p.hi);
+                    const double l = loss_of(rows, c, start);
+                    if (l < best.loss - 1e-12) {
+                        best = {c, l};
+                        improved = true;
+                    }
+                }
+            }
+        }
+        step /= 2.0;
+    }
+    return best;
+}
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const double pos = q * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double f = pos - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+std::string fmt(double v, int digits = 3) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.*g", digits, v);
+    return b;
+}
+std::string pct(double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%+.1f%%", 100.0 * v);
+    return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::cerr << "usage: gpucalc_calibrate DATA CALIBRATION [--write] [--check] [--markdown OUT]\n";
+        return 2;
+    }
+    const std::string data_path = argv[1], cal_path = argv[2];
+    bool write = false, check = false, eval_only = false;
+    std::string markdown;
+    for (int i = 3; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--write") write = true;
+        else if (a == "--check") check = true;
+        else if (a == "--eval") eval_only = true;
+        else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+    }
+    std::vector<std::pair<std::string, std::string>> excluded;
+    const std::vector<Row> rows = load_rows(data_path, excluded);
+    // The priors: the embedded constants with the fitted values reset to the file's generation entries
+    // (fits always start from the same point, so --check reproduces --write exactly).
+    std::string cal_text;
+    {
+        std::ifstream f(cal_path);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        cal_text = ss.str();
+    }
+    const Calibration prior = parse_calibration(cal_text, false);
+    if (argc > 4 && std::string(argv[3]) == "--explain") {
+        // One run's breakdown under the file's fitted constants: gpucalc_calibrate DATA CAL --explain ID
+        const Calibration cal = parse_calibration(cal_text, true);
+        set_calibration_override(&cal);
+        for (const auto& r : rows)
+            if (r.id == argv[4]) {
+                const Scenario& s = r.scenario;
+                const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
+                Trace none(false);
+                const TrainingResult t = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
+                const StepTime& b = t.step;
+                std::cout << r.id << " published " << r.published << " predicted " << t.tokens_per_second / static_cast<double>(s.hardware->count)
+                          << "\n tp " << layout.config.tp << " cp " << layout.config.cp << " pp " << layout.config.pp << " dp " << *layout.config.dp
+                          << " ep " << layout.config.ep << " vpp " << layout.config.vpp << " mb " << layout.config.micro_batch << " gb "
+                          << *layout.config.global_batch << " zero " << layout.config.zero << " rc " << static_cast<int>(layout.config.recompute)
+                          << "\n gemm " << b.gemm << " attention " << b.attention << " memory " << b.memory_bound << " overhead " << b.overhead
+                          << " tp " << b.tp_comm << " cp " << b.cp_comm << " pp " << b.pp_comm << " ep " << b.ep_comm << " bubble " << b.pp_bubble
+                          << " dp " << b.dp_comm << " opt " << b.optimizer << " total " << b.total << "\n mfu " << t.mfu << " fits " << t.fits << "\n";
+            }
+        return 0;
+    }
+    if (eval_only) {
+        // The constants as they are (priors; or the embedded fitted ones with --eval-fitted): one line per run.
+        const Calibration cal = parse_calibration(cal_text, argc > 4 && std::string(argv[argc - 1]) == "fitted");
+        set_calibration_override(&cal);
+        std::vector<double> errs;
+        for (const auto& r : rows) {
+            std::string note;
+            const double p = predict(r, &note);
+            errs.push_back(std::abs(p / r.published - 1.0));
+            std::cout << r.group << "\t" << r.id << "\t" << fmt(r.published, 5) << "\t" << fmt(p, 5) << "\t" << pct(p / r.published - 1.0) << "\t" << note << "\n";
+        }
+        std::cout << "median |error| " << pct(percentile(errs, 0.5)) << "\n";
+        return 0;
+    }
+    std::vector<std::string> groups;
+    for (const auto& r : rows)
+        if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
+    std::sort(groups.begin(), groups.end());
+
+    // Leave one group out.
+    std::map<std::string, double> oos_ratio;  // row id -> published / predicted (out of sample)
+    std::map<std::string, std::string> oos_note;
+    for (const auto& g : groups) {
+        std::vector<const Row*> train;
+        for (const auto& r : rows)
+            if (r.group != g && !r.production) train.push_back(&r);
+        const Fit f = fit(train, prior);
+        set_calibration_override(&f.cal);
+        for (const auto& r : rows)
+            if (r.group == g) {
+                std::string note;
+                const double p = predict(r, &note);
+                oos_ratio[r.id] = p > 0 ? r.published / p : 0;
+                oos_note[r.id] = note;
+            }
+        set_calibration_override(nullptr);
+        std::cerr << "left out " << g << "\n";
+    }
+    // The shipping fit: every row.
+    std::vector<const Row*> all;
+    for (const auto& r : rows)
+        if (!r.production) all.push_back(&r);
+    const Fit full = fit(all, prior);
+
+    // Metrics on the out-of-sample ratios; the band's coverage is measured per group with a band
+    // built from the other groups' ratios only.
+    std::vector<double> abs_err, ratios;
+    for (const auto& r : rows) {
+        const double q = oos_ratio[r.id];
+        ratios.push_back(q);
+        abs_err.push_back(std::abs(1.0 / q - 1.0));  // |predicted / published - 1|
+    }
+    const double median = percentile(abs_err, 0.5);
+    double within15 = 0;
+    for (double e : abs_err) within15 += e <= 0.15 ? 1 : 0;
+    within15 /= static_cast<double>(abs_err.size());
+    double covered = 0;
+    std::vector<double> half_widths;
+    std::map<std::string, std::vector<double>> group_err, group_ratio;
+    for (const auto& r : rows) {
+        group_err[r.group].push_back(std::abs(1.0 / oos_ratio[r.id] - 1.0));
+        group_ratio[r.group].push_back(oos_ratio[r.id]);
+    }
+    std::map<std::string, std::pair<double, double>> group_band;
+    for (const auto& g : groups) {
+        std::vector<double> others;
+        for (const auto& r : rows)
+            if (r.group != g) others.push_back(oos_ratio[r.id]);
+        const double lo = percentile(others, kBandLow), hi = percentile(others, kBandHigh);
+        group_band[g] = {lo, hi};
+        for (double q : group_ratio[g]) covered += (q >= lo && q <= hi) ? 1 : 0;
+        half_widths.push_back((hi - lo) / 2.0);
+    }
+    covered /= static_cast<double>(rows.size());
+    const double band_lo = percentile(ratios, kBandLow), band_hi = percentile(ratios, kBandHigh);
+    const double median_half_width = (band_hi - band_lo) / 2.0;
+
+    std::cout << "rows " << rows.size() << " in " << groups.size() << " groups; excluded " << excluded.size() << "\n"
+              << "out-of-sample |error| median " << pct(median) << ", within 15%: " << fmt(100 * within15) << "% of runs\n"
+              << "band (9th-91st percentile of published/predicted): [" << fmt(band_lo) << ", " << fmt(band_hi) << "], coverage "
+              << fmt(100 * covered) << "% (each group against a band from the others), half-width " << fmt(100 * median_half_width) << "%\n";
+
+    json cal_doc = json::parse(cal_text);
+    json fitted = json::array();
+    for (const auto& p : params()) {
+        Calibration c = full.cal;
+        fitted.push_back({{"entry", p.entry}, {"field", p.field}, {"value", *field_ptr(c, p)}});
+    }
+    std::vector<std::string> cal_gens, cal_fws;
+    for (const auto& r : rows) {
+        const Efficiency e = efficiency_for(r.scenario.hardware->device, framework_of(*r.scenario.training, r.scenario.hardware->device), prior);
+        if (!e.fallback_used && std::find(cal_gens.begin(), cal_gens.end(), e.gen.id) == cal_gens.end()) cal_gens.push_back(e.gen.id);
+        if (std::find(cal_fws.begin(), cal_fws.end(), e.fw.id) == cal_fws.end()) cal_fws.push_back(e.fw.id);
+    }
+    std::sort(cal_gens.begin(), cal_gens.end());
+    std::sort(cal_fws.begin(), cal_fws.end());
+    json new_fitted = {
+        {"on", std::to_string(rows.size()) + " published runs of tests/data/training_runs.json in " + std::to_string(groups.size()) + " source groups"},
+        {"parameters", fitted},
+        {"band", {{"low", band_lo}, {"high", band_hi}, {"extrapolation", 1.5},
+                  {"basis", "9th-91st percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " +
+                                std::to_string(rows.size()) + " published runs (docs/VALIDATION.md)"}}},
+        {"calibrated_generations", cal_gens},
+        {"calibrated_frameworks", cal_fws},
+        {"out_of_sample", {{"median_abs_error", median}, {"within_15_percent", within15}, {"band_coverage", covered},
+                           {"band_half_width", median_half_width}}}};
+
+    if (!markdown.empty()) {
+        std::ostringstream md;
+        md << "## Training throughput: leave-one-source-group-out\n\n"
+           << "Generated by `build/native/tools/gpucalc_calibrate tests/data/training_runs.json core/data/calibration.json --markdown ...` "
+              "(the test command checks it is current). " << rows.size() << " published runs in " << groups.size()
+           << " source groups; each group is predicted by constants fitted on the other groups only (never on itself). "
+              "Error = predicted / published tokens/s per device − 1.\n\n"
+           << "| | value |\n|---|---|\n"
+           << "| median \\|error\\| | " << pct(median).substr(1) << " |\n"
+           << "| runs within 15 % | " << fmt(100 * within15) << " % |\n"
+           << "| band (published/predicted, 9th–91st percentile) | " << fmt(band_lo) << " – " << fmt(band_hi) << " |\n"
+           << "| band coverage (each group vs a band from the others) | " << fmt(100 * covered) << " % |\n"
+           << "| band half-width | " << fmt(100 * median_half_width) << " % |\n\n"
+           << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups |\n|---|---|---|---|---|\n";
+        for (const auto& g : groups) {
+            double w = 0;
+            for (double e : group_err[g]) w += e <= 0.15 ? 1 : 0;
+            md << "| " << g << " | " << group_err[g].size() << " | " << pct(percentile(group_err[g], 0.5)).substr(1) << " | "
+               << fmt(100 * w / static_cast<double>(group_err[g].size())) << " % | " << fmt(group_band[g].first) << " – "
+               << fmt(group_band[g].second) << " |\n";
+        }
+        md << "\nFitted constants (all " << rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
+           << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
+        for (const auto& p : params()) {
+            Calibration a = prior, b = full.cal;
+            md << "| " << p.entry << " | " << p.field << " | " << fmt(*field_ptr(a, p)) << " | " << fmt(*field_ptr(b, p)) << " |\n";
+        }
+        md << "\n<details><summary>Every run (out-of-sample prediction)</summary>\n\n"
+           << "| run | group | published tokens/s/device | predicted | error | note |\n|---|---|---|---|---|---|\n";
+        for (const auto& r : rows) {
+            const double q = oos_ratio[r.id];
+            md << "| " << r.id << " | " << r.group << " | " << fmt(r.published, 5) << " | " << fmt(q > 0 ? r.published / q : 0, 5) << " | "
+               << pct(q > 0 ? 1.0 / q - 1.0 : -1.0) << " | " << oos_note[r.id] << " |\n";
+        }
+        md << "\n</details>\n\nExcluded rows: ";
+        for (const auto& [id, why] : excluded) md << id << " (" << why << "); ";
+        md << "\n\n## Famous runs: whole-run figures (core/data/reality.json, the shipped constants)\n\n"
+           << "Whole-run GPU-hours include what a throughput model does not see beyond goodput (evaluation, data "
+              "stalls, loss-spike rollbacks, experiments); layouts marked assumed are not published. The step model "
+              "was never fitted to these rows.\n\n"
+           << "| run | metric | published | estimate | error | assumptions |\n|---|---|---|---|---|---|\n";
+        const json reality = reality_report();
+        for (const auto& run : reality["runs"])
+            for (const auto& c : run["comparisons"]) {
+                const std::string metric = c["metric"].get<std::string>();
+                if (metric != "gpu_hours" && metric != "days" && metric != "mfu" && metric != "achieved_flops_per_second_per_gpu") continue;
+                md << "| " << run["name"].get<std::string>() << " | " << metric << " | " << fmt(c["published"].get<double>(), 4) << " | "
+                   << (c["estimate"].is_number() ? fmt(c["estimate"].get<double>(), 4) : std::string("—")) << " | "
+                   << (c["error"].is_number() ? pct(c["error"].get<double>()) : std::string("—")) << " | "
+                   << run["assumptions"].get<std::string>() << " |\n";
+            }
+        std::ofstream(markdown) << md.str();
+    }
+    if (write) {
+        cal_doc["fitted"] = new_fitted;
+        // Apply the fitted values to the generation and framework entries.
+        for (const auto& p : params()) {
+            Calibration c = full.cal;
+            const double v = *field_ptr(c, p);
+            for (auto& e : cal_doc[p.framework ? "frameworks" : "generations"])
+                if (e["id"] == p.entry) e["fitted_" + p.field] = v;
+        }
+        std::ofstream(cal_path) << cal_doc.dump(1) << "\n";
+        std::cout << "wrote " << cal_path << "\n";
+    }
+    if (check) {
+        const json& cur = cal_doc["fitted"];
+        bool same = cur.contains("parameters") && cur["parameters"].size() == fitted.size();
+        for (std::size_t i = 0; same && i < fitted.size(); ++i)
+            same = std::abs(cur["parameters"][i]["value"].get<double>() - fitted[i]["value"].get<double>()) <=
+                   1e-9 * std::max(1.0, std::abs(fitted[i]["value"].get<double>()));
+        if (!same) {
+            std::cout << "CHECK FAILED: core/data/calibration.json does not hold what this fit gives: run gpucalc_calibrate --write\n";
+            return 1;
+        }
+        std::cout << "calibration current\n";
+    }
+    return 0;
+}
