@@ -181,10 +181,20 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
   assert.equal(await page.locator('gpu-calc progress').evaluate((p) => p.value), 4);
   const rows = page.locator('gpu-calc table.plans tbody tr');
   assert.equal(await rows.count(), 10);
-  // Typing starts a new search; cancel stops it.
-  await field(page, 'plan', 'count').fill('2048');
-  await page.locator('gpu-calc .plan-cancel').click();
-  assert.match(await status.textContent(), /cancelled|Done/);
+  // Typing starts a new search; cancel stops it. Both happen in one task: the search takes ~50 ms,
+  // so a separate click could come after it finished (the button is then disabled).
+  const cancelled = await page.evaluate(() => {
+    const r = document.querySelector('gpu-calc').shadowRoot;
+    const input = r.querySelector('#plan-count');
+    input.value = '2048';
+    input.dispatchEvent(new Event('input'));
+    const running = !r.querySelector('.plan-cancel').disabled;
+    r.querySelector('.plan-cancel').click();
+    return { running, status: r.querySelector('.plan-status').textContent, disabled: r.querySelector('.plan-cancel').disabled };
+  });
+  assert.deepEqual(cancelled, { running: true, status: 'Search cancelled.', disabled: true });
+  await page.waitForTimeout(300);
+  assert.equal(await status.textContent(), 'Search cancelled.');  // no late result from the cancelled worker
   await field(page, 'plan', 'count').fill('1024');
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
   const tp = await rows.first().locator('td').nth(1).textContent();
