@@ -13,6 +13,7 @@ import { Script } from 'node:vm';
 // [file, the namespace it declares], dependencies first.
 export const PAGE_MODULES = [
   ['dom.js', 'Dom'],
+  ['guard.js', 'Guard'],
   ['state.js', 'State'],
   ['scenario.js', 'Scenario'],
   ['core.js', 'Core'],

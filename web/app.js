@@ -3,7 +3,7 @@
 // every number shown comes from the core's report; the page only formats and draws.
 // Security: no user-controlled string reaches innerHTML; the DOM is built with textContent.
 // This file is the last of the page modules that scripts/bundle.mjs concatenates into one script:
-// dom, state, scenario, core, worker, charts, forms, one file per section, io, then the element.
+// dom, guard, state, scenario, core, worker, charts, forms, one file per section, io, the element.
 const SECTION_VIEWS = {
   explain: ExplainSection, cluster: ClusterSection, train: TrainSection, plan: PlanSection,
   serve: ServeSection, reality: RealitySection, json: JsonSection
@@ -18,21 +18,47 @@ class GpuCalc extends HTMLElement {
     this._root.adoptedStyleSheets = [sheet];
     this._sections = {};
     this._last = {};
+    this._notices = Dom.h('div', { class: 'notices', role: 'status', 'aria-live': 'polite' });
+    this._root.appendChild(this._notices);
     this._state = this._initialState();
-    this._root.appendChild(Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator…' }));
-    Core.load().then((m) => {
-      this._m = m;
-      this._devices = JSON.parse(m.devices()).devices;
-      this._presets = JSON.parse(m.presets()).models;
+    const loading = Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator…' });
+    this._root.appendChild(loading);
+    this._core = Core.page();
+    Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
+    Promise.all([this._core.call('devices'), this._core.call('presets')]).then(([d, p]) => {
+      const devices = JSON.parse(d).devices;
+      const presets = JSON.parse(p).models;
+      if (!devices || !presets) { loading.textContent = 'The calculator could not start: ' + (JSON.parse(d).errors || JSON.parse(p).errors)[0].message; return; }
+      this._devices = devices;
+      this._presets = presets;
       this._render();
     });
+  }
+
+  // Every call into the module goes through the shared core handle (web/core.js): if the module
+  // throws, the handle discards it and creates a fresh one, and `again` (the same step) runs once
+  // more on it; a second failure stays an error report. Returns the parsed answer.
+  _ask(name, arg, again) {
+    const out = this._core.tryCall(name, arg);
+    if (out !== null) return JSON.parse(out);
+    const retry = again && !this._retrying;
+    if (retry) this._core.load().then(() => { this._retrying = true; try { again(); } finally { this._retrying = false; } }, () => {});
+    return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
+  }
+
+  // A short message above the calculator (e.g. the module was restarted).
+  _notice(text) {
+    for (const p of this._notices.children) if (p.firstChild.textContent === text) return;
+    const p = Dom.h('p', { class: 'notice' }, Dom.h('span', { text }), ' ',
+      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => p.remove() }, '×'));
+    this._notices.appendChild(p);
   }
 
   // Defaults, then the scenario attribute, then (with sync-url) the URL hash or the saved state.
   _initialState() {
     let st = State.cloneDefaults();
     const attr = this.getAttribute('scenario');
-    if (attr) {
+    if (attr && !Guard.checkText(attr, Guard.MAX_IMPORT_CHARS)) {
       try {
         const mapped = Scenario.toState(JSON.parse(attr));
         if (mapped) for (const sec of Object.keys(mapped.state)) Object.assign(st[sec], mapped.state[sec]);
@@ -71,6 +97,7 @@ class GpuCalc extends HTMLElement {
     const h = Dom.h;
     const root = this._root;
     root.textContent = '';
+    root.appendChild(this._notices);
     const compact = this.hasAttribute('compact');
     const wrap = h('div', { class: 'gpucalc' + (compact ? ' compact' : '') });
     if (!compact) {
@@ -103,14 +130,15 @@ class GpuCalc extends HTMLElement {
   }
 
   // Estimates one section from its form state and shows the report (or the errors, keeping the
-  // last good result visible).
+  // last good result visible). The editor's text is checked (size, nesting) before the module
+  // sees it.
   _update(sec) {
-    if (!this._m) return;
+    if (!this._devices) return;
     if (sec === 'plan') return PlanSection.start(this);
     const scenario = Scenario.build[sec](this._state[sec]);
     const text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
-    let report;
-    try { report = JSON.parse(this._m.estimate(text)); } catch (e) { report = { errors: [{ code: 'internal', field: '', message: String(e) }] }; }
+    const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
+    const report = why ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] } : this._ask('estimate', text, () => this._update(sec));
     Forms.showErrors(this, sec, report.errors || []);
     this._persist();
     const res = this._sections[sec].querySelector('.results');
@@ -137,4 +165,4 @@ class GpuCalc extends HTMLElement {
 }
 
 if (!customElements.get('gpu-calc')) customElements.define('gpu-calc', GpuCalc);
-globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState };
+globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, core: Core.page };

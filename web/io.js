@@ -43,7 +43,9 @@ const IO = (function () {
   function importScenario(el, text) {
     const say = (msg, bad) => { if (el._importStatus) { el._importStatus.textContent = msg; el._importStatus.classList.toggle('bad', !!bad); } };
     if (typeof text !== 'string' || text.length > 1 << 20) { say('Import failed: the file is too large.', true); return false; }
-    const report = JSON.parse(el._m.estimate(text));
+    const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
+    if (why) { say('Import failed: ' + why + '.', true); return false; }
+    const report = el._ask('estimate', text, () => el.importScenario(text));
     if (report.errors) { say('Import failed: ' + report.errors.map((e) => e.message).join('; '), true); return false; }
     const mapped = Scenario.toState(JSON.parse(text));
     if (!mapped) {

@@ -1,12 +1,22 @@
 // Section "Scenario JSON": any scenario as text (custom devices, architectures, claims); the
-// report as returned by the core. Part of the page bundle (scripts/bundle.mjs).
+// report as returned by the core. The element checks the text (Guard: size, nesting) before the
+// module sees it; long texts are evaluated once typing pauses. Part of the page bundle.
 const JsonSection = (function () {
   const { h } = Dom;
+  const TYPE_AHEAD_CHARS = 4096;  // up to this length, every keystroke recomputes
+  const PAUSE_MS = 150;
+
+  function typed(el, ta) {
+    el._state.json.text = ta.value;
+    clearTimeout(el._jsonTimer);
+    if (ta.value.length <= TYPE_AHEAD_CHARS) el._update('json');
+    else el._jsonTimer = setTimeout(() => el._update('json'), PAUSE_MS);
+  }
 
   function build(el, sec) {
     sec.appendChild(h('p', { class: 'prose', text: 'Any scenario, including custom devices and architectures (schema: docs/SCHEMA.md). The report is shown as returned by the core.' }));
     const ta = h('textarea', { id: 'json-text', 'data-field': 'text', rows: '8', spellcheck: 'false', 'aria-label': 'Scenario JSON',
-      oninput: () => { el._state.json.text = ta.value; el._update('json'); } });
+      oninput: () => typed(el, ta) });
     if (!el._state.json.text) el._state.json.text = JSON.stringify(Scenario.build.train(el._state.train), null, 1);
     ta.value = el._state.json.text;
     sec.appendChild(ta);

@@ -32,7 +32,7 @@ const PlanSection = (function () {
   function start(el) {
     cancel(el);
     const scenario = Scenario.build.plan(el._state.plan);
-    const check = JSON.parse(el._m.plan(JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } }))));
+    const check = el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
     Forms.showErrors(el, 'plan', check.errors || []);
     el._persist();
     const res = el._sections.plan.querySelector('.results');
@@ -50,6 +50,13 @@ const PlanSection = (function () {
     w.onmessage = (e) => {
       const d = e.data;
       if (d.id !== id) return;
+      const failed = (d.result.errors || []).filter((x) => x.code === 'internal');
+      if (failed.length) {  // the worker's module failed twice on this search
+        cancel(el);
+        ui.status.textContent = 'Search failed: ' + failed.map((x) => x.message).join(' ');
+        res.removeAttribute('aria-busy');
+        return;
+      }
       const p = d.result.plan;
       if (p) {
         acc.considered += p.considered; acc.feasible += p.feasible;

@@ -43,7 +43,10 @@ const RealitySection = (function () {
 
   // The famous runs and claims (one call to the core, cached on the element).
   function renderTables(el, box) {
-    const rep = el._reality || (el._reality = JSON.parse(el._m.reality()));
+    box.textContent = '';
+    const rep = el._reality || el._ask('reality', undefined, () => renderTables(el, box));
+    if (rep.errors) { box.appendChild(h('p', { class: 'field-error', text: rep.errors.map((e) => e.message).join(' ') })); return; }
+    el._reality = rep;
     box.appendChild(runsTable(el, rep));
     box.appendChild(h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' }));
     const claimRows = rep.claims.map((c) => h('li', { class: 'claim', 'data-claim': c.id },
@@ -60,7 +63,7 @@ const RealitySection = (function () {
       ['compute_optimal_params', 'Compute-optimal model (parameters)'], ['compute_optimal_tokens', 'Compute-optimal tokens'],
       ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']], null, 'inverse'));
     res.appendChild(h('p', { class: 'prose', text: a.formula + '. ' + a.source + '.' }));
-    const g = JSON.parse(el._m.estimate(JSON.stringify(Scenario.gpusNeeded(el._state.reality))));
+    const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
     if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => e.message).join(' ') }));
     else res.appendChild(kvTable('GPUs needed for the model, tokens and deadline', g.inverse, [['gpus', 'GPUs'], ['mfu', 'Predicted MFU'],
       ['seconds_at_gpus', 'Time at that count'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost']], null, 'inverse'));

@@ -40,7 +40,7 @@ const State = (function () {
       for (const key of Object.keys(DEFAULTS[sec])) {
         if (!Object.prototype.hasOwnProperty.call(src, key)) continue;
         const v = src[key];
-        const limit = sec === 'json' ? 65536 : 120;
+        const limit = sec === 'json' ? Guard.MAX_EDITOR_CHARS : 120;
         if (typeof v === 'string' && v.length <= limit) out[sec][key] = v;
         else if (typeof v === 'number' && isFinite(v)) out[sec][key] = String(v);
       }

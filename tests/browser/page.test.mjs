@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { launch, open, pageUrl, text, exact, shotDir } from './browser.mjs';
-import { cli, root } from '../node/common.mjs';
+import { cli, root, nestedClaims } from '../node/common.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -242,5 +242,52 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await field(page, 'explain', 'matmul_n').fill('4096');
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /GEMM 4096x4096x4096/);
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /forward pass, 1 token.*memory-bound/);
+  await context.close();
+});
+
+// ---------- robustness: the JSON editor’s bounds, the module wrapper ----------
+
+test('the JSON editor refuses text that is too large or too deep before the module sees it', async () => {
+  const { page, context } = await open(browser);
+  const ta = page.locator('gpu-calc #json-text');
+  const err = page.locator('gpu-calc #json-text-error');
+  // Count the calls that reach the module.
+  await page.evaluate(() => {
+    const inst = globalThis.gpucalcPage.core().instance;
+    const estimate = inst.estimate;
+    globalThis.__calls = 0;
+    inst.estimate = (t) => { globalThis.__calls++; return estimate(t); };
+  });
+  await ta.fill('{"a":' + '['.repeat(65) + ']'.repeat(65) + '}');
+  assert.match(await err.textContent(), /Not evaluated: the scenario is nested deeper than 64 levels/);
+  await ta.fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, description: 'd'.repeat(70000) }));
+  await page.waitForFunction(() => /characters long/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
+  assert.match(await err.textContent(), /at most 65,536 are accepted here/);
+  await ta.fill(nestedClaims(2));
+  assert.match(await err.textContent(), /cannot vary the claim itself/);
+  assert.equal(await page.evaluate(() => globalThis.__calls), 0);
+  // A deep but allowed text goes to the core, which answers (here: with its own errors).
+  await ta.fill('{"a":' + '['.repeat(63) + ']'.repeat(63) + '}');
+  assert.equal(await page.evaluate(() => globalThis.__calls), 1);
+  assert.match(await err.textContent(), /not a known field/);
+  await ta.fill('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":3}}');
+  assert.match(await page.locator('gpu-calc pre.report').textContent(), /"devices": 3/);
+  await context.close();
+});
+
+test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
+  const { page, context, errors } = await open(browser);
+  await page.evaluate(() => {
+    const inst = globalThis.gpucalcPage.core().instance;
+    inst.estimate = () => { throw new WebAssembly.RuntimeError('memory access out of bounds'); };
+  });
+  await field(page, 'cluster', 'count').fill('77');
+  await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.querySelector('[data-key="cluster.devices"]').textContent.startsWith('77'));
+  assert.match(await page.locator('gpu-calc .notice').textContent(), /internal error; it was restarted/);
+  assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
+  assert.equal(await page.locator('gpu-calc #cluster-count-error').textContent(), '');
+  await field(page, 'cluster', 'count').fill('78');
+  assert.equal(await text(page, 'cluster.devices'), '78');
+  assert.deepEqual(errors, []);
   await context.close();
 });
