@@ -46,7 +46,7 @@ class GpuCalc extends HTMLElement {
     return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
   }
 
-  // A short message above the calculator (e.g. the module was restarted).
+  // A short message above the calculator (restored settings dropped, module restarted).
   _notice(text) {
     for (const p of this._notices.children) if (p.firstChild.textContent === text) return;
     const p = Dom.h('p', { class: 'notice' }, Dom.h('span', { text }), ' ',
@@ -69,7 +69,12 @@ class GpuCalc extends HTMLElement {
       if (fromHash) st = fromHash;
       else {
         const saved = State.loadStored();
-        if (saved) st = saved;
+        if (saved) st = saved.state;
+        if (saved && saved.problems.length) {
+          // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
+          this._notice('Some saved settings could not be restored and were reset: ' + saved.problems.join('; ') + '.');
+          State.save(st);
+        }
       }
     }
     return State.sanitizeState(st);

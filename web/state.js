@@ -2,8 +2,10 @@
 // hash encoding (shareable links) and local storage. Part of the page bundle (scripts/bundle.mjs).
 const State = (function () {
   const MAX_HASH = 8192;
-  const MAX_STORED = 100000;
+  // The saved state: short form values plus the editor's text, which JSON escapes may grow up to 6x.
+  const MAX_STORED = 6 * Guard.MAX_EDITOR_CHARS + 16384;
   const STORAGE_KEY = 'gpucalc-state';
+  const MAX_FIELD = 120;
 
   const DEFAULTS = {
     explain: { a: 'nvidia-h100-sxm5-80gb', b: 'amd-epyc-9654', precision: 'bf16', matmul_n: '8192', model: 'llama2-7b' },
@@ -29,20 +31,22 @@ const State = (function () {
   function cloneDefaults() { return JSON.parse(JSON.stringify(DEFAULTS)); }
 
   // Copies only known sections/keys with short primitive values: hostile input (prototype keys,
-  // huge strings, nested objects) cannot get in.
-  function sanitizeState(obj) {
+  // huge strings, nested objects) cannot get in. `sections` limits what is taken (default: all);
+  // `problems`, if given, collects the known keys whose values were dropped.
+  function sanitizeState(obj, sections, problems) {
     const out = cloneDefaults();
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return out;
-    for (const sec of Object.keys(DEFAULTS)) {
+    for (const sec of sections || Object.keys(DEFAULTS)) {
       if (!Object.prototype.hasOwnProperty.call(obj, sec)) continue;
       const src = obj[sec];
-      if (!src || typeof src !== 'object' || Array.isArray(src)) continue;
+      if (!src || typeof src !== 'object' || Array.isArray(src)) { if (problems) problems.push(TITLES[sec]); continue; }
       for (const key of Object.keys(DEFAULTS[sec])) {
         if (!Object.prototype.hasOwnProperty.call(src, key)) continue;
         const v = src[key];
-        const limit = sec === 'json' ? Guard.MAX_EDITOR_CHARS : 120;
+        const limit = sec === 'json' ? Guard.MAX_EDITOR_CHARS : MAX_FIELD;
         if (typeof v === 'string' && v.length <= limit) out[sec][key] = v;
         else if (typeof v === 'number' && isFinite(v)) out[sec][key] = String(v);
+        else if (problems) problems.push(TITLES[sec] + ' (' + key + ')');
       }
     }
     return out;
@@ -64,26 +68,43 @@ const State = (function () {
       if (!m) return null;
       const b64 = m[1].replace(/-/g, '+').replace(/_/g, '/');
       const bin = atob(b64 + '==='.slice((b64.length + 3) % 4));
-      const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-      return sanitizeState(JSON.parse(new TextDecoder().decode(bytes)));
+      const text = new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+      if (Guard.depth(text, 8) > 8) return null;
+      return sanitizeState(JSON.parse(text), SHARED);  // never the editor's text
     } catch (e) {
       return null;
     }
   }
 
-  // The state saved by an earlier visit, or null.
+  // The state saved by an earlier visit: { state, problems } (problems: what was dropped, for the
+  // reader), or null when nothing is saved. Bounded: a size limit and a one-pass shape check come
+  // before parsing; the editor's text gets the editor's own checks (Guard), so a poisoned entry
+  // never reaches the module. The caller saves the cleaned state at once.
   function loadStored() {
-    try {
-      const saved = localStorage.getItem(STORAGE_KEY);
-      if (saved && saved.length < MAX_STORED) return sanitizeState(JSON.parse(saved));
-    } catch (e) { /* storage unavailable (file://, privacy mode) */ }
-    return null;
+    let saved;
+    try { saved = localStorage.getItem(STORAGE_KEY); } catch (e) { return null; /* storage unavailable (privacy mode, sandbox) */ }
+    if (typeof saved !== 'string' || saved === '') return null;
+    const problems = [];
+    let obj = null;
+    if (saved.length > MAX_STORED) problems.push('the saved settings were too large');
+    else if (Guard.depth(saved, 8) > 8) problems.push('the saved settings were not in the expected form');  // the state is 2 deep; a little more is dropped key by key
+    else {
+      try { obj = JSON.parse(saved); } catch (e) { problems.push('the saved settings were not readable'); }
+      if (obj !== null && (typeof obj !== 'object' || Array.isArray(obj))) { problems.push('the saved settings were not in the expected form'); obj = null; }
+    }
+    const state = sanitizeState(obj, null, problems);
+    const why = state.json.text ? Guard.check(state.json.text, Guard.MAX_EDITOR_CHARS) : null;
+    if (why) { state.json.text = ''; problems.push('Scenario JSON: ' + why); }
+    return { state, problems };
   }
 
-  // Writes the state to the URL hash (shared sections only) and to local storage.
+  // Writes the state to the URL hash (shared sections only) and to local storage; editor text that
+  // the editor would not evaluate is not saved.
   function save(st) {
     try { history.replaceState(null, '', '#' + encodeState(st)); } catch (e) { /* sandboxed iframe */ }
-    try { localStorage.setItem(STORAGE_KEY, JSON.stringify(st)); } catch (e) { /* no storage */ }
+    let keep = st;
+    if (st.json.text && Guard.check(st.json.text, Guard.MAX_EDITOR_CHARS)) keep = Object.assign({}, st, { json: { text: '' } });
+    try { localStorage.setItem(STORAGE_KEY, JSON.stringify(keep)); } catch (e) { /* no storage */ }
   }
 
   return { DEFAULTS, SECTIONS, TITLES, SHARED, cloneDefaults, sanitizeState, encodeState, decodeState, loadStored, save };

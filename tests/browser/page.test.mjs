@@ -245,7 +245,56 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await context.close();
 });
 
-// ---------- robustness: the JSON editor’s bounds, the module wrapper ----------
+// ---------- robustness: saved state, URL hash, the JSON editor’s bounds, the module wrapper ----------
+
+const saved = (page) => page.evaluate(() => localStorage.getItem('gpucalc-state'));
+const poisonState = (text) => JSON.stringify({ cluster: { count: '4096' }, train: { count: { deep: [[[1]]] }, tokens: 'x'.repeat(5000) }, json: { text } });
+
+test('a poisoned saved state is dropped with a visible notice, never reaches the module, and does not survive a reload', async () => {
+  const poison = nestedClaims(700);  // ~60 KB, nested ~2,100 levels deep
+  const { page, context, errors } = await open(browser);
+  for (const [entry, expect] of [
+    [poisonState(poison), /Train \(count\); Train \(tokens\); Scenario JSON: the scenario is nested deeper than 64 levels/],
+    ['{{{{ not json', /not readable/],
+    ['['.repeat(200000), /not in the expected form/],
+    ['x'.repeat(500000), /too large/],
+  ]) {
+    await page.evaluate((v) => localStorage.setItem('gpucalc-state', v), entry);
+    await page.goto(pageUrl());
+    await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+    assert.match(await page.locator('gpu-calc .notice').textContent(), expect);
+    assert.notEqual(await page.locator('gpu-calc #json-text').inputValue(), poison);
+    const now = await saved(page);
+    assert.ok(now.length < 20000 && !now.includes('"claim"'), now.slice(0, 80));
+    assert.equal(typeof JSON.parse(now).train.count, 'string');
+    if (entry.startsWith('{"cluster"')) assert.equal(await field(page, 'cluster', 'count').inputValue(), '4096');  // what passed stays
+    // Reloaded: nothing broken is left, so no notice.
+    await page.goto(pageUrl());
+    await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+    assert.equal(await page.locator('gpu-calc .notice').count(), 0);
+  }
+  // The notice can be dismissed.
+  await page.evaluate((v) => localStorage.setItem('gpucalc-state', v), '{{');
+  await page.goto(pageUrl());
+  await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+  await page.getByRole('button', { name: 'Dismiss notice' }).click();
+  assert.equal(await page.locator('gpu-calc .notice').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the URL hash carries only the shared sections: it cannot set (or persist) the JSON editor\u2019s text', async () => {
+  const crafted = '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":7}}';
+  const enc = Buffer.from(JSON.stringify({ cluster: { count: '12' }, json: { text: crafted } })).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const { page, context } = await open(browser, pageUrl() + '#s=' + enc);
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), '12');
+  assert.notEqual(await page.locator('gpu-calc #json-text').inputValue(), crafted);
+  assert.equal(await page.evaluate((h) => JSON.stringify(globalThis.gpucalcPage.decodeState(h).json), '#s=' + enc), '{"text":""}');
+  await page.evaluate(() => document.querySelector('gpu-calc').persistNow());
+  assert.ok(!(await saved(page)).includes('"count\\":7'));
+  assert.equal(JSON.parse(await saved(page)).cluster.count, '12');
+  await context.close();
+});
 
 test('the JSON editor refuses text that is too large or too deep before the module sees it', async () => {
   const { page, context } = await open(browser);
