@@ -248,6 +248,12 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
 // ---------- robustness: saved state, URL hash, the JSON editor’s bounds, the module wrapper ----------
 
 const saved = (page) => page.evaluate(() => localStorage.getItem('gpucalc-state'));
+// Writes the saved state of the next load; the page stops saving first (its debounced save could
+// otherwise overwrite the entry before the navigation).
+const setSaved = (page, value) => page.evaluate((v) => {
+  for (const el of document.querySelectorAll('gpu-calc')) el.removeAttribute('sync-url');
+  localStorage.setItem('gpucalc-state', v);
+}, value);
 const poisonState = (text) => JSON.stringify({ cluster: { count: '4096' }, train: { count: { deep: [[[1]]] }, tokens: 'x'.repeat(5000) }, json: { text } });
 
 test('a poisoned saved state is dropped with a visible notice, never reaches the module, and does not survive a reload', async () => {
@@ -259,7 +265,7 @@ test('a poisoned saved state is dropped with a visible notice, never reaches the
     ['['.repeat(200000), /not in the expected form/],
     ['x'.repeat(500000), /too large/],
   ]) {
-    await page.evaluate((v) => localStorage.setItem('gpucalc-state', v), entry);
+    await setSaved(page, entry);
     await page.goto(pageUrl());
     await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
     assert.match(await page.locator('gpu-calc .notice').textContent(), expect);
@@ -274,7 +280,7 @@ test('a poisoned saved state is dropped with a visible notice, never reaches the
     assert.equal(await page.locator('gpu-calc .notice').count(), 0);
   }
   // The notice can be dismissed.
-  await page.evaluate((v) => localStorage.setItem('gpucalc-state', v), '{{');
+  await setSaved(page, '{{');
   await page.goto(pageUrl());
   await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
   await page.getByRole('button', { name: 'Dismiss notice' }).click();
