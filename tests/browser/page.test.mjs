@@ -247,6 +247,13 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
 
 // ---------- robustness: saved state, URL hash, the JSON editor’s bounds, the module wrapper ----------
 
+// Waits until the idle-time work of a load is done (plan search, reality tables and answers): no
+// call into the module happens after this without input.
+const settled = async (page) => {
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
+};
+
 const saved = (page) => page.evaluate(() => localStorage.getItem('gpucalc-state'));
 // Writes the saved state of the next load; the page stops saving first (its debounced save could
 // otherwise overwrite the entry before the navigation).
@@ -304,6 +311,7 @@ test('the URL hash carries only the shared sections: it cannot set (or persist) 
 
 test('the JSON editor refuses text that is too large or too deep before the module sees it', async () => {
   const { page, context } = await open(browser);
+  await settled(page);
   const ta = page.locator('gpu-calc #json-text');
   const err = page.locator('gpu-calc #json-text-error');
   // Count the calls that reach the module.
@@ -332,6 +340,7 @@ test('the JSON editor refuses text that is too large or too deep before the modu
 
 test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
   const { page, context, errors } = await open(browser);
+  await settled(page);
   await page.evaluate(() => {
     const inst = globalThis.gpucalcPage.core().instance;
     inst.estimate = () => { throw new WebAssembly.RuntimeError('memory access out of bounds'); };
