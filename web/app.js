@@ -170,4 +170,4 @@ class GpuCalc extends HTMLElement {
 }
 
 if (!customElements.get('gpu-calc')) customElements.define('gpu-calc', GpuCalc);
-globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, core: Core.page };
+globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, csvCell: IO.csvCell, core: Core.page };

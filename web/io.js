@@ -5,7 +5,7 @@ const IO = (function () {
 
   function toolbar(el) {
     const file = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', id: 'import-file', 'aria-label': 'Import scenario file',
-      onchange: () => { const f = file.files[0]; if (f) f.text().then((t) => el.importScenario(t)); file.value = ''; } });
+      onchange: () => { const f = file.files[0]; if (f) f.text().then((t) => el.importScenario(t), () => el.importScenario(null)); file.value = ''; } });
     const status = h('div', { class: 'import-status', role: 'status', 'aria-live': 'polite' });
     el._importStatus = status;
     const save = (name, text, type) => download(el._root, name, text, type);
@@ -25,12 +25,21 @@ const IO = (function () {
   function exportScenario(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].scenario : null; }
   function exportReport(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].report : null; }
 
+  // One CSV cell. Numbers are written as numbers (negative ones stay readable); text is quoted, and
+  // text starting with = + - @ tab or CR gets a leading single quote so that a spreadsheet shows it
+  // instead of running it as a formula (OWASP, CSV injection).
+  function csvCell(v) {
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+    let s = String(v);
+    if (/^[=+\-@\t\r]/.test(s)) s = "'" + s;
+    return '"' + s.replace(/"/g, '""') + '"';
+  }
+
   function exportCsv(el) {
     const lines = ['section,key,value'];
-    const q = (s) => '"' + String(s).replace(/"/g, '""') + '"';
     for (const sec of Object.keys(el._last)) {
       const walk = (o, p) => {
-        if (o === null || typeof o !== 'object') { lines.push([sec, p, o].map(q).join(',')); return; }
+        if (o === null || typeof o !== 'object') { lines.push([sec, p, o].map(csvCell).join(',')); return; }
         if (Array.isArray(o)) return;
         for (const k of Object.keys(o)) if (k !== 'explain' && k !== 'inputs') walk(o[k], p ? p + '.' + k : k);
       };
@@ -39,32 +48,58 @@ const IO = (function () {
     return lines.join('\n') + '\n';
   }
 
-  // Validates with the core first; on any problem the current state is kept and the errors shown.
+  // The import's outcome, next to the import button; a failure is an alert.
+  function say(el, msg, bad) {
+    const s = el._importStatus;
+    if (!s) return;
+    s.textContent = msg;
+    s.classList.toggle('bad', !!bad);
+    s.setAttribute('role', bad ? 'alert' : 'status');
+    s.setAttribute('aria-live', bad ? 'assertive' : 'polite');
+  }
+
+  // Checks the text (size, nesting: Guard), then validates it with the core; on any problem, or
+  // any exception on the way, the state from before the import is kept and the reason shown.
   function importScenario(el, text) {
-    const say = (msg, bad) => { if (el._importStatus) { el._importStatus.textContent = msg; el._importStatus.classList.toggle('bad', !!bad); } };
-    if (typeof text !== 'string' || text.length > 1 << 20) { say('Import failed: the file is too large.', true); return false; }
+    const before = JSON.stringify(el._state);
+    try {
+      return importChecked(el, text);
+    } catch (e) {
+      if (JSON.stringify(el._state) !== before) {
+        el._state = State.sanitizeState(JSON.parse(before));
+        try { el._render(); } catch (e2) { /* the message below still tells the reader */ }
+      }
+      say(el, 'Import failed: ' + String(e && e.message || e) + '. Nothing was changed.', true);
+      return false;
+    }
+  }
+
+  function importChecked(el, text) {
+    const fail = (msg) => { say(el, 'Import failed: ' + msg, true); return false; };
+    if (typeof text !== 'string') return fail('the file could not be read as text.');
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
-    if (why) { say('Import failed: ' + why + '.', true); return false; }
+    if (why) return fail(why + '.');
     const report = el._ask('estimate', text, () => el.importScenario(text));
-    if (report.errors) { say('Import failed: ' + report.errors.map((e) => e.message).join('; '), true); return false; }
+    if (report.errors) return fail(report.errors.map((e) => e.message).join('; '));
     const mapped = Scenario.toState(JSON.parse(text));
     if (!mapped) {
-      if (!el._sections.json) { say('Import failed: this scenario needs the Scenario JSON section, which this view does not show.', true); return false; }
+      if (!el._sections.json) return fail('this scenario needs the Scenario JSON section, which this view does not show.');
+      if (text.length > Guard.MAX_EDITOR_CHARS) return fail('this scenario needs the Scenario JSON section, which holds at most ' + Guard.MAX_EDITOR_CHARS.toLocaleString('en-US') + ' characters.');
       el._state.json.text = text;
       const ta = el._root.getElementById('json-text');
       if (ta) ta.value = text;
       el._update('json');
       el._sections.json.scrollIntoView();
-      say('Imported into Scenario JSON (settings beyond the forms).');
+      say(el, 'Imported into Scenario JSON (settings beyond the forms).');
       return true;
     }
     Object.assign(el._state[mapped.section], mapped.state[mapped.section]);
     el._state = State.sanitizeState(el._state);
     el._render();
     if (el._sections[mapped.section]) el._sections[mapped.section].scrollIntoView();
-    say('Imported into ' + State.TITLES[mapped.section] + '.');
+    say(el, 'Imported into ' + State.TITLES[mapped.section] + '.');
     return true;
   }
 
-  return { toolbar, exportScenario, exportReport, exportCsv, importScenario };
+  return { toolbar, exportScenario, exportReport, csvCell, exportCsv, importScenario };
 })();

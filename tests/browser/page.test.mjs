@@ -245,7 +245,7 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await context.close();
 });
 
-// ---------- robustness: saved state, URL hash, the JSON editor’s bounds, the module wrapper ----------
+// ---------- robustness: storage, hash, JSON editor, import, CSV, the module wrapper ----------
 
 // Waits until the idle-time work of a load is done (plan search, reality tables and answers): no
 // call into the module happens after this without input.
@@ -338,6 +338,56 @@ test('the JSON editor refuses text that is too large or too deep before the modu
   await context.close();
 });
 
+test('a failed import shows an alert and keeps the state, also when something throws on the way', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'train', 'count').fill('512');
+  const days = await text(page, 'training.days');
+  const status = page.locator('gpu-calc .import-status');
+  for (const [input, expect] of [
+    [nestedClaims(700), /nested deeper than 64 levels/],
+    [nestedClaims(2), /cannot vary the claim itself/],
+    ['x'.repeat((1 << 20) + 1), /1,048,577 characters long/],
+    ['{not json', /not valid JSON/],
+    [null, /could not be read as text/],
+  ]) {
+    assert.equal(await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), input), false);
+    assert.match(await status.textContent(), expect);
+    assert.equal(await status.getAttribute('role'), 'alert');
+    assert.match(await page.getByRole('alert').filter({ hasText: 'Import failed' }).textContent(), expect);
+  }
+  // An exception in the middle of an import (here: the render) keeps the state from before.
+  const res = await page.evaluate(() => {
+    const el = document.querySelector('gpu-calc');
+    const render = el._render;
+    el._render = function () { el._render = render; throw new Error('render broke'); };
+    return el.importScenario(JSON.stringify({ model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 64 }, training: { tokens: 3e11 } }));
+  });
+  assert.equal(res, false);
+  assert.match(await status.textContent(), /Import failed: render broke\. Nothing was changed\./);
+  assert.equal(await field(page, 'train', 'count').inputValue(), '512');
+  assert.equal(await text(page, 'training.days'), days);
+  // A good import afterwards works and is a status, not an alert.
+  assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}')), true);
+  assert.equal(await status.getAttribute('role'), 'status');
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), '9');
+  await context.close();
+});
+
+test('CSV export: numbers as numbers, text that a spreadsheet would run as a formula neutralised', async () => {
+  const { page, context } = await open(browser);
+  const cells = await page.evaluate(() => [-5, 1e23, 0, '-5', '=1+2', '+1', '@SUM(A1)', '\tx', '\rx', 'plain', 'a"b', true, null].map(globalThis.gpucalcPage.csvCell));
+  assert.deepEqual(cells, ['-5', '1e+23', '0', '"\'-5"', '"\'=1+2"', '"\'+1"', '"\'@SUM(A1)"', '"\'\tx"', '"\'\rx"', '"plain"', '"a""b"', '"true"', '"null"']);
+  // Through the page: a claim whose reason is a formula, from the JSON editor.
+  await page.locator('gpu-calc #json-text').fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 },
+    claim: { checks: [{ metric: 'cluster.devices', min: 1 }], depends: '=HYPERLINK("http://example.invalid","x")' } }));
+  await page.locator('gpu-calc pre.report').filter({ hasText: 'HYPERLINK' }).waitFor();
+  const csv = await page.evaluate(() => document.querySelector('gpu-calc').exportCsv());
+  assert.ok(csv.includes('"json","claim.reason","\'=HYPERLINK(""http://example.invalid"",""x"")"\n'), csv.slice(0, 300));
+  assert.match(csv, /^"cluster","cluster.devices",1000$/m);
+  for (const line of csv.split('\n').slice(1, -1)) assert.doesNotMatch(line.split(',').slice(2).join(','), /^"[=+\-@\t\r]/, line);
+  await context.close();
+});
+
 test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
   const { page, context, errors } = await open(browser);
   await settled(page);
@@ -355,3 +405,4 @@ test('a module that throws is discarded, re-created, the step retried once, and 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
