@@ -1,27 +1,73 @@
 // Builds the single embeddable script: the WebAssembly module (gpucalc.js, wasm inside), uPlot,
-// the element's CSS, the formatter and the element itself -> <site>/gpucalc-embed.js.
+// the element's CSS, the formatter and the page modules -> <site>/gpucalc-embed.js.
+// The page modules (web/*.js below) are plain scripts, each declaring one namespace; they are
+// concatenated in this order inside one function scope, so the result needs no module loader and
+// runs from file://, in an iframe and under a CSP without eval.
 // usage: node scripts/bundle.mjs <repo root> <site dir> <gpucalc.js>
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
 
-const [root, site, moduleJs] = process.argv.slice(2);
-if (!root || !site || !moduleJs) {
-  console.error('usage: node scripts/bundle.mjs <repo root> <site dir> <gpucalc.js>');
-  process.exit(2);
-}
-const read = (p) => readFileSync(p, 'utf8');
-const uplotDir = join(root, 'node_modules', 'uplot', 'dist');
-const css = read(join(uplotDir, 'uPlot.min.css')) + '\n' + read(join(root, 'web', 'style.css'));
-const parts = [
-  '/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
-  read(moduleJs),
-  read(join(uplotDir, 'uPlot.iife.min.js')),
-  'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
-  read(join(root, 'web', 'format.js')),
-  read(join(root, 'web', 'app.js')),
+// [file, the namespace it declares], dependencies first.
+export const PAGE_MODULES = [
+  ['dom.js', 'Dom'],
+  ['guard.js', 'Guard'],
+  ['state.js', 'State'],
+  ['scenario.js', 'Scenario'],
+  ['core.js', 'Core'],
+  ['worker.js', 'PlanWorker'],
+  ['charts.js', 'Charts'],
+  ['forms.js', 'Forms'],
+  ['section-explain.js', 'ExplainSection'],
+  ['section-cluster.js', 'ClusterSection'],
+  ['section-train.js', 'TrainSection'],
+  ['section-plan.js', 'PlanSection'],
+  ['section-serve.js', 'ServeSection'],
+  ['section-reality.js', 'RealitySection'],
+  ['section-json.js', 'JsonSection'],
+  ['io.js', 'IO'],
+  ['app.js', 'GpuCalc'],
 ];
-mkdirSync(site, { recursive: true });
-writeFileSync(join(site, 'gpucalc-embed.js'), parts.join('\n;\n'));
-for (const f of ['index.html', 'embed.html', 'frame.html', 'page.css']) copyFileSync(join(root, 'web', f), join(site, f));
-copyFileSync(moduleJs, join(site, 'gpucalc.js'));
-console.log('site written to ' + site);
+
+// The page modules as one script: an immediately invoked function holding them all.
+export function pageScript(root) {
+  const parts = ["(function () {\n'use strict';"];
+  for (const [file, name] of PAGE_MODULES) {
+    const src = readFileSync(join(root, 'web', file), 'utf8');
+    if (!new RegExp('^(const|class) ' + name + '\\b', 'm').test(src)) throw new Error(`web/${file} must declare ${name}`);
+    parts.push(`// ----- web/${file}\n` + src);
+  }
+  parts.push('})();');
+  const code = parts.join('\n');
+  new Script(code, { filename: 'gpucalc-page.js' });  // a syntax error (or a name declared twice) fails the build here
+  return code;
+}
+
+function main() {
+  const [root, site, moduleJs] = process.argv.slice(2);
+  if (!root || !site || !moduleJs) {
+    console.error('usage: node scripts/bundle.mjs <repo root> <site dir> <gpucalc.js>');
+    process.exit(2);
+  }
+  const read = (p) => readFileSync(p, 'utf8');
+  const uplotDir = join(root, 'node_modules', 'uplot', 'dist');
+  const css = read(join(uplotDir, 'uPlot.min.css')) + '\n' + read(join(root, 'web', 'style.css'));
+  const parts = [
+    '/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
+    read(moduleJs),
+    read(join(uplotDir, 'uPlot.iife.min.js')),
+    'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
+    read(join(root, 'web', 'format.js')),
+    pageScript(root),
+  ];
+  mkdirSync(site, { recursive: true });
+  writeFileSync(join(site, 'gpucalc-embed.js'), parts.join('\n;\n'));
+  for (const f of ['index.html', 'embed.html', 'frame.html', 'page.css']) copyFileSync(join(root, 'web', f), join(site, f));
+  copyFileSync(moduleJs, join(site, 'gpucalc.js'));
+  console.log('site written to ' + site);
+}
+
+// Run as a script (the build); imported (the tests), it only exports.
+if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

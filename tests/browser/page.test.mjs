@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
 import { launch, open, pageUrl, text, exact, shotDir } from './browser.mjs';
-import { cli, root } from '../node/common.mjs';
+import { cli, root, nestedClaims } from '../node/common.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -181,10 +181,20 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
   assert.equal(await page.locator('gpu-calc progress').evaluate((p) => p.value), 4);
   const rows = page.locator('gpu-calc table.plans tbody tr');
   assert.equal(await rows.count(), 10);
-  // Typing starts a new search; cancel stops it.
-  await field(page, 'plan', 'count').fill('2048');
-  await page.locator('gpu-calc .plan-cancel').click();
-  assert.match(await status.textContent(), /cancelled|Done/);
+  // Typing starts a new search; cancel stops it. Both happen in one task: the search takes ~50 ms,
+  // so a separate click could come after it finished (the button is then disabled).
+  const cancelled = await page.evaluate(() => {
+    const r = document.querySelector('gpu-calc').shadowRoot;
+    const input = r.querySelector('#plan-count');
+    input.value = '2048';
+    input.dispatchEvent(new Event('input'));
+    const running = !r.querySelector('.plan-cancel').disabled;
+    r.querySelector('.plan-cancel').click();
+    return { running, status: r.querySelector('.plan-status').textContent, disabled: r.querySelector('.plan-cancel').disabled };
+  });
+  assert.deepEqual(cancelled, { running: true, status: 'Search cancelled.', disabled: true });
+  await page.waitForTimeout(300);
+  assert.equal(await status.textContent(), 'Search cancelled.');  // no late result from the cancelled worker
   await field(page, 'plan', 'count').fill('1024');
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
   const tp = await rows.first().locator('td').nth(1).textContent();
@@ -232,5 +242,215 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await field(page, 'explain', 'matmul_n').fill('4096');
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /GEMM 4096x4096x4096/);
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /forward pass, 1 token.*memory-bound/);
+  await context.close();
+});
+
+// ---------- robustness: storage, hash, JSON editor, import, CSV, the module wrapper ----------
+
+// Waits until the idle-time work of a load is done (plan search, reality tables and answers): no
+// call into the module happens after this without input.
+const settled = async (page) => {
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
+};
+
+const saved = (page) => page.evaluate(() => localStorage.getItem('gpucalc-state'));
+// Writes the saved state of the next load; the page stops saving first (its debounced save could
+// otherwise overwrite the entry before the navigation).
+const setSaved = (page, value) => page.evaluate((v) => {
+  for (const el of document.querySelectorAll('gpu-calc')) el.removeAttribute('sync-url');
+  localStorage.setItem('gpucalc-state', v);
+}, value);
+const poisonState = (text) => JSON.stringify({ cluster: { count: '4096' }, train: { count: { deep: [[[1]]] }, tokens: 'x'.repeat(5000) }, json: { text } });
+
+test('a poisoned saved state is dropped with a visible notice, never reaches the module, and does not survive a reload', async () => {
+  const poison = nestedClaims(700);  // ~60 KB, nested ~2,100 levels deep
+  const { page, context, errors } = await open(browser);
+  for (const [entry, expect] of [
+    [poisonState(poison), /Train \(count\); Train \(tokens\); Scenario JSON: the scenario is nested deeper than 64 levels/],
+    ['{{{{ not json', /not readable/],
+    ['['.repeat(200000), /not in the expected form/],
+    ['x'.repeat(500000), /too large/],
+  ]) {
+    await setSaved(page, entry);
+    await page.goto(pageUrl());
+    await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+    assert.match(await page.locator('gpu-calc .notice').textContent(), expect);
+    assert.notEqual(await page.locator('gpu-calc #json-text').inputValue(), poison);
+    const now = await saved(page);
+    assert.ok(now.length < 20000 && !now.includes('"claim"'), now.slice(0, 80));
+    assert.equal(typeof JSON.parse(now).train.count, 'string');
+    if (entry.startsWith('{"cluster"')) assert.equal(await field(page, 'cluster', 'count').inputValue(), '4096');  // what passed stays
+    // Reloaded: nothing broken is left, so no notice.
+    await page.goto(pageUrl());
+    await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+    assert.equal(await page.locator('gpu-calc .notice').count(), 0);
+  }
+  // The notice can be dismissed.
+  await setSaved(page, '{{');
+  await page.goto(pageUrl());
+  await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+  await page.getByRole('button', { name: 'Dismiss notice' }).click();
+  assert.equal(await page.locator('gpu-calc .notice').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the URL hash carries only the shared sections: it cannot set (or persist) the JSON editor\u2019s text', async () => {
+  const crafted = '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":7}}';
+  const enc = Buffer.from(JSON.stringify({ cluster: { count: '12' }, json: { text: crafted } })).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const { page, context } = await open(browser, pageUrl() + '#s=' + enc);
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), '12');
+  assert.notEqual(await page.locator('gpu-calc #json-text').inputValue(), crafted);
+  assert.equal(await page.evaluate((h) => JSON.stringify(globalThis.gpucalcPage.decodeState(h).json), '#s=' + enc), '{"text":""}');
+  await page.evaluate(() => document.querySelector('gpu-calc').persistNow());
+  assert.ok(!(await saved(page)).includes('"count\\":7'));
+  assert.equal(JSON.parse(await saved(page)).cluster.count, '12');
+  await context.close();
+});
+
+test('the JSON editor refuses text that is too large or too deep before the module sees it', async () => {
+  const { page, context } = await open(browser);
+  await settled(page);
+  const ta = page.locator('gpu-calc #json-text');
+  const err = page.locator('gpu-calc #json-text-error');
+  // Count the calls that reach the module.
+  await page.evaluate(() => {
+    const inst = globalThis.gpucalcPage.core().instance;
+    const estimate = inst.estimate;
+    globalThis.__calls = 0;
+    inst.estimate = (t) => { globalThis.__calls++; return estimate(t); };
+  });
+  await ta.fill('{"a":' + '['.repeat(65) + ']'.repeat(65) + '}');
+  assert.match(await err.textContent(), /Not evaluated: the scenario is nested deeper than 64 levels/);
+  await ta.fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, description: 'd'.repeat(70000) }));
+  await page.waitForFunction(() => /characters long/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
+  assert.match(await err.textContent(), /at most 65,536 are accepted here/);
+  await ta.fill(nestedClaims(2));
+  assert.match(await err.textContent(), /cannot vary the claim itself/);
+  assert.equal(await page.evaluate(() => globalThis.__calls), 0);
+  // A deep but allowed text goes to the core, which answers (here: with its own errors).
+  await ta.fill('{"a":' + '['.repeat(63) + ']'.repeat(63) + '}');
+  assert.equal(await page.evaluate(() => globalThis.__calls), 1);
+  assert.match(await err.textContent(), /not a known field/);
+  await ta.fill('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":3}}');
+  assert.match(await page.locator('gpu-calc pre.report').textContent(), /"devices": 3/);
+  await context.close();
+});
+
+test('a failed import shows an alert and keeps the state, also when something throws on the way', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'train', 'count').fill('512');
+  const days = await text(page, 'training.days');
+  const status = page.locator('gpu-calc .import-status');
+  for (const [input, expect] of [
+    [nestedClaims(700), /nested deeper than 64 levels/],
+    [nestedClaims(2), /cannot vary the claim itself/],
+    ['x'.repeat((1 << 20) + 1), /1,048,577 characters long/],
+    ['{not json', /not valid JSON/],
+    [null, /could not be read as text/],
+  ]) {
+    assert.equal(await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), input), false);
+    assert.match(await status.textContent(), expect);
+    assert.equal(await status.getAttribute('role'), 'alert');
+    assert.match(await page.getByRole('alert').filter({ hasText: 'Import failed' }).textContent(), expect);
+  }
+  // An exception in the middle of an import (here: the render) keeps the state from before.
+  const res = await page.evaluate(() => {
+    const el = document.querySelector('gpu-calc');
+    const render = el._render;
+    el._render = function () { el._render = render; throw new Error('render broke'); };
+    return el.importScenario(JSON.stringify({ model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 64 }, training: { tokens: 3e11 } }));
+  });
+  assert.equal(res, false);
+  assert.match(await status.textContent(), /Import failed: render broke\. Nothing was changed\./);
+  assert.equal(await field(page, 'train', 'count').inputValue(), '512');
+  assert.equal(await text(page, 'training.days'), days);
+  // A good import afterwards works and is a status, not an alert.
+  assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}')), true);
+  assert.equal(await status.getAttribute('role'), 'status');
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), '9');
+  await context.close();
+});
+
+test('CSV export: numbers as numbers, text that a spreadsheet would run as a formula neutralised', async () => {
+  const { page, context } = await open(browser);
+  const cells = await page.evaluate(() => [-5, 1e23, 0, '-5', '=1+2', '+1', '@SUM(A1)', '\tx', '\rx', 'plain', 'a"b', true, null].map(globalThis.gpucalcPage.csvCell));
+  assert.deepEqual(cells, ['-5', '1e+23', '0', '"\'-5"', '"\'=1+2"', '"\'+1"', '"\'@SUM(A1)"', '"\'\tx"', '"\'\rx"', '"plain"', '"a""b"', '"true"', '"null"']);
+  // Through the page: a claim whose reason is a formula, from the JSON editor.
+  await page.locator('gpu-calc #json-text').fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 },
+    claim: { checks: [{ metric: 'cluster.devices', min: 1 }], depends: '=HYPERLINK("http://example.invalid","x")' } }));
+  await page.locator('gpu-calc pre.report').filter({ hasText: 'HYPERLINK' }).waitFor();
+  const csv = await page.evaluate(() => document.querySelector('gpu-calc').exportCsv());
+  assert.ok(csv.includes('"json","claim.reason","\'=HYPERLINK(""http://example.invalid"",""x"")"\n'), csv.slice(0, 300));
+  assert.match(csv, /^"cluster","cluster.devices",1000$/m);
+  for (const line of csv.split('\n').slice(1, -1)) assert.doesNotMatch(line.split(',').slice(2).join(','), /^"[=+\-@\t\r]/, line);
+  await context.close();
+});
+
+test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
+  const { page, context, errors } = await open(browser);
+  await settled(page);
+  await page.evaluate(() => {
+    const inst = globalThis.gpucalcPage.core().instance;
+    inst.estimate = () => { throw new WebAssembly.RuntimeError('memory access out of bounds'); };
+  });
+  await field(page, 'cluster', 'count').fill('77');
+  await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.querySelector('[data-key="cluster.devices"]').textContent.startsWith('77'));
+  assert.match(await page.locator('gpu-calc .notice').textContent(), /internal error; it was restarted/);
+  assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
+  assert.equal(await page.locator('gpu-calc #cluster-count-error').textContent(), '');
+  await field(page, 'cluster', 'count').fill('78');
+  assert.equal(await text(page, 'cluster.devices'), '78');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the page stays responsive (no long task over 200 ms) after a poisoned import or storage', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(() => {
+    globalThis.__longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) globalThis.__longTasks.push(Math.round(e.duration)); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  const page = await context.newPage();
+  const loaded = async () => {
+    await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
+    await settled(page);
+  };
+  const longTasks = async () => { await page.waitForTimeout(300); return page.evaluate(() => globalThis.__longTasks.filter((d) => d > 200)); };
+  // A warm-up load (the browser compiles the script and the WebAssembly once); what follows is
+  // measured from navigation on: the poisoned loads, their idle-time work and typing.
+  await page.goto(pageUrl());
+  await loaded();
+  const deep = nestedClaims(700);  // ~60 KB claim nested ~2,100 levels: ~2 s in the module, or a stack overflow
+  // Shallow (9 levels) but each claim varies the claim itself, 16 x 16 x 16 evaluations: ~35 KB, ~0.3-1 s.
+  const leaf = { checks: [{ metric: 'cluster.devices', min: 1 }], vary: { path: 'hardware.count', values: Array.from({ length: 16 }, (_, i) => i + 1) } };
+  const mid = { checks: leaf.checks, vary: { path: 'claim', values: Array(16).fill(leaf) } };
+  const wide = JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: leaf.checks, vary: { path: 'claim', values: Array(16).fill(mid) } } });
+  for (const text of [deep, wide]) {
+    await setSaved(page, poisonState(text));
+    await page.goto(pageUrl());
+    await loaded();
+    await page.locator('gpu-calc .notice').waitFor();
+    const ta = page.locator('gpu-calc #json-text');
+    await ta.press('End');
+    await ta.pressSequentially(' \n ', { delay: 20 });
+    await field(page, 'cluster', 'count').pressSequentially('12', { delay: 20 });
+    assert.deepEqual(await longTasks(), [], 'poisoned storage');
+  }
+  // Poisoned imports and pastes into the editor, once the page is idle.
+  await page.evaluate(() => { globalThis.__longTasks = []; });
+  const count = await field(page, 'cluster', 'count').inputValue();
+  for (const text of [deep, wide, '['.repeat((1 << 20) - 16)]) {
+    assert.equal(await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), text), false);
+    assert.equal(await page.locator('gpu-calc .import-status').getAttribute('role'), 'alert');
+  }
+  for (const text of [deep, wide]) {
+    await page.locator('gpu-calc #json-text').fill(text);
+    await page.waitForFunction(() => /Not evaluated/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
+  }
+  assert.deepEqual(await longTasks(), [], 'poisoned import');
+  assert.equal(await field(page, 'cluster', 'count').inputValue(), count);
   await context.close();
 });

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createContext, runInContext } from 'node:vm';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const site = process.env.GPUCALC_SITE || join(root, 'build', 'wasm', 'site');
@@ -41,4 +42,27 @@ export function rng(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+// A page module (web/<file>, a plain script declaring one namespace) loaded on its own, in a fresh
+// context with the given globals; returns the namespace.
+export function webModule(file, name, globals = {}) {
+  const ctx = createContext(Object.assign({ performance, console }, globals));
+  runInContext(readFileSync(join(root, 'web', file), 'utf8'), ctx, { filename: 'web/' + file });
+  return runInContext(name, ctx);
+}
+
+// A fresh WebAssembly module instance on each call (the wrapper tests re-create instances).
+export function moduleFactory() {
+  const require = createRequire(import.meta.url);
+  const create = require(join(site, 'gpucalc.js'));
+  return () => create();
+}
+
+// Claims nested in claims (hostile input): each level varies the claim itself; `levels` deep,
+// `wide` cases per level. nestedClaims(700) is ~60 KB and nested ~2,100 levels deep.
+export function nestedClaims(levels, wide = 1) {
+  let c = '{"checks":[{"metric":"cluster.devices","min":1}]}';
+  for (let i = 0; i < levels; i++) c = '{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"claim","values":[' + Array(wide).fill(c).join(',') + ']}}';
+  return '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"claim":' + c + '}';
 }

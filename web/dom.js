@@ -1,0 +1,100 @@
+// DOM helpers of the page: elements built from text only (never HTML), report tables with their
+// derivations, stacked bars, data tables, downloads. Security: no user-controlled string reaches
+// innerHTML; every text goes through textContent or a text node.
+// Page modules are plain scripts that scripts/bundle.mjs concatenates, in a fixed order, inside one
+// function scope: each declares one namespace (here `Dom`, plus the formatter alias `F`).
+const F = globalThis.gpucalcFormat;
+
+const Dom = (function () {
+  function h(tag, attrs, ...kids) {
+    const el = document.createElement(tag);
+    if (attrs) {
+      for (const k of Object.keys(attrs)) {
+        const v = attrs[k];
+        if (v === undefined || v === null || v === false) continue;
+        if (k === 'class') el.className = v;
+        else if (k === 'text') el.textContent = v;
+        else if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+        else el.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+    for (const kid of kids.flat()) {
+      if (kid === null || kid === undefined || kid === false) continue;
+      el.appendChild(typeof kid === 'string' || typeof kid === 'number' ? document.createTextNode(String(kid)) : kid);
+    }
+    return el;
+  }
+
+  // Value at a dotted report path ("peak_flops_per_second.bf16"), undefined where absent.
+  function at(obj, path) { return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj); }
+
+  function dataTable(headers, rows) {
+    return h('table', { class: 'data' }, h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col', text: x })))),
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((c) => h('td', null, c))))));
+  }
+
+  // The derivation is built when the reader opens it: most are never opened, and building them all
+  // would dominate the time of an update.
+  function derivation(ex) {
+    const d = h('details', { class: 'work' }, h('summary', { text: 'show the work' }));
+    d.addEventListener('toggle', () => {
+      if (!d.open || d.childNodes.length > 1) return;
+      const vals = h('ul');
+      for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', F.exact(ex.values[k])));
+      d.append(h('div', null, h('code', { text: ex.formula })), vals,
+        h('div', null, '= ', F.exact(ex.result), ' ', ex.unit),
+        ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : '');
+    });
+    return d;
+  }
+
+  // A table of report values: label, formatted value (exact value on hover), and the derivation.
+  function kvTable(caption, obj, rows, explain, prefix) {
+    const tb = h('tbody');
+    for (const [key, label] of rows) {
+      const v = at(obj, key);
+      if (v === undefined) continue;
+      const shown = v === null ? 'unknown' : F.byKey(key.split('.').pop(), v);
+      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, shown);
+      const ex = explain && explain[prefix + '.' + key];
+      if (ex) cell.appendChild(derivation(ex));
+      tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), cell));
+    }
+    return h('table', { class: 'kv' }, h('caption', { text: caption }), tb);
+  }
+
+  // A stacked horizontal bar (memory, step time) with an optional capacity marker and a legend.
+  function bar(caption, parts, capacity, fmt) {
+    const total = parts.reduce((a, [, v]) => a + v, 0);
+    const scale = Math.max(total, capacity || 0) || 1;
+    const b = h('div', { class: 'bar', role: 'img', 'aria-label': caption + ': ' + parts.map(([n, v]) => n + ' ' + fmt(v)).join(', ') + (capacity ? '; capacity ' + fmt(capacity) : '') });
+    parts.forEach(([name, v], i) => {
+      if (v <= 0) return;
+      const seg = h('div', { class: 'seg c' + i, title: name + ': ' + fmt(v) });
+      seg.style.width = (100 * v / scale).toFixed(3) + '%';
+      b.appendChild(seg);
+    });
+    if (capacity) {
+      const cap = h('div', { class: 'cap', title: 'capacity ' + fmt(capacity) });
+      cap.style.left = (100 * capacity / scale).toFixed(3) + '%';
+      b.appendChild(cap);
+    }
+    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v))));
+    return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), b, legend);
+  }
+
+  // The report's warnings as a list, or null when there are none.
+  function warnings(list) {
+    return list && list.length ? h('ul', { class: 'warnings' }, list.map((w) => h('li', { text: w }))) : null;
+  }
+
+  // Offers text as a file download (a blob URL; no network).
+  function download(root, name, text, type) {
+    const a = h('a', { download: name, href: URL.createObjectURL(new Blob([text], { type })) });
+    root.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  return { h, at, dataTable, derivation, kvTable, bar, warnings, download };
+})();

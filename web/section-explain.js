@@ -1,0 +1,83 @@
+// Section "Explain: GPU vs CPU": two devices side by side, how many of B match one A, the
+// roofline chart and where typical workloads fall. Part of the page bundle (scripts/bundle.mjs).
+const ExplainSection = (function () {
+  const { h, at, kvTable, dataTable } = Dom;
+
+  function build(el, sec) {
+    const f = Forms.fieldsOf(el, 'explain');
+    const all = Forms.deviceOptions(el);
+    const precs = ['fp64', 'fp32', 'tf32', 'bf16', 'fp16', 'fp8', 'int8'].map((p) => [p, p.toUpperCase()]);
+    sec.appendChild(h('p', { class: 'prose', text:
+      'A GPU is thousands of simple cores fed by very wide on-package memory (HBM); a CPU is a few dozen complex cores with large caches and ordinary DDR memory. ' +
+      'GPUs run the same instruction across groups of threads (SIMT); CPUs vectorise inside each core (SIMD). Tensor/matrix cores add dedicated hardware for small matrix multiplies, ' +
+      'which is where most of a GPU\u2019s AI FLOPS come from. The roofline below shows when a job is limited by compute or by memory bandwidth.' }));
+    sec.appendChild(Forms.form('explain', [
+      f('a', 'Device A', { options: all }),
+      f('b', 'Device B', { options: all }),
+      f('precision', 'Precision', { options: precs }),
+      f('matmul_n', 'Matrix multiply N', { unit: 'N×N×N' }),
+      f('model', 'Model (forward pass)', { options: Forms.modelOptions(el, false) })]));
+    sec.appendChild(h('div', { class: 'results', 'data-results': 'explain' }));
+  }
+
+  function compareTable(c) {
+    const rows = [['name', 'Name'], ['cores.simt_cores', 'Cores'], ['cores.cpu_cores', 'CPU cores'], ['cores.full_die_simt_cores', 'Cores (full die, not shipped)'],
+      ['memory_bytes', 'Memory'], ['memory_type', 'Memory type'], ['memory_bandwidth_bytes_per_second', 'Bandwidth'], ['tdp_watts', 'TDP']];
+    const tb = h('tbody');
+    for (const [key, label] of rows) {
+      const get = (o) => at(o, key);
+      const fmtv = (v) => (v === null || v === undefined ? '—' : F.byKey(key.split('.').pop(), v));
+      tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), h('td', { text: fmtv(get(c.a)) }), h('td', { text: fmtv(get(c.b)) })));
+    }
+    tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'Peak (' + c.precision_a + ' / ' + c.precision_b + ')' }),
+      h('td', { 'data-key': 'compare.peak_a', title: F.exact(c.peak_a_flops_per_second) }, F.flops(c.peak_a_flops_per_second)),
+      h('td', { 'data-key': 'compare.peak_b', title: F.exact(c.peak_b_flops_per_second) }, F.flops(c.peak_b_flops_per_second))));
+    tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'FLOP/s per watt' }), h('td', { text: F.count(c.flops_per_watt_a) }), h('td', { text: F.count(c.flops_per_watt_b) })));
+    tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'FLOP/s per dollar' }), h('td', { text: F.count(c.flops_per_usd_a) }), h('td', { text: F.count(c.flops_per_usd_b) })));
+    return h('table', { class: 'compare' }, h('caption', { text: 'Side by side (dense peaks; vendors print sparse figures at 2×)' }),
+      h('thead', null, h('tr', null, h('th', { scope: 'col', text: '' }), h('th', { scope: 'col', text: c.a.name }), h('th', { scope: 'col', text: c.b.name }))), tb);
+  }
+
+  function roofline(el, res, rf) {
+    const xs = rf.devices[0].curve.map((p) => p[0]);
+    const series = [{ label: 'FLOP/byte' }];
+    const data = [xs];
+    const colors = ['#d9480f', '#1971c2', '#2f9e44', '#9c36b5'];
+    rf.devices.forEach((d, i) => {
+      series.push({ label: d.name + ' (' + d.precision + ')', stroke: colors[i % 4], width: 2, value: (u, v) => F.flops(v) });
+      data.push(d.curve.map((p) => p[1]));
+    });
+    Charts.chart(el, res, 'Roofline: attainable FLOP/s vs arithmetic intensity (log–log)', {
+      scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
+      axes: [{ label: 'FLOP per byte', values: (u, v) => v.map((x) => F.count(x)) }, { label: 'FLOP/s', size: 70, values: (u, v) => v.map((x) => F.flops(x)) }],
+      series
+    }, data, dataTable(['intensity'].concat(rf.devices.map((d) => d.name)), xs.filter((_, i) => i % 8 === 0).map((x, j) => [F.count(x)].concat(rf.devices.map((d) => F.flops(d.curve[j * 8][1]))))));
+  }
+
+  function kernels(rf) {
+    const kt = [];
+    for (const k of rf.kernels) {
+      const row = [k.name, F.count(k.intensity_flops_per_byte)];
+      for (const d of rf.devices) {
+        const kd = d.kernels.find((x) => x.id === k.id);
+        row.push(F.duration(kd.seconds) + ' at ' + F.flops(kd.attainable_flops_per_second) + ' (' + kd.bound + '-bound)');
+      }
+      kt.push(row);
+    }
+    return h('div', { class: 'kernels' }, h('h3', { text: 'Where typical workloads fall, and how long they take' }),
+      dataTable(['kernel', 'FLOP/byte'].concat(rf.devices.map((d) => d.name)), kt),
+      h('p', { class: 'prose', text: 'Ridge points: ' + rf.devices.map((d) => d.name + ' ' + F.count(d.ridge_flops_per_byte) + ' FLOP/byte').join('; ') +
+        '. Below the ridge a kernel is memory-bound: LLM decode at small batch reads every weight for 1–2 FLOPs, so it runs at bandwidth, not at peak.' }));
+  }
+
+  function show(el, res, r) {
+    const c = r.compare;
+    res.appendChild(compareTable(c));
+    res.appendChild(kvTable('How many of B match one A', c, [['compute_ratio', 'Compute (peak)'], ['bandwidth_ratio', 'Memory bandwidth'],
+      ['cpu_cores_equivalent', 'CPU cores equal to one A']], r.explain, 'compare'));
+    roofline(el, res, r.roofline);
+    res.appendChild(kernels(r.roofline));
+  }
+
+  return { build, show };
+})();
