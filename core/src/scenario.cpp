@@ -231,9 +231,26 @@ void parse_training(const json& t, Scenario& s, Errors& errors) {
 
 void parse_inference(const json& t, Scenario& s, Errors& errors) {
     const std::string path = "inference";
-    check_table_keys(t, path, inference_fields(), errors);
+    check_table_keys(t, path, inference_fields(), errors, {"slo", "speculative"});
     InferenceConfig c;
     read_fields(t, path, inference_fields(), c, errors);
+    if (const json* o = object(t, "slo", path, errors)) {
+        check_table_keys(*o, "inference.slo", slo_fields(), errors);
+        ServingSlo slo;
+        read_fields(*o, "inference.slo", slo_fields(), slo, errors);
+        if (!slo.ttft_seconds && !slo.tpot_seconds)
+            add_error(errors, "missing", "inference.slo", "inference.slo needs ttft_seconds, tpot_seconds or both");
+        c.slo = slo;
+    }
+    if (const json* o = object(t, "speculative", path, errors)) {
+        check_table_keys(*o, "inference.speculative", speculative_fields(), errors);
+        SpeculativeConfig sp;
+        read_fields(*o, "inference.speculative", speculative_fields(), sp, errors);
+        if (!o->contains("draft_params") || (*o)["draft_params"].is_null())
+            add_error(errors, "missing", "inference.speculative.draft_params",
+                      "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
+        c.speculative = sp;
+    }
     s.inference = c;
 }
 
@@ -387,6 +404,26 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         if (s.model && s.model->has_architecture && !divisible(s.model->heads, c.tp))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+        if (c.ep > 1) {
+            if (!s.model || !s.model->is_moe())
+                add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+            else if (!divisible(s.model->experts, c.ep))
+                add_error(errors, "divisibility", "inference.ep",
+                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
+            if (s.hardware->count % (c.tp * c.ep) != 0)
+                add_error(errors, "divisibility", "inference.ep",
+                          "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp x inference.ep (" +
+                              fmt_num(c.tp * c.ep) + ")");
+        }
+        if (c.attention_dp && (!s.model || !s.model->is_mla()))
+            add_error(errors, "range", "inference.attention_dp",
+                      "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
+        if (c.gpu_layers && s.model && s.model->has_architecture && static_cast<double>(*c.gpu_layers) > s.model->layers)
+            add_error(errors, "range", "inference.gpu_layers",
+                      "inference.gpu_layers (" + fmt_num(static_cast<double>(*c.gpu_layers)) + ") must not exceed model.layers (" +
+                          fmt_num(s.model->layers) + ")");
+        if (c.gpu_layers && s.model && !s.model->has_architecture)
+            add_error(errors, "missing", "inference.gpu_layers", "inference.gpu_layers needs a model architecture (layers)");
         if (!d.memory_bandwidth_bytes_per_second)
             add_error(errors, "unsupported", "hardware.device", d.name + " has no published memory bandwidth");
         if (!d.memory_bytes)

@@ -17,6 +17,8 @@ const std::vector<Field<Hardware>>& hardware_fields();
 const std::vector<Field<TrainingConfig>>& training_fields();
 const std::vector<Field<EfficiencyOverrides>>& efficiency_fields();
 const std::vector<Field<InferenceConfig>>& inference_fields();
+const std::vector<Field<ServingSlo>>& slo_fields();
+const std::vector<Field<SpeculativeConfig>>& speculative_fields();
 const std::vector<Field<Costs>>& costs_fields();
 const std::vector<Field<RooflineRequest>>& roofline_fields();
 const std::vector<Field<CompareRequest>>& compare_fields();
