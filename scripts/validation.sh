@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build/native --target gpucalc_tests >/dev/null
-(cd build/native/tests/unit && ./gpucalc_tests "validation*" >/dev/null)
+(cd build/native/tests/unit && ./gpucalc_tests "validation*" >/dev/null && ./gpucalc_tests "serving validation*" >/dev/null)
 {
   cat <<'HEAD'
 # Validation: predicted vs published
@@ -18,13 +18,12 @@ calculator runs). Do not edit by hand.
   (HFU-based) under full recomputation. Table 1 does not give the micro-batch size: we assume 1.
 - **Held-out runs** whose parallel layout the paper does not state use an assumed layout (said in
   the row). GPU-hours of Llama 2 depend on the assumed GPU count only through the scaling efficiency.
-- **Inference.** Decode uses documented constants (80% of HBM bandwidth, ~30 µs of kernel time per
-  layer); none was fitted to these rows. Quantised decode in gpt-fast is limited by dequantisation
-  work, which the bandwidth model does not include: int8/int4 speeds are over-estimated. TensorRT-LLM
-  max-throughput rows depend on the batch the engine chose (not published; assumed) and on scheduling
-  overheads the roofline does not model.
+- **Serving** has its own section below (generated from `tests/unit/test_serving_validation.cpp`).
 
 HEAD
   cat build/native/tests/unit/validation-table.md
+  echo
+  cat docs/VALIDATION-serving-head.md
+  cat build/native/tests/unit/serving-validation-table.md
 } > docs/VALIDATION.md
 echo "docs/VALIDATION.md updated"

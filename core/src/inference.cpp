@@ -184,17 +184,21 @@ struct Model {
         const double touched_local = experts_touched(b) / ep;  // experts are sharded over ep ranks
         return non_expert / t + touched_local * expert_params_layers / t;
     }
-    double tp_allreduce(double tokens) const {
+    // TP all-reduces (after attention and after the MLP, 16-bit activations, ring) of `tokens`
+    // tokens; `latency` false when the calls are shared with other work (prefill chunks ride on
+    // decode steps, whose calls are already counted).
+    double tp_allreduce(double tokens, bool latency = true) const {
         if (t <= 1) return 0;
-        const double per_call = eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) +
+        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) : 0.0) +
                                 2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / std::max(1.0, link);
-        return layers * 2.0 * per_call;  // after attention and after the MLP
+        return layers * 2.0 * per_call;
     }
-    double ep_alltoall(double tokens) const {
+    // EP all-to-alls (dispatch and combine) per MoE layer.
+    double ep_alltoall(double tokens, bool latency = true) const {
         if (ep <= 1 || !m.is_moe()) return 0;
-        const double per_call = eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep) +
+        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep) : 0.0) +
                                 tokens * m.experts_per_token * hidden * 2.0 * (ep - 1.0) / ep / std::max(1.0, ep_link);
-        return moe_layers * 2.0 * per_call;  // dispatch and combine
+        return moe_layers * 2.0 * per_call;
     }
     double attention_flops_per_token(double ctx) const {
         if (!m.has_architecture) return 0;
@@ -255,13 +259,13 @@ struct Model {
         const double host = (1 - gpu_layer_fraction) > 0 ? safe_div(tokens * 2.0 * matmul_params * (1 - gpu_layer_fraction),
                                                                     fp32 * eff.dequant_alu)
                                                          : 0;  // offloaded layers compute on the CPU (llama.cpp)
-        return gemm * gpu_layer_fraction + attn + host + tp_allreduce(tokens) + ep_alltoall(tokens);
+        return gemm * gpu_layer_fraction + attn + host + tp_allreduce(tokens, false) + ep_alltoall(tokens, false);
     }
     // One request's prompt on an idle instance: compute, but at least one pass over the weights.
     double prefill_alone(double tokens, double cached) const {
         const DecodeTerms one = decode(1, cached + tokens);
         const double memory_side = one.weights + one.dequantization + one.host_offload;
-        return std::max(prefill_compute(tokens, cached), memory_side) + one.kernel_overhead;
+        return std::max(prefill_compute(tokens, cached), memory_side) + one.kernel_overhead + tp_allreduce(0) + ep_alltoall(0);
     }
 };
 

@@ -101,26 +101,7 @@ std::vector<Case> cases() {
     const char* l3 = "Dubey et al. 2024 (arXiv:2407.21783) Table 4: 430 / 400 TFLOPS per GPU (BF16 MFU 43% / 41%)";
     c.push_back({"llama3-405b-8k", "Llama 3 405B, 8,192 H100, TP8 PP16 (vpp 4 assumed)", llama3(8192), "mfu", 430 / 989.4, 1, l3, false});
     c.push_back({"llama3-405b-16k", "Llama 3 405B, 16,384 H100, TP8 PP16 (vpp 4 assumed)", llama3(16384), "mfu", 400 / 989.4, 1, l3, false});
-    // Inference (decode and serving throughput); the constants are documented, none fitted to these rows.
-    auto decode = [](const char* prec) {
-        return json{{"model", {{"preset", "llama2-7b"}}},
-                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1}}},
-                    {"inference", {{"batch", 1}, {"prompt_tokens", 5}, {"output_tokens", 200}, {"weight_precision", prec}}},
-                    {"explain", false}};
-    };
-    const char* gf = "gpt-fast README (pytorch-labs/gpt-fast, commit 0f925b5d), A100-80GB power-limited to 330 W";
-    c.push_back({"gpt-fast-bf16", "Llama-2-7B batch-1 decode, 16-bit", decode("bf16"), "decode_tokens_per_second_per_user", 104.9, 1, gf, false, "inference", 0.15});
-    c.push_back({"gpt-fast-int8", "Llama-2-7B batch-1 decode, int8 weights", decode("int8"), "decode_tokens_per_second_per_user", 155.58, 1, gf, false, "inference", 0.35});
-    c.push_back({"gpt-fast-int4", "Llama-2-7B batch-1 decode, int4 G=32 (dequantisation-bound: known over-estimate)", decode("int4"), "decode_tokens_per_second_per_user", 196.8, 1, gf, false, "inference", 0.70});
-    auto trt = [](double isl, double osl, double batch) {
-        return json{{"model", {{"preset", "llama3-8b"}}},
-                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
-                    {"inference", {{"batch", batch}, {"prompt_tokens", isl}, {"output_tokens", osl}, {"weight_precision", "fp8"}, {"kv_precision", "fp8"}}},
-                    {"explain", false}};
-    };
-    const char* tr = "TensorRT-LLM perf-overview.md (commit 00f37686), H100 SXM FP8, max-throughput";
-    c.push_back({"trtllm-128-128", "Llama 3.1 8B, ISL/OSL 128/128, batch 2048 (assumed)", trt(128, 128, 2048), "throughput_tokens_per_second_per_gpu", 28312, 1, tr, false, "inference", 1.5});
-    c.push_back({"trtllm-2048-2048", "Llama 3.1 8B, ISL/OSL 2048/2048, batch 200 (assumed: the largest that fits)", trt(2048, 2048, 200), "throughput_tokens_per_second_per_gpu", 9305, 1, tr, false, "inference", 1.5});
+    // Serving rows (gpt-fast, TensorRT-LLM) are in test_serving_validation.cpp.
     return c;
 }
 
