@@ -336,3 +336,43 @@ TEST_CASE("hostile serving inputs: errors name the field, answers stay finite") 
     CHECK(bare["warnings"].dump().find("batch 1 assumed") != std::string::npos);
     all_finite(bare);
 }
+
+TEST_CASE("can I run it? a 4090 and an M-series Mac at a given context") {
+    auto ask = [](const char* device, const char* model, json inf) {
+        inf["batch"] = 1;
+        inf["prompt_tokens"] = 4000;
+        inf["output_tokens"] = 500;
+        return run({{"model", {{"preset", model}}}, {"hardware", {{"device", device}}}, {"inference", inf}});
+    };
+    // Llama 3 8B Q4_K_M on an RTX 4090: 4.9 GB of weights; llama.cpp measured 127.7 tok/s (XiongjieDai table).
+    auto r = ask("nvidia-rtx-4090", "llama3-8b", {{"weight_format", "q4_k_m"}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["fits"] == true);
+    CHECK(r["inference"]["weights_bytes"].get<double>() == Approx(8030261248.0 * 4.89 / 8));
+    const double tps = r["inference"]["decode_tokens_per_second_per_user"].get<double>();
+    CHECK(tps > 90);
+    CHECK(tps < 160);
+    // Llama 3 70B Q4_K_M (43 GB) does not fit in 24 GB...
+    auto big = ask("nvidia-rtx-4090", "llama3-70b", {{"weight_format", "q4_k_m"}});
+    CHECK(big["inference"]["fits"] == false);
+    CHECK(big["inference"]["decode_tokens_per_second_per_user"].is_null());
+    CHECK(big["inference"]["infeasible_reason"].get<std::string>().find("CPU offload") != std::string::npos);
+    // ...but runs with 36 of its 80 layers on the card and the rest from DDR5: a few tokens per second.
+    auto off = ask("nvidia-rtx-4090", "llama3-70b", {{"weight_format", "q4_k_m"}, {"gpu_layers", 36}});
+    CHECK(off["inference"]["fits"] == true);
+    CHECK(off["inference"]["host_weights_bytes"].get<double>() > 20e9);
+    const double slow = off["inference"]["decode_tokens_per_second_per_user"].get<double>();
+    CHECK(slow > 1);
+    CHECK(slow < 6);
+    CHECK(off["inference"]["decode_breakdown_seconds"]["host_offload"].get<double>() >
+          off["inference"]["decode_breakdown_seconds"]["weights"].get<double>());
+    // Apple M3 Max (128 GB, 3/4 usable by the GPU): 70B Q4_K_M fits; llama.cpp measured 7.5 tok/s.
+    auto mac = ask("apple-m3-max", "llama3-70b", {{"weight_format", "q4_k_m"}});
+    CHECK(mac["inference"]["fits"] == true);
+    CHECK(mac["inference"]["memory_capacity_bytes"].get<double>() == Approx(0.75 * 128e9));
+    const double m = mac["inference"]["decode_tokens_per_second_per_user"].get<double>();
+    CHECK(m > 4.5);
+    CHECK(m < 10);
+    // 70B in 16 bits (141 GB) is more than 96 GB usable.
+    CHECK(ask("apple-m3-max", "llama3-70b", {{"weight_precision", "bf16"}})["inference"]["fits"] == false);
+}
