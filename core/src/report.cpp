@@ -6,6 +6,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
+#include "gpucalc/finetune.hpp"
 #include "gpucalc/inference.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
@@ -239,6 +240,34 @@ json inference_inputs_json(const InferenceConfig& c) {
     return j;
 }
 
+json finetune_json(const FinetuneResult& r) {
+    const bool ok = r.fits;
+    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
+    auto total = [&](const std::optional<double>& v) { return ok && v ? json(*v) : json(nullptr); };
+    const FinetuneMemory& m = r.memory;
+    json j;
+    j["params"] = r.params_total;
+    j["trainable_params"] = r.trainable_params;
+    j["devices"] = r.devices;
+    j["memory_per_gpu_bytes"] = {{"weights", m.weights},       {"master_weights", m.master}, {"gradients", m.gradients},
+                                 {"optimizer", m.optimizer},   {"activations", m.activations}, {"logits", m.logits},
+                                 {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead}, {"total", m.total}};
+    j["peak_active_bytes"] = r.peak_active_bytes;
+    j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+    j["fits"] = r.fits;
+    j["infeasible_reason"] = r.infeasible_reason;
+    j["max_batch"] = r.max_batch;
+    j["max_seq_len"] = r.max_seq_len;
+    j["flops_per_token"] = r.flops_per_token;
+    j["step_seconds"] = when_ok(r.step_seconds);
+    j["tokens_per_second"] = when_ok(r.tokens_per_second);
+    j["seconds"] = total(r.seconds);
+    j["gpu_hours"] = total(r.gpu_hours);
+    j["cost_usd"] = total(r.cost_usd);
+    j["gpu_hour_usd"] = r.gpu_hour_usd;
+    return j;
+}
+
 json roofline_json(const RooflineResult& r) {
     json kernels = json::array();
     for (const auto& k : r.kernels)
@@ -389,6 +418,12 @@ json build_report(const Scenario& s) {
         inputs["inference"] = inference_inputs_json(r.config);
         report["inference"] = inference_json(r);
         for (auto& w : r.warnings) warnings.push_back("inference: " + w);
+    }
+    if (s.finetune && s.hardware && s.model) {
+        FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, trace);
+        inputs["finetune"] = write_fields(r.config, finetune_fields());
+        report["finetune"] = finetune_json(r);
+        for (auto& w : r.warnings) warnings.push_back("finetune: " + w);
     }
     if (s.compare) {
         report["compare"] = compare_json(*s.compare, estimate_compare(*s.compare, trace));

@@ -254,6 +254,13 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
     s.inference = c;
 }
 
+void parse_finetune(const json& f, Scenario& s, Errors& errors) {
+    check_table_keys(f, "finetune", finetune_fields(), errors);
+    FinetuneConfig c;
+    read_fields(f, "finetune", finetune_fields(), c, errors);
+    s.finetune = c;
+}
+
 void parse_costs(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "costs";
     check_table_keys(c, path, costs_fields(), errors);
@@ -380,6 +387,10 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
     if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
     if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
+    if (s.finetune && !s.hardware) add_error(errors, "missing", "hardware", "finetune needs hardware (device and count)");
+    if (s.finetune && !s.model) add_error(errors, "missing", "model", "finetune needs a model");
+    if (s.finetune && s.hardware && !s.hardware->device.memory_bytes)
+        add_error(errors, "unsupported", "hardware.device", s.hardware->device.name + " has no device memory size");
     if (s.training && s.hardware) {
         auto& t = *s.training;
         const Device& d = s.hardware->device;
@@ -441,7 +452,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     }
     check_keys(j, "", errors,
                {"model", "hardware", "training", "inference", "costs", "compare", "roofline", "scaling", "explain", "name",
-                "description"});
+                "description", "finetune"});
     if (const json* m = object(j, "model", "", errors)) {
         ModelSpec spec;
         if (model_from_json(*m, "model", spec, errors)) s.model = spec;
@@ -450,6 +461,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     if (const json* t = object(j, "training", "", errors)) parse_training(*t, s, errors);
     if (const json* t = object(j, "inference", "", errors)) parse_inference(*t, s, errors);
     if (const json* c = object(j, "costs", "", errors)) parse_costs(*c, s, errors);
+    if (const json* f = object(j, "finetune", "", errors)) parse_finetune(*f, s, errors);
     if (const json* c = object(j, "compare", "", errors)) parse_compare(*c, s, errors);
     if (const json* c = object(j, "roofline", "", errors)) parse_roofline(*c, s, errors);
     if (auto v = boolean(j, "scaling", "", errors)) s.scaling = *v;
@@ -457,7 +469,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     string(j, "name", "", errors, false, 200);
     string(j, "description", "", errors, false, 2000);
     if (errors.size() == before) check_consistency(s, errors, check_layout);
-    if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model)
+    if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model && !s.finetune)
         add_error(errors, "missing", "", "the scenario asks for nothing: give hardware, model, training, inference, compare or roofline");
     return errors.size() == before;
 }

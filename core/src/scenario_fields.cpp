@@ -198,6 +198,31 @@ const std::vector<Field<SpeculativeConfig>>& speculative_fields() {
     return t;
 }
 
+const std::vector<Field<FinetuneConfig>>& finetune_fields() {
+    using F = FinetuneConfig;
+    static const std::vector<Field<F>> t = {
+        field<&F::method>(choice_spec("method", {{"full", 0}, {"lora", 1}, {"qlora", 2}},
+                                      "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
+        field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r")),
+        field<&F::lora_modules>(choice_spec("lora_modules", {{"qv", 0}, {"attention", 1}, {"all_linear", 2}},
+                                            "adapted matrices: q and v, all attention projections, or every linear layer")),
+        field<&F::batch>(integer_spec("batch", "sequences", 1, 1e6, "sequences per device per step")),
+        field<&F::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "tokens per sequence")),
+        field<&F::gradient_checkpointing>(boolean_spec("gradient_checkpointing", "keep each layer's input only; recompute the layer in backward")),
+        field<&F::optimizer>(choice_spec("optimizer", {{"adamw", 0}, {"adam", 0}, {"adamw_8bit", 1}, {"paged_adamw_8bit", 2}, {"sgd", 3}},
+                                         "optimizer (paged states live in host-backed unified memory)")),
+        field<&F::master_weights>(boolean_spec("master_weights", "fp32 copy of the trainable weights and fp32 optimizer states")),
+        field<&F::optimizer_in_backward>(boolean_spec("optimizer_in_backward", "step each parameter as its gradient arrives")),
+        field<&F::chunked_cross_entropy>(boolean_spec("chunked_cross_entropy", "fp32 loss over the logits in 8 chunks")),
+        field<&F::activation_offload>(boolean_spec("activation_offload", "checkpointed layer inputs kept in host memory")),
+        field<&F::cpu_offload>(boolean_spec("cpu_offload", "FSDP CPU offload of parameters, gradients and optimizer states")),
+        field<&F::tokens>(number_spec("tokens", "tokens", {1, 1e16, false}, "tokens to train on (time and cost need it)")),
+        field<&F::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
+                                              "memory allowance per device (CUDA context, allocator, buffers)")),
+    };
+    return t;
+}
+
 const std::vector<Field<Costs>>& costs_fields() {
     using C = Costs;
     static const std::vector<Field<C>> t = {

@@ -79,6 +79,7 @@ std::vector<Section> sections() {
         {"inference", "serving", table_schema_json(inference_fields())},
         {"inference.slo", "latency targets: the search over precision, TP and batch for the fewest GPUs", table_schema_json(slo_fields())},
         {"inference.speculative", "speculative decoding with a draft model or MTP module", table_schema_json(speculative_fields())},
+        {"finetune", "fine-tuning: full, LoRA or QLoRA on hardware.count devices", table_schema_json(finetune_fields())},
         {"costs", "prices, power and carbon", table_schema_json(costs_fields())},
         {"compare", "two devices side by side", table_schema_json(compare_fields())},
         {"roofline", "roofline curves and typical kernels", table_schema_json(roofline_fields())},

@@ -376,3 +376,52 @@ TEST_CASE("can I run it? a 4090 and an M-series Mac at a given context") {
     // 70B in 16 bits (141 GB) is more than 96 GB usable.
     CHECK(ask("apple-m3-max", "llama3-70b", {{"weight_precision", "bf16"}})["inference"]["fits"] == false);
 }
+
+TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that do; time and cost") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+              {"finetune", {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}, {"tokens", 1e7}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const auto& f = r["finetune"];
+    CHECK(f["fits"] == true);
+    CHECK(f["max_batch"].get<double>() >= 2);
+    CHECK(f["max_seq_len"].get<double>() >= 2048);
+    CHECK(f["tokens_per_second"].get<double>() > 0);
+    CHECK(f["seconds"].get<double>() == Approx(1e7 / f["tokens_per_second"].get<double>()));
+    // QLoRA's 8B rank-16 adapters on every linear layer: 16 x (q 8192 + k 5120 + v 5120 + o 8192 + 3 x 18432) x 32 layers.
+    CHECK(f["trainable_params"].get<double>() == Approx(16.0 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32));
+    // The biggest batch reported fits; one more sequence does not.
+    json at = s;
+    at["finetune"]["batch"] = f["max_batch"];
+    CHECK(run(at)["finetune"]["fits"] == true);
+    at["finetune"]["batch"] = f["max_batch"].get<double>() + 1;
+    CHECK(run(at)["finetune"]["fits"] == false);
+    // Full fine-tuning of 8B with AdamW does not fit one 24 GB card; sharded over 8 A100s it does.
+    s["finetune"] = {{"method", "full"}};
+    auto full = run(s);
+    CHECK(full["finetune"]["fits"] == false);
+    CHECK(full["finetune"]["step_seconds"].is_null());
+    CHECK_FALSE(full["finetune"]["infeasible_reason"].get<std::string>().empty());
+    s["hardware"] = {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}};
+    CHECK(run(s)["finetune"]["fits"] == true);
+    // Hostile values: errors name the field.
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"method", "dora"}}}}),
+                    "finetune.method"));
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"lora_rank", 0}}}}),
+                    "finetune.lora_rank"));
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"finetune", json::object()}}), "hardware"));
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"x", 1}}}}),
+                    "finetune.x"));
+    for (const json& ft : {json{{"seq_len", 1e8}, {"batch", 1e6}}, json{{"lora_rank", 65536}, {"lora_modules", "all_linear"}},
+                           json{{"method", "full"}, {"cpu_offload", true}, {"tokens", 1e16}}}) {
+        auto x = run({{"model", {{"preset", "deepseek-v3"}}}, {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 64}}}, {"finetune", ft}});
+        INFO(ft.dump());
+        REQUIRE_FALSE(x.contains("errors"));
+        all_finite(x);
+        CHECK(run(x["inputs"]).dump() == x.dump());
+    }
+    auto bare = run({{"model", {{"params", 7e9}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"method", "qlora"}}}});
+    REQUIRE_FALSE(bare.contains("errors"));
+    all_finite(bare);
+}

@@ -624,3 +624,75 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
           "\n### TensorRT-LLM v0.17 table\n\n<details><summary>284 rows</summary>\n\n" + t017 + "\n</details>\n";
     std::ofstream("serving-validation-table.md") << md;
 }
+
+TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (torchtune README, QLoRA paper)") {
+    const json l32_3b = {{"name", "Llama 3.2 3B"}, {"layers", 28}, {"hidden", 3072}, {"heads", 24}, {"kv_heads", 8}, {"ffn_hidden", 8192},
+                         {"vocab", 128256}, {"ffn_kind", "swiglu"}, {"norm", "rmsnorm"}, {"position_embedding", "rope"}, {"biases", false},
+                         {"tied_embeddings", true}};
+    struct Ft {
+        const char* what;
+        json model;
+        const char* device;
+        int devices;
+        json finetune;
+        double published_gib;  // torchtune: peak (active) memory per GPU
+        const char* source;
+        bool lora;
+    };
+    const char* ladder = "torchtune README @ bd2a0fc7, 'Optimization flags' (Llama 3.2 3B, batch 2, seq 4096, A100, compile, chunked CE)";
+    const char* table = "torchtune README @ 30b8519e, 'Memory and training speed' (batch 2, packed seq 2048; configs at that commit)";
+    const Ft rows[] = {
+        {"3B full, checkpointing", l32_3b, "nvidia-a100-sxm4-80gb", 1, {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}}, 24.9, ladder, false},
+        {"3B full, + optimizer in backward", l32_3b, "nvidia-a100-sxm4-80gb", 1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}}, 23.1, ladder, false},
+        {"3B full, + activation offload", l32_3b, "nvidia-a100-sxm4-80gb", 1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}, {"activation_offload", true}}, 21.8, ladder, false},
+        {"3B full, + 8-bit AdamW", l32_3b, "nvidia-a100-sxm4-80gb", 1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}, {"activation_offload", true}, {"optimizer", "adamw_8bit"}},
+         17.6, ladder, false},
+        {"3B LoRA r64 (q, v, o, MLP)", l32_3b, "nvidia-a100-sxm4-80gb", 1,
+         {{"method", "lora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 2}, {"seq_len", 4096}, {"activation_offload", true}}, 8.5, ladder, true},
+        {"3B QLoRA r64 (q, v, o, MLP)", l32_3b, "nvidia-a100-sxm4-80gb", 1,
+         {{"method", "qlora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 2}, {"seq_len", 4096}, {"activation_offload", true}}, 4.6, ladder, true},
+        {"Llama 3.1 8B full, paged 8-bit AdamW, optimizer in backward", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1,
+         {{"method", "full"}, {"optimizer", "paged_adamw_8bit"}, {"optimizer_in_backward", true}}, 18.9, table, false},
+        {"Llama 3.1 8B LoRA r8 (q, v)", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1, {{"method", "lora"}}, 16.2, table, true},
+        {"Llama 3.1 8B QLoRA r8 (q, k, v, o, MLP)", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1,
+         {{"method", "qlora"}, {"lora_modules", "all_linear"}}, 7.4, table, true},
+        {"Llama 3.1 70B LoRA r16 (q, v, o, MLP), FSDP", {{"preset", "llama3-70b"}}, "nvidia-a100-sxm4-80gb", 8,
+         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}}, 27.6, table, true},
+        {"Llama 3.1 70B full, FSDP + CPU offload", {{"preset", "llama3-70b"}}, "nvidia-a100-sxm4-80gb", 8,
+         {{"method", "full"}, {"cpu_offload", true}, {"optimizer_in_backward", true}}, 13.9, table, false},
+        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed)", {{"preset", "llama3.1-405b"}}, "nvidia-a100-sxm4-80gb", 8,
+         {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}}, 44.8e9 / (1024.0 * 1024 * 1024), table, true},
+    };
+    Stats all;
+    std::string t = "| run | devices | published GiB | predicted GiB | error | source |\n|---|---|---|---|---|---|\n";
+    for (const auto& r : rows) {
+        const json rep = run({{"model", r.model}, {"hardware", {{"device", r.device}, {"count", r.devices}}}, {"finetune", r.finetune}, {"explain", false}});
+        INFO(r.what << " " << rep.dump().substr(0, 300));
+        REQUIRE_FALSE(rep.contains("errors"));
+        const double pred = rep["finetune"]["peak_active_bytes"].get<double>() / (1024.0 * 1024 * 1024);
+        const double e = (pred - r.published_gib) / r.published_gib;
+        all.abs_err.push_back(std::abs(e));
+        CHECK(std::abs(e) < 0.45);
+        t += std::string("| ") + r.what + " | " + std::to_string(r.devices) + " x " + r.device + " | " + num(r.published_gib) + " | " + num(pred) + " | " +
+             pct(e) + " | " + r.source + " |\n";
+    }
+    CHECK(all.median() < 0.15);
+    // QLoRA paper (arXiv:2305.14314) abstract: 65B fine-tuning in < 48 GB with NF4, double quantisation and paged
+    // optimizers (LoRA r = 64 on all linear layers; batch 1, 512 tokens for the memory figure in its appendix).
+    const json q65 = run({{"model", {{"preset", "llama-65b"}}}, {"hardware", {{"device", "nvidia-rtx-a6000"}}},
+                          {"finetune", {{"method", "qlora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 1}, {"seq_len", 512},
+                                        {"optimizer", "paged_adamw_8bit"}}}});
+    REQUIRE_FALSE(q65.contains("errors"));
+    CHECK(q65["finetune"]["fits"] == true);
+    const double q65_gib = q65["finetune"]["memory_per_gpu_bytes"]["total"].get<double>() / 1e9;
+    CHECK(q65_gib < 48);
+    t += "| LLaMA 65B QLoRA r64 all linear, batch 1 x 512, paged 8-bit AdamW (bound) | 1 x nvidia-rtx-a6000 | < 48 GB | " + num(q65_gib) +
+         " GB | fits | Dettmers et al. 2023 (arXiv:2305.14314) abstract |\n";
+    std::ofstream("finetune-validation-table.md")
+        << "### Fine-tuning peak memory\n\nMedian absolute error " << apct(all.median()) << ", max " << apct(all.max()) << " over "
+        << all.abs_err.size() << " rows (nothing fitted on them).\n\n" << t;
+}
+

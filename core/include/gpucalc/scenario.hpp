@@ -106,6 +106,27 @@ struct InferenceConfig {
     double host_memory_bandwidth_bytes_per_second = 89.6e9;  // dual-channel DDR5-5600: 2 x 8 B x 5.6e9 transfers/s
 };
 
+// Fine-tuning (finetune.cpp): full, LoRA or QLoRA on hardware.count devices (FSDP-sharded when > 1).
+enum class FinetuneMethod { full, lora, qlora };
+enum class LoraModules { qv, attention, all_linear };
+enum class FinetuneOptimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd };
+struct FinetuneConfig {
+    FinetuneMethod method = FinetuneMethod::lora;
+    Count lora_rank = 8;                         // torchtune / PEFT default rank
+    LoraModules lora_modules = LoraModules::qv;  // adapted matrices: q and v (LoRA paper), all attention, all linear (QLoRA paper)
+    Count batch = 2;                             // sequences per device per step (torchtune's table: 2)
+    Count seq_len = 2048;                        // tokens per sequence (packed)
+    bool gradient_checkpointing = true;          // keep only each layer's input; recompute the layer in backward
+    FinetuneOptimizer optimizer = FinetuneOptimizer::adamw;
+    bool master_weights = false;                 // fp32 copy of trainable weights and fp32 optimizer states (mixed precision)
+    bool optimizer_in_backward = false;          // step each parameter as its gradient arrives (one layer's gradients live)
+    bool chunked_cross_entropy = true;           // fp32 loss over the logits in 8 chunks (torchtune CEWithChunkedOutputLoss)
+    bool activation_offload = false;             // checkpointed layer inputs kept in host memory
+    bool cpu_offload = false;                    // FSDP CPU offload: parameters, gradients and optimizer states in host memory
+    std::optional<double> tokens;                // tokens to train on (time and cost need it)
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, allocator, communication buffers
+};
+
 enum class Ownership { cloud, owned };
 
 struct Costs {
@@ -157,6 +178,7 @@ struct Scenario {
     Costs costs;
     std::optional<CompareRequest> compare;
     std::optional<RooflineRequest> roofline;
+    std::optional<FinetuneConfig> finetune;
     bool scaling = false;   // include the training scaling curve
     bool explain = true;    // include derivations ("show the work")
 };

@@ -20,6 +20,7 @@ const std::vector<Field<InferenceConfig>>& inference_fields();
 const std::vector<Field<ServingSlo>>& slo_fields();
 const std::vector<Field<SpeculativeConfig>>& speculative_fields();
 const std::vector<Field<Costs>>& costs_fields();
+const std::vector<Field<FinetuneConfig>>& finetune_fields();
 const std::vector<Field<RooflineRequest>>& roofline_fields();
 const std::vector<Field<CompareRequest>>& compare_fields();
 const std::vector<Field<InverseQuestion>>& inverse_fields();
