@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build/native --target gpucalc_tests >/dev/null
-(cd build/native/tests/unit && ./gpucalc_tests "validation*" >/dev/null && ./gpucalc_tests "serving validation*,fine-tuning validation*" >/dev/null)
+(cd build/native/tests/unit && ./gpucalc_tests "validation*" >/dev/null && ./gpucalc_tests "serving validation*,serving cross-validation*,fine-tuning validation*" >/dev/null)
 {
   cat <<'HEAD'
 # Validation: predicted vs published
@@ -25,6 +25,10 @@ HEAD
   echo
   cat docs/VALIDATION-serving-head.md
   cat build/native/tests/unit/serving-validation-table.md
+  echo
+  cat build/native/tests/unit/serving-cv-table.md
+  echo
+  cat build/native/tests/unit/gptfast-cv-table.md
   echo
   cat build/native/tests/unit/finetune-validation-table.md
 } > docs/VALIDATION.md

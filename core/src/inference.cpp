@@ -111,7 +111,7 @@ struct Model {
     double moe_layers = 0;
     double kv_token = 0, kv_token_gpu = 0;  // KV bytes per token: whole model / per device
 
-    Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c) : m(mm), d(hw.device), cfg(c) {
+    Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {}) : m(mm), d(hw.device), cfg(c), eff(e) {
         pc = count_params(m);
         t = static_cast<double>(cfg.tp);
         ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
@@ -483,10 +483,15 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
 
 InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
                                    Trace& trace) {
+    return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
+}
+
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
+                                   Trace& trace, const InferenceEfficiency& constants) {
     InferenceResult r;
     r.config = cfg;
     const Device& d = hw.device;
-    const Model x(m, hw, cfg);
+    const Model x(m, hw, cfg, constants);
     const InferenceEfficiency& eff = x.eff;
     r.params_total = x.pc.total;
     r.params_active = x.pc.active;

@@ -10,6 +10,8 @@
 #include <map>
 #include <vector>
 
+#include "gpucalc/inference.hpp"
+#include "gpucalc/scenario.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -694,5 +696,135 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
     std::ofstream("finetune-validation-table.md")
         << "### Fine-tuning peak memory\n\nMedian absolute error " << apct(all.median()) << ", max " << apct(all.max()) << " over "
         << all.abs_err.size() << " rows (nothing fitted on them).\n\n" << t;
+}
+
+// Leave-one-model-out cross-validation of the constants fitted on TensorRT-LLM 0.17: for each model
+// family, refit gemm_max (16-bit, 8-bit), gemm_half_width and seconds_per_sequence_step on the other
+// families by a grid search (least squares in log error) and report the error on the held-out family.
+TEST_CASE("serving cross-validation: TensorRT-LLM 0.17, leave one model family out") {
+    struct Prepared {
+        gpucalc::ModelSpec m;
+        gpucalc::Hardware hw;
+        gpucalc::InferenceConfig cfg;
+        double published;
+        std::string family;
+    };
+    std::vector<Prepared> rows;
+    for (const auto& r : kTrt017) {
+        gpucalc::Scenario sc;
+        gpucalc::Errors errors;
+        REQUIRE(gpucalc::parse_scenario(trt_scenario(r), sc, errors));
+        rows.push_back({*sc.model, *sc.hardware, *sc.inference, r.published, r.model});
+    }
+    auto error = [](const Prepared& p, const gpucalc::InferenceEfficiency& e) {
+        gpucalc::Trace off(false);
+        const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
+        return (r.throughput_tokens_per_second_per_instance - p.published) / p.published;
+    };
+    std::vector<gpucalc::InferenceEfficiency> grid;
+    for (double g8 : {0.60, 0.65, 0.70, 0.75, 0.80})
+        for (double g16 : {0.70, 0.75, 0.80, 0.85, 0.90})
+            for (double w : {200.0, 400.0, 800.0})
+                for (double seq : {2e-6, 4e-6, 6e-6, 8e-6}) {
+                    gpucalc::InferenceEfficiency e;
+                    e.gemm_max_8bit = g8;
+                    e.gemm_max_16bit = g16;
+                    e.gemm_half_width = w;
+                    e.seconds_per_sequence_step = seq;
+                    grid.push_back(e);
+                }
+    std::vector<std::string> families;
+    for (const auto& p : rows)
+        if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
+    Stats held;
+    std::string t = "| held-out family | rows | constants refitted on the others (g16, g8, half width, s/seq) | median abs. error | max abs. error |\n|---|---|---|---|---|\n";
+    for (const auto& fam : families) {
+        double best = 1e300;
+        gpucalc::InferenceEfficiency chosen;
+        for (const auto& e : grid) {
+            double sum = 0;
+            for (const auto& p : rows)
+                if (p.family != fam) {
+                    const double x = std::log(1 + error(p, e));
+                    sum += x * x;
+                }
+            if (sum < best) best = sum, chosen = e;
+        }
+        Stats s;
+        for (const auto& p : rows)
+            if (p.family == fam) s.abs_err.push_back(std::abs(error(p, chosen))), held.abs_err.push_back(s.abs_err.back());
+        char c[128];
+        std::snprintf(c, sizeof c, "%.2f, %.2f, %.0f, %.0f us", chosen.gemm_max_16bit, chosen.gemm_max_8bit, chosen.gemm_half_width,
+                      chosen.seconds_per_sequence_step * 1e6);
+        t += "| " + fam + " | " + std::to_string(s.abs_err.size()) + " | " + c + " | " + apct(s.median()) + " | " + apct(s.max()) + " |\n";
+    }
+    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
+    CHECK(held.median() < 0.12);
+    std::ofstream("serving-cv-table.md") << "### Cross-validation of the TensorRT-LLM-fitted constants (leave one model family out)\n\n" << t;
+}
+
+// The same for the constants fitted on gpt-fast (bandwidth fraction, kernel and collective latency,
+// dequantisation): leave one model out, refit on the other gpt-fast rows, report the held-out error.
+TEST_CASE("serving cross-validation: gpt-fast, leave one model out") {
+    struct Prepared {
+        gpucalc::ModelSpec m;
+        gpucalc::Hardware hw;
+        gpucalc::InferenceConfig cfg;
+        double published;
+        std::string family;
+    };
+    std::vector<Prepared> rows;
+    for (const auto& g : kGptFast) {
+        gpucalc::Scenario sc;
+        gpucalc::Errors errors;
+        REQUIRE(gpucalc::parse_scenario(gptfast_scenario(g), sc, errors));
+        rows.push_back({*sc.model, *sc.hardware, *sc.inference, g.published, g.model});
+    }
+    auto error = [](const Prepared& p, const gpucalc::InferenceEfficiency& e) {
+        gpucalc::Trace off(false);
+        const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
+        return (r.decode_tokens_per_second_per_user - p.published) / p.published;
+    };
+    std::vector<gpucalc::InferenceEfficiency> grid;
+    for (double mem : {0.80, 0.84, 0.88})
+        for (double k : {15e-6, 20e-6, 25e-6})
+            for (double a0 : {2e-6, 4e-6, 6e-6})
+                for (double a1 : {4e-6, 6e-6, 8e-6})
+                    for (double alu : {0.5, 0.7, 0.9})
+                        for (double kq : {10e-6, 15e-6, 20e-6}) {
+                            gpucalc::InferenceEfficiency e;
+                            e.memory = mem;
+                            e.kernel_seconds_per_layer = k;
+                            e.collective_base_seconds = a0;
+                            e.collective_per_hop_seconds = a1;
+                            e.dequant_alu = alu;
+                            e.dequant_kernel_seconds_per_layer = kq;
+                            grid.push_back(e);
+                        }
+    std::vector<std::string> families;
+    for (const auto& p : rows)
+        if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
+    Stats held;
+    std::string t = "| held-out model | rows | median abs. error | max abs. error |\n|---|---|---|---|\n";
+    for (const auto& fam : families) {
+        double best = 1e300;
+        gpucalc::InferenceEfficiency chosen;
+        for (const auto& e : grid) {
+            double sum = 0;
+            for (const auto& p : rows)
+                if (p.family != fam) {
+                    const double x = error(p, e);
+                    sum += x * x;
+                }
+            if (sum < best) best = sum, chosen = e;
+        }
+        Stats s;
+        for (const auto& p : rows)
+            if (p.family == fam) s.abs_err.push_back(std::abs(error(p, chosen))), held.abs_err.push_back(s.abs_err.back());
+        t += "| " + fam + " | " + std::to_string(s.abs_err.size()) + " | " + apct(s.median()) + " | " + apct(s.max()) + " |\n";
+    }
+    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
+    CHECK(held.median() < 0.10);
+    std::ofstream("gptfast-cv-table.md") << "### Cross-validation of the gpt-fast-fitted constants (leave one model out)\n\n" << t;
 }
 

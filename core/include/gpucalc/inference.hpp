@@ -132,5 +132,8 @@ double kv_cache_bytes_per_token_per_gpu(const ModelSpec& m, Precision kv_precisi
 
 InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
                                    Trace& trace);
+// The same with other constants (cross-validation of the fitted ones: test_serving_validation.cpp).
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
+                                   Trace& trace, const InferenceEfficiency& eff);
 
 }  // namespace gpucalc
