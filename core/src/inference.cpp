@@ -104,6 +104,7 @@ struct Model {
     double bytes_per_param = 2;          // stored weights
     double dequant_ops = 0;              // ALU ops per weight to expand to the compute precision
     double peak = 0, peak16 = 0, fp32 = 0, bw = 0, link = 0, ep_link = 0, host_bw = 0;
+    double node = 1, out_link = 0, up_link = 0;  // devices per node, scale-out and scale-up bandwidth (x network)
     double gemm_max = 0.85;
     double capacity = 0;                 // usable memory per device
     double matmul_params = 0;            // parameters in matrix multiplies per token (active), whole model
@@ -147,6 +148,9 @@ struct Model {
         const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9));
         link = (t <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
         ep_link = (gpus <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
+        node = dpn;
+        out_link = out * eff.network;
+        up_link = d.scale_up_bytes_per_second().value_or(out) * eff.network;
         capacity = d.usable_memory_bytes().value_or(0);
         // Parameters read and multiplied per token: everything but an untied input embedding table
         // (a lookup of one row per token; a tied table is the output projection and is read whole).
@@ -193,12 +197,17 @@ struct Model {
                                 2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / std::max(1.0, link);
         return layers * 2.0 * per_call;
     }
-    // EP all-to-alls (dispatch and combine) per MoE layer.
+    // EP all-to-alls per MoE layer: dispatch (FP8 when the weights are FP8, as DeepSeek-V3's serving
+    // does; else 16-bit) and combine (16-bit) of tokens x k hidden vectors, (ep-1)/ep of them remote;
+    // the share on other nodes crosses the scale-out network, the rest the scale-up links.
     double ep_alltoall(double tokens, bool latency = true) const {
         if (ep <= 1 || !m.is_moe()) return 0;
-        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep) : 0.0) +
-                                tokens * m.experts_per_token * hidden * 2.0 * (ep - 1.0) / ep / std::max(1.0, ep_link);
-        return moe_layers * 2.0 * per_call;
+        const double dispatch_bytes = cfg.weight_precision == Precision::fp8 ? 1.0 : 2.0;
+        const double remote = tokens * m.experts_per_token * hidden * (dispatch_bytes + 2.0) * (ep - 1.0) / ep;
+        const double cross = gpus > node ? 1.0 - node / gpus : 0.0;
+        const double bytes_time = remote * cross / std::max(1.0, out_link) + remote * (1.0 - cross) / std::max(1.0, up_link);
+        const double lat = latency ? 2.0 * (eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep)) : 0.0;
+        return moe_layers * (lat + bytes_time);
     }
     double attention_flops_per_token(double ctx) const {
         if (!m.has_architecture) return 0;
