@@ -639,9 +639,49 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         summary += "| SGLang DeepSeek-V3 decode, EP + DP attention, 256 sequences per H100 (output tok/s per node) | 1 | nothing (held out) | " +
                    apct(std::abs(e)) + " | " + apct(std::abs(e)) + " |\n";
     }
+    // Online serving (held out, reported): TensorRT-LLM perf-overview @ 258c7540 "Online Serving
+    // Measurements" (v0.14 through Triton, BF16, 467 input / 256 output tokens, 500 requests at a
+    // Poisson rate). The batch is not printed: Little's law, rate x (TTFT + 256 x ITL) as published.
+    // The published figures include Triton's HTTP front end and tokenisation, which the model has not.
+    struct Online {
+        const char* model;
+        const char* device;
+        int tp;
+        double rate, ttft_ms, itl_ms;
+    };
+    const Online online[] = {
+        {"llama31_70b", "nvidia-h100-sxm5-80gb", 4, 2, 62, 21}, {"llama31_70b", "nvidia-h100-sxm5-80gb", 4, 7, 92, 32},
+        {"llama31_8b", "nvidia-h100-sxm5-80gb", 1, 2, 23, 8},   {"llama31_8b", "nvidia-h100-sxm5-80gb", 1, 8, 26, 9},
+        {"llama31_70b", "nvidia-h200-sxm-141gb", 4, 2, 58, 18}, {"llama31_70b", "nvidia-h200-sxm-141gb", 4, 7, 84, 27},
+        {"llama31_8b", "nvidia-h200-sxm-141gb", 1, 2, 21, 6},   {"llama31_8b", "nvidia-h200-sxm-141gb", 1, 8, 24, 7},
+    };
+    Stats ot, oi;
+    std::string to = "| model | device | TP | requests/s | batch (Little) | TTFT published ms | predicted | error | ITL published ms | TPOT predicted | error |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& o : online) {
+        const double batch = std::max(1.0, std::round(o.rate * (o.ttft_ms + 256 * o.itl_ms) / 1000));
+        const json r = run({{"model", model_json(o.model)},
+                            {"hardware", {{"device", o.device}, {"count", o.tp}}},
+                            {"inference", {{"tp", o.tp}, {"batch", batch}, {"prompt_tokens", 467}, {"output_tokens", 256},
+                                           {"requests_per_day", o.rate * 86400}, {"peak_to_average", 1}}},
+                            {"explain", false}});
+        REQUIRE_FALSE(r.contains("errors"));
+        const double ttft = r["inference"]["ttft_seconds"].get<double>() * 1e3, tpot = r["inference"]["tpot_seconds"].get<double>() * 1e3;
+        const double et = (ttft - o.ttft_ms) / o.ttft_ms, ei = (tpot - o.itl_ms) / o.itl_ms;
+        ot.abs_err.push_back(std::abs(et));
+        oi.abs_err.push_back(std::abs(ei));
+        CHECK(std::abs(et) < 0.7);
+        CHECK(std::abs(ei) < 0.5);
+        to += std::string("| ") + o.model + " | " + o.device + " | " + std::to_string(o.tp) + " | " + num(o.rate) + " | " + num(batch) + " | " +
+              num(o.ttft_ms) + " | " + num(ttft) + " | " + pct(et) + " | " + num(o.itl_ms) + " | " + num(tpot) + " | " + pct(ei) + " |\n";
+    }
+    summary += "| TensorRT-LLM online serving (Triton), TTFT per user at 2-8 requests/s (reported) | " + std::to_string(ot.abs_err.size()) +
+               " | nothing (held out) | " + apct(ot.median()) + " | " + apct(ot.max()) + " |\n";
+    summary += "| the same rows, time per output token vs inter-token latency | " + std::to_string(oi.abs_err.size()) + " | nothing (held out) | " +
+               apct(oi.median()) + " | " + apct(oi.max()) + " |\n";
     md += "### Summary\n\n" + summary + "\n### gpt-fast, batch-1 decode\n\n" + gf_table +
           "\n### TensorRT-LLM v1.0-era table (held out)\n\n" + t10 + "\n### TensorRT-LLM v0.5 blogs, fixed batch (held out)\n\n" + tf +
           "\n### llama.cpp, batch-1 generation of 1,024 tokens (held out)\n\n" + tc +
+          "\n### TensorRT-LLM online serving: TTFT and time per output token (held out, reported)\n\n" + to +
           "\n### TensorRT-LLM v0.17 table\n\n<details><summary>284 rows</summary>\n\n" + t017 + "\n</details>\n";
     std::ofstream("serving-validation-table.md") << md;
 }
