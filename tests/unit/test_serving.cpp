@@ -226,7 +226,8 @@ TEST_CASE("latency targets: the fewest GPUs meeting TTFT and TPOT, and why the o
     CHECK(f["tpot_seconds"].get<double>() == Approx(c["tpot_seconds"].get<double>()));
     // Without precision search only the given precisions are tried.
     s["inference"]["slo"]["search_precision"] = false;
-    for (const auto& x : run(s)["inference"]["slo"]["candidates"]) CHECK(x["weight_precision"] == "bf16");
+    const json given_only = run(s);
+    for (const auto& x : given_only["inference"]["slo"]["candidates"]) CHECK(x["weight_precision"] == "bf16");
     // An impossible target: no configuration, reasons for each, and a warning.
     s["inference"]["slo"] = {{"tpot_seconds", 1e-5}};
     auto none = run(s);
