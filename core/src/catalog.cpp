@@ -87,6 +87,7 @@ Device parse_catalog_entry(const json& e, Errors& errors) {
     d.memory_type = opt_str(e, "memory_type");
     d.memory_bandwidth_bytes_per_second = scaled(opt_num(e, "memory_bandwidth_gbs"), units::giga);
     d.tdp_watts = opt_num(e, "tdp_watts");
+    d.usable_memory_fraction = opt_num(e, "usable_memory_fraction");
     if (e.contains("scale_up") && e["scale_up"].is_object()) {
         const json& s = e["scale_up"];
         d.scale_up_name = opt_str(s, "name");
@@ -208,6 +209,7 @@ json device_to_json(const Device& d) {
     j["memory_type"] = d.memory_type;
     j["memory_bandwidth_bytes_per_second"] = opt_json(d.memory_bandwidth_bytes_per_second);
     j["tdp_watts"] = opt_json(d.tdp_watts);
+    j["usable_memory_fraction"] = opt_json(d.usable_memory_fraction);
     j["scale_up"] = {{"name", d.scale_up_name},
                      {"bytes_per_second_bidirectional", opt_json(d.scale_up_bytes_per_second_bidirectional)},
                      {"bytes_per_second_per_direction", opt_json(d.scale_up_bytes_per_second())},

@@ -1,10 +1,21 @@
-// Inference estimator. Formulas:
+// Inference / serving estimator. Formulas (docs/MODEL.md, "Inference"):
 //  - KV cache per token: 2 x layers x kv_heads x head_dim x bytes (vLLM, arXiv:2309.06180 Sec. 3);
 //    MLA caches the compressed latent + RoPE key: layers x (kv_lora_rank + rope_dim) x bytes
-//    (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1.3).
-//  - Decode is memory-bound at small batch: time per step = bytes read / bandwidth (weights + KV);
-//    compute-bound when 2 x N_active x batch FLOPs take longer (roofline, Williams et al. 2009).
-//  - Prefill: forward FLOPs of the prompt at a fraction of peak.
+//    (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1.3). Per device under TP: KV heads split over the ranks,
+//    at least one per rank (TensorRT-LLM tuning.py: "Each GPU in TP group has at least 1 kv head");
+//    the MLA latent is not split by heads, so every rank holds all of it unless attention is
+//    data-parallel (DeepSeek-V3 serving, arXiv:2412.19437 Sec. 3.4).
+//  - Decode step = weight reads + dequantisation + GEMM compute + max(KV reads, attention FLOPs)
+//    + per-layer kernel time + per-sequence runtime work + TP all-reduces + EP all-to-alls: kernels run
+//    one after another, so their times add; a decode GEMM (few rows per weight tile) does not hide
+//    its math under its weight reads either (this fitted the TensorRT-LLM rows better than the
+//    roofline max(); docs/VALIDATION.md).
+//  - GEMM efficiency falls with the per-device width: e = e_max x w / (w + w_half), w = hidden / tp
+//    (as training.cpp's gemm_half_width).
+//  - Continuous batching (Orca, OSDI'22; vLLM): in steady state, for each batch of B requests the
+//    instance runs output_tokens decode steps and B prefills; throughput = B x output / cycle.
+//  - Time to first token of one user = prefill of their prompt + half a decode step in flight +
+//    M/D/1 queueing for the prefill work (Kleinrock 1975, Pollaczek-Khinchine).
 #include "gpucalc/inference.hpp"
 
 #include <algorithm>
@@ -21,7 +32,7 @@ namespace {
 // x^n for a whole n >= 0 by repeated squaring: the same multiplications on every platform.
 double ipow(double x, double n) {
     double r = 1.0;
-    unsigned long long k = n > 0 ? static_cast<unsigned long long>(n) : 0ULL;
+    unsigned long long k = n > 0 ? static_cast<unsigned long long>(std::min(n, 1e18)) : 0ULL;
     while (k) {
         if (k & 1ULL) r *= x;
         x *= x;
@@ -30,17 +41,35 @@ double ipow(double x, double n) {
     return r;
 }
 
-double weight_bytes_per_param(const InferenceConfig& c) {
-    double b = bytes_per_element(c.weight_precision);
-    // Group-wise int4/fp4 quantisation stores an fp16 scale and zero point per group
-    // (gpt-fast int4 G=32; GPTQ/AWQ): 4 bytes / group.
-    if (c.weight_precision == Precision::int4 || c.weight_precision == Precision::fp4) b += 4.0 / c.quant_group_size;
-    return b;
+double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
+
+// Bits per weight of llama.cpp GGUF formats. Whole-file figures of Llama-3.1-8B from llama.cpp
+// tools/quantize/README.md @ 311c2c9f (Q4_K_M 4.89, Q5_K_M 5.70, Q6_K 6.56, Q8_0 8.50: the mixes keep
+// some tensors at higher precision); Q4_0 = its block format, fp16 scale + 32 x 4 bits = 18 bytes per
+// 32 weights (ggml-common.h block_q4_0).
+double gguf_bits_per_weight(WeightFormat f) {
+    switch (f) {
+        case WeightFormat::q4_0: return 4.5;
+        case WeightFormat::q4_k_m: return 4.89;
+        case WeightFormat::q5_k_m: return 5.70;
+        case WeightFormat::q6_k: return 6.56;
+        case WeightFormat::q8_0: return 8.50;
+        case WeightFormat::native: break;
+    }
+    return 16;
 }
 
-struct Decode {
-    double seconds, flops_time, bytes_time;
-};
+const char* weight_format_name(WeightFormat f) {
+    switch (f) {
+        case WeightFormat::q4_0: return "q4_0";
+        case WeightFormat::q4_k_m: return "q4_k_m";
+        case WeightFormat::q5_k_m: return "q5_k_m";
+        case WeightFormat::q6_k: return "q6_k";
+        case WeightFormat::q8_0: return "q8_0";
+        case WeightFormat::native: break;
+    }
+    return "native";
+}
 
 }  // namespace
 
@@ -52,145 +81,597 @@ double kv_cache_bytes_per_token(const ModelSpec& m, Precision kv) {
     return 2.0 * m.layers * m.kv_heads * hd * bytes;
 }
 
+double kv_cache_bytes_per_token_per_gpu(const ModelSpec& m, Precision kv, double tp, bool attention_dp) {
+    const double whole = kv_cache_bytes_per_token(m, kv);
+    if (whole <= 0 || tp <= 1) return whole;
+    if (m.is_mla()) return whole;  // latent needed whole by every rank; with attention_dp each rank holds its own sequences
+    (void)attention_dp;
+    const double heads_per_rank = std::max(1.0, std::ceil(m.kv_heads / tp));
+    return whole * heads_per_rank / m.kv_heads;
+}
+
+namespace {
+
+// The serving model for one configuration (precision, TP, EP, ...). Everything per device unless said.
+struct Model {
+    const ModelSpec& m;
+    const Device& d;
+    InferenceConfig cfg;
+    InferenceEfficiency eff;
+    ParamCount pc;
+    double t = 1, ep = 1, gpus = 1;      // TP size, EP size, devices per instance
+    double layers = 1, hidden = 1;
+    double gpu_layer_fraction = 1;       // share of the layers on the device (CPU offload)
+    double bytes_per_param = 2;          // stored weights
+    double dequant_ops = 0;              // ALU ops per weight to expand to the compute precision
+    double peak = 0, peak16 = 0, fp32 = 0, bw = 0, link = 0, ep_link = 0, host_bw = 0;
+    double node = 1, out_link = 0, up_link = 0;  // devices per node, scale-out and scale-up bandwidth (x network)
+    double gemm_max = 0.85;
+    double capacity = 0;                 // usable memory per device
+    double matmul_params = 0;            // parameters in matrix multiplies per token (active), whole model
+    double expert_params_layers = 0;     // one routed expert across all MoE layers
+    double moe_layers = 0;
+    double kv_token = 0, kv_token_gpu = 0;  // KV bytes per token: whole model / per device
+    double kept16_params = 0;            // parameters left in 16 bits by weight quantization
+
+    Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {}) : m(mm), d(hw.device), cfg(c), eff(e) {
+        pc = count_params(m);
+        t = static_cast<double>(cfg.tp);
+        ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
+        gpus = t * ep;
+        layers = m.has_architecture ? m.layers : std::max(1.0, std::round(std::cbrt(pc.active * 128.0 / 12.0) / 128.0));
+        hidden = m.has_architecture ? m.hidden : 128.0 * layers;
+        if (cfg.gpu_layers && m.has_architecture) gpu_layer_fraction = static_cast<double>(*cfg.gpu_layers) / m.layers;
+        // Storage and compute precision.
+        const Precision wp = cfg.weight_precision;
+        Precision compute = Precision::bf16;
+        if (cfg.weight_format != WeightFormat::native) {
+            bytes_per_param = gguf_bits_per_weight(cfg.weight_format) / 8.0;
+            dequant_ops = cfg.weight_format == WeightFormat::q8_0 ? 1.0 : 2.0;
+        } else {
+            bytes_per_param = bytes_per_element(wp);
+            // Group-wise int4/fp4 stores an fp16 scale and zero per group (gpt-fast int4 G=32; GPTQ/AWQ).
+            if (wp == Precision::int4 || wp == Precision::fp4) bytes_per_param += 4.0 / static_cast<double>(cfg.quant_group_size);
+            if (wp == Precision::fp32) compute = Precision::fp32;
+            else if ((wp == Precision::fp8 || wp == Precision::fp4) && d.peak(wp)) compute = wp;  // native W8A8 / W4A4 tensor math
+            // Weight-only formats are expanded to 16 bits before the multiply: int8 one convert per
+            // weight (gpt-fast applies the per-channel scale to the output), int4/fp4 unpack +
+            // scale/zero FMA (2 ops), fp8 on hardware without fp8 math one convert.
+            if (wp == Precision::int8 || (wp == Precision::fp8 && compute != Precision::fp8)) dequant_ops = 1;
+            if ((wp == Precision::int4 || wp == Precision::fp4) && compute != wp) dequant_ops = 2;
+        }
+        peak16 = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
+        peak = compute == Precision::bf16 ? peak16 : d.peak(compute).value_or(peak16);
+        fp32 = d.peak(Precision::fp32).value_or(0);
+        gemm_max = (compute == Precision::fp8 || compute == Precision::fp4) ? eff.gemm_max_8bit : eff.gemm_max_16bit;
+        bw = d.memory_bandwidth_bytes_per_second.value_or(0);
+        host_bw = cfg.host_memory_bandwidth_bytes_per_second;
+        const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
+        const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9));
+        link = (t <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
+        ep_link = (gpus <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
+        node = dpn;
+        out_link = out * eff.network;
+        up_link = d.scale_up_bytes_per_second().value_or(out) * eff.network;
+        capacity = d.usable_memory_bytes().value_or(0);
+        // Parameters read and multiplied per token: everything but an untied input embedding table
+        // (a lookup of one row per token; a tied table is the output projection and is read whole).
+        const double input_table = m.has_architecture && !m.tied_embeddings ? m.vocab * m.hidden : 0;
+        matmul_params = std::max(0.0, pc.active - input_table);
+        moe_layers = m.is_moe() ? m.layers - std::min(m.dense_layers, m.layers) : 0;
+        expert_params_layers = pc.expert_per_layer * moe_layers;
+        // Weight quantization replaces linear layers only: the input embedding table stays in 16 bits
+        // (gpt-fast quantize.py and ModelOpt quantize nn.Linear modules), and ModelOpt's FP8/FP4
+        // recipes also leave the output head in 16 bits (its default config disables "*lm_head*").
+        // GGUF formats quantize both (llama.cpp token_embd / output tensors have their own types).
+        if (cfg.weight_format == WeightFormat::native && bytes_per_param < 2 && m.has_architecture) {
+            const double table = m.vocab * m.hidden;
+            kept16_params = table + ((wp == Precision::fp8 || wp == Precision::fp4) && !m.tied_embeddings ? table : 0.0);
+        }
+        kv_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
+        kv_token_gpu = kv_cache_bytes_per_token_per_gpu(m, cfg.kv_precision, t, cfg.attention_dp);
+    }
+
+    // Extra bytes of the tables kept in 16 bits, and all stored weights of the model.
+    double kept16_extra_bytes() const { return kept16_params * std::max(0.0, 2.0 - bytes_per_param); }
+    double weight_bytes() const { return pc.total * bytes_per_param + kept16_extra_bytes(); }
+
+    double gemm_eff() const {
+        const double w = hidden / t;
+        return gemm_max * w / (w + eff.gemm_half_width);
+    }
+    // Sequences whose attention (and KV cache) one device handles, of a batch of b on the instance.
+    double seqs_per_gpu(double b) const {
+        double s = b / ep;                                  // each EP group serves its own share of the batch
+        if (cfg.attention_dp && m.is_mla()) s /= t;          // and each rank its own share with DP attention
+        return s;
+    }
+    // Tokens entering one TP group's non-expert GEMMs per step.
+    double group_tokens(double b) const { return b / ep; }
+    // Expected distinct routed experts hit by `tokens` tokens (uniform routing): E (1 - (1 - k/E)^tokens).
+    double experts_touched(double tokens) const {
+        if (!m.is_moe()) return 0;
+        const double E = m.experts, k = m.experts_per_token;
+        return E * (1.0 - ipow(1.0 - k / E, tokens));
+    }
+    // Parameters read per device per decode step (all layers, device and host together).
+    double params_read_per_gpu(double b) const {
+        if (!m.is_moe()) return matmul_params / t;
+        const double routed_active = m.experts_per_token * expert_params_layers;
+        const double non_expert = matmul_params - routed_active;
+        const double touched_local = experts_touched(b) / ep;  // experts are sharded over ep ranks
+        return non_expert / t + touched_local * expert_params_layers / t;
+    }
+    // TP all-reduces (after attention and after the MLP, 16-bit activations, ring) of `tokens`
+    // tokens; `latency` false when the calls are shared with other work (prefill chunks ride on
+    // decode steps, whose calls are already counted).
+    double tp_allreduce(double tokens, bool latency = true) const {
+        if (t <= 1) return 0;
+        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) : 0.0) +
+                                2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / std::max(1.0, link);
+        return layers * 2.0 * per_call;
+    }
+    // EP all-to-alls per MoE layer: dispatch (FP8 when the weights are FP8, as DeepSeek-V3's serving
+    // does; else 16-bit) and combine (16-bit) of tokens x k hidden vectors, (ep-1)/ep of them remote;
+    // the share on other nodes crosses the scale-out network, the rest the scale-up links.
+    double ep_alltoall(double tokens, bool latency = true) const {
+        if (ep <= 1 || !m.is_moe()) return 0;
+        const double dispatch_bytes = cfg.weight_precision == Precision::fp8 ? 1.0 : 2.0;
+        const double remote = tokens * m.experts_per_token * hidden * (dispatch_bytes + 2.0) * (ep - 1.0) / ep;
+        const double cross = gpus > node ? 1.0 - node / gpus : 0.0;
+        const double bytes_time = remote * cross / std::max(1.0, out_link) + remote * (1.0 - cross) / std::max(1.0, up_link);
+        const double lat = latency ? 2.0 * (eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep)) : 0.0;
+        return moe_layers * (lat + bytes_time);
+    }
+    double attention_flops_per_token(double ctx) const {
+        if (!m.has_architecture) return 0;
+        return forward_flops_per_token(m, ctx) - forward_flops_per_token(m, 0);
+    }
+
+    // One decode step for b sequences at mean context ctx.
+    DecodeTerms decode(double b, double ctx) const {
+        DecodeTerms x;
+        const double params = params_read_per_gpu(b);
+        const double dev_params = params * gpu_layer_fraction, host_params = params - dev_params;
+        x.weights = safe_div(dev_params * bytes_per_param, bw * eff.memory);
+        x.host_offload = safe_div(host_params * bytes_per_param, host_bw * eff.memory);
+        if (dequant_ops > 0)
+            x.dequantization = safe_div(params * dequant_ops, fp32 * eff.dequant_alu) + layers * eff.dequant_kernel_seconds_per_layer;
+        // Compute: non-expert GEMMs see the group's tokens; each routed expert sees tokens x k / E.
+        const double gt = group_tokens(b);
+        if (m.is_moe()) {
+            const double routed = m.experts_per_token * expert_params_layers;
+            const double non_expert = matmul_params - routed;
+            x.compute = safe_div(gt * 2.0 * non_expert / t, peak * gemm_eff()) +
+                        safe_div(b * 2.0 * routed / gpus, peak * gemm_eff());
+        } else {
+            x.compute = safe_div(gt * 2.0 * matmul_params / t, peak * gemm_eff());
+        }
+        const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx;
+        const double sg = seqs_per_gpu(b);
+        x.kv_cache = safe_div(sg * kv_ctx * kv_token_gpu * gpu_layer_fraction, bw * eff.memory) +
+                     safe_div(sg * kv_ctx * kv_token_gpu * (1 - gpu_layer_fraction), host_bw * eff.memory);
+        // Attention FLOPs: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
+        const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
+        x.attention = std::max(x.kv_cache, safe_div(sg * attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
+        x.kernel_overhead = layers * eff.kernel_seconds_per_layer;
+        x.sequence_overhead = sg * eff.seconds_per_sequence_step;
+        x.tp_comm = tp_allreduce(gt);
+        x.ep_comm = ep_alltoall(gt);
+        const double memory_side = x.weights + x.dequantization + x.host_offload;
+        x.memory_bound = memory_side >= x.compute;
+        x.total = memory_side + x.compute + x.attention + x.kernel_overhead + x.sequence_overhead + x.tp_comm + x.ep_comm;
+        return x;
+    }
+
+    // Prefill compute of `tokens` new prompt tokens after `cached` tokens already in the cache,
+    // batched with other work (weights already streaming): GEMMs at full efficiency,
+    // attention over the context, TP/EP communication.
+    double prefill_compute(double tokens, double cached) const {
+        if (tokens <= 0) return 0;
+        double gemm;
+        if (m.is_moe()) {
+            const double routed = m.experts_per_token * expert_params_layers;
+            const double non_expert = matmul_params - routed;
+            gemm = safe_div(tokens * 2.0 * non_expert / t, peak * gemm_eff()) +
+                   safe_div(tokens * 2.0 * routed / gpus, peak * gemm_eff());
+        } else {
+            gemm = safe_div(tokens * 2.0 * matmul_params / t, peak * gemm_eff());
+        }
+        const double attn = safe_div(tokens * attention_flops_per_token(cached + tokens / 2.0) / t, peak16 * eff.attention);
+        const double host = (1 - gpu_layer_fraction) > 0 ? safe_div(tokens * 2.0 * matmul_params * (1 - gpu_layer_fraction),
+                                                                    fp32 * eff.dequant_alu)
+                                                         : 0;  // offloaded layers compute on the CPU (llama.cpp)
+        return gemm * gpu_layer_fraction + attn + host + tp_allreduce(tokens, false) + ep_alltoall(tokens, false);
+    }
+    // One request's prompt on an idle instance: compute, but at least one pass over the weights.
+    double prefill_alone(double tokens, double cached) const {
+        const DecodeTerms one = decode(1, cached + tokens);
+        const double memory_side = one.weights + one.dequantization + one.host_offload;
+        return std::max(prefill_compute(tokens, cached), memory_side) + one.kernel_overhead + tp_allreduce(0) + ep_alltoall(0);
+    }
+};
+
+// Serving figures of one configuration at batch b: the steady-state cycle of continuous batching.
+struct Cycle {
+    DecodeTerms dec;
+    double step = 0;                 // decode step incl. speculative decoding (per accepted token)
+    double prefill_busy = 0;         // prefill compute per request, co-scheduled with decode
+    double prefill_alone = 0;        // one prompt on an idle instance
+    double seconds = 0;              // output_tokens decode steps + b prefills
+    double tpot = 0, rate = 0;       // time per output token, requests/s per instance
+    double spec_tokens = 1, spec_speedup = 1;
+};
+
+Cycle cycle(const Model& x, double b) {
+    const InferenceConfig& c = x.cfg;
+    Cycle y;
+    const double isl = static_cast<double>(c.prompt_tokens), osl = static_cast<double>(c.output_tokens);
+    const double cached = isl * c.prefix_cache_hit_rate, fresh = isl - cached;
+    y.dec = x.decode(b, isl + osl / 2.0);
+    y.step = y.dec.total;
+    if (c.speculative && c.speculative->draft_params > 0 && x.pc.active > 0) {
+        // Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1: expected tokens per verification step
+        // (1 - alpha^(gamma+1)) / (1 - alpha). The draft runs gamma decode steps; the target verifies
+        // gamma + 1 tokens per sequence in one step (weights read once, compute and KV per token).
+        const double a = c.speculative->acceptance_rate, g = static_cast<double>(c.speculative->draft_tokens);
+        y.spec_tokens = (1.0 - ipow(a, g + 1.0)) / (1.0 - a);
+        const double ratio = std::min(1.0, c.speculative->draft_params / x.pc.active);
+        DecodeTerms verify = x.decode(b, isl + osl / 2.0);
+        DecodeTerms wide = x.decode(b * (g + 1.0), isl + osl / 2.0);
+        verify.compute = wide.compute;
+        verify.attention = std::max(verify.kv_cache, wide.attention - wide.kv_cache + verify.kv_cache);
+        const double memory_side = verify.weights + verify.dequantization + verify.host_offload;
+        const double t_verify = std::max(memory_side, verify.compute) + verify.attention + verify.kernel_overhead +
+                                verify.sequence_overhead + wide.tp_comm + wide.ep_comm;
+        const double draft_layers = std::max(1.0, std::round(x.layers * ratio));
+        const double t_draft = std::max((y.dec.weights + y.dec.dequantization + y.dec.host_offload) * ratio, y.dec.compute * ratio) +
+                               draft_layers * x.eff.kernel_seconds_per_layer + y.dec.sequence_overhead;
+        y.step = (g * t_draft + t_verify) / y.spec_tokens;
+        y.spec_speedup = safe_div(y.dec.total, y.step);
+    }
+    y.prefill_busy = x.prefill_compute(fresh, cached);
+    y.prefill_alone = x.prefill_alone(fresh, cached);
+    if (c.disaggregated) {
+        y.seconds = osl * y.step;  // decode instances only decode
+        y.tpot = y.step;
+    } else {
+        y.seconds = osl * y.step + b * y.prefill_busy;
+        y.tpot = safe_div(y.seconds, osl);
+    }
+    y.rate = safe_div(b, y.seconds);
+    return y;
+}
+
+// Time to first token of one user at an arrival rate `lambda` per instance (requests/s):
+// their prefill + half a decode step in flight + M/D/1 waiting for the prefill work.
+// Returns nullopt when the prefill work alone exceeds the instance (queue grows without bound).
+std::optional<double> ttft(const Cycle& y, double lambda, double kv_transfer) {
+    const double service = y.prefill_busy;
+    const double rho = lambda * service;
+    if (rho >= 1.0) return std::nullopt;
+    const double wait = service > 0 ? rho * service / (2.0 * (1.0 - rho)) : 0;
+    return y.prefill_alone + y.step / 2.0 + wait + kv_transfer;
+}
+
+// Largest batch whose KV cache fits next to the weights, per instance.
+struct Fit {
+    double weights_per_gpu = 0, host_weights = 0, free_for_kv = 0, kv_seq_gpu = 0, max_batch = 0;
+};
+Fit fit(const Model& x) {
+    Fit f;
+    const double ctx = static_cast<double>(x.cfg.prompt_tokens + x.cfg.output_tokens);
+    const double cached = x.m.sliding_window > 0 ? std::min(x.m.sliding_window, ctx) : ctx;
+    const double blocks = std::ceil(cached / x.eff.kv_block_tokens) * x.eff.kv_block_tokens;  // paged in blocks
+    double weights = x.weight_bytes(), per_gpu;
+    if (x.m.is_moe()) {
+        const double routed_total = x.m.experts * x.expert_params_layers;
+        per_gpu = ((x.pc.total - routed_total) / x.t + routed_total / x.gpus) * x.bytes_per_param + x.kept16_extra_bytes() / x.t;
+    } else {
+        per_gpu = weights / x.t;
+    }
+    // CPU offload: the device keeps the embeddings and gpu_layers layers.
+    const double layer_share = x.m.has_architecture ? std::max(0.0, 1.0 - x.pc.embedding / std::max(1.0, x.pc.total)) : 1.0;
+    f.host_weights = weights * layer_share * (1.0 - x.gpu_layer_fraction);
+    f.weights_per_gpu = per_gpu - f.host_weights / x.gpus;
+    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.gpu_layer_fraction;
+    f.free_for_kv = (x.capacity - x.cfg.overhead_bytes - f.weights_per_gpu) * x.cfg.kv_cache_memory_fraction;
+    if (f.free_for_kv > 0 && f.kv_seq_gpu > 0) {
+        double per_gpu_seqs = std::floor(f.free_for_kv / f.kv_seq_gpu);
+        // Sequences held per device -> per instance: EP groups (and DP-attention ranks) hold their own.
+        f.max_batch = per_gpu_seqs * x.ep * (x.cfg.attention_dp && x.m.is_mla() ? x.t : 1.0);
+    }
+    return f;
+}
+
+const char* precision_text(Precision p) { return precision_name(p).data(); }
+
+// The latency-target search: every weight / KV precision (lower ones only when search_precision),
+// TP size (powers of two within a node that the heads allow) and batch; for each, the fewest GPUs
+// that carry the peak traffic with TPOT and TTFT within the targets. Instances are added beyond the
+// throughput minimum when that is what brings the queueing part of TTFT down.
+SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
+    SloResult out;
+    const ServingSlo& slo = *cfg.slo;
+    const Device& d = hw.device;
+    std::vector<Precision> weights = {cfg.weight_precision}, kvs = {cfg.kv_precision};
+    if (slo.search_precision && cfg.weight_format == WeightFormat::native) {
+        for (Precision p : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
+            if (p == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
+            if (bytes_per_element(p) < bytes_per_element(cfg.weight_precision) &&
+                std::find(weights.begin(), weights.end(), p) == weights.end())
+                weights.push_back(p);
+        }
+        for (Precision p : {Precision::fp8}) 
+            if (bytes_per_element(p) < bytes_per_element(cfg.kv_precision)) kvs.push_back(p);
+    }
+    const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
+    std::vector<double> tps;
+    for (double tp = 1; tp <= std::max(dpn, static_cast<double>(cfg.tp)) && tp <= 64; tp *= 2) {
+        if (m.has_architecture && std::fmod(m.heads, tp) != 0) continue;
+        if (m.has_architecture && !m.is_mla() && std::fmod(m.kv_heads, tp) != 0 && std::fmod(tp, m.kv_heads) != 0) continue;
+        tps.push_back(tp);
+    }
+    if (std::find(tps.begin(), tps.end(), static_cast<double>(cfg.tp)) == tps.end()) tps.push_back(static_cast<double>(cfg.tp));
+    const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    const double tpot_max = slo.tpot_seconds.value_or(1e300), ttft_max = slo.ttft_seconds.value_or(1e300);
+    for (Precision wp : weights)
+        for (Precision kp : kvs)
+            for (double tp : tps) {
+                InferenceConfig c = cfg;
+                c.weight_precision = wp;
+                c.kv_precision = kp;
+                c.tp = static_cast<Count>(tp);
+                c.batch.reset();
+                const Model x(m, hw, c);
+                const Fit f = fit(x);
+                SloCandidate best;
+                best.weight_precision = wp;
+                best.kv_precision = kp;
+                best.tp = tp;
+                const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
+                if (max_b < 1) {
+                    best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
+                                                                                   : "no sequence's KV cache fits next to the weights");
+                    out.candidates.push_back(best);
+                    continue;
+                }
+                std::vector<double> batches;
+                for (double b = 1; b < max_b; b *= 2) {
+                    batches.push_back(b);
+                    if (b >= 2 && 1.5 * b < max_b) batches.push_back(1.5 * b);
+                }
+                batches.push_back(max_b);
+                std::string fail;
+                double best_tpot_seen = 1e300, best_ttft_seen = 1e300;
+                for (double b : batches) {
+                    const Cycle y = cycle(x, b);
+                    best_tpot_seen = std::min(best_tpot_seen, y.tpot);
+                    if (y.tpot > tpot_max || y.rate <= 0) continue;
+                    const double kv_transfer = c.disaggregated
+                        ? static_cast<double>(c.prompt_tokens) * x.kv_token /
+                              (hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9)) * x.eff.network)
+                        : 0;
+                    const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
+                    best_ttft_seen = std::min(best_ttft_seen, fixed);
+                    if (fixed > ttft_max) continue;
+                    double instances = 1;
+                    if (peak_rps > 0) {
+                        instances = std::ceil(peak_rps / y.rate);
+                        const double slack = std::min(ttft_max - fixed, 1e12);
+                        const double S = y.prefill_busy;
+                        if (S > 0) {
+                            const double rho_max = 2.0 * slack / (S + 2.0 * slack);  // rho S / (2 (1 - rho)) <= slack
+                            instances = std::max(instances, std::ceil(peak_rps * S / std::max(1e-12, rho_max) * (1 + 1e-12)));
+                        }
+                        if (c.disaggregated) instances += std::ceil(peak_rps * S);
+                    }
+                    const double gpus = instances * x.gpus;
+                    const double lambda = peak_rps / instances;
+                    const auto t = ttft(y, lambda, kv_transfer);
+                    if (!t || *t > ttft_max * (1 + 1e-9)) continue;
+                    if (!best.met || gpus < best.gpus || (gpus == best.gpus && b > best.batch)) {
+                        best.met = true;
+                        best.gpus = gpus;
+                        best.batch = b;
+                        best.tpot_seconds = y.tpot;
+                        best.ttft_seconds = *t;
+                    }
+                }
+                if (!best.met) {
+                    if (best_tpot_seen > tpot_max)
+                        best.reason = "time per output token is at least " + jr::fmt_num(best_tpot_seen) + " s (batch 1), target " + jr::fmt_num(tpot_max) + " s";
+                    else
+                        best.reason = "time to first token is at least " + jr::fmt_num(best_ttft_seen) + " s with the TPOT target met, target " +
+                                      jr::fmt_num(ttft_max) + " s";
+                }
+                out.candidates.push_back(best);
+            }
+    std::stable_sort(out.candidates.begin(), out.candidates.end(), [](const SloCandidate& a, const SloCandidate& b) {
+        if (a.met != b.met) return a.met;
+        if (a.met) return a.gpus < b.gpus || (a.gpus == b.gpus && bytes_per_element(a.weight_precision) > bytes_per_element(b.weight_precision));
+        return false;
+    });
+    if (!out.candidates.empty() && out.candidates.front().met) {
+        out.met = true;
+        out.chosen = out.candidates.front();
+    }
+    for (auto& c : out.candidates)
+        if (c.met && (c.gpus > out.chosen.gpus))
+            c.reason = "meets the targets with " + jr::fmt_num(c.gpus) + " GPUs, more than " + jr::fmt_num(out.chosen.gpus);
+    return out;
+}
+
+}  // namespace
+
 InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
                                    Trace& trace) {
+    return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
+}
+
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
+                                   Trace& trace, const InferenceEfficiency& constants) {
     InferenceResult r;
     r.config = cfg;
     const Device& d = hw.device;
-    const InferenceEfficiency eff;
-    const ParamCount pc = count_params(m);
-    r.params_total = pc.total;
-    r.params_active = pc.active;
-    const double t = cfg.tp;
-    const double bpp = weight_bytes_per_param(cfg);
-    r.weights_bytes = pc.total * bpp;
-    r.weights_bytes_per_gpu = r.weights_bytes / t;
-    r.kv_cache_bytes_per_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
-    r.context_tokens = cfg.prompt_tokens + cfg.output_tokens;
-    const double cached = m.sliding_window > 0 ? std::min(m.sliding_window, r.context_tokens) : r.context_tokens;
-    const double kv_per_seq = r.kv_cache_bytes_per_token * cached;
-    r.kv_cache_bytes = kv_per_seq * cfg.batch;
+    const Model x(m, hw, cfg, constants);
+    const InferenceEfficiency& eff = x.eff;
+    r.params_total = x.pc.total;
+    r.params_active = x.pc.active;
+    r.instance_gpus = x.gpus;
+    const double G = x.gpus;
+    r.weights_bytes = x.weight_bytes();
+    const Fit f = fit(x);
+    r.weights_bytes_per_gpu = f.weights_per_gpu;
+    r.host_weights_bytes = f.host_weights;
+    r.kv_cache_bytes_per_token = x.kv_token;
+    r.kv_cache_bytes_per_token_per_gpu = x.kv_token_gpu;
+    r.context_tokens = static_cast<double>(cfg.prompt_tokens + cfg.output_tokens);
     r.overhead_bytes_per_gpu = cfg.overhead_bytes;
-    r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes / t + r.overhead_bytes_per_gpu;
-    const double cap = d.memory_bytes.value_or(0);
-    r.fits = r.memory_per_gpu_bytes <= cap;
-    const double free_for_kv = t * (cap - r.overhead_bytes_per_gpu) - r.weights_bytes;
-    r.max_batch = (free_for_kv > 0 && kv_per_seq > 0) ? std::floor(free_for_kv / kv_per_seq) : 0;
-    if (!m.has_architecture && free_for_kv > 0) {
-        r.max_batch = 0;
+    r.memory_capacity_bytes = x.capacity;
+    r.max_batch = f.max_batch;
+    if (!m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
+    // The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).
+    r.batch_given = cfg.batch.has_value();
+    if (cfg.batch) r.batch = static_cast<double>(*cfg.batch);
+    else if (f.max_batch >= 1) r.batch = std::min(f.max_batch, static_cast<double>(cfg.batch_limit));
+    else {
+        r.batch = 1;
+        if (m.has_architecture && f.free_for_kv > 0)
+            r.warnings.push_back("not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits next to the weights");
+        else if (!m.has_architecture)
+            r.warnings.push_back("batch 1 assumed: the largest batch needs the KV cache size (give the architecture)");
     }
-    const double instance_bytes = r.weights_bytes + r.kv_cache_bytes + t * r.overhead_bytes_per_gpu;
-    r.instances_per_gpu = t == 1 && instance_bytes > 0 ? std::floor(cap / instance_bytes) : 0;
-    r.instances_per_cluster = t == 1 ? r.instances_per_gpu * hw.count : std::floor(hw.count / t) * (r.fits ? 1.0 : 0.0);
+    const double b = r.batch;
+    const double cached_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, r.context_tokens) : r.context_tokens;
+    r.kv_cache_bytes = x.kv_token * cached_ctx * b;
+    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
+    r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
+    r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0;
+    const double instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
+    r.instances_per_gpu = G == 1 && instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / instance_bytes) : 0;
+    r.instances_per_cluster = G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count)
+                                     : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
+    if (!r.fits) {
+        const std::string what = f.free_for_kv <= 0 ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) +
+                                                          " GiB per device"
+                                                    : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
+        r.infeasible_reason = "does not fit: " + what + ", " + d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
+                              " GiB usable (use more devices per copy, a smaller batch, lower precision or CPU offload)";
+    }
 
-    const double peak_p = d.peak(cfg.weight_precision == Precision::fp8 ? Precision::fp8
-                                 : cfg.weight_precision == Precision::fp32 ? Precision::fp32
-                                                                           : Precision::bf16)
-                              .value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
-    const double peak = peak_p * eff.compute * t;
-    const double bw = d.memory_bandwidth_bytes_per_second.value_or(0) * eff.memory * t;
-    const double dpn = hw.devices_per_node > 0 ? hw.devices_per_node : 1.0;
-    const double link_raw = t <= dpn ? d.scale_up_bytes_per_second().value_or(d.scale_out_bytes_per_second.value_or(12.5e9))
-                                     : hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9));
-    const double link = link_raw * eff.network;
-    const double layers = m.has_architecture ? m.layers : std::max(1.0, std::round(std::cbrt(pc.active * 128.0 / 12.0) / 128.0));
-    const double hidden = m.has_architecture ? m.hidden : 128.0 * layers;
+    // Decode, prefill, the continuous-batching cycle.
+    const Cycle y = cycle(x, b);
+    r.decode = y.dec;
+    r.decode_seconds_per_token = y.step;
+    r.decode_memory_bound = y.dec.memory_bound;
+    r.decode_tokens_per_second_per_user = safe_div(1.0, y.step);
+    r.prefill_seconds = y.prefill_alone;
+    r.tpot_seconds = y.tpot;
+    r.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
+    r.speculative_tokens_per_step = y.spec_tokens;
+    r.speculative_speedup = y.spec_speedup;
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    r.requests_per_second_per_instance = y.rate;
+    r.throughput_tokens_per_second_per_instance = y.rate * osl;
+    r.throughput_tokens_per_second_per_gpu = safe_div(y.rate * osl, G);
+    r.input_tokens_per_second_per_gpu = safe_div(y.rate * isl, G);
+    // Disaggregated: KV of the prompt moves from a prefill to a decode instance over the network.
+    if (cfg.disaggregated) {
+        const double net = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9)) * eff.network;
+        r.kv_transfer_seconds = isl * x.kv_token / net;
+    }
 
-    // Weight bytes read per decode step: dense weights once; MoE experts touched by the batch
-    // (expected distinct experts under uniform routing: E (1 - (1 - k/E)^B)).
-    auto weights_read = [&](double batch) {
-        if (!m.is_moe()) return pc.active * bpp;
-        const double E = m.experts, k = m.experts_per_token;
-        const double touched = E * (1.0 - ipow(1.0 - k / E, batch));
-        const double moe_layers = m.layers - std::min(m.dense_layers, m.layers);
-        const double per_expert = pc.expert_per_layer * moe_layers;  // params of one routed expert, all layers
-        return (pc.active + (touched - k) * per_expert) * bpp;
-    };
-    // Two all-reduces per layer of the 16-bit hidden states of `tokens` tokens over the TP group (ring).
-    auto tp_allreduce_seconds = [&](double tokens) {
-        if (t <= 1) return 0.0;
-        return layers * 2.0 * (2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / link + eff.collective_latency_seconds);
-    };
-    auto decode = [&](double batch) {
-        const double ctx = cfg.prompt_tokens + cfg.output_tokens / 2.0;  // mean context during generation
-        const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx;
-        const double bytes = weights_read(batch) + batch * r.kv_cache_bytes_per_token * kv_ctx;
-        const double flops = batch * forward_flops_per_token(m, ctx);
-        Decode out;
-        out.bytes_time = bw > 0 ? bytes / bw : 0;
-        out.flops_time = peak > 0 ? flops / peak : 0;
-        out.seconds = std::max(out.bytes_time, out.flops_time) + tp_allreduce_seconds(batch) + layers * eff.kernel_seconds_per_layer;
-        return out;
-    };
-    const Decode dec = decode(cfg.batch);
-    r.decode_seconds_per_token = dec.seconds;
-    r.decode_memory_bound = dec.bytes_time >= dec.flops_time;
-    r.decode_tokens_per_second_per_user = dec.seconds > 0 ? 1.0 / dec.seconds : 0;
-    // Turn batch: smallest batch at which the weight GEMMs become compute-bound, i.e.
-    // batch x 2 N_active / peak >= weight bytes read / bandwidth (the roofline ridge in tokens).
-    // Attention over the KV cache stays memory-bound at any batch (intensity ~1 FLOP/byte).
-    if (peak > 0 && bw > 0) {
-        const double per_token = 2.0 * pc.active / peak;
-        auto compute_bound = [&](double b) { return b * per_token >= weights_read(b) / bw; };
+    // Turn batch: smallest batch at which the GEMMs become compute-bound.
+    {
+        auto compute_bound = [&](double bb) { return x.decode(bb, isl + osl / 2.0).memory_bound == false; };
         double lo = 0, hi = 1;
         while (hi < 1e9 && !compute_bound(hi)) lo = hi, hi *= 2;
-        while (hi - lo > 1) {
-            const double mid = std::floor((lo + hi) / 2);
-            if (compute_bound(mid)) hi = mid;
-            else lo = mid;
+        if (hi < 1e9) {
+            while (hi - lo > 1) {
+                const double mid = std::floor((lo + hi) / 2);
+                if (compute_bound(mid)) hi = mid;
+                else lo = mid;
+            }
+            r.turn_batch = hi;
         }
-        r.turn_batch = hi < 1e9 ? hi : 0;
     }
-    // Prefill: forward FLOPs over the prompt (mean context prompt/2) vs reading the weights once.
-    {
-        const double flops = cfg.batch * cfg.prompt_tokens * forward_flops_per_token(m, cfg.prompt_tokens / 2.0);
-        const double compute = peak > 0 ? flops / peak : 0;
-        const double memory = bw > 0 ? weights_read(cfg.batch * cfg.prompt_tokens) / bw : 0;
-        r.prefill_seconds = std::max(compute, memory) + tp_allreduce_seconds(cfg.batch * cfg.prompt_tokens) +
-                            layers * eff.kernel_seconds_per_layer;
-    }
-    r.request_seconds = r.prefill_seconds + cfg.output_tokens * r.decode_seconds_per_token;
-    // Output tokens per second per GPU with prefill interleaved (each request: one prefill + output steps).
-    r.throughput_tokens_per_second_per_gpu = r.request_seconds > 0 ? cfg.batch * cfg.output_tokens / r.request_seconds / t : 0;
-    r.replicas = r.fits ? std::floor(hw.count / t) : 0;
-    r.cluster_throughput_tokens_per_second = r.replicas * t * r.throughput_tokens_per_second_per_gpu;
-    r.concurrent_sequences = r.replicas * cfg.batch;
-    if (!r.fits)
-        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device, " + d.name +
-                              " has " + jr::fmt_num(cap / units::GiB) + " GiB (use more devices per copy, a smaller batch or lower precision)";
 
-    // Curve: batch 1, 2, 4, ... up to max batch (at most 2^16).
-    for (double b = 1; b <= 65536; b *= 2) {
-        const Decode x = decode(b);
-        const bool fits = b <= std::max(1.0, r.max_batch);
-        r.curve.push_back(BatchPoint{b, x.seconds, 1.0 / x.seconds, b / x.seconds / t, x.bytes_time >= x.flops_time, fits});
+    // Curve: decode speed at batch 1, 2, 4, ... up to the largest that fits (at most 2^16).
+    for (double bb = 1; bb <= 65536; bb *= 2) {
+        const DecodeTerms t = x.decode(bb, isl + osl / 2.0);
+        const bool fits = bb <= std::max(1.0, r.max_batch);
+        r.curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits});
         if (!fits) break;
     }
 
-    // Serving economics.
+    // What the cluster can serve.
+    r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / G) : 0;
+    r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
+    r.concurrent_sequences = r.replicas * b;
+
+    // Traffic sizing (peak provisioning), TTFT at the peak, costs.
     const double rate = gpu_hour_rate(d, costs).usd.value_or(0);
     r.gpu_hour_usd = rate;
-    if (r.throughput_tokens_per_second_per_gpu > 0) {
-        r.cost_per_million_output_tokens_usd = rate / units::seconds_per_hour / r.throughput_tokens_per_second_per_gpu * 1e6;
-        const double input_tps_per_gpu = cfg.batch * cfg.prompt_tokens / std::max(1e-12, r.prefill_seconds) / t;
-        r.cost_per_million_input_tokens_usd = rate / units::seconds_per_hour / input_tps_per_gpu * 1e6;
-    }
-    if (cfg.requests_per_day > 0 && r.request_seconds > 0) {
-        const double mean_rps = cfg.requests_per_day / units::seconds_per_day;
-        const double instance_rps = cfg.batch / r.request_seconds;  // requests completed per second per instance
-        const double instances = std::ceil(mean_rps * cfg.peak_to_average / instance_rps);
-        r.gpus_needed = instances * t;
+    const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    double lambda = 0;  // arrival rate per instance at the peak
+    // GPU-seconds per request: prefill (the whole instance for its prompt) and decode (its share of the steps).
+    const double prefill_gpu_s = G * y.prefill_busy, decode_gpu_s = G * osl * y.step / std::max(1.0, b);
+    r.input_cost_share = safe_div(prefill_gpu_s, prefill_gpu_s + decode_gpu_s);
+    if (cfg.requests_per_day > 0 && y.rate > 0) {
+        if (cfg.disaggregated) {
+            r.decode_instances = std::ceil(peak_rps / y.rate);
+            const double prefill_rate = safe_div(1.0, y.prefill_busy);
+            r.prefill_instances = prefill_rate > 0 ? std::ceil(peak_rps / prefill_rate) : 0;
+            r.instances_needed = r.decode_instances + r.prefill_instances;
+            lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
+            r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
+        } else {
+            r.instances_needed = std::ceil(peak_rps / y.rate);
+            lambda = safe_div(peak_rps, r.instances_needed);
+        }
+        r.gpus_needed = r.instances_needed * G;
         r.cost_per_day_usd = r.gpus_needed * 24.0 * rate;
         r.energy_per_day_kwh = r.gpus_needed * 24.0 * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
-        if (cfg.latency_target_seconds_per_token && r.decode_seconds_per_token > *cfg.latency_target_seconds_per_token)
-            r.warnings.push_back("decode step " + jr::fmt_num(r.decode_seconds_per_token) +
+        r.input_tokens_per_day = cfg.requests_per_day * isl;
+        r.output_tokens_per_day = cfg.requests_per_day * osl;
+        r.cost_per_million_input_tokens_usd = r.cost_per_day_usd * r.input_cost_share / r.input_tokens_per_day * 1e6;
+        r.cost_per_million_output_tokens_usd = r.cost_per_day_usd * (1.0 - r.input_cost_share) / r.output_tokens_per_day * 1e6;
+        r.cost_split = "cost_per_day_usd (GPUs provisioned for the peak, idle headroom included) split by GPU time: " +
+                       std::string(cfg.disaggregated ? "prefill instances' share of the GPUs to input tokens, decode instances' to output tokens"
+                                                     : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
+                                                       "decode steps to output tokens") +
+                       "; input x price_in + output x price_out = cost_per_day_usd";
+        if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
+            r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
                                  " s exceeds the latency target: lower the batch or raise inference.tp");
+    } else if (y.rate > 0) {
+        // No traffic given: the price per token at full utilisation, split the same way.
+        r.cost_per_million_input_tokens_usd = safe_div(rate / units::seconds_per_hour * prefill_gpu_s, isl) * 1e6;
+        r.cost_per_million_output_tokens_usd = safe_div(rate / units::seconds_per_hour * decode_gpu_s, osl) * 1e6;
+        r.cost_split = "no traffic given: GPU time per request at full utilisation (instance GPUs x cycle / batch) x gpu_hour_usd, "
+                       "its prefill part to input tokens, its decode part to output tokens";
+    }
+    if (const auto t = ttft(y, lambda, r.kv_transfer_seconds)) r.ttft_seconds = *t;
+    else {
+        r.ttft_defined = false;
+        r.warnings.push_back("the prefill work exceeds an instance at this traffic: time to first token grows without bound");
+    }
+    r.request_seconds = r.ttft_seconds + osl * r.tpot_seconds;
+    if (cfg.slo) {
+        r.slo = search_slo(m, hw, cfg);
+        if (!r.slo->met) r.warnings.push_back("no configuration tried meets the latency targets (inference.slo): see inference.slo.candidates");
     }
 
     if (trace.enabled()) {
-        trace.add("inference.weights_bytes", "params x bytes_per_param (+ 4 bytes per quantisation group)",
-                  {{"params", pc.total}, {"bytes_per_param", bpp}}, r.weights_bytes, "bytes", "");
+        const std::string wp = cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
+        trace.add("inference.weights_bytes",
+                  "params x bytes_per_param (" + wp + "; int4/fp4 + 4 bytes per group; GGUF: bits per weight / 8) + tables kept in 16 bits",
+                  {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes, "bytes",
+                  cfg.weight_format != WeightFormat::native ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
+                                                            : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
+                                                              "ModelOpt FP8/FP4 configs disable *lm_head*");
         if (m.is_mla())
             trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
                       {{"layers", m.layers}, {"kv_lora_rank", m.kv_lora_rank}, {"qk_rope_head_dim", m.qk_rope_head_dim},
@@ -201,59 +682,112 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
                       {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim > 0 ? m.head_dim : (m.heads > 0 ? m.hidden / m.heads : 0)},
                        {"bytes", bytes_per_element(cfg.kv_precision)}},
                       r.kv_cache_bytes_per_token, "bytes", "vLLM (arXiv:2309.06180) Sec. 3");
-        trace.add("inference.max_batch", "floor((tp x (memory - overhead) - weights) / (kv_per_token x context))",
-                  {{"tp", t}, {"memory_bytes", cap}, {"overhead_bytes", cfg.overhead_bytes}, {"weights_bytes", r.weights_bytes},
-                   {"kv_per_token", r.kv_cache_bytes_per_token}, {"context_tokens", cached}},
-                  r.max_batch, "sequences", "");
+        trace.add("inference.kv_cache_bytes_per_token_per_gpu",
+                  m.is_mla() ? "MLA latent: the whole per-token cache on every TP rank" : "kv_cache_bytes_per_token x max(1, ceil(kv_heads / tp)) / kv_heads",
+                  {{"kv_cache_bytes_per_token", x.kv_token}, {"tp", x.t}, {"kv_heads", m.kv_heads}}, r.kv_cache_bytes_per_token_per_gpu, "bytes",
+                  "TensorRT-LLM tensorrt_llm/bench/build/tuning.py (at least one KV head per TP rank); DeepSeek-V3 (arXiv:2412.19437) Sec. 3.4");
+        trace.add("inference.max_batch",
+                  "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token blocks)) x ep"
+                  " (x tp with data-parallel attention)",
+                  {{"memory_bytes", x.capacity}, {"overhead_bytes", cfg.overhead_bytes}, {"weights_bytes_per_gpu", f.weights_per_gpu},
+                   {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu}, {"ep", x.ep}},
+                  r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
+        trace.add("inference.batch", r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
+                  {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
+                  "batch_limit: TensorRT-LLM trtllm-bench caps max_batch_size at 4,096 (tensorrt_llm/bench/build/tuning.py)");
+        const DecodeTerms& t = y.dec;
         trace.add("inference.decode_seconds_per_token",
-                  "max(bytes / (tp x bandwidth x eff_mem), flops / (tp x peak x eff_compute)) + tp all-reduce + layers x kernel time",
-                  {{"bytes_time", dec.bytes_time}, {"flops_time", dec.flops_time}, {"eff_mem", eff.memory}, {"eff_compute", eff.compute},
-                   {"kernel_seconds_per_layer", eff.kernel_seconds_per_layer}, {"layers", layers}},
-                  r.decode_seconds_per_token, "s", "roofline (Williams et al. 2009); constants in docs/MODEL.md");
-        trace.add("inference.prefill_seconds", "max(2 N prompt batch / (tp x peak x eff), weights / bandwidth) + comm",
-                  {{"prompt_tokens", cfg.prompt_tokens}, {"batch", cfg.batch}}, r.prefill_seconds, "s", "");
-        trace.add("inference.cluster_throughput_tokens_per_second", "replicas x tp x throughput per GPU",
-                  {{"replicas", r.replicas}, {"tp", t}, {"throughput_tokens_per_second_per_gpu", r.throughput_tokens_per_second_per_gpu}},
-                  r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / tp)");
-        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", cfg.batch}},
-                  r.concurrent_sequences, "sequences", "");
-        trace.add("inference.weights_bytes_per_gpu", "weights_bytes / tp", {{"weights_bytes", r.weights_bytes}, {"tp", t}}, r.weights_bytes_per_gpu, "bytes", "");
+                  "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs) + kernel_overhead + "
+                  "sequence_overhead + tp_comm + ep_comm" + std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
+                  {{"weights", t.weights}, {"dequantization", t.dequantization}, {"host_offload", t.host_offload}, {"compute", t.compute},
+                   {"kv_cache", t.kv_cache}, {"attention", t.attention}, {"kernel_overhead", t.kernel_overhead},
+                   {"sequence_overhead", t.sequence_overhead}, {"tp_comm", t.tp_comm}, {"ep_comm", t.ep_comm}, {"batch", b},
+                   {"eff_memory", eff.memory}, {"gemm_max", x.gemm_max}},
+                  r.decode_seconds_per_token, "s",
+                  "roofline (Williams et al. 2009); constants fitted on gpt-fast and TensorRT-LLM 0.17 (docs/VALIDATION.md, serving)");
+        trace.add("inference.decode_breakdown_seconds.weights", "params read per device x bytes_per_param / (bandwidth x eff_memory)",
+                  {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction}, {"bytes_per_param", x.bytes_per_param},
+                   {"bandwidth", x.bw}, {"eff_memory", eff.memory}},
+                  t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
+        trace.add("inference.decode_breakdown_seconds.dequantization",
+                  "params read per device x ops per weight / (FP32 peak x dequant_alu) + layers x dequant kernel time",
+                  {{"ops_per_weight", x.dequant_ops}, {"fp32_peak", x.fp32}, {"dequant_alu", eff.dequant_alu},
+                   {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
+                  t.dequantization, "s", "fitted on gpt-fast int8/int4 rows (Llama-2-7B int8 155.6, int4 196.8 tok/s)");
+        trace.add("inference.decode_breakdown_seconds.compute", "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
+                  {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max},
+                   {"gemm_half_width", eff.gemm_half_width}},
+                  t.compute, "s", "fitted on TensorRT-LLM 0.17 perf-overview");
+        trace.add("inference.decode_breakdown_seconds.kv_cache", "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
+                  {{"sequences_per_gpu", x.seqs_per_gpu(b)}, {"mean_context", isl + osl / 2.0}, {"kv_per_token_per_gpu", x.kv_token_gpu}},
+                  t.kv_cache, "s", "");
+        trace.add("inference.decode_breakdown_seconds.tp_comm", "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
+                  {{"tp", x.t}, {"collective_base_seconds", eff.collective_base_seconds},
+                   {"collective_per_hop_seconds", eff.collective_per_hop_seconds}, {"link_bytes_per_second", x.link}},
+                  t.tp_comm, "s", "ring all-reduce (Patarasuk and Yuan 2009); latency terms fitted on gpt-fast TP rows");
+        trace.add("inference.prefill_seconds",
+                  "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
+                  {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}}, r.prefill_seconds, "s", "");
+        trace.add("inference.throughput_tokens_per_second_per_instance",
+                  cfg.disaggregated ? "batch x output_tokens / (output_tokens x decode step)"
+                                    : "batch x output_tokens / (output_tokens x decode step + batch x prefill compute per request)",
+                  {{"batch", b}, {"output_tokens", osl}, {"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}},
+                  r.throughput_tokens_per_second_per_instance, "tokens/s", "continuous batching (Yu et al. 2022, Orca; vLLM)");
+        trace.add("inference.throughput_tokens_per_second_per_gpu", "throughput per instance / devices per instance",
+                  {{"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}, {"instance_gpus", G}},
+                  r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
+        trace.add("inference.tpot_seconds", cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
+                  {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}}, r.tpot_seconds, "s", "");
+        trace.add("inference.ttft_seconds", "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
+                  {{"prefill_seconds", r.prefill_seconds}, {"S_prefill_work", y.prefill_busy}, {"arrivals_per_second_per_instance", lambda},
+                   {"decode_step", y.step}, {"kv_transfer_seconds", r.kv_transfer_seconds}},
+                  r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
+        trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
+                  {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
+                  r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");
+        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences, "sequences", "");
+        trace.add("inference.weights_bytes_per_gpu", "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers",
+                  {{"weights_bytes", r.weights_bytes}, {"tp", x.t}, {"ep", x.ep}, {"host_weights_bytes", r.host_weights_bytes}},
+                  r.weights_bytes_per_gpu, "bytes", "");
         trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
-                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached}, {"batch", cfg.batch}}, r.kv_cache_bytes, "bytes", "");
-        trace.add("inference.memory_per_gpu_bytes", "weights / tp + kv_cache / tp + overhead",
-                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu}, {"kv_cache_bytes", r.kv_cache_bytes}, {"tp", t}, {"overhead_bytes", cfg.overhead_bytes}},
+                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes, "bytes", "");
+        trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
+                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu}, {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
+                   {"overhead_bytes", cfg.overhead_bytes}},
                   r.memory_per_gpu_bytes, "bytes", "");
-        trace.add("inference.fits", "memory_per_gpu <= device memory", {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", cap}},
-                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
-        trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (tp = 1)",
-                  {{"memory_bytes", cap}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
-        trace.add("inference.decode_bound", "memory if bytes_time >= flops_time", {{"bytes_time", dec.bytes_time}, {"flops_time", dec.flops_time}},
-                  r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
-        trace.add("inference.turn_batch", "smallest batch with batch x 2 N_active / peak >= weight bytes / bandwidth",
-                  {{"N_active", pc.active}, {"peak_flops_per_second", peak}, {"bandwidth_bytes_per_second", bw}}, r.turn_batch, "sequences",
-                  "roofline ridge in tokens");
+        trace.add("inference.fits", "memory_per_gpu <= usable device memory", {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}},
+                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
+        trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (one device per copy)",
+                  {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
+        trace.add("inference.decode_bound", "memory if weights + dequantization >= compute", {{"memory_side", t.weights + t.dequantization + t.host_offload},
+                  {"compute", t.compute}}, r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
+        trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}}, r.turn_batch,
+                  "sequences", "roofline ridge in tokens");
         trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token", {{"decode_seconds_per_token", r.decode_seconds_per_token}},
                   r.decode_tokens_per_second_per_user, "tokens/s", "");
-        trace.add("inference.throughput_tokens_per_second_per_gpu", "batch x output_tokens / (prefill + output_tokens x decode step) / tp",
-                  {{"batch", cfg.batch}, {"output_tokens", cfg.output_tokens}, {"request_seconds", r.request_seconds}, {"tp", t}},
-                  r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
-        trace.add("inference.cost_per_million_output_tokens_usd", "gpu_hour_usd / 3600 / throughput_per_gpu x 1e6",
-                  {{"gpu_hour_usd", rate}, {"throughput_tokens_per_second_per_gpu", r.throughput_tokens_per_second_per_gpu}},
-                  r.cost_per_million_output_tokens_usd, "USD", costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
-        trace.add("inference.cost_per_million_input_tokens_usd", "gpu_hour_usd / 3600 / prefill tokens per second per GPU x 1e6",
-                  {{"gpu_hour_usd", rate}, {"prefill_seconds", r.prefill_seconds}, {"batch", cfg.batch}, {"prompt_tokens", cfg.prompt_tokens}, {"tp", t}},
-                  r.cost_per_million_input_tokens_usd, "USD", "");
+        trace.add("inference.input_cost_share", cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
+                  {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
+        trace.add("inference.cost_per_million_output_tokens_usd",
+                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6" : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
+                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
+                  costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
+        trace.add("inference.cost_per_million_input_tokens_usd",
+                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6" : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
+                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
         if (cfg.requests_per_day > 0) {
+            trace.add("inference.gpus_needed", "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
+                      {{"requests_per_day", cfg.requests_per_day}, {"peak_to_average", cfg.peak_to_average},
+                       {"requests_per_second_per_instance", y.rate}, {"instance_gpus", G}},
+                      r.gpus_needed, "GPUs", "");
             trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
                       r.cost_per_day_usd, "USD", "");
             trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
                       {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh, "kWh", "");
         }
-        if (cfg.requests_per_day > 0)
-            trace.add("inference.gpus_needed", "ceil(requests_per_second x peak_to_average / (batch / request_seconds)) x tp",
-                      {{"requests_per_day", cfg.requests_per_day}, {"peak_to_average", cfg.peak_to_average},
-                       {"batch", cfg.batch}, {"request_seconds", r.request_seconds}, {"tp", t}},
-                      r.gpus_needed, "GPUs", "");
+        if (cfg.speculative)
+            trace.add("inference.speculative.tokens_per_step", "(1 - alpha^(gamma + 1)) / (1 - alpha)",
+                      {{"alpha", cfg.speculative->acceptance_rate}, {"gamma", static_cast<double>(cfg.speculative->draft_tokens)}},
+                      r.speculative_tokens_per_step, "tokens", "Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1");
     }
     return r;
 }

@@ -6,6 +6,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
+#include "gpucalc/finetune.hpp"
 #include "gpucalc/inference.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
@@ -185,6 +186,99 @@ json inference_json(const InferenceResult& r) {
                          {"bound", p.memory_bound ? "memory" : "compute"},
                          {"fits", p.fits}});
     j["batch_curve"] = curve;
+    // Serving (issue 15): the batch served, decode by cause, per-user latency, costs that add up.
+    j["batch"] = r.batch;
+    j["batch_source"] = r.batch_given ? "given" : "max_throughput";
+    j["instance_gpus"] = r.instance_gpus;
+    j["kv_cache_bytes_per_token_per_gpu"] = r.kv_cache_bytes_per_token_per_gpu;
+    j["kv_cache_bytes_per_gpu"] = r.kv_cache_bytes_per_gpu;
+    j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+    j["host_weights_bytes"] = r.host_weights_bytes;
+    const DecodeTerms& t = r.decode;
+    j["decode_breakdown_seconds"] = {{"weights", when_ok(t.weights)},
+                                     {"dequantization", when_ok(t.dequantization)},
+                                     {"host_offload", when_ok(t.host_offload)},
+                                     {"compute", when_ok(t.compute)},
+                                     {"kv_cache", when_ok(t.kv_cache)},
+                                     {"attention", when_ok(t.attention)},
+                                     {"kernel_overhead", when_ok(t.kernel_overhead)},
+                                     {"sequence_overhead", when_ok(t.sequence_overhead)},
+                                     {"tp_comm", when_ok(t.tp_comm)},
+                                     {"ep_comm", when_ok(t.ep_comm)},
+                                     {"total", when_ok(t.total)}};
+    j["tpot_seconds"] = when_ok(r.tpot_seconds);
+    j["ttft_seconds"] = ok && r.ttft_defined ? json(r.ttft_seconds) : json(nullptr);
+    j["output_tokens_per_second_per_user"] = when_ok(r.output_tokens_per_second_per_user);
+    j["throughput_tokens_per_second_per_instance"] = when_ok(r.throughput_tokens_per_second_per_instance);
+    j["input_tokens_per_second_per_gpu"] = when_ok(r.input_tokens_per_second_per_gpu);
+    j["requests_per_second_per_instance"] = when_ok(r.requests_per_second_per_instance);
+    j["instances_needed"] = sized ? json(r.instances_needed) : json(nullptr);
+    j["input_tokens_per_day"] = sized ? json(r.input_tokens_per_day) : json(nullptr);
+    j["output_tokens_per_day"] = sized ? json(r.output_tokens_per_day) : json(nullptr);
+    j["input_cost_share"] = when_ok(r.input_cost_share);
+    j["cost_per_day_input_usd"] = sized ? json(r.cost_per_day_usd * r.input_cost_share) : json(nullptr);
+    j["cost_per_day_output_usd"] = sized ? json(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : json(nullptr);
+    j["cost_split"] = r.cost_split;
+    j["speculative"] = r.config.speculative ? json{{"tokens_per_step", when_ok(r.speculative_tokens_per_step)},
+                                                    {"speedup", when_ok(r.speculative_speedup)}}
+                                            : json(nullptr);
+    j["disaggregation"] = r.config.disaggregated ? json{{"prefill_instances", sized ? json(r.prefill_instances) : json(nullptr)},
+                                                        {"decode_instances", sized ? json(r.decode_instances) : json(nullptr)},
+                                                        {"kv_transfer_seconds", when_ok(r.kv_transfer_seconds)}}
+                                                 : json(nullptr);
+    if (r.slo) {
+        auto cand = [&](const SloCandidate& c) {
+            return json{{"weight_precision", precision_name(c.weight_precision)},
+                        {"kv_precision", precision_name(c.kv_precision)},
+                        {"tp", c.tp},
+                        {"batch", c.batch},
+                        {"gpus", c.met || c.gpus > 0 ? json(c.gpus) : json(nullptr)},
+                        {"ttft_seconds", c.ttft_seconds > 0 ? json(c.ttft_seconds) : json(nullptr)},
+                        {"tpot_seconds", c.tpot_seconds > 0 ? json(c.tpot_seconds) : json(nullptr)},
+                        {"met", c.met},
+                        {"reason", c.reason}};
+        };
+        json all = json::array();
+        for (const auto& c : r.slo->candidates) all.push_back(cand(c));
+        j["slo"] = {{"met", r.slo->met}, {"chosen", r.slo->met ? cand(r.slo->chosen) : json(nullptr)}, {"candidates", all}};
+    } else {
+        j["slo"] = nullptr;
+    }
+    return j;
+}
+
+json inference_inputs_json(const InferenceConfig& c) {
+    json j = write_fields(c, inference_fields());
+    j["slo"] = c.slo ? write_fields(*c.slo, slo_fields()) : json(nullptr);
+    j["speculative"] = c.speculative ? write_fields(*c.speculative, speculative_fields()) : json(nullptr);
+    return j;
+}
+
+json finetune_json(const FinetuneResult& r) {
+    const bool ok = r.fits;
+    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
+    auto total = [&](const std::optional<double>& v) { return ok && v ? json(*v) : json(nullptr); };
+    const FinetuneMemory& m = r.memory;
+    json j;
+    j["params"] = r.params_total;
+    j["trainable_params"] = r.trainable_params;
+    j["devices"] = r.devices;
+    j["memory_per_gpu_bytes"] = {{"weights", m.weights},       {"master_weights", m.master}, {"gradients", m.gradients},
+                                 {"optimizer", m.optimizer},   {"activations", m.activations}, {"logits", m.logits},
+                                 {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead}, {"total", m.total}};
+    j["peak_active_bytes"] = r.peak_active_bytes;
+    j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+    j["fits"] = r.fits;
+    j["infeasible_reason"] = r.infeasible_reason;
+    j["max_batch"] = r.max_batch;
+    j["max_seq_len"] = r.max_seq_len;
+    j["flops_per_token"] = r.flops_per_token;
+    j["step_seconds"] = when_ok(r.step_seconds);
+    j["tokens_per_second"] = when_ok(r.tokens_per_second);
+    j["seconds"] = total(r.seconds);
+    j["gpu_hours"] = total(r.gpu_hours);
+    j["cost_usd"] = total(r.cost_usd);
+    j["gpu_hour_usd"] = r.gpu_hour_usd;
     return j;
 }
 
@@ -339,9 +433,15 @@ json build_report(const Scenario& s) {
     }
     if (s.inference && s.hardware && s.model) {
         InferenceResult r = estimate_inference(*s.model, *s.hardware, *s.inference, s.costs, trace);
-        inputs["inference"] = write_fields(r.config, inference_fields());
+        inputs["inference"] = inference_inputs_json(r.config);
         report["inference"] = inference_json(r);
         for (auto& w : r.warnings) warnings.push_back("inference: " + w);
+    }
+    if (s.finetune && s.hardware && s.model) {
+        FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, trace);
+        inputs["finetune"] = write_fields(r.config, finetune_fields());
+        report["finetune"] = finetune_json(r);
+        for (auto& w : r.warnings) warnings.push_back("finetune: " + w);
     }
     if (s.compare) {
         report["compare"] = compare_json(*s.compare, estimate_compare(*s.compare, trace));

@@ -231,10 +231,34 @@ void parse_training(const json& t, Scenario& s, Errors& errors) {
 
 void parse_inference(const json& t, Scenario& s, Errors& errors) {
     const std::string path = "inference";
-    check_table_keys(t, path, inference_fields(), errors);
+    check_table_keys(t, path, inference_fields(), errors, {"slo", "speculative"});
     InferenceConfig c;
     read_fields(t, path, inference_fields(), c, errors);
+    if (const json* o = object(t, "slo", path, errors)) {
+        check_table_keys(*o, "inference.slo", slo_fields(), errors);
+        ServingSlo slo;
+        read_fields(*o, "inference.slo", slo_fields(), slo, errors);
+        if (!slo.ttft_seconds && !slo.tpot_seconds)
+            add_error(errors, "missing", "inference.slo", "inference.slo needs ttft_seconds, tpot_seconds or both");
+        c.slo = slo;
+    }
+    if (const json* o = object(t, "speculative", path, errors)) {
+        check_table_keys(*o, "inference.speculative", speculative_fields(), errors);
+        SpeculativeConfig sp;
+        read_fields(*o, "inference.speculative", speculative_fields(), sp, errors);
+        if (!o->contains("draft_params") || (*o)["draft_params"].is_null())
+            add_error(errors, "missing", "inference.speculative.draft_params",
+                      "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
+        c.speculative = sp;
+    }
     s.inference = c;
+}
+
+void parse_finetune(const json& f, Scenario& s, Errors& errors) {
+    check_table_keys(f, "finetune", finetune_fields(), errors);
+    FinetuneConfig c;
+    read_fields(f, "finetune", finetune_fields(), c, errors);
+    s.finetune = c;
 }
 
 void parse_costs(const json& c, Scenario& s, Errors& errors) {
@@ -377,6 +401,10 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
     if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
     if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
+    if (s.finetune && !s.hardware) add_error(errors, "missing", "hardware", "finetune needs hardware (device and count)");
+    if (s.finetune && !s.model) add_error(errors, "missing", "model", "finetune needs a model");
+    if (s.finetune && s.hardware && !s.hardware->device.memory_bytes)
+        add_error(errors, "unsupported", "hardware.device", s.hardware->device.name + " has no device memory size");
     if (s.training && s.hardware) {
         auto& t = *s.training;
         const Device& d = s.hardware->device;
@@ -401,6 +429,26 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         if (s.model && s.model->has_architecture && !divisible(s.model->heads, c.tp))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+        if (c.ep > 1) {
+            if (!s.model || !s.model->is_moe())
+                add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+            else if (!divisible(s.model->experts, c.ep))
+                add_error(errors, "divisibility", "inference.ep",
+                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
+            if (s.hardware->count % (c.tp * c.ep) != 0)
+                add_error(errors, "divisibility", "inference.ep",
+                          "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp x inference.ep (" +
+                              fmt_num(c.tp * c.ep) + ")");
+        }
+        if (c.attention_dp && (!s.model || !s.model->is_mla()))
+            add_error(errors, "range", "inference.attention_dp",
+                      "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
+        if (c.gpu_layers && s.model && s.model->has_architecture && static_cast<double>(*c.gpu_layers) > s.model->layers)
+            add_error(errors, "range", "inference.gpu_layers",
+                      "inference.gpu_layers (" + fmt_num(static_cast<double>(*c.gpu_layers)) + ") must not exceed model.layers (" +
+                          fmt_num(s.model->layers) + ")");
+        if (c.gpu_layers && s.model && !s.model->has_architecture)
+            add_error(errors, "missing", "inference.gpu_layers", "inference.gpu_layers needs a model architecture (layers)");
         if (!d.memory_bandwidth_bytes_per_second)
             add_error(errors, "unsupported", "hardware.device", d.name + " has no published memory bandwidth");
         if (!d.memory_bytes)
@@ -418,7 +466,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     }
     check_keys(j, "", errors,
                {"model", "hardware", "training", "inference", "costs", "compare", "roofline", "scaling", "explain", "name",
-                "description"});
+                "description", "finetune"});
     if (const json* m = object(j, "model", "", errors)) {
         ModelSpec spec;
         if (model_from_json(*m, "model", spec, errors)) s.model = spec;
@@ -427,6 +475,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     if (const json* t = object(j, "training", "", errors)) parse_training(*t, s, errors);
     if (const json* t = object(j, "inference", "", errors)) parse_inference(*t, s, errors);
     if (const json* c = object(j, "costs", "", errors)) parse_costs(*c, s, errors);
+    if (const json* f = object(j, "finetune", "", errors)) parse_finetune(*f, s, errors);
     if (const json* c = object(j, "compare", "", errors)) parse_compare(*c, s, errors);
     if (const json* c = object(j, "roofline", "", errors)) parse_roofline(*c, s, errors);
     if (auto v = boolean(j, "scaling", "", errors)) s.scaling = *v;
@@ -434,7 +483,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     string(j, "name", "", errors, false, 200);
     string(j, "description", "", errors, false, 2000);
     if (errors.size() == before) check_consistency(s, errors, check_layout);
-    if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model)
+    if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model && !s.finetune)
         add_error(errors, "missing", "", "the scenario asks for nothing: give hardware, model, training, inference, compare or roofline");
     return errors.size() == before;
 }

@@ -158,7 +158,8 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
                                             precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8,
                                                                Precision::int8}),
                                             "precision of the KV cache")),
-        field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance")),
+        field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance (fixed)",
+                                      "the largest that fits (max throughput, continuous batching)")),
         field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
         field<&I::output_tokens>(integer_spec("output_tokens", "tokens", 1, 1e8, "output tokens per request")),
         field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)")),
@@ -172,6 +173,76 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
                                                  "int4/fp4 weights: one fp16 scale and zero point per group")),
         field<&I::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
                                               "memory allowance per device (CUDA context, workspace, activations)")),
+        field<&I::batch_limit>(integer_spec("batch_limit", "sequences", 1, 1e7,
+                                            "the engine's cap on concurrent sequences when batch is omitted (trtllm-bench: 4,096)")),
+        field<&I::kv_cache_memory_fraction>(number_spec("kv_cache_memory_fraction", "fraction", {0, 1, true},
+                                                        "share of the memory left after weights and overhead given to the KV-cache pool "
+                                                        "(TensorRT-LLM free_gpu_memory_fraction: 0.9; 1 = all of it, as llama.cpp)")),
+        field<&I::prefix_cache_hit_rate>(number_spec("prefix_cache_hit_rate", "fraction", {0, 0.99, false},
+                                                     "share of input tokens whose KV cache is reused (no prefill compute)")),
+        field<&I::disaggregated>(boolean_spec("disaggregated", "prefill and decode on separate instances, KV cache sent between them")),
+        field<&I::ep>(integer_spec("ep", "devices", 1, 1e5,
+                                   "expert parallelism (MoE): routed experts sharded over ep devices; an instance is tp x ep devices")),
+        field<&I::attention_dp>(boolean_spec("attention_dp",
+                                             "data-parallel attention (MLA models, DeepSeek-V3): each of the tp ranks keeps its own "
+                                             "sequences' KV cache instead of every rank holding all of it")),
+        field<&I::weight_format>(choice_spec("weight_format",
+                                             {{"native", 0}, {"q4_0", 1}, {"q4_k_m", 2}, {"q5_k_m", 3}, {"q6_k", 4}, {"q8_0", 5}},
+                                             "llama.cpp GGUF weight format (bits per weight from llama.cpp) instead of weight_precision")),
+        field<&I::gpu_layers>(integer_spec("gpu_layers", "layers", 0, 1e5,
+                                           "layers kept on the device; the others run from host memory (CPU offload, llama.cpp -ngl)",
+                                           "all layers")),
+        field<&I::host_memory_bandwidth_bytes_per_second>(number_spec("host_memory_bandwidth_bytes_per_second", "B/s",
+                                                                      {1e8, 1e13, false},
+                                                                      "host memory bandwidth for offloaded layers (dual-channel DDR5-5600)")),
+    };
+    return t;
+}
+
+const std::vector<Field<ServingSlo>>& slo_fields() {
+    using S = ServingSlo;
+    static const std::vector<Field<S>> t = {
+        field<&S::ttft_seconds>(number_spec("ttft_seconds", "s", positive_up_to(1e6),
+                                            "time to first token one user waits (queueing + the prefill of their prompt)")),
+        field<&S::tpot_seconds>(number_spec("tpot_seconds", "s", positive_up_to(1e6), "time per output token")),
+        field<&S::search_precision>(boolean_spec("search_precision", "also try lower weight and KV-cache precisions")),
+    };
+    return t;
+}
+
+const std::vector<Field<SpeculativeConfig>>& speculative_fields() {
+    using P = SpeculativeConfig;
+    static const std::vector<Field<P>> t = {
+        field<&P::draft_params>(number_spec("draft_params", "parameters", {1e3, 1e13, false},
+                                            "parameters of the draft model (or MTP module) read per proposed token")),
+        field<&P::draft_tokens>(integer_spec("draft_tokens", "tokens", 1, 16, "tokens proposed per verification step")),
+        field<&P::acceptance_rate>(number_spec("acceptance_rate", "fraction", {0, 0.999, false},
+                                               "probability that a proposed token is accepted")),
+    };
+    return t;
+}
+
+const std::vector<Field<FinetuneConfig>>& finetune_fields() {
+    using F = FinetuneConfig;
+    static const std::vector<Field<F>> t = {
+        field<&F::method>(choice_spec("method", {{"full", 0}, {"lora", 1}, {"qlora", 2}},
+                                      "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
+        field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r")),
+        field<&F::lora_modules>(choice_spec("lora_modules", {{"qv", 0}, {"attention", 1}, {"all_linear", 2}},
+                                            "adapted matrices: q and v, all attention projections, or every linear layer")),
+        field<&F::batch>(integer_spec("batch", "sequences", 1, 1e6, "sequences per device per step")),
+        field<&F::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "tokens per sequence")),
+        field<&F::gradient_checkpointing>(boolean_spec("gradient_checkpointing", "keep each layer's input only; recompute the layer in backward")),
+        field<&F::optimizer>(choice_spec("optimizer", {{"adamw", 0}, {"adam", 0}, {"adamw_8bit", 1}, {"paged_adamw_8bit", 2}, {"sgd", 3}},
+                                         "optimizer (paged states live in host-backed unified memory)")),
+        field<&F::master_weights>(boolean_spec("master_weights", "fp32 copy of the trainable weights and fp32 optimizer states")),
+        field<&F::optimizer_in_backward>(boolean_spec("optimizer_in_backward", "step each parameter as its gradient arrives")),
+        field<&F::chunked_cross_entropy>(boolean_spec("chunked_cross_entropy", "fp32 loss over the logits in 8 chunks")),
+        field<&F::activation_offload>(boolean_spec("activation_offload", "checkpointed layer inputs kept in host memory")),
+        field<&F::cpu_offload>(boolean_spec("cpu_offload", "FSDP CPU offload of parameters, gradients and optimizer states")),
+        field<&F::tokens>(number_spec("tokens", "tokens", {1, 1e16, false}, "tokens to train on (time and cost need it)")),
+        field<&F::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
+                                              "memory allowance per device (CUDA context, allocator, buffers)")),
     };
     return t;
 }
@@ -266,6 +337,8 @@ const std::vector<Field<Device>>& custom_device_fields() {
         field<&D::price_usd>(number_spec("price_usd", "USD", non_negative_up_to(1e10), "purchase price")),
         field<&D::simt_cores>(integer_spec("simt_cores", "cores", 1, 1e9, "CUDA cores / stream processors")),
         field<&D::cpu_cores>(integer_spec("cpu_cores", "cores", 1, 1e7, "CPU cores")),
+        field<&D::usable_memory_fraction>(number_spec("usable_memory_fraction", "fraction", fraction_open,
+                                                      "unified memory: share of memory_bytes the GPU may use", "all of it")),
     };
     return t;
 }

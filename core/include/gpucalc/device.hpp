@@ -67,6 +67,9 @@ struct Device {
     std::string memory_type;
     std::optional<double> memory_bandwidth_bytes_per_second;
     std::optional<double> tdp_watts;
+    // Unified-memory systems (Apple silicon): the share of memory_bytes the GPU may use
+    // (Metal recommendedMaxWorkingSetSize); absent = all of it.
+    std::optional<double> usable_memory_fraction;
 
     std::string scale_up_name;  // e.g. "NVLink 4.0 (18 links)"
     std::optional<double> scale_up_bytes_per_second_bidirectional;  // per device, both directions
@@ -94,6 +97,11 @@ struct Device {
     bool custom = false;  // entered by the user, not from the catalog
     std::string base_id;  // custom devices: the catalog device they start from ("base"), if any
 
+    // Memory a model may occupy: memory_bytes x usable_memory_fraction (unified memory), else memory_bytes.
+    std::optional<double> usable_memory_bytes() const {
+        if (!memory_bytes) return std::nullopt;
+        return *memory_bytes * usable_memory_fraction.value_or(1.0);
+    }
     std::optional<double> peak(Precision p) const { return peak_flops_per_second[static_cast<int>(p)]; }
     // Per-direction scale-up bandwidth (vendors print the bidirectional sum).
     std::optional<double> scale_up_bytes_per_second() const {

@@ -69,10 +69,28 @@ struct TrainingConfig {
     std::uint64_t given = 0;  // rows of training_fields() present in the scenario (not echoed)
 };
 
+// Latency targets of a serving deployment (inference.slo).
+struct ServingSlo {
+    std::optional<double> ttft_seconds;  // time to first token ONE user waits (queueing + their prefill)
+    std::optional<double> tpot_seconds;  // time per output token (decode step, prefill interference included)
+    bool search_precision = true;        // also try lower weight / KV-cache precisions than the given ones
+};
+
+// Speculative decoding: a draft proposes `draft_tokens`, the target verifies them in one step
+// (Leviathan et al. 2023, arXiv:2211.17192).
+struct SpeculativeConfig {
+    double draft_params = 0;        // parameters of the draft model (MTP head: its own parameters)
+    Count draft_tokens = 4;         // tokens proposed per verification step (gamma)
+    double acceptance_rate = 0.7;   // probability a proposed token is accepted (alpha)
+};
+
+// Weight storage formats of llama.cpp (GGUF); native = weight_precision.
+enum class WeightFormat { native, q4_0, q4_k_m, q5_k_m, q6_k, q8_0 };
+
 struct InferenceConfig {
     Precision weight_precision = Precision::bf16;
     Precision kv_precision = Precision::bf16;
-    Count batch = 1;                  // concurrent sequences per model instance
+    std::optional<Count> batch;       // concurrent sequences per model instance; absent: the largest that fits (max throughput)
     Count prompt_tokens = 512;
     Count output_tokens = 256;
     Count tp = 1;                     // GPUs per model instance (tensor parallel)
@@ -81,6 +99,42 @@ struct InferenceConfig {
     std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
     Count quant_group_size = 32;     // int4/fp4 weights: one fp16 scale + zero per group
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, workspace, activations
+    // Serving (issue 15). Continuous batching: the engine's cap on concurrent sequences
+    // (TensorRT-LLM trtllm-bench caps max_batch_size at 4,096: tensorrt_llm/bench/build/tuning.py).
+    Count batch_limit = 4096;
+    // Share of the memory left after weights and overhead that the engine gives its KV-cache pool
+    // (TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, default 0.9; the rest holds activations).
+    double kv_cache_memory_fraction = 0.9;
+    double prefix_cache_hit_rate = 0;  // fraction of input tokens whose KV is already cached (no prefill compute)
+    std::optional<ServingSlo> slo;     // latency targets: search precision, TP and batch for the fewest GPUs
+    bool disaggregated = false;        // prefill and decode on separate instances (KV moved between them)
+    std::optional<SpeculativeConfig> speculative;  // draft-model / MTP speculative decoding
+    Count ep = 1;                      // expert parallelism (MoE): routed experts sharded over ep devices
+    bool attention_dp = false;         // data-parallel attention (MLA models): each rank keeps its own sequences' KV
+    WeightFormat weight_format = WeightFormat::native;  // GGUF block formats (llama.cpp) instead of weight_precision
+    std::optional<Count> gpu_layers;   // layers kept on the device; the rest run from host memory (CPU offload)
+    double host_memory_bandwidth_bytes_per_second = 89.6e9;  // dual-channel DDR5-5600: 2 x 8 B x 5.6e9 transfers/s
+};
+
+// Fine-tuning (finetune.cpp): full, LoRA or QLoRA on hardware.count devices (FSDP-sharded when > 1).
+enum class FinetuneMethod { full, lora, qlora };
+enum class LoraModules { qv, attention, all_linear };
+enum class FinetuneOptimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd };
+struct FinetuneConfig {
+    FinetuneMethod method = FinetuneMethod::lora;
+    Count lora_rank = 8;                         // torchtune / PEFT default rank
+    LoraModules lora_modules = LoraModules::qv;  // adapted matrices: q and v (LoRA paper), all attention, all linear (QLoRA paper)
+    Count batch = 2;                             // sequences per device per step (torchtune's table: 2)
+    Count seq_len = 2048;                        // tokens per sequence (packed)
+    bool gradient_checkpointing = true;          // keep only each layer's input; recompute the layer in backward
+    FinetuneOptimizer optimizer = FinetuneOptimizer::adamw;
+    bool master_weights = false;                 // fp32 copy of trainable weights and fp32 optimizer states (mixed precision)
+    bool optimizer_in_backward = false;          // step each parameter as its gradient arrives (one layer's gradients live)
+    bool chunked_cross_entropy = true;           // fp32 loss over the logits in 8 chunks (torchtune CEWithChunkedOutputLoss)
+    bool activation_offload = false;             // checkpointed layer inputs kept in host memory
+    bool cpu_offload = false;                    // FSDP CPU offload: parameters, gradients and optimizer states in host memory
+    std::optional<double> tokens;                // tokens to train on (time and cost need it)
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, allocator, communication buffers
 };
 
 enum class Ownership { cloud, owned };
@@ -136,6 +190,7 @@ struct Scenario {
     Costs costs;
     std::optional<CompareRequest> compare;
     std::optional<RooflineRequest> roofline;
+    std::optional<FinetuneConfig> finetune;
     bool scaling = false;   // include the training scaling curve
     bool explain = true;    // include derivations ("show the work")
 };

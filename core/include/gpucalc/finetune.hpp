@@ -1,0 +1,54 @@
+// Fine-tuning estimator: memory per device and step time of full fine-tuning, LoRA and QLoRA
+// (Hu et al. 2021, arXiv:2106.09685; Dettmers et al. 2023, arXiv:2305.14314), with gradient
+// checkpointing, 8-bit / paged optimizers, optimizer-in-backward, chunked cross-entropy,
+// activation offload and FSDP sharding / CPU offload; "does it fit on N x device, and what is the
+// biggest batch / sequence that does?"
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpucalc/explain.hpp"
+#include "gpucalc/model.hpp"
+#include "gpucalc/scenario.hpp"
+
+namespace gpucalc {
+
+struct FinetuneMemory {  // bytes per device at the peak (end of the forward pass / start of backward)
+    double weights = 0;      // frozen or trained weights (bf16; QLoRA: NF4 layers + 16-bit embeddings)
+    double master = 0;       // fp32 copy of the trainable weights (master_weights)
+    double gradients = 0;    // gradients of the trainable weights
+    double optimizer = 0;    // optimizer states on the device
+    double activations = 0;  // checkpointed layer inputs + one layer's working set (or every layer's activations)
+    double logits = 0;       // output logits and the loss's fp32 copies
+    double fsdp_working = 0; // gathered full-size layer weights (FSDP, current + prefetched)
+    double overhead = 0;
+    double total = 0;        // weights + master + optimizer + fsdp_working + max(activations + logits, gradients) + overhead
+};
+
+struct FinetuneResult {
+    FinetuneConfig config;
+    double params_total = 0;
+    double trainable_params = 0;
+    double devices = 1;
+    FinetuneMemory memory;
+    double memory_capacity_bytes = 0;
+    double peak_active_bytes = 0;   // total without the fixed overhead (what allocators report as "active")
+    bool fits = true;
+    std::string infeasible_reason;
+    double max_batch = 0;           // sequences per device that fit at seq_len
+    double max_seq_len = 0;         // tokens that fit at batch 1
+    double flops_per_token = 0;     // hardware FLOPs per trained token (incl. recomputation)
+    double step_seconds = 0;
+    double tokens_per_second = 0;   // all devices
+    std::optional<double> seconds, gpu_hours, cost_usd;
+    double gpu_hour_usd = 0;
+    std::vector<std::string> warnings;
+};
+
+// Trainable LoRA parameters: rank x (d_in + d_out) for every adapted matrix of every layer.
+double lora_params(const ModelSpec& m, Count rank, LoraModules modules);
+
+FinetuneResult estimate_finetune(const ModelSpec& m, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace);
+
+}  // namespace gpucalc

@@ -1,0 +1,210 @@
+// Fine-tuning estimator (finetune.hpp). Memory per device:
+//  - weights: 2 B/param (bf16). QLoRA stores the layers' linear weights in 4-bit NormalFloat with
+//    double quantisation, 4 + 0.127 bits per parameter (Dettmers et al. 2023, arXiv:2305.14314,
+//    Sec. 3: 64-weight blocks, fp8 block constants, fp32 second-level constants per 256 blocks);
+//    embeddings, output head and norms stay 16-bit (bitsandbytes skips lm_head; torchtune keeps
+//    its output projection in bf16).
+//  - trainable: all parameters (full) or rank x (d_in + d_out) per adapted matrix (LoRA, Hu et al.
+//    2021 Sec. 4). Gradients in the trainable dtype; AdamW keeps two states per parameter in the
+//    parameter dtype (PyTorch) or 1 byte each (8-bit AdamW, Dettmers et al. 2022); paged optimizer
+//    states live in CUDA unified memory and are paged to host RAM under pressure (QLoRA Sec. 3), so
+//    they are not counted on the device.
+//  - activations: with gradient checkpointing each layer keeps its 16-bit input (2 s b h bytes) and
+//    one layer is recomputed at a time; without it every layer keeps Korthikanti et al. 2022 Table 2's
+//    activations (flash attention: no s x s scores) — training.cpp activation_bytes_per_layer.
+//  - logits: s b V x (2 B bf16 logits + 8 B fp32 logits and their gradient; chunked cross-entropy
+//    holds 1/8 of the fp32 part at a time: torchtune CEWithChunkedOutputLoss, 8 chunks).
+//  - peak = weights + fp32 master + optimizer + FSDP gathers + max(activations + logits, gradients)
+//    + overhead: gradients are allocated during backward while activations are freed.
+// Step time: hardware FLOPs (6N full, 4N LoRA: forward and input gradients only, +2N with
+// checkpointing, + attention) at the training model's GEMM efficiency for the device, + NF4
+// dequantisation in every pass (QLoRA), + FSDP / CPU-offload transfers.
+#include "gpucalc/finetune.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/pricing.hpp"
+#include "gpucalc/training.hpp"
+#include "gpucalc/units.hpp"
+
+namespace gpucalc {
+
+namespace {
+
+constexpr double kNf4BitsPerParam = 4.0 + 0.127;  // QLoRA Sec. 3: double quantisation, 0.127 bits of constants
+constexpr double kChunks = 8;                      // torchtune CEWithChunkedOutputLoss num_output_chunks
+constexpr double kDequantOpsPerWeight = 2;         // NF4 lookup + scale (as int4 in inference.cpp)
+constexpr double kDequantAlu = 0.70;               // fraction of FP32 SIMT peak (inference.hpp dequant_alu)
+constexpr double kLogitBytes = 2.0, kLogitFp32Bytes = 8.0;
+
+double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
+
+}  // namespace
+
+double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
+    if (!m.has_architecture) return 0;
+    const double r = static_cast<double>(rank), h = m.hidden;
+    const double hd = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
+    double q = h + m.heads * hd, kv = h + m.kv_heads * hd, o = m.heads * hd + h;
+    if (m.is_mla()) {  // adapt the up-projections: q (q_lora_rank or h -> heads x qk), kv latent -> heads x (nope + v)
+        const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+        q = (m.q_lora_rank > 0 ? m.q_lora_rank : h) + m.heads * qk;
+        kv = m.kv_lora_rank + m.heads * (m.qk_nope_head_dim + m.v_head_dim);
+        o = m.heads * m.v_head_dim + h;
+    }
+    double per_layer = 0;
+    switch (modules) {
+        case LoraModules::qv: per_layer = q + kv; break;
+        case LoraModules::attention: per_layer = q + (m.is_mla() ? kv : 2 * kv) + o; break;
+        case LoraModules::all_linear: {
+            per_layer = q + (m.is_mla() ? kv : 2 * kv) + o;
+            const double mats = m.ffn_kind == FfnKind::swiglu ? 3.0 : 2.0;
+            if (m.is_moe()) {
+                const double moe_layers = m.layers - std::min(m.dense_layers, m.layers);
+                const double e = m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : m.ffn_hidden;
+                const double moe = mats * (h + e) * (m.experts + m.shared_experts);
+                const double dense = mats * (h + m.ffn_hidden);
+                per_layer += (moe * moe_layers + dense * (m.layers - moe_layers)) / m.layers;
+            } else {
+                per_layer += mats * (h + m.ffn_hidden);
+            }
+            break;
+        }
+    }
+    return r * per_layer * m.layers;
+}
+
+FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace) {
+    FinetuneResult r;
+    r.config = cfg;
+    const Device& d = hw.device;
+    ModelSpec m = model;
+    m.seq_len = static_cast<double>(cfg.seq_len);
+    const ParamCount pc = count_params(m);
+    const double N = static_cast<double>(hw.count);
+    r.devices = N;
+    r.params_total = pc.total;
+    const bool full = cfg.method == FinetuneMethod::full, qlora = cfg.method == FinetuneMethod::qlora;
+    r.trainable_params = full ? pc.total : lora_params(m, cfg.lora_rank, cfg.lora_modules);
+    const double layers = m.has_architecture ? m.layers : 1.0;
+    const double s = static_cast<double>(cfg.seq_len), b = static_cast<double>(cfg.batch);
+    const double V = m.has_architecture ? m.vocab : 0;
+    // Weights.
+    const double norms = pc.norms_per_layer * layers;
+    const double layer_linear = std::max(0.0, pc.total - pc.embedding - norms);
+    const double base = qlora ? layer_linear * kNf4BitsPerParam / 8.0 + (pc.total - layer_linear) * 2.0 : pc.total * 2.0;
+    const double adapters = full ? 0.0 : r.trainable_params * (cfg.master_weights ? 4.0 : 2.0);
+    const double shard = cfg.cpu_offload ? 0.0 : 1.0 / N;  // FSDP shards parameters, gradients and states over N devices
+    FinetuneMemory& mem = r.memory;
+    mem.weights = (base + adapters) * shard;
+    mem.master = full && cfg.master_weights ? r.trainable_params * 4.0 * shard : 0.0;
+    const double grad_bytes = cfg.master_weights ? 4.0 : 2.0;
+    const double grads = r.trainable_params * grad_bytes * (cfg.optimizer_in_backward ? 1.0 / layers : 1.0);
+    mem.gradients = grads * shard;
+    double state_bytes = 0;
+    switch (cfg.optimizer) {
+        case FinetuneOptimizer::adamw: state_bytes = 2.0 * (cfg.master_weights ? 4.0 : 2.0); break;
+        case FinetuneOptimizer::adamw_8bit: state_bytes = 2.0; break;
+        case FinetuneOptimizer::paged_adamw_8bit: state_bytes = 0.0; break;
+        case FinetuneOptimizer::sgd: state_bytes = 0.0; break;
+    }
+    mem.optimizer = r.trainable_params * state_bytes * shard;
+    if (N > 1 || cfg.cpu_offload) mem.fsdp_working = 2.0 * (base / std::max(1.0, layers));  // one layer gathered + one prefetched
+    // Activations per sequence-token.
+    TrainingConfig tc;
+    tc.tp = 1;
+    tc.micro_batch = cfg.batch;
+    tc.sequence_parallel = false;
+    tc.attention = Attention::flash;
+    tc.recompute = Recompute::selective;
+    const StepInputs in = step_inputs(m);
+    const double layer_full = m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
+    const double layer_input = 2.0 * s * b * (m.has_architecture ? m.hidden : 0.0);
+    if (!cfg.gradient_checkpointing) mem.activations = layer_full * layers;
+    else if (cfg.activation_offload) mem.activations = layer_full + layer_input;
+    else mem.activations = layer_input * layers + layer_full;
+    mem.logits = s * b * V * (kLogitBytes + kLogitFp32Bytes / (cfg.chunked_cross_entropy ? kChunks : 1.0));
+    mem.overhead = cfg.overhead_bytes;
+    const double fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
+    mem.total = fixed + std::max(mem.activations + mem.logits, mem.gradients) + mem.overhead;
+    r.peak_active_bytes = mem.total - mem.overhead;
+    r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
+    r.fits = mem.total <= r.memory_capacity_bytes;
+    if (!m.has_architecture) r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
+    // Biggest batch / sequence: activations and logits grow with the tokens per device.
+    const double per_token = safe_div(mem.activations + mem.logits, s * b);
+    const double room = r.memory_capacity_bytes - fixed - mem.overhead;
+    if (per_token > 0 && room > mem.gradients) {
+        const double tokens = std::floor(room / per_token);
+        r.max_batch = std::floor(tokens / s);
+        r.max_seq_len = std::floor(tokens);  // flash attention: memory linear in tokens
+    }
+    if (!r.fits)
+        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
+                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) +
+                              " GiB usable (LoRA/QLoRA, gradient checkpointing, an 8-bit or paged optimizer, a smaller batch, or more devices)";
+    // Time.
+    const double matmul = std::max(0.0, pc.active - (m.tied_embeddings || !m.has_architecture ? 0.0 : m.vocab * m.hidden));
+    const double attention = m.has_architecture ? attention_flops_per_token_training(m) : 0.0;  // forward + backward (3x forward)
+    const double passes_matmul = full ? 6.0 : 4.0;  // LoRA: no weight gradients for the frozen base
+    r.flops_per_token = passes_matmul * matmul + attention + 6.0 * (full ? 0.0 : r.trainable_params) +
+                        (cfg.gradient_checkpointing ? 2.0 * matmul + attention / 3.0 : 0.0);
+    const Efficiency eff = efficiency_for(d, Framework::fsdp);  // torchtune / HF PEFT: PyTorch FSDP
+    const double w = m.has_architecture ? m.hidden : 4096.0;
+    const double gemm = eff.gen.gemm * w / (w + eff.gen.gemm_half_width);
+    const double peak = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
+    const double tokens_step = s * b;  // per device
+    const double compute = safe_div(r.flops_per_token * tokens_step, peak * gemm);
+    const double passes = cfg.gradient_checkpointing ? 3.0 : 2.0;  // forward, recompute, backward each expand the NF4 weights
+    const double dequant = qlora ? safe_div(passes * layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
+    double comm = 0;
+    if (N > 1 && !cfg.cpu_offload) {
+        const double link = (N <= std::max(1.0, static_cast<double>(hw.devices_per_node)) ? d.scale_up_bytes_per_second() : std::nullopt)
+                                .value_or(hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9))) *
+                            eff.gen.network;
+        // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
+        comm = safe_div((2.0 * base + grads) * (N - 1.0) / N, link);
+    }
+    if (cfg.cpu_offload) {
+        const double pcie = d.host_link_bytes_per_second_bidirectional.value_or(64e9) / 2.0 * eff.gen.network;
+        comm = safe_div(2.0 * base + 2.0 * grads, N * pcie);  // weights up twice, gradients down (per device's share)
+    }
+    r.step_seconds = std::max(compute + dequant, comm);
+    r.tokens_per_second = safe_div(tokens_step * N, r.step_seconds);
+    r.gpu_hour_usd = gpu_hour_rate(d, costs).usd.value_or(0);
+    if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
+        r.seconds = *cfg.tokens / r.tokens_per_second;
+        r.gpu_hours = *r.seconds * N / units::seconds_per_hour;
+        r.cost_usd = *r.gpu_hours * r.gpu_hour_usd;
+    }
+    if (trace.enabled()) {
+        trace.add("finetune.trainable_params", full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
+                  {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, r.trainable_params, "parameters",
+                  "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
+        trace.add("finetune.memory_per_gpu_bytes.weights",
+                  qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters" : "params x 2 B + adapters",
+                  {{"params", pc.total}, {"layer_linear_params", layer_linear}, {"devices", N}}, mem.weights, "bytes",
+                  qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
+        trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",
+                  {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", state_bytes}}, mem.optimizer, "bytes",
+                  "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
+        trace.add("finetune.memory_per_gpu_bytes.activations",
+                  cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations" : "layers x one layer's activations",
+                  {{"s", s}, {"b", b}, {"h", m.hidden}, {"layers", layers}, {"one_layer_bytes", layer_full}}, mem.activations, "bytes",
+                  "Korthikanti et al. 2022 Table 2 (flash attention)");
+        trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", V}}, mem.logits, "bytes",
+                  "torchtune CEWithChunkedOutputLoss (8 chunks)");
+        trace.add("finetune.memory_per_gpu_bytes.total", "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
+                  {{"fixed", fixed}, {"activations_and_logits", mem.activations + mem.logits}, {"gradients", mem.gradients}, {"overhead", mem.overhead}},
+                  mem.total, "bytes", "");
+        trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
+                  {{"flops_per_token", r.flops_per_token}, {"tokens_per_device", tokens_step}, {"peak_flops_per_second", peak}, {"gemm_efficiency", gemm},
+                   {"dequant_seconds", dequant}, {"comm_seconds", comm}},
+                  r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
+    }
+    return r;
+}
+
+}  // namespace gpucalc
