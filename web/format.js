@@ -1,4 +1,4 @@
-// Number formatting for people: 1.2 PFLOP/s, 3.4 TB, 21.5 days, $4.6M. The exact value is kept for
+// Number formatting for people: 1.2 PFLOP/s, 3.4 TiB, 21.5 days, $4.6M. The exact value is kept for
 // hover/expansion by the caller. Pure functions, no DOM; loaded as a classic script (works from file://).
 (function (root) {
   'use strict';
@@ -22,7 +22,10 @@
     if (!finite(x)) return '—';
     return x >= 1e6 ? x.toExponential(2).replace('e+', '\u00d710^') + ' FLOP' : sig(x) + ' FLOP';
   }
-  function bytes(x) { return scaled(x, 'B', 1000, SI); }
+  // Memory in binary units, as the vendors' capacities are (an "80 GB" H100 holds 80 GiB); rates
+  // (bandwidth, FLOP/s) stay decimal, as datasheets print them.
+  const IEC = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+  function bytes(x) { return scaled(x, 'B', 1024, IEC); }
   function bandwidth(x) { return scaled(x, 'B/s', 1000, SI); }
   function watts(x) { return scaled(x, 'W', 1000, SI); }
   function count(x) {

@@ -43,7 +43,7 @@ const ServeSection = (function () {
       ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'],
       ['energy_per_day_kwh', 'Energy per day'], ['cost_per_million_output_tokens_usd', '$ per million output tokens'], ['cost_per_million_input_tokens_usd', '$ per million input tokens'],
       ['fits', 'Fits']], r.explain, 'inference'));
-    res.appendChild(bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes / r.inputs.inference.tp], ['overhead', t.overhead_bytes_per_gpu]],
+    res.appendChild(bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes_per_gpu], ['overhead', t.overhead_bytes_per_gpu]],
       r.inputs.hardware ? (el._devices.find((d) => d.id === r.inputs.hardware.device) || {}).memory_bytes : 0, F.bytes));
     batchChart(el, res, t);
     const w = warnings(r.warnings);
