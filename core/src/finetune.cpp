@@ -161,9 +161,16 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     const double dequant = qlora ? safe_div(passes * layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
     double comm = 0;
     if (N > 1 && !cfg.cpu_offload) {
-        const double link = (N <= std::max(1.0, static_cast<double>(hw.devices_per_node)) ? d.scale_up_bytes_per_second() : std::nullopt)
-                                .value_or(hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9))) *
-                            eff.gen.network;
+        // Inside a node: the scale-up links, else PCIe peer traffic; across nodes: the NIC, or an
+        // assumed 100 GbE NIC (12.5 GB/s) with a warning when the catalog has none.
+        const bool one_node = N <= std::max(1.0, static_cast<double>(hw.devices_per_node));
+        const std::optional<double> nic = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
+        std::optional<double> up = d.scale_up_bytes_per_second();
+        if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
+        if (!(one_node && up) && !nic)
+            r.warnings.push_back("no published scale-out bandwidth for " + d.name +
+                                 ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
+        const double link = (one_node && up ? *up : nic.value_or(12.5e9)) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
         comm = safe_div((2.0 * base + grads) * (N - 1.0) / N, link);
     }

@@ -106,6 +106,7 @@ struct Model {
     double dequant_ops = 0;              // ALU ops per weight to expand to the compute precision
     double peak = 0, peak16 = 0, fp32 = 0, bw = 0, link = 0, ep_link = 0, host_bw = 0;
     double node = 1, out_link = 0, up_link = 0;  // devices per node, scale-out and scale-up bandwidth (x network)
+    bool scale_out_assumed = false;      // no NIC figure: 100 GbE assumed (a warning when the network is used)
     double gemm_max = 0.85;
     double capacity = 0;                 // usable memory per device
     double matmul_params = 0;            // parameters in matrix multiplies per token (active), whole model
@@ -147,12 +148,18 @@ struct Model {
         bw = d.memory_bandwidth_bytes_per_second.value_or(0);
         host_bw = cfg.host_memory_bandwidth_bytes_per_second;
         const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
+        // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption
+        // (training_step.cpp links_for does the same); no scale-up link: PCIe peer traffic (half the
+        // bidirectional host link), else the network.
+        scale_out_assumed = !hw.scale_out_bytes_per_second && !d.scale_out_bytes_per_second;
         const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9));
-        link = (t <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
-        ep_link = (gpus <= dpn ? d.scale_up_bytes_per_second().value_or(out) : out) * eff.network;
+        const double up = d.scale_up_bytes_per_second().value_or(
+            d.host_link_bytes_per_second_bidirectional ? *d.host_link_bytes_per_second_bidirectional / 2.0 : out);
+        link = (t <= dpn ? up : out) * eff.network;
+        ep_link = (gpus <= dpn ? up : out) * eff.network;
         node = dpn;
         out_link = out * eff.network;
-        up_link = d.scale_up_bytes_per_second().value_or(out) * eff.network;
+        up_link = up * eff.network;
         capacity = d.usable_memory_bytes().value_or(0);
         // Parameters read and multiplied per token: everything but an untied input embedding table
         // (a lookup of one row per token; a tied table is the output projection and is read whole).
@@ -450,7 +457,7 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
                     if (y.tpot > tpot_max || y.rate <= 0) continue;
                     const double kv_transfer = c.disaggregated
                         ? static_cast<double>(c.prompt_tokens) * x.kv_token /
-                              (hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9)) * x.eff.network)
+                              x.out_link
                         : 0;
                     const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
                     best_ttft_seen = std::min(best_ttft_seen, fixed);
@@ -530,6 +537,9 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.overhead_bytes_per_gpu = cfg.overhead_bytes;
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
+    if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated))
+        r.warnings.push_back("no published scale-out bandwidth for " + d.name +
+                             ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
     if (!m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     // The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).
@@ -579,8 +589,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.input_tokens_per_second_per_gpu = safe_div(y.rate * isl, G);
     // Disaggregated: KV of the prompt moves from a prefill to a decode instance over the network.
     if (cfg.disaggregated) {
-        const double net = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9)) * eff.network;
-        r.kv_transfer_seconds = isl * x.kv_token / net;
+        r.kv_transfer_seconds = isl * x.kv_token / x.out_link;
     }
 
     // Turn batch: smallest batch at which the GEMMs become compute-bound.

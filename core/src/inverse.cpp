@@ -107,6 +107,9 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         if (plan.step_seconds > 0) {
             out["plan"] = plan_to_json(plan);
             out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
+            out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
+                                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
         }
         out["compute_flops"] = compute;
         out["compute_optimal_params"] = params;
@@ -171,6 +174,9 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     if (!tc.mfu && plan.step_seconds > 0) {
         out["plan"] = plan_to_json(plan);
         out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * shaped.seq_len;
+            out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
+                                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
     }
     out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
     out["source"] = "forward model (training.cpp) at the best layout of the plan search";

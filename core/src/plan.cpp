@@ -38,6 +38,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     const double model_flops = m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active;
     const auto& tf = training_fields();
     auto fixed = [&](const char* name) { return (base.given & field_bit(tf, name)) != 0; };
+    const bool fsdp_pp = zero_sharding_with_pipeline(framework_of(base, hw.device));
 
     Dim tps, pps, vpps, mbs, zeros, rcs, sps, ovs, cps, eps;
     if (fixed("tp")) tps.add(base.tp);
@@ -115,8 +116,9 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                     for (int zi = 0; zi < zeros.n; ++zi) {
                         const Count zero = zeros.values[zi];
                         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
-                        // micro-batches: DeepSpeed rejects the combination; Megatron shards the optimizer only.
-                        const bool zero_ok = !(zero >= 2 && pp > 1);
+                        // micro-batches: DeepSpeed rejects the combination; Megatron shards the optimizer
+                        // only; PyTorch FSDP with pipelining allows it (torchtitan; Llama 3 Sec. 3.3.2).
+                        const bool zero_ok = !(zero >= 2 && pp > 1) || fsdp_pp;
                         for (int ri = 0; ri < rcs.n; ++ri)
                             for (int si = 0; si < sps.n; ++si) {
                                 if (sps.values[si] == 1 && tp == 1 && !sp_fixed) continue;

@@ -115,6 +115,8 @@ json training_json(const TrainingResult& r) {
                                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
                                  {"overhead", r.memory.overhead},       {"total", r.memory.total}};
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
+    j["zero3_buffer_bytes"] = r.zero3_buffer_bytes;
+    j["dp_comm_bytes_per_step"] = r.dp_comm_bytes_per_step;
     j["fits"] = r.fits;
     j["infeasible_reason"] = r.infeasible_reason;
     j["step_breakdown_seconds"] = {{"gemm", when_ok(r.step.gemm)},         {"attention", when_ok(r.step.attention)},

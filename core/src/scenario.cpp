@@ -364,10 +364,12 @@ void check_training_layout(Scenario& s, Errors& errors) {
                       "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
                           fmt_num(t.pp * t.vpp) + ")");
     }
-    if (t.zero >= 2 && t.pp > 1 && (!automatic || (given("zero") && given("pp"))))
+    const bool fsdp_pp = t.framework && zero_sharding_with_pipeline(*t.framework);
+    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!automatic || (given("zero") && given("pp"))))
         add_error(errors, "conflict", "training.zero",
                   "training.zero " + fmt_num(t.zero) + " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
-                  "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1)");
+                  "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1); PyTorch FSDP with pipelining "
+                  "(training.framework fsdp, as torchtitan and Llama 3) allows it");
     if (t.ep > 1) {
         const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
         if (!s.model || (!s.model->is_moe() && !moe_by_count))

@@ -86,7 +86,7 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
                                                             Precision::fp8}),
                                          "precision of the matrix multiplies")),
         field<&T::global_batch>(integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
-                                             "about 4M tokens, rounded up to a multiple of dp x micro_batch")),
+                                             "about 4M tokens, rounded to the nearest multiple of dp x micro_batch")),
         field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
         field<&T::tp>(integer_spec("tp", "devices", 1, 1e5, "tensor-parallel size")),
         field<&T::pp>(integer_spec("pp", "devices", 1, 1e5, "pipeline-parallel size (uneven stages allowed)")),

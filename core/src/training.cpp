@@ -34,7 +34,8 @@ constexpr double kCheckpointBytesPerSecondPerDevice = 2e12 / 16384.0;
 Count default_global_batch(double seq_len, Count granule) {
     const auto target = static_cast<Count>(std::max(1.0, std::floor(4194304.0 / seq_len)));
     const Count g = std::max<Count>(1, granule);
-    return (target + g - 1) / g * g;
+    // The nearest whole multiple (at least one): within half a granule of 4M tokens, never 1.5x it.
+    return std::max<Count>(1, (target + g / 2) / g) * g;
 }
 
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
@@ -159,6 +160,8 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
         r.warnings.push_back("no published scale-out bandwidth for " + d.name +
                              ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
     r.memory = est.memory;
+    r.zero3_buffer_bytes = est.zero3_buffer_bytes;
+    r.dp_comm_bytes_per_step = est.dp_bytes;
     r.memory_capacity_bytes = d.memory_bytes.value_or(0);
     r.fits = d.memory_bytes ? r.memory.total <= *d.memory_bytes : false;
     r.step = est.step;

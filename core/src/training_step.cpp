@@ -175,18 +175,25 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // ---- memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding) ----
     const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
     const double dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
-    const double dense_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t;
     // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
     const bool folded = std::fmod(dp * cp, ep) != 0;
     const double expert_tp = folded ? 1.0 : t;
-    const double expert_gpu = Ls * in.expert_params_per_layer / (expert_tp * ep);
-    r.params_per_gpu = dense_gpu + expert_gpu;
+    // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
+    // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
+    // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
+    // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
+    const double Lm = (p > 1 && std::fmod(in.layers, p) != 0) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
+    r.params_per_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (expert_tp * ep);
+    const double dense_gpu = Lm * dense_per_layer / t + emb_tables * in.params_embedding / t;
+    const double expert_gpu = Lm * in.expert_params_per_layer / (expert_tp * ep);
+    r.first_stage_layers = Lm;
+    r.first_stage_params = dense_gpu + expert_gpu;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp / ep.
     const double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
     const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
-    auto sharded = [&](double stage) { return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : r.params_per_gpu; };
+    auto sharded = [&](double stage) { return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu; };
     r.memory.weights = sharded(3) * wbytes;
     r.memory.gradients = sharded(2) * gbytes;
     // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
@@ -202,8 +209,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     }
     const LayerActivations act = layer_activations(in, cfg);
     r.activation_bytes_per_layer = activation_bytes_per_layer(in, cfg);
-    r.in_flight = p > 1 ? std::min(m, p) * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0) : 1.0;
-    double activations = r.activation_bytes_per_layer * Ls * r.in_flight;
+    // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
+    // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
+    r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
+    double activations = r.activation_bytes_per_layer * Lm * r.in_flight;
     if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
     activations += 4.0 * in.seq / cp * b * V / t;  // fp32 logits for the loss on the last stage
     r.memory.activations = activations;
@@ -336,7 +345,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             const double n_coll = Ls * (3.0 + rc);  // per layer: gather forward, gather backward, reduce-scatter
             const double t_mb = fabric.ring(1.0, bytes, shard, stride) + (n_coll - 1.0) * lat * std::ceil(std::log2(std::max(2.0, shard)));
             r.dp_bytes = m * bytes * (shard - 1.0) / shard;
-            r.step.dp_comm = m * std::max(0.0, t_mb - fw.fsdp_overlap * compute_mb);
+            r.step.dp_comm = m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
         } else {
             // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
             // of the updated weights (Megatron's distributed optimizer), overlapped with the last
@@ -378,22 +387,22 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const std::string zero_src = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
     trace.add("training.memory_per_gpu_bytes.weights",
-              "params_per_gpu x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
-              {{"params_per_gpu", e.params_per_gpu}, {"bytes_per_param", wbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp},
+              "first_stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
+              {{"first_stage_params", e.first_stage_params}, {"bytes_per_param", wbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp},
                {"cp", cp}, {"ep", ep}},
               e.memory.weights, "bytes", zero_src);
     trace.add("training.memory_per_gpu_bytes.gradients",
-              "params_per_gpu x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
-              {{"params_per_gpu", e.params_per_gpu}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+              "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
+              {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
               e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     trace.add("training.memory_per_gpu_bytes.optimizer",
-              std::string("params_per_gpu x ") + (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
+              std::string("first_stage_params x ") + (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
                   " / (zero >= 1 ? dp x cp : 1)",
-              {{"params_per_gpu", e.params_per_gpu}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer, "bytes", zero_src);
+              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer, "bytes", zero_src);
     trace.add("training.memory_per_gpu_bytes.activations",
-              "activation_bytes_per_layer x layers_per_stage x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
+              "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
               "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP ? tp : 1)",
-              {{"activation_bytes_per_layer", e.activation_bytes_per_layer}, {"layers_per_stage", e.layers_per_stage},
+              {{"activation_bytes_per_layer", e.activation_bytes_per_layer}, {"first_stage_layers", e.first_stage_layers},
                {"in_flight_microbatches", e.in_flight}, {"seq", in.seq}, {"micro_batch", static_cast<double>(cfg.micro_batch)},
                {"hidden", in.hidden}, {"tp", static_cast<double>(cfg.tp)}, {"cp", cp}},
               e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
@@ -425,6 +434,8 @@ Framework framework_of(const TrainingConfig& cfg, const Device& d) {
     if (cfg.framework) return *cfg.framework;
     return d.kind == "tpu" ? Framework::maxtext : Framework::megatron;
 }
+
+bool zero_sharding_with_pipeline(Framework f) { return f == Framework::fsdp; }
 
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
     Efficiency e = efficiency_for(d, framework_of(cfg, d));

@@ -50,7 +50,9 @@ struct StepEstimate {
     // Intermediate terms.
     double params_per_gpu = 0;        // parameters held by one device of the slowest stage (before ZeRO sharding)
     double zero3_buffer_bytes = 0;    // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
-    double layers_per_stage = 0;      // ceil(layers / pp)
+    double layers_per_stage = 0;      // ceil(layers / pp): the slowest stage
+    double first_stage_layers = 0;    // layers on the first stage (memory): one fewer with uneven stages
+    double first_stage_params = 0;    // parameters the first stage holds (before ZeRO sharding)
     double microbatches = 0;          // per step per pipeline
     double in_flight = 0;             // micro-batches whose activations the first stage holds
     double activation_bytes_per_layer = 0;
@@ -83,6 +85,10 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
 
 // Framework of a config (the default follows the device: maxtext on TPUs, megatron elsewhere).
 Framework framework_of(const TrainingConfig& cfg, const Device& d);
+// Whether the framework shards gradients (ZeRO-2/3, FSDP) together with pipeline parallelism:
+// PyTorch FSDP + pipelining does (torchtitan; Llama 3, arXiv:2407.21783 Sec. 3.3.2); DeepSpeed rejects
+// it (pipeline engine asserts ZeRO <= 1) and Megatron shards the optimizer only.
+bool zero_sharding_with_pipeline(Framework f);
 // Efficiency for a config on a device: generation and framework constants plus the scenario's overrides.
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d);
 
@@ -110,6 +116,8 @@ struct TrainingResult {
     double flops = 0;                     // model FLOPs for the run
     double flops_6nd = 0;                 // 6 x N_active x D
     MemoryPerGpu memory;
+    double zero3_buffer_bytes = 0;        // ZeRO-3/FSDP gathered layers + their unsharded gradients (in memory)
+    double dp_comm_bytes_per_step = 0;    // bytes one device sends in data-parallel collectives per step
     bool fits = true;
     double memory_capacity_bytes = 0;
     StepTime step;
@@ -135,7 +143,7 @@ struct TrainingResult {
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
                                  Trace& trace);
 
-// Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded up to a
+// Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
 // whole multiple of `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule);
 
