@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs
 scripts/setup.sh
 
+echo "== project checks (version, CI pinning, page modules)"
+scripts/lint.sh
+
 echo "== native build (-Wall -Wextra -Wpedantic -Werror) and unit tests"
 GPUCALC_WERROR=ON scripts/build.sh
 ctest --test-dir build/native --output-on-failure
