@@ -168,9 +168,8 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
         if (!(one_node && up) && !nic)
-            r.warnings.push_back("no published scale-out bandwidth for " + d.name +
-                                 ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
-        const double link = (one_node && up ? *up : nic.value_or(12.5e9)) * eff.gen.network;
+            r.warnings.push_back(assumed_scale_out_warning(d.name));
+        const double link = (one_node && up ? *up : nic.value_or(kAssumedScaleOutBytesPerSecond)) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
         comm = safe_div((2.0 * base + grads) * (N - 1.0) / N, link);
     }

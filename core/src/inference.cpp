@@ -152,7 +152,7 @@ struct Model {
         // (training_step.cpp links_for does the same); no scale-up link: PCIe peer traffic (half the
         // bidirectional host link), else the network.
         scale_out_assumed = !hw.scale_out_bytes_per_second && !d.scale_out_bytes_per_second;
-        const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(12.5e9));
+        const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(kAssumedScaleOutBytesPerSecond));
         const double up = d.scale_up_bytes_per_second().value_or(
             d.host_link_bytes_per_second_bidirectional ? *d.host_link_bytes_per_second_bidirectional / 2.0 : out);
         link = (t <= dpn ? up : out) * eff.network;
@@ -538,8 +538,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated))
-        r.warnings.push_back("no published scale-out bandwidth for " + d.name +
-                             ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
+        r.warnings.push_back(assumed_scale_out_warning(d.name));
     if (!m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     // The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).

@@ -23,6 +23,9 @@ namespace {
 
 // The sequence length of the model shape a bare compute budget is evaluated with (GPT-3's 2,048).
 constexpr double kShapeSeqLen = 2048;
+// Starting MFU of the fixed-point iterations below (the plan search's prediction replaces it; a
+// given training.mfu is used as is).
+constexpr double kStartMfu = 0.4;
 
 // Best predicted MFU over all layouts that fit, for a model on `count` devices.
 double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
@@ -80,7 +83,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
             const double s_budget = *budget / (n * rate) * units::seconds_per_hour;
             seconds = days ? std::min(seconds, s_budget) : s_budget;
         }
-        double mfu = tc.mfu.value_or(0.4);
+        double mfu = tc.mfu.value_or(kStartMfu);
         double params = 0, tokens = 0, compute = 0;
         Plan plan;
         // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
@@ -139,7 +142,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const double flops = (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
     const double seconds = *days * units::seconds_per_day;
     const double node = std::max<double>(1.0, static_cast<double>(hw.devices_per_node));
-    double mfu = tc.mfu.value_or(0.4), gpus = 0;
+    double mfu = tc.mfu.value_or(kStartMfu), gpus = 0;
     // GPUs to finish in time at a given MFU, in whole nodes.
     const double params_total = count_params(*s.model).total;
     auto goodput = [&](double g) { return run_goodput(g, params_total, tc.goodput).value; };

@@ -157,8 +157,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const StepInputs& in = tm.in;
     const StepEstimate est = estimate_step(in, hw, cfg, eff);
     if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node))
-        r.warnings.push_back("no published scale-out bandwidth for " + d.name +
-                             ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
+        r.warnings.push_back(assumed_scale_out_warning(d.name));
     r.memory = est.memory;
     r.zero3_buffer_bytes = est.zero3_buffer_bytes;
     r.dp_comm_bytes_per_step = est.dp_bytes;

@@ -68,8 +68,8 @@ Links links_for(const Hardware& hw) {
     const Device& d = hw.device;
     Links l{};
     const auto out = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
-    // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption.
-    l.scale_out = out.value_or(12.5e9);
+    // No published NIC figure: kAssumedScaleOutBytesPerSecond, reported as an assumption.
+    l.scale_out = out.value_or(kAssumedScaleOutBytesPerSecond);
     l.assumed = !out;
     if (auto up = d.scale_up_bytes_per_second()) l.scale_up = *up;
     else if (d.host_link_bytes_per_second_bidirectional) l.scale_up = *d.host_link_bytes_per_second_bidirectional / 2.0;  // PCIe peer traffic

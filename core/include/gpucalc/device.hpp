@@ -110,4 +110,12 @@ struct Device {
     }
 };
 
+// A device with no published NIC figure is assumed to have one 100 GbE NIC (12.5 GB/s per direction),
+// the common cloud default; every report that uses it says so (assumed_scale_out_warning).
+inline constexpr double kAssumedScaleOutBytesPerSecond = 12.5e9;
+inline std::string assumed_scale_out_warning(const std::string& device_name) {
+    return "no published scale-out bandwidth for " + device_name +
+           ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second";
+}
+
 }  // namespace gpucalc
