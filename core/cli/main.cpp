@@ -4,7 +4,7 @@
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
 //   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
-//   gpucalc schema [--markdown]  every scenario field (type, unit, range, default, doc)
+//   gpucalc schema [--markdown | --error-codes]  every scenario field (type, unit, range, default, doc); error codes
 //   gpucalc bench FILE [N]    time N estimates (or plan searches, if FILE has "plan") of FILE; median seconds
 //   gpucalc estimate-lines    read one scenario per line on stdin, print one compact report per line
 //                             (the exact string the WebAssembly module returns; used by parity tests)
@@ -30,7 +30,7 @@ int usage() {
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
                  "       gpucalc reality\n"
-                 "       gpucalc schema [--markdown]\n"
+                 "       gpucalc schema [--markdown | --error-codes]\n"
                  "       gpucalc estimate-lines < scenarios.jsonl\n"
                  "       gpucalc --version\n";
     return 2;
@@ -77,6 +77,10 @@ int main(int argc, char** argv) {
     if (cmd == "presets" && argc == 2) return emit(gpucalc::presets_json());
     if (cmd == "reality" && argc == 2) return emit(gpucalc::reality_json());
     if (cmd == "schema" && argc == 2) return emit(gpucalc::schema_json_text());
+    if (cmd == "schema" && argc == 3 && std::string(argv[2]) == "--error-codes") {
+        std::cout << gpucalc::error_codes_markdown();
+        return 0;
+    }
     if (cmd == "schema" && argc == 3 && std::string(argv[2]) == "--markdown") {
         std::cout << gpucalc::schema_markdown();
         return 0;

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "gpucalc/api.hpp"
+#include "gpucalc/errors.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -177,4 +178,25 @@ TEST_CASE("the committed hostile corpus gives valid JSON from every entry point"
         ++n;
     }
     CHECK(n >= 8);
+}
+
+TEST_CASE("every error code the core emits is listed (and documented) in errors.hpp") {
+    // Scans core/src for add_error(errors, "<code>", ...) and checks each code against kErrorCodes,
+    // from which docs/SCHEMA.md's table is generated.
+    int seen = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(GPUCALC_SOURCE "/core/src")) {
+        const std::string file = entry.path().filename().string();
+        std::ifstream in(entry.path());
+        REQUIRE(in.good());
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string key = "add_error(errors, \"";
+        for (std::size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+            const std::size_t from = at + key.size();
+            const std::string code = text.substr(from, text.find('"', from) - from);
+            INFO(file << ": " << code);
+            CHECK(gpucalc::known_error_code(code));
+            ++seen;
+        }
+    }
+    CHECK(seen > 50);
 }

@@ -36,5 +36,6 @@ std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed);
 // generated from it (`gpucalc schema --markdown`).
 nlohmann::json schema_json();
 std::string schema_markdown();
+std::string error_codes_markdown();  // docs/SCHEMA.md's error-code table
 
 }  // namespace gpucalc
