@@ -757,29 +757,75 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
         << all.abs_err.size() << " rows (nothing fitted on them).\n\n" << t;
 }
 
-// Leave-one-model-out cross-validation of the constants fitted on TensorRT-LLM 0.17: for each model
-// family, refit gemm_max (16-bit, 8-bit), gemm_half_width and seconds_per_sequence_step on the other
-// families by a grid search (least squares in log error) and report the error on the held-out family.
-TEST_CASE("serving cross-validation: TensorRT-LLM 0.17, leave one model family out") {
-    struct Prepared {
-        gpucalc::ModelSpec m;
-        gpucalc::Hardware hw;
-        gpucalc::InferenceConfig cfg;
-        double published;
-        std::string family;
-    };
-    std::vector<Prepared> rows;
-    for (const auto& r : kTrt017) {
+// Cross-validation of fitted serving constants: rows grouped by model family; for each family the
+// constants are refitted on the other families by a grid search (least squares of the error, or of
+// log(1 + error)) and the held-out family's error is reported.
+namespace {
+
+struct CvRow {
+    gpucalc::ModelSpec m;
+    gpucalc::Hardware hw;
+    gpucalc::InferenceConfig cfg;
+    double published;
+    std::string family;
+};
+using CvError = double (*)(const CvRow&, const gpucalc::InferenceEfficiency&);
+struct CvResult {
+    std::string family;
+    gpucalc::InferenceEfficiency chosen;
+    Stats held;
+};
+
+template <class Rows, class MakeScenario>
+std::vector<CvRow> cv_rows(const Rows& source, MakeScenario make) {
+    std::vector<CvRow> rows;
+    for (const auto& r : source) {
         gpucalc::Scenario sc;
         gpucalc::Errors errors;
-        REQUIRE(gpucalc::parse_scenario(trt_scenario(r), sc, errors));
+        REQUIRE(gpucalc::parse_scenario(make(r), sc, errors));
         rows.push_back({*sc.model, *sc.hardware, *sc.inference, r.published, r.model});
     }
-    auto error = [](const Prepared& p, const gpucalc::InferenceEfficiency& e) {
-        gpucalc::Trace off(false);
-        const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
-        return (r.throughput_tokens_per_second_per_instance - p.published) / p.published;
-    };
+    return rows;
+}
+
+std::vector<CvResult> leave_one_family_out(const std::vector<CvRow>& rows, const std::vector<gpucalc::InferenceEfficiency>& grid,
+                                           CvError error, bool log_error) {
+    std::vector<CvResult> out;
+    for (const auto& p : rows)
+        if (std::none_of(out.begin(), out.end(), [&](const CvResult& c) { return c.family == p.family; })) out.push_back({p.family, {}, {}});
+    for (auto& c : out) {
+        double best = 1e300;
+        for (const auto& e : grid) {
+            double sum = 0;
+            for (const auto& p : rows)
+                if (p.family != c.family) {
+                    const double x = log_error ? std::log(1 + error(p, e)) : error(p, e);
+                    sum += x * x;
+                }
+            if (sum < best) best = sum, c.chosen = e;
+        }
+        for (const auto& p : rows)
+            if (p.family == c.family) c.held.abs_err.push_back(std::abs(error(p, c.chosen)));
+    }
+    return out;
+}
+
+double throughput_error(const CvRow& p, const gpucalc::InferenceEfficiency& e) {
+    gpucalc::Trace off(false);
+    const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
+    return (r.throughput_tokens_per_second_per_instance - p.published) / p.published;
+}
+
+double decode_error(const CvRow& p, const gpucalc::InferenceEfficiency& e) {
+    gpucalc::Trace off(false);
+    const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
+    return (r.decode_tokens_per_second_per_user - p.published) / p.published;
+}
+
+}  // namespace
+
+TEST_CASE("serving cross-validation: TensorRT-LLM 0.17, leave one model family out") {
+    // Refits gemm_max (16-bit, 8-bit), gemm_half_width and seconds_per_sequence_step.
     std::vector<gpucalc::InferenceEfficiency> grid;
     for (double g8 : {0.60, 0.65, 0.70, 0.75, 0.80})
         for (double g16 : {0.70, 0.75, 0.80, 0.85, 0.90})
@@ -792,58 +838,22 @@ TEST_CASE("serving cross-validation: TensorRT-LLM 0.17, leave one model family o
                     e.seconds_per_sequence_step = seq;
                     grid.push_back(e);
                 }
-    std::vector<std::string> families;
-    for (const auto& p : rows)
-        if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
     Stats held;
     std::string t = "| held-out family | rows | constants refitted on the others (g16, g8, half width, s/seq) | median abs. error | max abs. error |\n|---|---|---|---|---|\n";
-    for (const auto& fam : families) {
-        double best = 1e300;
-        gpucalc::InferenceEfficiency chosen;
-        for (const auto& e : grid) {
-            double sum = 0;
-            for (const auto& p : rows)
-                if (p.family != fam) {
-                    const double x = std::log(1 + error(p, e));
-                    sum += x * x;
-                }
-            if (sum < best) best = sum, chosen = e;
-        }
-        Stats s;
-        for (const auto& p : rows)
-            if (p.family == fam) s.abs_err.push_back(std::abs(error(p, chosen))), held.abs_err.push_back(s.abs_err.back());
-        char c[128];
-        std::snprintf(c, sizeof c, "%.2f, %.2f, %.0f, %.0f us", chosen.gemm_max_16bit, chosen.gemm_max_8bit, chosen.gemm_half_width,
-                      chosen.seconds_per_sequence_step * 1e6);
-        t += "| " + fam + " | " + std::to_string(s.abs_err.size()) + " | " + c + " | " + apct(s.median()) + " | " + apct(s.max()) + " |\n";
+    for (const auto& c : leave_one_family_out(cv_rows(kTrt017, trt_scenario), grid, throughput_error, true)) {
+        held.abs_err.insert(held.abs_err.end(), c.held.abs_err.begin(), c.held.abs_err.end());
+        char k[128];
+        std::snprintf(k, sizeof k, "%.2f, %.2f, %.0f, %.0f us", c.chosen.gemm_max_16bit, c.chosen.gemm_max_8bit, c.chosen.gemm_half_width,
+                      c.chosen.seconds_per_sequence_step * 1e6);
+        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + k + " | " + apct(c.held.median()) + " | " + apct(c.held.max()) + " |\n";
     }
     t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
     CHECK(held.median() < 0.12);
     std::ofstream("serving-cv-table.md") << "### Cross-validation of the TensorRT-LLM-fitted constants (leave one model family out)\n\n" << t;
 }
 
-// The same for the constants fitted on gpt-fast (bandwidth fraction, kernel and collective latency,
-// dequantisation): leave one model out, refit on the other gpt-fast rows, report the held-out error.
 TEST_CASE("serving cross-validation: gpt-fast, leave one model out") {
-    struct Prepared {
-        gpucalc::ModelSpec m;
-        gpucalc::Hardware hw;
-        gpucalc::InferenceConfig cfg;
-        double published;
-        std::string family;
-    };
-    std::vector<Prepared> rows;
-    for (const auto& g : kGptFast) {
-        gpucalc::Scenario sc;
-        gpucalc::Errors errors;
-        REQUIRE(gpucalc::parse_scenario(gptfast_scenario(g), sc, errors));
-        rows.push_back({*sc.model, *sc.hardware, *sc.inference, g.published, g.model});
-    }
-    auto error = [](const Prepared& p, const gpucalc::InferenceEfficiency& e) {
-        gpucalc::Trace off(false);
-        const auto r = gpucalc::estimate_inference(p.m, p.hw, p.cfg, gpucalc::Costs{}, off, e);
-        return (r.decode_tokens_per_second_per_user - p.published) / p.published;
-    };
+    // Refits the bandwidth fraction, kernel and collective latency and dequantisation constants.
     std::vector<gpucalc::InferenceEfficiency> grid;
     for (double mem : {0.80, 0.84, 0.88})
         for (double k : {15e-6, 20e-6, 25e-6})
@@ -860,27 +870,11 @@ TEST_CASE("serving cross-validation: gpt-fast, leave one model out") {
                             e.dequant_kernel_seconds_per_layer = kq;
                             grid.push_back(e);
                         }
-    std::vector<std::string> families;
-    for (const auto& p : rows)
-        if (std::find(families.begin(), families.end(), p.family) == families.end()) families.push_back(p.family);
     Stats held;
     std::string t = "| held-out model | rows | median abs. error | max abs. error |\n|---|---|---|---|\n";
-    for (const auto& fam : families) {
-        double best = 1e300;
-        gpucalc::InferenceEfficiency chosen;
-        for (const auto& e : grid) {
-            double sum = 0;
-            for (const auto& p : rows)
-                if (p.family != fam) {
-                    const double x = error(p, e);
-                    sum += x * x;
-                }
-            if (sum < best) best = sum, chosen = e;
-        }
-        Stats s;
-        for (const auto& p : rows)
-            if (p.family == fam) s.abs_err.push_back(std::abs(error(p, chosen))), held.abs_err.push_back(s.abs_err.back());
-        t += "| " + fam + " | " + std::to_string(s.abs_err.size()) + " | " + apct(s.median()) + " | " + apct(s.max()) + " |\n";
+    for (const auto& c : leave_one_family_out(cv_rows(kGptFast, gptfast_scenario), grid, decode_error, false)) {
+        held.abs_err.insert(held.abs_err.end(), c.held.abs_err.begin(), c.held.abs_err.end());
+        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + apct(c.held.median()) + " | " + apct(c.held.max()) + " |\n";
     }
     t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
     CHECK(held.median() < 0.10);
