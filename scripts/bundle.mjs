@@ -14,6 +14,7 @@ import { Script } from 'node:vm';
 export const PAGE_MODULES = [
   ['dom.js', 'Dom'],
   ['guard.js', 'Guard'],
+  ['parse.js', 'Parse'],
   ['state.js', 'State'],
   ['scenario.js', 'Scenario'],
   ['core.js', 'Core'],
