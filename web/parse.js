@@ -138,5 +138,21 @@ const Parse = (function () {
     return value.toLocaleString('en-US');
   }
 
-  return { parse, describe, separators };
+  // A number written into a field (an opened scenario, a suggested layout) so that parse() reads it
+  // back exactly in this locale: 300B, 15.6T, 1024, 0.34 (0,34 in German).
+  function text(value, locale) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) return '';
+    const a = Math.abs(value);
+    for (const [f, w] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']]) {
+      if (a >= f) {
+        const q = value / f;
+        if (Number(q.toFixed(3)) === q) return String(q).replace('.', separators(locale).decimal) + w;
+        break;
+      }
+    }
+    const plain = a >= 1e21 || (a < 1e-6 && a > 0) ? value.toExponential() : String(value);
+    return plain.replace('.', separators(locale).decimal);
+  }
+
+  return { parse, describe, separators, text };
 })();
