@@ -139,7 +139,7 @@ const PlanSection = (function () {
       h('td', { text: F.percent(p.mfu) }),
       h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))));
     res.appendChild(Dom.scroller(h('table', { class: 'data plans' }, h('caption', { text: 'Best plans by step time' }),
-      h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU', ''].map((x) => h('th', { scope: 'col', text: x })))),
+      h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' })))),
       h('tbody', null, rows)), 'Best plans'));
     const pts = acc.layouts.slice().sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
     if (pts.length > 1) {

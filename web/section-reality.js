@@ -68,7 +68,7 @@ const RealitySection = (function () {
       }
     }
     return Dom.scroller(h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
-      h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source', ''].map((x) => h('th', { scope: 'col', text: x })))),
+      h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Open' })))),
       h('tbody', null, runRows)), 'Famous runs');
   }
 
