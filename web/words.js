@@ -33,6 +33,8 @@ const Words = (function () {
     return text
       .replace(/\s*\(run `gpucalc [^`]*`\)/g, '')
       .replace(/^(cluster|training|inference|finetune): /, '')
+      .replace(/^does not fit: /, '')
+      .replace(/\b(\d+\.\d{2,})(?= GiB)/g, (m) => { const x = Number(m); return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2); })
       .replace(PATH, (p) => label(p, sec))
       .replace(/ >= /g, ' at least ').replace(/ <= /g, ' at most ')
       .replace(/, got /g, ', not ')
