@@ -60,7 +60,10 @@ const Dom = (function () {
     for (const [key, label] of rows) {
       const v = at(obj, key);
       if (v === undefined) continue;
-      const shown = v === null ? '\u2014' : F.byKey(key.split('.').pop(), v);
+      // The unit is in the key: 'peak_flops_per_second.bf16' and 'memory_per_gpu_bytes.total' take their parent's.
+      const parts = key.split('.');
+      const unitKey = parts.length > 1 && !/_/.test(parts[parts.length - 1]) ? parts[parts.length - 2] : parts[parts.length - 1];
+      const shown = v === null ? '\u2014' : F.byKey(unitKey, v);
       const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, shown);
       const ex = explain && explain[prefix + '.' + key];
       if (ex) cell.appendChild(derivation(ex));

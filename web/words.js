@@ -39,6 +39,7 @@ const Words = (function () {
       .replace(/ >= /g, ' at least ').replace(/ <= /g, ' at most ')
       .replace(/, got /g, ', not ')
       .replace(/\b\d(?:\.\d+)?e\+\d+\b/g, bigNumber)
+      .replace(/\((\d{4,})\)/g, (m, n) => '(' + bigNumber(n) + ')')
       .replace(/ x /g, ' \u00d7 ');
   }
 
