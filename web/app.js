@@ -156,7 +156,7 @@ class GpuCalc extends HTMLElement {
     const vis = this._visibleSections();
     const first = vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
     this._update(first);
-    if (first !== vis[0]) Nav.goto(this, first, false);
+    if (first !== vis[0]) this._pin(first);
     this._lazy(vis.filter((s) => s !== first));
   }
 
@@ -164,7 +164,11 @@ class GpuCalc extends HTMLElement {
   _lazy(pending) {
     const gen = (this._renderGen = (this._renderGen || 0) + 1);
     const later = (fn, t) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: t }) : setTimeout(fn, 0));
-    const fill = (s) => { if (gen === this._renderGen && !this._built[s]) this._update(s); };
+    const fill = (s) => {
+      if (gen !== this._renderGen || this._built[s]) return;
+      this._update(s);
+      if (this._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(this._pinned)) Nav.goto(this, this._pinned, false);
+    };
     if (globalThis.IntersectionObserver) {
       const io = new IntersectionObserver((entries) => {
         for (const e of entries) if (e.isIntersecting) { io.unobserve(e.target); fill(e.target.dataset.section); }
@@ -180,6 +184,15 @@ class GpuCalc extends HTMLElement {
       later(next, 1000);
     };
     later(next, 1000);
+  }
+
+  // A link that names a section opens there, and stays there while the sections above it are built,
+  // until the reader scrolls, types or clicks.
+  _pin(sec) {
+    this._pinned = sec;
+    Nav.goto(this, sec, false);
+    const stop = () => { this._pinned = null; for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) removeEventListener(t, stop, true); };
+    for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
   }
 
   // Builds a section's form (once).
