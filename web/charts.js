@@ -7,8 +7,9 @@
 const Charts = (function () {
   const { h } = Dom;
   const PALETTE = {
-    light: { c0: '#1864ab', c1: '#2b8a3e', c2: '#c2410c', c3: '#862e9c', mark: '#c2410c' },
-    dark: { c0: '#74c0fc', c1: '#8ce99a', c2: '#ffa94d', c3: '#e599f7', mark: '#ffa94d' }
+    // grid: 3:1 against the background (WCAG non-text contrast), lighter than the text.
+    light: { c0: '#1864ab', c1: '#2b8a3e', c2: '#c2410c', c3: '#862e9c', mark: '#c2410c', grid: '#8c959f' },
+    dark: { c0: '#74c0fc', c1: '#8ce99a', c2: '#ffa94d', c3: '#e599f7', mark: '#ffa94d', grid: '#646c77' }
   };
 
   function dark() { return !!(globalThis.matchMedia && matchMedia('(prefers-color-scheme: dark)').matches); }
@@ -18,7 +19,7 @@ const Charts = (function () {
     const cs = getComputedStyle(el);
     const v = (n, d) => (cs.getPropertyValue(n) || '').trim() || d;
     const d = dark();
-    return Object.assign({ name: d ? 'dark' : 'light', fg: v('--fg', d ? '#e6edf3' : '#1b1f24'), line: v('--line', d ? '#30363d' : '#d0d7de') }, PALETTE[d ? 'dark' : 'light']);
+    return Object.assign({ name: d ? 'dark' : 'light', fg: v('--fg', d ? '#e6edf3' : '#1b1f24') }, PALETTE[d ? 'dark' : 'light']);
   }
 
   // Optional vertical marker (e.g. the batch where decode turns compute-bound), drawn on the canvas.
@@ -58,8 +59,8 @@ const Charts = (function () {
     const o = Object.assign({}, opts);
     o.axes = (opts.axes || []).map((a, i) => Object.assign({
       stroke: t.fg, font: '12px system-ui, sans-serif', labelFont: 'bold 12px system-ui, sans-serif', labelSize: 18, labelGap: 2,
-      grid: { stroke: t.line, width: 1 }, ticks: { stroke: t.line, width: 1, size: 5 }
-    }, a, i > 0 ? { size: sizeToLabels } : {}, a.grid ? { grid: Object.assign({ stroke: t.line, width: 1 }, a.grid) } : {}));
+      grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid, width: 1, size: 5 }
+    }, a, i > 0 ? { size: sizeToLabels } : {}, a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1 }, a.grid) } : {}));
     o.series = opts.series.map((s) => {
       const x = Object.assign({}, s);
       if (t[x.stroke]) x.stroke = t[x.stroke];
@@ -86,6 +87,8 @@ const Charts = (function () {
     job.holder.textContent = '';
     const u = new globalThis.uPlot(o, job.data, job.holder);
     job.holder.dataset.axisColor = t.fg;
+    job.holder.dataset.gridColor = t.grid;
+    performance.mark('gpucalc-chart-drawn');
     job.holder.dataset.theme = t.name;
     cache[job.key] = { u, sig: job.sig };
   }
