@@ -57,10 +57,17 @@ const Charts = (function () {
 
   function styled(opts, t) {
     const o = Object.assign({}, opts);
-    o.axes = (opts.axes || []).map((a, i) => Object.assign({
-      stroke: t.fg, font: '12px system-ui, sans-serif', labelFont: 'bold 12px system-ui, sans-serif', labelSize: 18, labelGap: 2,
-      grid: { stroke: t.grid, width: 1 }, ticks: { stroke: t.grid, width: 1, size: 5 }
-    }, a, i > 0 ? { size: sizeToLabels } : {}, a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1 }, a.grid) } : {}));
+    // Grid lines and ticks only where a tick has a label (a log axis has unlabelled minor splits).
+    const labelled = (u, splits, i, space, incr) => u.axes[i].filter(u, splits, i, space, incr);
+    o.axes = (opts.axes || []).map((a, i) => {
+      const x = Object.assign({
+        stroke: t.fg, font: '12px system-ui, sans-serif', labelFont: 'bold 12px system-ui, sans-serif', labelSize: 18, labelGap: 2,
+        grid: { stroke: t.grid, width: 1, filter: labelled }, ticks: { stroke: t.grid, width: 1, size: 5, filter: labelled }
+      }, a, i > 0 ? { size: sizeToLabels } : {}, a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1, filter: labelled }, a.grid) } : {});
+      // A split without a label stays without one (never a '—').
+      if (typeof a.values === 'function') x.values = (u, vals, ...rest) => { const out = a.values(u, vals, ...rest); return vals.map((v, j) => (v == null ? null : out[j])); };
+      return x;
+    });
     o.series = opts.series.map((s) => {
       const x = Object.assign({}, s);
       if (t[x.stroke]) x.stroke = t[x.stroke];

@@ -64,7 +64,7 @@ const Dom = (function () {
       const parts = key.split('.');
       const unitKey = parts.length > 1 && !/_/.test(parts[parts.length - 1]) ? parts[parts.length - 2] : parts[parts.length - 1];
       const shown = v === null ? '\u2014' : F.byKey(unitKey, v);
-      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, shown);
+      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, h('span', { class: 'v', text: shown }));
       const ex = explain && explain[prefix + '.' + key];
       if (ex) cell.appendChild(derivation(ex));
       tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), cell));
@@ -88,7 +88,8 @@ const Dom = (function () {
       cap.style.left = (100 * capacity / scale).toFixed(3) + '%';
       b.appendChild(cap);
     }
-    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v))));
+    // The legend names what is there (a zero part is left out of it, as it is of the bar).
+    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v)) : null)));
     return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), b, legend);
   }
 

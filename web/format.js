@@ -34,7 +34,7 @@
   function grouped(v) { return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : sig(v); }
   function count(x) {
     if (!finite(x)) return '—';
-    if (Math.abs(x) < 1e4) return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
+    if (Math.abs(x) < 1e4) return Number.isInteger(x) || Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : sig(x);
     let i = 0;
     let v = x;
     const p = ['', 'k', 'M', 'B', 'T'];
@@ -64,6 +64,8 @@
     if (!finite(s)) return '—';
     const a = Math.abs(s);
     if (a === 0) return '0\u00a0s';
+    if (a < 1e-12) return sig(s * 1e15) + '\u00a0fs';
+    if (a < 1e-9) return sig(s * 1e12) + '\u00a0ps';
     if (a < 1e-6) return sig(s * 1e9) + '\u00a0ns';
     if (a < 1e-3) return sig(s * 1e6) + '\u00a0µs';
     if (a < 1) return sig(s * 1e3) + '\u00a0ms';

@@ -133,7 +133,7 @@ const Forms = (function () {
     const secEl = el._sections[sec];
     for (const sp of Fields.specs(sec)) {
       const out = secEl.querySelector('#' + sec + '-' + sp.key + '-parsed');
-      if (out) out.textContent = parsed && parsed[sp.key] !== undefined ? '= ' + Parse.describe(parsed[sp.key], sp.kind) + (sp.unit && !/or|0–1/.test(sp.unit) ? ' ' + sp.unit : '') : '';
+      if (out) out.textContent = parsed && parsed[sp.key] !== undefined ? '= ' + Parse.describe(parsed[sp.key], sp.kind) + (sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '') : '';
     }
   }
 

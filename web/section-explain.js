@@ -30,7 +30,7 @@ const ExplainSection = (function () {
       const fmtv = (v) => (v === null || v === undefined ? '—' : F.byKey(key.split('.').pop(), v));
       tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), h('td', { text: fmtv(get(c.a)) }), h('td', { text: fmtv(get(c.b)) })));
     }
-    tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'Peak (' + c.precision_a + ' / ' + c.precision_b + ')' }),
+    tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'Peak (' + c.precision_a.toUpperCase() + ' / ' + c.precision_b.toUpperCase() + ')' }),
       h('td', { 'data-key': 'compare.peak_a', title: F.exact(c.peak_a_flops_per_second) }, F.flops(c.peak_a_flops_per_second)),
       h('td', { 'data-key': 'compare.peak_b', title: F.exact(c.peak_b_flops_per_second) }, F.flops(c.peak_b_flops_per_second))));
     tb.appendChild(h('tr', null, h('th', { scope: 'row', text: 'Peak per watt' }), h('td', { text: F.flops(c.flops_per_watt_a) + ' per W' }), h('td', { text: F.flops(c.flops_per_watt_b) + ' per W' })));

@@ -14,11 +14,11 @@ const RealitySection = (function () {
 
   function answer(el, r) {
     const a = r.inverse;
+    const p = Scenario.fromSpecs('reality', el._state.reality).parsed;
     return Card.card('reality', {
-      lead: 'In ' + el._sections.reality.querySelector('#reality-days-parsed').textContent.replace(/^= /, '') + ', ' + el._sections.reality.querySelector('#reality-count-parsed').textContent.replace(/^= /, '') +
-        ' of ' + ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) + ' can train:',
+      lead: 'In ' + F.count(p.days) + ' days, ' + F.count(p.count) + ' \u00d7 ' + ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) + ' can train:',
       figures: [['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
-        ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU (' + a.mfu_source + ')', 'compute'],
+        ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
         ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']]
     });
   }
@@ -59,12 +59,12 @@ const RealitySection = (function () {
         const flag = (c.unofficial ? 'unofficial' : '') + (c.from_assumptions ? (c.unofficial ? ', ' : '') + 'computed from assumptions' : '');
         runRows.push(h('tr', { 'data-run': run.id },
           h('th', { scope: 'row', text: run.name }),
-          h('td', { text: Words.label(c.metric) }),
-          h('td', { title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
-          h('td', { title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
-          h('td', { class: 'err', text: pct(c.error) }),
+          h('td', { class: 'metric', text: Words.label(c.metric) }),
+          h('td', { 'data-label': 'Published', title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
+          h('td', { 'data-label': 'Our estimate', title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
+          h('td', { class: 'err', 'data-label': 'Error', text: pct(c.error) }),
           h('td', { class: 'note' }, flag ? h('strong', { text: flag + '. ' }) : null, c.note || '', ' ', h('span', { class: 'source', text: c.source })),
-          h('td', null, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, 'data-open-run': run.id, onclick: () => openRun(el, run) }, 'Open'))));
+          h('td', { class: 'open' }, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, 'data-open-run': run.id, onclick: () => openRun(el, run) }, 'Open'))));
       }
     }
     return Dom.scroller(h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),

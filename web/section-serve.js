@@ -78,7 +78,7 @@ const ServeSection = (function () {
     const price = el._sections.serve.querySelector('[data-field="gpu_hour_usd"]');
     if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
     const batch = el._sections.serve.querySelector('[data-field="batch"]');
-    if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max throughput: ' + F.count(t.batch) : 'max throughput';
+    if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max: ' + F.count(t.batch) : 'max throughput';
     res.appendChild(kvTable('Serving', t, [['params', 'Parameters'], ['weights_bytes', 'Weights'], ['kv_cache_bytes_per_token', 'KV cache per token'], ['kv_cache_bytes', 'KV cache (batch, full context)'],
       ['max_batch', 'Most sequences that fit'], ['instance_gpus', 'GPUs per copy'], ['ttft_seconds', 'Time to first token (per user)'], ['prefill_seconds', 'Prefill on an idle copy'],
       ['tpot_seconds', 'Time per output token'], ['decode_bound', 'Decode is'], ['turn_batch', 'Batch where GEMMs turn compute-bound'],

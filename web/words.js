@@ -7,7 +7,10 @@ const Words = (function () {
   const EXTRA = {
     'training.dp': 'Data parallel', 'hardware.count': 'GPUs', 'inference.batch_limit': 'the engine\u2019s batch limit',
     'inference.slo': 'the latency targets', 'training.layout': 'Layout', 'model.heads': 'the model\u2019s attention heads',
-    'model.kv_heads': 'the model\u2019s key/value heads', 'model.experts': 'the model\u2019s experts', 'model.layers': 'the model\u2019s layers'
+    'model.kv_heads': 'the model\u2019s key/value heads', 'model.experts': 'the model\u2019s experts', 'model.layers': 'the model\u2019s layers',
+    // The report figures the famous runs compare.
+    days: 'Days', seconds: 'Time', flops: 'Model FLOPs', flops_6nd: 'FLOPs (6\u00b7N\u00b7D)', energy_kwh: 'Energy', co2_kg: 'CO2', cost_usd: 'Cost',
+    gpu_hours: 'GPU-hours', mfu: 'MFU', tokens_per_second: 'Throughput', step_seconds: 'Step time', achieved_flops_per_second_per_gpu: 'Achieved per GPU'
   };
 
   // The label of a scenario path: the section's own field first, then any section's, then words.

@@ -122,3 +122,15 @@ test('the locale\u2019s separators come from Intl', () => {
   assert.equal(JSON.stringify(Parse.separators('en-US')), '{"decimal":".","group":","}');
   assert.equal(JSON.stringify(Parse.separators('de-DE')), '{"decimal":",","group":"."}');
 });
+
+test('numbers written back into fields read back exactly, in English and German', () => {
+  for (const locale of ['en-US', 'de-DE', 'fr-FR']) {
+    for (const v of [3e11, 1.56e13, 1.8e12, 1024, 0.34, 2.125, 1e6, 123456789, 1.5e-7, 2.5e22, 1.75]) {
+      const t = Parse.text(v, locale);
+      assert.equal(Parse.parse(t, 'number', locale).value, v, `${v} -> ${t} (${locale})`);
+    }
+  }
+  assert.equal(Parse.text(3e11, 'en-US'), '300B');
+  assert.equal(Parse.text(1.56e13, 'en-US'), '15.6T');
+  assert.equal(Parse.text(0.34, 'de-DE'), '0,34');
+});
