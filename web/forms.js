@@ -133,7 +133,12 @@ const Forms = (function () {
     const secEl = el._sections[sec];
     for (const sp of Fields.specs(sec)) {
       const out = secEl.querySelector('#' + sec + '-' + sp.key + '-parsed');
-      if (out) out.textContent = parsed && parsed[sp.key] !== undefined ? '= ' + Parse.describe(parsed[sp.key], sp.kind) + (sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '') : '';
+      if (!out) continue;
+      const v = parsed && parsed[sp.key];
+      // "= 1 device", "= 1,024 devices": the unit after the value, singular for one.
+      let unit = sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '';
+      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer)s\b/, ' $1').replace(/^ copies$/, ' copy');
+      out.textContent = v !== undefined && v !== null ? '= ' + Parse.describe(v, sp.kind) + unit : '';
     }
   }
 

@@ -40,7 +40,8 @@ const Scenario = (function () {
       const raw = s[sp.key] === undefined ? '' : String(s[sp.key]);
       if (sp.custom && s.model !== 'custom-params') continue;
       if (sp.kind === 'select') {
-        if (raw === '' || (sp.key === 'model' && raw === 'custom-params')) continue;
+        // '' and the core's own default leave the field out: the scenario says only what was chosen.
+        if (raw === '' || raw === sp.dflt || (sp.key === 'model' && raw === 'custom-params')) continue;
         if (sp.key === 'weights' && raw.startsWith('gguf:')) { setPath(scenario, 'inference.weight_format', raw.slice(5)); continue; }
         setPath(scenario, sp.path, raw === 'on' ? true : raw === 'off' ? false : sp.number ? Number(raw) : raw);
         continue;
@@ -70,7 +71,7 @@ const Scenario = (function () {
       const c = b.scenario.compare || {};
       const r = b.scenario.roofline || {};
       r.devices = c.a === c.b ? [c.a] : [c.a, c.b];
-      r.precision = c.precision;
+      if (c.precision) r.precision = c.precision;
       b.scenario.roofline = r;
       return b;
     },
@@ -94,7 +95,7 @@ const Scenario = (function () {
     const kinds = ['training', 'inference', 'finetune'].filter((k) => sc[k] !== undefined);
     if (kinds.length > 1) return null;
     if (kinds.length === 1) return { training: 'train', inference: 'serve', finetune: 'finetune' }[kinds[0]];
-    if (sc.compare !== undefined) return sc.roofline === undefined ? 'explain' : null;
+    if (sc.compare !== undefined) return 'explain';
     if (sc.inverse !== undefined || sc.roofline !== undefined) return null;
     return sc.hardware !== undefined ? 'cluster' : null;
   }
@@ -129,7 +130,8 @@ const Scenario = (function () {
       else st[sp.key] = sp.keep ? sp.value : sp.dflt !== undefined ? sp.dflt : sp.kind === 'select' && !optionValues(sp).includes('') ? sp.value : '';
       if (v !== undefined) delPath(rest, sp.path);
     }
-    if (sec === 'explain') { delPath(rest, 'roofline'); }
+    // The explain section draws the compared devices at the compared precision: those are not settings.
+    if (sec === 'explain') { delPath(rest, 'roofline.devices'); delPath(rest, 'roofline.precision'); }
     delPath(rest, 'inference.weight_format');
     if (getPath(rest, 'inference.weight_format') === 'native') delPath(rest, 'inference.weight_format');
     if (Object.keys(rest).length) {
