@@ -35,6 +35,7 @@ export const PAGE_MODULES = [
   ['section-reality.js', 'RealitySection'],
   ['section-json.js', 'JsonSection'],
   ['io.js', 'IO'],
+  ['boot.js', 'Boot'],
   ['app.js', 'GpuCalc'],
 ];
 

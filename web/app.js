@@ -65,50 +65,16 @@ class GpuCalc extends HTMLElement {
   _notice(text, alert) {
     for (const p of this._notices.children) if (p.firstChild.textContent === text) return;
     const p = Dom.h('p', { class: 'notice', role: alert ? 'alert' : 'status' }, Dom.h('span', { text }), ' ',
-      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => p.remove() }, '\u00d7'));
+      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => {
+        // Focus goes to the next notice, else to the top of the calculator (never lost to the page).
+        p.remove();
+        const next = this._notices.querySelector('button') || this._root.querySelector('.questions a, nav a, h2');
+        if (next) next.focus();
+      } }, '\u00d7'));
     this._notices.appendChild(p);
   }
 
-  // A scenario's text (the scenario attribute, a frame's #scenario=) into the state; what cannot be
-  // used is said, never silently replaced by the defaults.
-  _scenarioInto(st, text, what) {
-    const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
-    if (why) return this._notice(what + ' was not used: ' + why + '.', true);
-    let sc;
-    try { sc = JSON.parse(text); } catch (e) { return this._notice(what + ' is not valid JSON (' + e.message + '); the calculator shows its defaults instead.', true); }
-    const mapped = Scenario.toState(sc);
-    const want = this._visibleSections();
-    if (!mapped || !want.includes(mapped.section)) {
-      if (want.includes('json')) { st.json.text = text; st.view.section = 'json'; return; }
-      return this._notice(what + ' was not used: ' + (mapped ? 'it is a ' + State.TITLES[mapped.section] + ' scenario, and this view shows ' + want.map((s) => State.TITLES[s]).join(', ') : 'the forms cannot hold it (use the Scenario JSON section)') + '.', true);
-    }
-    Object.assign(st[mapped.section], mapped.state[mapped.section]);
-    st.view.section = mapped.section;
-  }
-
-  // Defaults, then the scenario attribute, then the URL hash (#s=<state> with sync-url, or
-  // #section=...&scenario=... with hash-params), or the saved state.
-  _initialState() {
-    let st = State.cloneDefaults();
-    const hash = typeof location !== 'undefined' ? location.hash : '';
-    const params = /^#?(section|scenario)=/.test(hash) && (this.hasAttribute('hash-params') || this.hasAttribute('sync-url')) ? new URLSearchParams(hash.slice(1)) : null;
-    if (params && State.SECTIONS.includes(params.get('section'))) this._sectionOverride = params.get('section');
-    const attr = this.getAttribute('scenario');
-    if (attr !== null) this._scenarioInto(st, attr, 'The scenario attribute');
-    if (params && params.get('scenario')) this._scenarioInto(st, params.get('scenario'), 'The scenario in the address');
-    if (this.hasAttribute('sync-url') && !params) {
-      const fromHash = State.decodeHash(hash);
-      const saved = fromHash ? null : State.loadStored();
-      const got = fromHash || saved;
-      if (got) st = got.state;
-      if (got && got.problems.length) {
-        // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
-        this._notice('Some ' + (fromHash ? 'settings from the link' : 'saved settings') + ' could not be restored and were reset: ' + got.problems.join('; ') + '.');
-        State.save(State.sanitizeState(st));
-      }
-    }
-    return State.sanitizeState(st);
-  }
+  _initialState() { return Boot.initialState(this); }
 
   // Saving the state is debounced: browsers throttle history.replaceState (Chromium: 100 calls per
   // 10 s) and typing must not wait for storage.
@@ -179,7 +145,7 @@ class GpuCalc extends HTMLElement {
     const next = () => {
       if (gen !== this._renderGen) return;
       const s = queue.shift();
-      if (!s) return;
+      if (!s) { this._allBuilt = true; this.dispatchEvent(new CustomEvent('gpucalc-built')); return; }
       fill(s);
       later(next, 1000);
     };

@@ -61,9 +61,10 @@ const Scenario = (function () {
   // One builder per section: form state -> { scenario, problems, parsed } (the JSON section's
   // scenario is its text).
   const build = {
-    train(s) { const b = fromSpecs('train', s); b.scenario.scaling = true; return b; },
-    serve(s) { return fromSpecs('serve', s); },
-    finetune(s) { return fromSpecs('finetune', s); },
+    // The section's own part is always there (every field left blank is still a training question).
+    train(s) { const b = fromSpecs('train', s); b.scenario.training = b.scenario.training || {}; b.scenario.scaling = true; return b; },
+    serve(s) { const b = fromSpecs('serve', s); b.scenario.inference = b.scenario.inference || {}; return b; },
+    finetune(s) { const b = fromSpecs('finetune', s); b.scenario.finetune = b.scenario.finetune || {}; return b; },
     cluster(s) { return fromSpecs('cluster', s); },
     plan(s) { return fromSpecs('plan', s); },
     explain(s) {

@@ -174,6 +174,8 @@ test('keyboard only: Tab to the nav, Enter on a section moves focus to its headi
 
 test('every control reached by Tab shows a focus ring; the import button is a real button whose ring shows, and focus stays on it after an import', async () => {
   const { page, context } = await open(browser);
+  // Every section built first: Tab must not run off the end of the page (the window would lose focus).
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt === true, null, { timeout: 30000 });
   await page.locator('gpu-calc header h1').click();
   const seen = [];
   for (let i = 0; i < 70; i++) {

@@ -21,7 +21,8 @@ const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 // Waits until the idle-time work of a load is done (plan search, reality tables and answers): no
 // call into the module happens after this without input.
 const settled = async (page) => {
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt === true, null, { timeout: 30000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 20000 });
   await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
 };
 
