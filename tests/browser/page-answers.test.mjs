@@ -207,3 +207,28 @@ test('every famous run and claim opens in a form, with the result its verdict wa
   }
   await context.close();
 });
+
+test('the first screen offers the questions people come with; each leads to the section that answers it, its answer in view', async () => {
+  const { page, context } = await open(browser, undefined, { viewport: { width: 1280, height: 900 } });
+  const questions = page.locator('gpu-calc .questions a');
+  const list = await questions.evaluateAll((as) => as.map((a) => [a.textContent, a.dataset.section, a.getBoundingClientRect().bottom]));
+  assert.deepEqual(list.map(([, s]) => s), ['train', 'serve', 'serve', 'finetune', 'reality', 'reality', 'explain']);
+  for (const [, , bottom] of list) assert.ok(bottom < 900, 'the questions are on the first screen');
+  assert.match(list.map(([q]) => q).join('\n'), /How long and how much to train model X on Y GPUs\?\nCan I run model X on my GPU\?.*\nHow many GPUs to serve X to N users/);
+  for (let i = 0; i < list.length; i++) {
+    await page.evaluate(() => scrollTo(0, 0));
+    await questions.nth(i).click();
+    const sec = list[i][1];
+    await page.locator(`gpu-calc [data-answer="${sec}"]:not(.waiting)`).waitFor({ timeout: 20000 });
+    const m = await page.evaluate((s) => {
+      const r = document.querySelector('gpu-calc').shadowRoot;
+      return { focused: r.activeElement?.id, answerTop: r.querySelector(`[data-answer="${s}"]`).getBoundingClientRect().top };
+    }, sec);
+    assert.equal(m.focused, 'h-' + sec);
+    assert.ok(m.answerTop > 0 && m.answerTop < 900 - 60, `${sec}: answer at ${m.answerTop}`);
+  }
+  // The first section's answer is on the first screen too.
+  await page.evaluate(() => scrollTo(0, 0));
+  assert.ok(await card(page, 'train').evaluate((c) => c.getBoundingClientRect().top) < 900);
+  await context.close();
+});
