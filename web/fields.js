@@ -23,7 +23,7 @@ const Fields = (function () {
       f('params', 'model.params', 'count', 'Parameters', { unit: 'total', placeholder: 'e.g. 70B', custom: true }),
       f('active_params', 'model.active_params', 'count', 'Active parameters', { unit: 'per token (MoE)', placeholder: 'all', custom: true }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
-      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024' }),
+      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024', placeholder: '1' }),
       f('tokens', 'training.tokens', 'count', 'Training tokens', { unit: 'tokens', value: '15T' }),
       f('gpu_hour_usd', 'costs.gpu_hour_usd', 'usd', 'Price', { unit: '$ per GPU-hour', placeholder: 'catalog price' }),
       f('mfu', 'training.mfu', 'fraction', 'MFU', { unit: '0–1 or %', placeholder: 'predicted' }),
@@ -50,7 +50,7 @@ const Fields = (function () {
     serve: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'llama3-70b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
-      f('count', 'hardware.count', 'count', 'GPUs available', { unit: 'devices', value: '8' }),
+      f('count', 'hardware.count', 'count', 'GPUs available', { unit: 'devices', value: '8', placeholder: '1' }),
       f('weights', 'inference.weight_precision', 'select', 'Weights', { options: SERVE_WEIGHTS, value: 'bf16', dflt: 'bf16' }),
       f('kv_precision', 'inference.kv_precision', 'select', 'KV cache', { options: [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['int8', 'INT8'], ['fp32', 'FP32']], value: 'bf16', dflt: 'bf16' }),
       f('tp', 'inference.tp', 'count', 'GPUs per copy', { unit: 'tensor parallel', placeholder: '1', value: '4' }),
@@ -74,7 +74,7 @@ const Fields = (function () {
     finetune: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'llama3-8b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-rtx-4090' }),
-      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1' }),
+      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1', placeholder: '1' }),
       f('method', 'finetune.method', 'select', 'Method', { options: [['qlora', 'QLoRA (4-bit base)'], ['lora', 'LoRA (16-bit base)'], ['full', 'full fine-tuning']], value: 'qlora', dflt: 'lora' }),
       f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { unit: 'r', placeholder: '8' }),
       f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', { options: [['', 'q and v (default)'], ['attention', 'all attention'], ['all_linear', 'every linear layer']], value: 'all_linear' }),
@@ -91,12 +91,12 @@ const Fields = (function () {
     ],
     cluster: [
       f('device', 'hardware.device', 'select', 'Device', { options: 'devices', value: 'nvidia-h100-sxm5-80gb' }),
-      f('count', 'hardware.count', 'count', 'Count', { unit: 'devices', value: '1000' })
+      f('count', 'hardware.count', 'count', 'Count', { unit: 'devices', value: '1000', placeholder: '1' })
     ],
     plan: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'gpt3-175b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-a100-sxm4-80gb' }),
-      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024' }),
+      f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024', placeholder: '1' }),
       f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', value: '1536' })
     ],
     explain: [
