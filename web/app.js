@@ -1,43 +1,57 @@
-// gpucalc page: the <gpu-calc> custom element. It builds scenarios from the form, calls the
+// gpucalc page: the <gpu-calc> custom element. It builds scenarios from the forms, calls the
 // WebAssembly core (createGpucalc from gpucalc.js) and renders the report. No formulas live here:
 // every number shown comes from the core's report; the page only formats and draws.
 // Security: no user-controlled string reaches innerHTML; the DOM is built with textContent.
-// This file is the last of the page modules that scripts/bundle.mjs concatenates into one script:
-// dom, guard, state, scenario, core, worker, charts, forms, one file per section, io, the element.
+// First paint: only the first section is built and computed at once; the others are built when
+// they come near the viewport or when the browser is idle, so nothing below the fold delays the
+// first answer. This file is the last of the page modules that scripts/bundle.mjs concatenates.
 const SECTION_VIEWS = {
-  explain: ExplainSection, cluster: ClusterSection, train: TrainSection, plan: PlanSection,
-  serve: ServeSection, reality: RealitySection, json: JsonSection
+  train: TrainSection, serve: ServeSection, finetune: FinetuneSection, plan: PlanSection, cluster: ClusterSection,
+  explain: ExplainSection, reality: RealitySection, json: JsonSection
 };
 
 class GpuCalc extends HTMLElement {
   connectedCallback() {
     if (this._root) return;
+    performance.mark('gpucalc-connected');
     this._root = this.attachShadow({ mode: 'open' });
     const sheet = new CSSStyleSheet();
     sheet.replaceSync(globalThis.__gpucalcCss || '');
     this._root.adoptedStyleSheets = [sheet];
     this._sections = {};
+    this._built = {};
     this._last = {};
-    this._notices = Dom.h('div', { class: 'notices', role: 'status', 'aria-live': 'polite' });
+    this._notices = Dom.h('div', { class: 'notices' });
     this._root.appendChild(this._notices);
     this._state = this._initialState();
-    const loading = Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator…' });
+    const loading = Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator\u2026' });
     this._root.appendChild(loading);
+    if (typeof globalThis.createGpucalc !== 'function') { this._startFailed(loading, 'its script (gpucalc-embed.js) did not load completely'); return; }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
     Promise.all([this._core.call('devices'), this._core.call('presets')]).then(([d, p]) => {
       const devices = JSON.parse(d).devices;
       const presets = JSON.parse(p).models;
-      if (!devices || !presets) { loading.textContent = 'The calculator could not start: ' + (JSON.parse(d).errors || JSON.parse(p).errors)[0].message; return; }
+      if (!devices || !presets) return this._startFailed(loading, (JSON.parse(d).errors || JSON.parse(p).errors)[0].message);
       this._devices = devices;
       this._presets = presets;
       this._render();
     });
   }
 
-  // Every call into the module goes through the shared core handle (web/core.js): if the module
-  // throws, the handle discards it and creates a fresh one, and `again` (the same step) runs once
-  // more on it; a second failure stays an error report. Returns the parsed answer.
+  // A start that failed says why, in the element: a Content-Security-Policy without
+  // 'wasm-unsafe-eval' (WebAssembly refused) gets the directive the host page needs.
+  _startFailed(box, why) {
+    const csp = /Content.Security.Policy|unsafe-eval|CompileError|Refused to compile/i.test(why);
+    box.setAttribute('role', 'alert');
+    box.className = 'loading failed';
+    box.textContent = 'The calculator could not start: ' + (csp
+      ? 'this page\u2019s Content-Security-Policy does not allow WebAssembly. The page needs script-src \u2019self\u2019 \u2019wasm-unsafe-eval\u2019 (and worker-src blob: for the plan search).'
+      : why + '.');
+  }
+
+  // Asks the module through the shared handle (web/core.js): if the module throws, the handle
+  // re-creates it and `again` (the same step) runs once more. Returns the parsed answer.
   _ask(name, arg, again) {
     const out = this._core.tryCall(name, arg);
     if (out !== null) return JSON.parse(out);
@@ -46,39 +60,21 @@ class GpuCalc extends HTMLElement {
     return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
   }
 
-  // A short message above the calculator (restored settings dropped, module restarted).
-  _notice(text) {
+  // A short message above the calculator (restored settings dropped, module restarted); `alert`
+  // for problems the reader must see (a bad scenario attribute).
+  _notice(text, alert) {
     for (const p of this._notices.children) if (p.firstChild.textContent === text) return;
-    const p = Dom.h('p', { class: 'notice' }, Dom.h('span', { text }), ' ',
-      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => p.remove() }, '×'));
+    const p = Dom.h('p', { class: 'notice', role: alert ? 'alert' : 'status' }, Dom.h('span', { text }), ' ',
+      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => {
+        // Focus goes to the next notice, else to the top of the calculator (never lost to the page).
+        p.remove();
+        const next = this._notices.querySelector('button') || this._root.querySelector('.questions a, nav a, h2');
+        if (next) next.focus();
+      } }, '\u00d7'));
     this._notices.appendChild(p);
   }
 
-  // Defaults, then the scenario attribute, then (with sync-url) the URL hash or the saved state.
-  _initialState() {
-    let st = State.cloneDefaults();
-    const attr = this.getAttribute('scenario');
-    if (attr && !Guard.checkText(attr, Guard.MAX_IMPORT_CHARS)) {
-      try {
-        const mapped = Scenario.toState(JSON.parse(attr));
-        if (mapped) for (const sec of Object.keys(mapped.state)) Object.assign(st[sec], mapped.state[sec]);
-      } catch (e) { /* an invalid attribute leaves the defaults */ }
-    }
-    if (this.hasAttribute('sync-url')) {
-      const fromHash = State.decodeState(location.hash);
-      if (fromHash) st = fromHash;
-      else {
-        const saved = State.loadStored();
-        if (saved) st = saved.state;
-        if (saved && saved.problems.length) {
-          // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
-          this._notice('Some saved settings could not be restored and were reset: ' + saved.problems.join('; ') + '.');
-          State.save(st);
-        }
-      }
-    }
-    return State.sanitizeState(st);
-  }
+  _initialState() { return Boot.initialState(this); }
 
   // Saving the state is debounced: browsers throttle history.replaceState (Chromium: 100 calls per
   // 10 s) and typing must not wait for storage.
@@ -89,15 +85,16 @@ class GpuCalc extends HTMLElement {
   }
   persistNow() {
     clearTimeout(this._persistTimer);
-    if (!this.hasAttribute('sync-url')) return;
-    State.save(this._state);
+    if (this.hasAttribute('sync-url')) State.save(this._state);
   }
 
   _visibleSections() {
-    const want = (this.getAttribute('section') || 'all').split(/[\s,]+/);
+    const want = (this._sectionOverride || this.getAttribute('section') || 'all').split(/[\s,]+/);
     return State.SECTIONS.filter((s) => want.includes('all') || want.includes(s));
   }
 
+  // The page's frame: header with the questions, nav, one empty section per view (heading, answer
+  // slot, body), toolbar. The first section is filled at once, the rest when near or idle.
   _render() {
     const h = Dom.h;
     const root = this._root;
@@ -105,61 +102,148 @@ class GpuCalc extends HTMLElement {
     root.appendChild(this._notices);
     const compact = this.hasAttribute('compact');
     const wrap = h('div', { class: 'gpucalc' + (compact ? ' compact' : '') });
-    if (!compact) {
-      wrap.appendChild(h('header', null,
-        h('h1', { text: 'gpucalc' }),
-        h('p', { class: 'tagline', text: 'AI hardware questions, answered from datasheets and papers — every figure with its derivation.' })));
-      const nav = h('nav', { 'aria-label': 'Sections' });
-      for (const s of this._visibleSections()) nav.appendChild(h('a', { href: '#' + s, 'data-section': s, onclick: (e) => { e.preventDefault(); this._sections[s].scrollIntoView(); } }, State.TITLES[s]));
-      wrap.appendChild(nav);
-    }
+    if (!compact) wrap.append(Nav.header(this), Nav.nav(this));
+    this._sections = {};
+    this._built = {};
     for (const s of this._visibleSections()) {
-      const sec = h('section', { id: s, 'data-section': s, 'aria-labelledby': 'h-' + s });
-      sec.appendChild(h('h2', { id: 'h-' + s, text: State.TITLES[s] }));
+      const sec = h('section', { id: s, 'data-section': s, 'aria-labelledby': 'h-' + s },
+        h('h2', { id: 'h-' + s, tabindex: '-1', text: State.TITLES[s] }),
+        h('div', { class: 'origin-slot' }),
+        h('div', { class: 'answer-slot', 'aria-live': 'polite' }, Card.waiting(s, 'Computing\u2026')),
+        h('div', { class: 'body' }));
       this._sections[s] = sec;
       wrap.appendChild(sec);
-      SECTION_VIEWS[s].build(this, sec);
     }
     if (!compact) wrap.appendChild(IO.toolbar(this));
     root.appendChild(wrap);
     this._chartCache = {};
     this._chartWidth = 0;
-    // Light sections first so the first results appear at once; the plan search (a worker) and the
-    // reality tables (many estimates) follow when the browser is idle.
-    const heavy = ['plan', 'reality'];
-    const later = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: 200 }) : setTimeout(fn, 0));
-    for (const s of this._visibleSections()) if (!heavy.includes(s)) this._update(s);
-    const gen = (this._renderGen = (this._renderGen || 0) + 1);
-    for (const s of this._visibleSections())
-      if (heavy.includes(s)) later(() => { if (gen === this._renderGen) { if (s === 'reality') RealitySection.renderTables(this, this._sections.reality.querySelector('.reality-tables')); this._update(s); } });
+    Charts.watchTheme(this, () => { for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s); });
+    const vis = this._visibleSections();
+    const first = vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
+    this._update(first);
+    if (first !== vis[0]) this._pin(first);
+    this._lazy(vis.filter((s) => s !== first));
   }
 
-  // Estimates one section from its form state and shows the report (or the errors, keeping the
-  // last good result visible). The editor's text is checked (size, nesting) before the module
-  // sees it.
+  // The other sections: built when within 300 px of the viewport, or one per idle moment.
+  _lazy(pending) {
+    const gen = (this._renderGen = (this._renderGen || 0) + 1);
+    const later = (fn, t) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: t }) : setTimeout(fn, 0));
+    const fill = (s) => {
+      if (gen !== this._renderGen || this._built[s]) return;
+      this._update(s);
+      if (this._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(this._pinned)) Nav.goto(this, this._pinned, false);
+    };
+    if (globalThis.IntersectionObserver) {
+      const io = new IntersectionObserver((entries) => {
+        for (const e of entries) if (e.isIntersecting) { io.unobserve(e.target); fill(e.target.dataset.section); }
+      }, { rootMargin: '300px 0px' });
+      for (const s of pending) io.observe(this._sections[s]);
+    }
+    const queue = pending.slice();
+    const next = () => {
+      if (gen !== this._renderGen) return;
+      const s = queue.shift();
+      if (!s) { this._allBuilt = true; this.dispatchEvent(new CustomEvent('gpucalc-built')); return; }
+      fill(s);
+      later(next, 1000);
+    };
+    later(next, 1000);
+  }
+
+  // A link that names a section opens there, and stays there while the sections above it are built,
+  // until the reader scrolls, types or clicks.
+  _pin(sec) {
+    this._pinned = sec;
+    Nav.goto(this, sec, false);
+    const stop = () => { this._pinned = null; for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) removeEventListener(t, stop, true); };
+    for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
+  }
+
+  // Builds a section's form (once).
+  _ensure(sec) {
+    if (this._built[sec] || !this._sections[sec]) return;
+    this._built[sec] = true;
+    SECTION_VIEWS[sec].build(this, this._sections[sec].querySelector('.body'));
+    if (sec === 'reality') RealitySection.renderTables(this, this._sections.reality.querySelector('.reality-tables'));
+  }
+
+  _setAnswer(sec, card) {
+    const slot = this._sections[sec] && this._sections[sec].querySelector('.answer-slot');
+    if (!slot) return;
+    if (!card.classList.contains('blocked') && !card.classList.contains('waiting') && !this.hasAttribute('compact')) card.appendChild(Share.buttons(this, sec));
+    slot.replaceChildren(card);
+  }
+
+  // What was opened into a section (a famous run, a claim), until the reader changes the form.
+  _setOrigin(sec, text) {
+    const slot = this._sections[sec] && this._sections[sec].querySelector('.origin-slot');
+    if (!slot) return;
+    slot.replaceChildren(text ? Dom.h('p', { class: 'origin', 'data-origin': '' }, Dom.h('strong', { text: 'Opened: ' }), text) : '');
+  }
+  _userEdit(sec) {
+    this._setOrigin(sec, '');
+    this._state.view.section = sec;
+  }
+
+  // Estimates one section from its form state and shows the answer and the details; when a field
+  // cannot be read or the core refuses, the reasons instead (never a stale result beside an error).
   _update(sec) {
-    if (!this._devices) return;
+    if (!this._devices || !this._sections[sec]) return;
+    this._ensure(sec);
     if (sec === 'plan') return PlanSection.start(this);
-    const scenario = Scenario.build[sec](this._state[sec]);
-    const text = typeof scenario === 'string' ? scenario : JSON.stringify(scenario);
+    const built = Scenario.build[sec](this._state[sec], this._state);
+    if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
+    const text = typeof built.scenario === 'string' ? built.scenario : JSON.stringify(built.scenario);
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
-    const report = why ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] } : this._ask('estimate', text, () => this._update(sec));
+    const report = built.problems.length ? { errors: built.problems }
+      : why ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] } : this._ask('estimate', text, () => this._update(sec));
     Forms.showErrors(this, sec, report.errors || []);
     this._persist();
     const res = this._sections[sec].querySelector('.results');
-    if (report.errors) {
-      res.classList.add('stale');
-      res.setAttribute('aria-busy', 'false');
-      this.dispatchEvent(new CustomEvent('gpucalc-error', { detail: { section: sec, errors: report.errors } }));
-      return;  // the last good result stays visible
-    }
-    this._last[sec] = { scenario: typeof scenario === 'string' ? JSON.parse(scenario) : scenario, report };
-    res.classList.remove('stale');
     res.textContent = '';
+    if (report.errors) {
+      delete this._last[sec];
+      this._setAnswer(sec, Card.blocked(sec, report.errors.length));
+      this.dispatchEvent(new CustomEvent('gpucalc-error', { detail: { section: sec, errors: report.errors } }));
+      return;
+    }
+    this._last[sec] = { scenario: typeof built.scenario === 'string' ? JSON.parse(built.scenario) : built.scenario, report };
+    this._setAnswer(sec, SECTION_VIEWS[sec].answer(this, report));
+    if (!this._firstResult) {
+      this._firstResult = true;
+      performance.mark('gpucalc-first-result', { detail: { section: sec, built: Object.keys(this._built) } });
+      requestAnimationFrame(() => setTimeout(() => performance.mark('gpucalc-first-answer-painted'), 0));
+    }
     SECTION_VIEWS[sec].show(this, res, report);
-    if (!this._firstResult) { this._firstResult = true; performance.mark('gpucalc-first-result'); }
     this.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: sec } }));
   }
+
+  // Opens a scenario in the form that holds it (or the Scenario JSON section), computes it there
+  // and, unless told not to, moves focus to that section's heading. Returns the section or null.
+  openScenario(sc, origin, opts) {
+    const mapped = Scenario.toState(sc);
+    let sec = mapped && this._sections[mapped.section] ? mapped.section : null;
+    if (sec) {
+      Object.assign(this._state[sec], mapped.state[sec]);
+      this._state = State.sanitizeState(this._state);
+      this._ensure(sec);
+      Forms.sync(this, sec);
+    } else if (this._sections.json) {
+      sec = 'json';
+      this._state.json.text = JSON.stringify(sc, null, 1);
+      this._ensure('json');
+      this._root.getElementById('json-text').value = this._state.json.text;
+    } else return null;
+    this._update(sec);
+    this._setOrigin(sec, origin || '');
+    if (!opts || opts.focus !== false) Nav.goto(this, sec, true);
+    return sec;
+  }
+
+  _goto(sec, focus) { Nav.goto(this, sec, focus); }
+  _focusAnswer(sec) { Nav.focusAnswer(this, sec); }
 
   // Public API (also used by the tests and the embedding page).
   usePlan(p) { PlanSection.use(this, p); }
@@ -167,7 +251,8 @@ class GpuCalc extends HTMLElement {
   exportReport(sec) { return IO.exportReport(this, sec); }
   exportCsv() { return IO.exportCsv(this); }
   importScenario(text) { return IO.importScenario(this, text); }
+  shareCode(sec, kind) { return Share.code(this, sec, kind); }
 }
 
 if (!customElements.get('gpu-calc')) customElements.define('gpu-calc', GpuCalc);
-globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, csvCell: IO.csvCell, core: Core.page };
+globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, csvCell: IO.csvCell, core: Core.page, parse: Parse.parse };

@@ -28,9 +28,15 @@ const Dom = (function () {
   // Value at a dotted report path ("peak_flops_per_second.bf16"), undefined where absent.
   function at(obj, path) { return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj); }
 
-  function dataTable(headers, rows) {
-    return h('table', { class: 'data' }, h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col', text: x })))),
-      h('tbody', null, rows.map((r) => h('tr', null, r.map((c) => h('td', null, c))))));
+  // A wide table scrolls sideways inside its own box on a phone (the page never does); the box is
+  // focusable so that keyboard users can scroll it too.
+  function scroller(table, label) {
+    return h('div', { class: 'scroll', tabindex: '0', role: 'region', 'aria-label': label || 'table' }, table);
+  }
+
+  function dataTable(headers, rows, label) {
+    return scroller(h('table', { class: 'data' }, h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col', text: x })))),
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((c) => h('td', null, c)))))), label);
   }
 
   // The derivation is built when the reader opens it: most are never opened, and building them all
@@ -54,8 +60,11 @@ const Dom = (function () {
     for (const [key, label] of rows) {
       const v = at(obj, key);
       if (v === undefined) continue;
-      const shown = v === null ? 'unknown' : F.byKey(key.split('.').pop(), v);
-      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, shown);
+      // The unit is in the key: 'peak_flops_per_second.bf16' and 'memory_per_gpu_bytes.total' take their parent's.
+      const parts = key.split('.');
+      const unitKey = parts.length > 1 && !/_/.test(parts[parts.length - 1]) ? parts[parts.length - 2] : parts[parts.length - 1];
+      const shown = v === null ? '\u2014' : F.byKey(unitKey, v);
+      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, h('span', { class: 'v', text: shown }));
       const ex = explain && explain[prefix + '.' + key];
       if (ex) cell.appendChild(derivation(ex));
       tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), cell));
@@ -79,13 +88,27 @@ const Dom = (function () {
       cap.style.left = (100 * capacity / scale).toFixed(3) + '%';
       b.appendChild(cap);
     }
-    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v))));
+    // The legend names what is there (a zero part is left out of it, as it is of the bar).
+    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v)) : null)));
     return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), b, legend);
   }
 
-  // The report's warnings as a list, or null when there are none.
-  function warnings(list) {
-    return list && list.length ? h('ul', { class: 'warnings' }, list.map((w) => h('li', { text: w }))) : null;
+  // The report's warnings in the page's words, as a list, or null when there are none.
+  function warnings(list, sec) {
+    const shown = (list || []).filter((w) => !/no parallel layout given: the plan search chose/.test(w));
+    return shown.length ? h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, shown.map((w) => h('li', { text: Words.humanize(w, sec) }))) : null;
+  }
+
+  // The catalog's sources of some devices, as links (the catalog holds https URLs only).
+  function sources(devices) {
+    const items = [];
+    for (const d of devices) {
+      for (const src of (d && d.sources) || []) {
+        if (typeof src.url !== 'string' || !/^https:\/\//.test(src.url)) continue;
+        items.push(h('li', null, d.name + ', ' + (src.what || 'figures') + ': ', h('a', { href: src.url, target: '_blank', rel: 'noopener noreferrer' }, src.url.replace(/^https:\/\/(www\.)?/, '').slice(0, 60))));
+      }
+    }
+    return items.length ? h('details', { class: 'sources' }, h('summary', { text: 'Sources of the catalog figures (' + items.length + ')' }), h('ul', null, items)) : null;
   }
 
   // Offers text as a file download (a blob URL; no network).
@@ -96,5 +119,5 @@ const Dom = (function () {
     a.remove();
   }
 
-  return { h, at, dataTable, derivation, kvTable, bar, warnings, download };
+  return { h, at, scroller, dataTable, derivation, kvTable, bar, warnings, sources, download };
 })();

@@ -16,11 +16,14 @@
     while (Math.abs(v) >= base && i < prefixes.length - 1) { v /= base; i++; }
     return sig(v) + '\u00a0' + prefixes[i] + unit;
   }
-  const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E', 'Z', 'Y'];
+  // SI prefixes stop at E: beyond it the number grows ("1,200 EFLOP/s"), never Z, Y, R or Q.
+  const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
   function flops(x) { return scaled(x, 'FLOP/s', 1000, SI); }
   function flopCount(x) {
     if (!finite(x)) return '—';
-    return x >= 1e6 ? x.toExponential(2).replace('e+', '\u00d710^') + ' FLOP' : sig(x) + ' FLOP';
+    if (x < 1e6) return sig(x) + ' FLOP';
+    const [m, e] = x.toExponential(2).split('e+');
+    return m + '\u00d710' + e.split('').map((c) => '\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079'[Number(c)]).join('') + ' FLOP';
   }
   // Memory in binary units, as the vendors' capacities are (an "80 GB" H100 holds 80 GiB); rates
   // (bandwidth, FLOP/s) stay decimal, as datasheets print them.
@@ -28,10 +31,28 @@
   function bytes(x) { return scaled(x, 'B', 1024, IEC); }
   function bandwidth(x) { return scaled(x, 'B/s', 1000, SI); }
   function watts(x) { return scaled(x, 'W', 1000, SI); }
+  function grouped(v) { return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : sig(v); }
   function count(x) {
     if (!finite(x)) return '—';
-    if (Math.abs(x) < 1e4) return Number.isInteger(x) ? x.toLocaleString('en-US') : sig(x);
-    return scaled(x, '', 1000, ['', 'k', 'M', 'B', 'T', 'Q']).trim();
+    if (Math.abs(x) < 1e4) return Number.isInteger(x) || Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : sig(x);
+    let i = 0;
+    let v = x;
+    const p = ['', 'k', 'M', 'B', 'T'];
+    while (Math.abs(v) >= 1000 && i < p.length - 1) { v /= 1000; i++; }
+    return grouped(v) + '\u00a0' + p[i];
+  }
+  // Parameters: "70.6 B params".
+  function params(x) { return finite(x) ? count(x) + (Math.abs(x) >= 1e4 ? ' params' : '\u00a0params') : '—'; }
+  // Energy in kWh, MWh, GWh, TWh; CO2 in kg, t, kt, Mt.
+  function energy(kwh) {
+    if (!finite(kwh)) return '—';
+    const u = [[1e9, 'TWh'], [1e6, 'GWh'], [1e3, 'MWh']].find(([f]) => Math.abs(kwh) >= f);
+    return u ? sig(kwh / u[0]) + '\u00a0' + u[1] : sig(kwh) + '\u00a0kWh';
+  }
+  function co2(kg) {
+    if (!finite(kg)) return '—';
+    const u = [[1e9, 'Mt'], [1e6, 'kt'], [1e3, 't']].find(([f]) => Math.abs(kg) >= f);
+    return (u ? sig(kg / u[0]) + '\u00a0' + u[1] : sig(kg) + '\u00a0kg') + ' CO\u2082';
   }
   function usd(x) {
     if (!finite(x)) return '—';
@@ -42,6 +63,10 @@
   function duration(s) {
     if (!finite(s)) return '—';
     const a = Math.abs(s);
+    if (a === 0) return '0\u00a0s';
+    if (a < 1e-12) return sig(s * 1e15) + '\u00a0fs';
+    if (a < 1e-9) return sig(s * 1e12) + '\u00a0ps';
+    if (a < 1e-6) return sig(s * 1e9) + '\u00a0ns';
     if (a < 1e-3) return sig(s * 1e6) + '\u00a0µs';
     if (a < 1) return sig(s * 1e3) + '\u00a0ms';
     if (a < 120) return sig(s) + '\u00a0s';
@@ -64,14 +89,16 @@
     if (/bytes/.test(key)) return bytes(x);
     if (/_usd/.test(key) || /usd_/.test(key)) return usd(x);
     if (/seconds/.test(key)) return duration(x);
-    if (/_kwh$/.test(key)) return count(x) + ' kWh';
-    if (/_kg$/.test(key)) return count(x) + ' kg';
+    if (key === 'days') return sig(x) + '\u00a0days';
+    if (/_kwh$/.test(key)) return energy(x);
+    if (/_kg$/.test(key)) return co2(x);
+    if (/params$/.test(key)) return params(x);
     if (/_watts$/.test(key)) return watts(x);
-    if (/^(mfu|hfu|efficiency)$/.test(key)) return percent(x);
+    if (/^(mfu|hfu|efficiency|goodput|mfu_predicted|mfu_low|mfu_high|input_cost_share|acceptance_rate|prefix_cache_hit_rate)$/.test(key)) return percent(x);
     if (/flops(_6nd)?$/.test(key)) return flopCount(x);
     return count(x);
   }
-  const api = { flops, flopCount, bytes, bandwidth, watts, count, usd, duration, percent, ratio, exact, byKey };
+  const api = { flops, flopCount, bytes, bandwidth, watts, count, params, energy, co2, usd, duration, percent, ratio, exact, byKey };
   root.gpucalcFormat = api;
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,72 +1,175 @@
-// Form controls of the sections: labelled inputs and selects bound to the element's state (every
-// change recomputes the section), option lists from the catalog, and the core's field errors shown
-// next to their inputs. Part of the page bundle (scripts/bundle.mjs).
+// Form controls of the sections, built from the field table (fields.js): labelled inputs and
+// selects bound to the element's state (every change recomputes the section), the parsed value
+// next to each number ("= 15 trillion"), option lists from the catalog (a value the catalog does
+// not know stays visible, flagged, so the core's error sits next to it: never a silent default),
+// and errors next to their fields. Part of the page bundle (scripts/bundle.mjs).
 const Forms = (function () {
   const { h } = Dom;
 
-  function field(el, sec, key, label, opts) {
-    opts = opts || {};
-    const id = sec + '-' + key;
-    let input;
-    const onchange = () => { el._state[sec][key] = input.value; el._update(sec); };
-    if (opts.options) {
-      input = h('select', { id, name: key, 'data-field': key, onchange });
-      for (const [value, text] of opts.options) input.appendChild(h('option', { value }, text));
-    } else {
-      input = h('input', { id, name: key, 'data-field': key, type: 'text', inputmode: 'decimal', autocomplete: 'off', oninput: onchange, placeholder: opts.placeholder });
+  const DEVICE_GROUPS = [
+    ['Data-centre GPUs', (d) => d.kind === 'gpu' && !/rtx|apple|geforce/i.test(d.id + d.name)],
+    ['Consumer and workstation GPUs', (d) => d.kind === 'gpu' && /rtx/i.test(d.id)],
+    ['Apple silicon (unified memory)', (d) => /^apple-/.test(d.id)],
+    ['TPUs and other accelerators', (d) => d.kind === 'tpu' || d.kind === 'accelerator'],
+    ['CPUs', (d) => d.kind === 'cpu']
+  ];
+
+  function options(el, sp, select) {
+    const add = (parent, value, text) => parent.appendChild(h('option', { value }, text));
+    if (Array.isArray(sp.options)) { for (const [v, t] of sp.options) add(select, v, t); return; }
+    if (sp.options === 'devices' || sp.options === 'gpus') {
+      for (const [name, test] of DEVICE_GROUPS) {
+        const list = el._devices.filter((d) => test(d) && (sp.options === 'devices' || d.kind !== 'cpu'));
+        if (!list.length) continue;
+        const g = h('optgroup', { label: name });
+        for (const d of list) add(g, d.id, d.name);
+        select.appendChild(g);
+      }
+      return;
     }
-    input.value = el._state[sec][key];
-    if (opts.options && input.value !== el._state[sec][key]) { input.value = opts.options[0][0]; el._state[sec][key] = input.value; }
-    const err = h('div', { class: 'field-error', id: id + '-error', role: 'alert', 'aria-live': 'polite' });
-    input.setAttribute('aria-describedby', id + '-error');
-    return h('div', { class: 'field', 'data-key': key },
-      h('label', { for: id }, label, opts.unit ? h('span', { class: 'unit', text: ' (' + opts.unit + ')' }) : null),
-      input, err);
+    for (const p of el._presets) add(select, p.id, p.name + ' (' + F.params(p.params) + ')');
+    if (sp.options === 'presets+custom') add(select, 'custom-params', 'Custom: parameter count');
   }
 
-  // field() bound to one section: f('count', 'GPUs', { unit: 'devices' }).
-  function fieldsOf(el, sec) { return (key, label, opts) => field(el, sec, key, label, opts); }
-
-  function deviceOptions(el, filter) {
-    return el._devices.filter(filter || (() => true)).map((d) => [d.id, d.name]);
-  }
-  const notCpu = (d) => d.kind !== 'cpu';
-
-  function modelOptions(el, withParams) {
-    const opts = el._presets.map((p) => [p.id, p.name + ' (' + F.count(p.params) + ')']);
-    if (withParams) opts.push(['custom-params', 'Custom: parameter count only']);
-    return opts;
+  // A select shows exactly the state's value; one the list lacks is added, flagged, and selected.
+  function setSelect(select, value) {
+    select.value = value;
+    if (select.value === value) return;
+    const stale = select.querySelector('option[data-unknown]');
+    if (stale) stale.remove();
+    select.appendChild(h('option', { value, 'data-unknown': '' }, '\u26a0 not available: ' + value));
+    select.value = value;
   }
 
-  function form(sec, fields) {
+  function field(el, sec, sp) {
+    const id = sec + '-' + sp.key;
+    let input;
+    const onchange = () => {
+      el._state[sec][sp.key] = input.value;
+      el._userEdit(sec);
+      if (sp.key === 'model') toggleCustom(el, sec);
+      el._update(sec);
+    };
+    if (sp.kind === 'select') {
+      input = h('select', { id, name: sp.key, 'data-field': sp.key, onchange });
+      options(el, sp, input);
+      setSelect(input, el._state[sec][sp.key]);
+    } else {
+      input = h('input', { id, name: sp.key, 'data-field': sp.key, type: 'text', inputmode: sp.kind === 'usd' || sp.kind === 'seconds' ? 'text' : 'decimal',
+        autocomplete: 'off', spellcheck: 'false', oninput: onchange, placeholder: sp.placeholder });
+      input.value = el._state[sec][sp.key];
+    }
+    const parsed = sp.kind === 'select' ? null : h('span', { class: 'parsed', id: id + '-parsed', 'aria-live': 'off' });
+    const err = h('div', { class: 'field-error', id: id + '-error', role: 'alert' });
+    input.setAttribute('aria-describedby', (parsed ? id + '-parsed ' : '') + id + '-error');
+    return h('div', { class: 'field', 'data-key': sp.key, hidden: sp.custom && el._state[sec].model !== 'custom-params' },
+      h('label', { for: id }, sp.label, sp.unit ? h('span', { class: 'unit', text: ' (' + sp.unit + ')' }) : null),
+      input, parsed, err);
+  }
+
+  function toggleCustom(el, sec) {
+    for (const sp of Fields.specs(sec)) {
+      if (!sp.custom) continue;
+      const box = el._sections[sec].querySelector('.field[data-key="' + sp.key + '"]');
+      if (box) box.hidden = el._state[sec].model !== 'custom-params';
+    }
+  }
+
+  // The section's form: main fields, then each group (a fieldset, or folded "More settings").
+  function form(el, sec) {
+    const specs = Fields.specs(sec);
     const f = h('form', { class: 'inputs', onsubmit: (e) => e.preventDefault(), 'aria-label': State.TITLES[sec] + ' inputs' });
-    for (const x of fields) f.appendChild(x);
+    const grid = h('div', { class: 'grid' }, specs.filter((s) => !s.group).map((s) => field(el, sec, s)));
+    f.appendChild(grid);
+    // Each group is folded unless one of its fields differs from the default.
+    for (const g of ['layout', 'slo', 'more']) {
+      const list = specs.filter((s) => s.group === g);
+      if (!list.length) continue;
+      const body = h('div', { class: 'grid' }, list.map((s) => field(el, sec, s)));
+      const open = list.some((s) => el._state[sec][s.key] !== s.value);
+      f.appendChild(h('details', { class: 'group', 'data-group': g, open }, h('summary', { text: Fields.GROUPS[g] }), body));
+    }
+    if (State.WITH_EXTRA.includes(sec)) f.appendChild(h('div', { class: 'extra', 'data-extra': sec }));
+    f.appendChild(h('div', { class: 'field-error section-error', role: 'alert' }));
+    showExtra(el, sec, f);
     return f;
   }
 
-  // The core's errors ({field, message}) next to their inputs; the rest in the section's error box.
+  // Settings from an opened scenario that the form has no field for: listed, with a way to drop them.
+  function showExtra(el, sec, root) {
+    const box = (root || el._sections[sec]).querySelector('.extra');
+    if (!box) return;
+    box.textContent = '';
+    const text = el._state[sec].extra;
+    if (!text) return;
+    let obj;
+    try { obj = JSON.parse(text); } catch (e) { obj = {}; }
+    const items = [];
+    const walk = (o, p) => { for (const k of Object.keys(o)) { const v = o[k]; if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, p + k + '.'); else items.push(Words.label(p + k, sec) + ': ' + (typeof v === 'object' ? JSON.stringify(v) : String(v))); } };
+    walk(obj, '');
+    box.append(h('span', { text: 'Also set by the opened scenario: ' + items.join('; ') + '. ' }),
+      h('button', { type: 'button', class: 'link', onclick: () => { el._state[sec].extra = ''; showExtra(el, sec); el._update(sec); } }, 'Clear these'));
+  }
+
+  // Writes the state into the inputs (after "Open", "Use this plan", an import), without rebuilding.
+  function sync(el, sec) {
+    const secEl = el._sections[sec];
+    if (!secEl) return;
+    for (const sp of Fields.specs(sec)) {
+      const input = secEl.querySelector('[data-field="' + sp.key + '"]');
+      if (!input) continue;
+      if (input.tagName === 'SELECT') setSelect(input, el._state[sec][sp.key]);
+      else input.value = el._state[sec][sp.key];
+    }
+    for (const d of secEl.querySelectorAll('details.group')) {
+      if (Fields.specs(sec).some((s) => s.group === d.dataset.group && el._state[sec][s.key] !== s.value)) d.open = true;
+    }
+    toggleCustom(el, sec);
+    showExtra(el, sec);
+  }
+
+  // The parsed value next to each number field: "= 15 trillion".
+  function showParsed(el, sec, parsed) {
+    const secEl = el._sections[sec];
+    for (const sp of Fields.specs(sec)) {
+      const out = secEl.querySelector('#' + sec + '-' + sp.key + '-parsed');
+      if (!out) continue;
+      const v = parsed && parsed[sp.key];
+      // "= 1 device", "= 1,024 devices": the unit after the value, singular for one.
+      let unit = sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '';
+      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer)s\b/, ' $1').replace(/^ copies$/, ' copy');
+      out.textContent = v !== undefined && v !== null ? '= ' + Parse.describe(v, sp.kind) + unit : '';
+    }
+  }
+
+  // Problems ({key, message} from reading the fields, or the core's {field, message}) next to
+  // their inputs, in the page's words; the rest in the section's error box. Returns the count.
   function showErrors(el, sec, errors) {
     const secEl = el._sections[sec];
     for (const e of secEl.querySelectorAll('.field-error')) e.textContent = '';
     for (const e of secEl.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
-    const fieldMap = {
-      'hardware.device': 'device', 'hardware.count': 'count', 'model.params': 'params', 'model.preset': 'model',
-      'costs.gpu_hour_usd': 'gpu_hour_usd', 'compare.a': 'a', 'compare.b': 'b', 'compare.precision': 'precision'
-    };
     const unplaced = [];
     for (const e of errors) {
-      const key = fieldMap[e.field] || (e.field.split('.').slice(1).join('.') || null);
+      let key = e.key;
+      if (!key && e.field) {
+        const sp = Fields.specs(sec).find((s) => s.path === e.field || e.field.startsWith(s.path + '.')) ||
+          (e.field === 'inference.weight_format' ? Fields.spec(sec, 'weights') : e.field === 'model.params' || e.field === 'model' ? Fields.spec(sec, el._state[sec].model === 'custom-params' ? 'params' : 'model') : null);
+        key = sp ? sp.key : null;
+      }
       const input = key ? secEl.querySelector('[data-field="' + CSS.escape(key) + '"]') : null;
-      if (input) {
+      const msg = Words.humanize(e.message, sec);
+      if (input && !input.closest('[hidden]')) {
         input.setAttribute('aria-invalid', 'true');
+        const more = input.closest('details');
+        if (more) more.open = true;
         const box = el._root.getElementById(input.id + '-error');
-        if (box) box.textContent = (box.textContent ? box.textContent + ' ' : '') + e.message;
-      } else unplaced.push(e.message);
+        if (box) box.textContent = (box.textContent ? box.textContent + ' ' : '') + msg;
+      } else unplaced.push(msg);
     }
-    const generic = secEl.querySelector('#json-text-error') || secEl.querySelector('.section-error') ||
-      secEl.insertBefore(h('div', { class: 'field-error section-error', role: 'alert' }), secEl.querySelector('.results'));
-    generic.textContent = unplaced.join(' ');
+    const generic = secEl.querySelector('#json-text-error') || secEl.querySelector('.section-error');
+    if (generic) generic.textContent = unplaced.join(' ');
+    return errors.length;
   }
 
-  return { field, fieldsOf, deviceOptions, notCpu, modelOptions, form, showErrors };
+  return { form, field, sync, showParsed, showErrors, showExtra, setSelect };
 })();

@@ -4,23 +4,28 @@ const IO = (function () {
   const { h, download } = Dom;
 
   function toolbar(el) {
-    const file = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', id: 'import-file', 'aria-label': 'Import scenario file',
+    const file = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', id: 'import-file', tabindex: '-1', 'aria-hidden': 'true',
       onchange: () => { const f = file.files[0]; if (f) f.text().then((t) => el.importScenario(t), () => el.importScenario(null)); file.value = ''; } });
     const status = h('div', { class: 'import-status', role: 'status', 'aria-live': 'polite' });
     el._importStatus = status;
     const save = (name, text, type) => download(el._root, name, text, type);
+    // The import is a real button (keyboard focus, a visible ring) that opens the file picker.
     return h('footer', { class: 'toolbar' },
-      h('button', { type: 'button', onclick: () => save('gpucalc-scenario.json', JSON.stringify(el.exportScenario(), null, 2), 'application/json') }, 'Export scenario'),
-      h('button', { type: 'button', onclick: () => save('gpucalc-report.json', JSON.stringify(el.exportReport(), null, 2), 'application/json') }, 'Export report'),
-      h('button', { type: 'button', onclick: () => save('gpucalc-tables.csv', el.exportCsv(), 'text/csv') }, 'Export CSV'),
-      h('label', { for: 'import-file', class: 'button' }, 'Import scenario'), file, status,
-      h('p', { class: 'fineprint', text: 'Runs entirely in your browser. Figures: vendor datasheets and papers (sources in the catalog).' }));
+      h('div', { class: 'toolbar-row' },
+        h('button', { type: 'button', onclick: () => save('gpucalc-scenario.json', JSON.stringify(el.exportScenario(), null, 2), 'application/json') }, 'Export scenario'),
+        h('button', { type: 'button', onclick: () => save('gpucalc-report.json', JSON.stringify(el.exportReport(), null, 2), 'application/json') }, 'Export report'),
+        h('button', { type: 'button', onclick: () => save('gpucalc-tables.csv', el.exportCsv(), 'text/csv') }, 'Export CSV'),
+        h('button', { type: 'button', class: 'import-button', onclick: () => file.click() }, 'Import scenario'), file),
+      status,
+      h('p', { class: 'fineprint', text: 'Runs entirely in your browser. Figures: vendor datasheets and papers (sources under each catalog figure).' }));
   }
 
-  // The section an export refers to when none is named: the training run if shown, else the first.
+  // The section an export refers to when none is named: the one in view, else the training run if
+  // shown, else the first with a result.
   function activeSection(el) {
-    const vis = el._visibleSections().filter((s) => s !== 'json' && el._last[s]);
-    return vis.includes('train') ? 'train' : vis[0];
+    const vis = el._visibleSections().filter((s) => el._last[s]);
+    if (vis.includes(el._state.view.section)) return el._state.view.section;
+    return vis.includes('train') ? 'train' : vis.filter((s) => s !== 'json')[0];
   }
   function exportScenario(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].scenario : null; }
   function exportReport(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].report : null; }
@@ -67,7 +72,7 @@ const IO = (function () {
     } catch (e) {
       if (JSON.stringify(el._state) !== before) {
         el._state = State.sanitizeState(JSON.parse(before));
-        try { el._render(); } catch (e2) { /* the message below still tells the reader */ }
+        try { for (const sec of Object.keys(el._built)) { Forms.sync(el, sec); el._update(sec); } } catch (e2) { /* the message below still tells the reader */ }
       }
       say(el, 'Import failed: ' + String(e && e.message || e) + '. Nothing was changed.', true);
       return false;
@@ -80,24 +85,15 @@ const IO = (function () {
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
     if (why) return fail(why + '.');
     const report = el._ask('estimate', text, () => el.importScenario(text));
-    if (report.errors) return fail(report.errors.map((e) => e.message).join('; '));
-    const mapped = Scenario.toState(JSON.parse(text));
-    if (!mapped) {
-      if (!el._sections.json) return fail('this scenario needs the Scenario JSON section, which this view does not show.');
+    if (report.errors) return fail(report.errors.map((e) => Words.humanize(e.message)).join('; '));
+    const sc = JSON.parse(text);
+    const mapped = Scenario.toState(sc);
+    if (!mapped || !el._sections[mapped.section]) {
+      if (!el._sections.json) return fail(mapped ? 'this is a ' + State.TITLES[mapped.section] + ' scenario, which this view does not show.' : 'this scenario needs the Scenario JSON section, which this view does not show.');
       if (text.length > Guard.MAX_EDITOR_CHARS) return fail('this scenario needs the Scenario JSON section, which holds at most ' + Guard.MAX_EDITOR_CHARS.toLocaleString('en-US') + ' characters.');
-      el._state.json.text = text;
-      const ta = el._root.getElementById('json-text');
-      if (ta) ta.value = text;
-      el._update('json');
-      el._sections.json.scrollIntoView();
-      say(el, 'Imported into Scenario JSON (settings beyond the forms).');
-      return true;
     }
-    Object.assign(el._state[mapped.section], mapped.state[mapped.section]);
-    el._state = State.sanitizeState(el._state);
-    el._render();
-    if (el._sections[mapped.section]) el._sections[mapped.section].scrollIntoView();
-    say(el, 'Imported into ' + State.TITLES[mapped.section] + '.');
+    const sec = el.openScenario(sc, 'an imported scenario.', { focus: false });
+    say(el, sec === 'json' ? 'Imported into Scenario JSON (settings beyond the forms).' : 'Imported into ' + State.TITLES[sec] + '.');
     return true;
   }
 

@@ -1,14 +1,27 @@
-// Section "Cluster": totals of N devices (cores, memory, bandwidth, peaks, power, price).
-// Part of the page bundle (scripts/bundle.mjs).
+// Section "Cluster": totals of N devices (cores, memory, bandwidth, peaks, power, price), with the
+// catalog's sources. Part of the page bundle (scripts/bundle.mjs).
 const ClusterSection = (function () {
   const { h, kvTable } = Dom;
 
-  function build(el, sec) {
-    const f = Forms.fieldsOf(el, 'cluster');
-    sec.appendChild(Forms.form('cluster', [
-      f('device', 'Device', { options: Forms.deviceOptions(el) }),
-      f('count', 'Count', { unit: 'devices' })]));
-    sec.appendChild(h('div', { class: 'results', 'data-results': 'cluster' }));
+  function build(el, body) {
+    body.appendChild(Forms.form(el, 'cluster'));
+    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: every total, with sources' }),
+      h('div', { class: 'results', 'data-results': 'cluster' })));
+  }
+
+  function answer(el, r) {
+    const c = r.cluster;
+    const name = r.inputs.hardware.device_name;
+    const peak = c.peak_flops_per_second || {};
+    return Card.card('cluster', {
+      lead: F.count(c.devices) + ' \u00d7 ' + name + (c.nodes > 1 ? ' in ' + F.count(c.nodes) + ' nodes' : '') + '.',
+      figures: [
+        ['Memory', F.bytes(c.memory_bytes), F.bandwidth(c.memory_bandwidth_bytes_per_second) + ' together', 'memory'],
+        peak.bf16 ? ['Peak BF16', F.flops(peak.bf16), 'dense', 'peak'] : ['Peak FP32', F.flops(peak.fp32), 'dense', 'peak'],
+        ['Power', F.watts(c.facility_power_watts || c.power_watts), c.facility_power_watts ? 'facility, cooling included' : 'board power', 'power'],
+        c.cloud_usd_per_hour !== null ? ['Rent', F.usd(c.cloud_usd_per_hour) + ' per hour', F.usd(c.cloud_usd_per_hour * 24) + ' per day', 'rent'] : null
+      ]
+    });
   }
 
   function show(el, res, r) {
@@ -18,7 +31,9 @@ const ClusterSection = (function () {
       ['peak_flops_per_second.fp32', 'Peak FP32'], ['peak_flops_per_second.bf16', 'Peak BF16 (dense)'], ['peak_flops_per_second.fp8', 'Peak FP8 (dense)'],
       ['power_watts', 'Power (TDP sum)'], ['facility_power_watts', 'Facility power (× PUE)'], ['price_usd', 'Purchase price (devices)'], ['cloud_usd_per_hour', 'Cloud cost per hour']],
     r.explain, 'cluster'));
+    const src = Dom.sources([el._devices.find((d) => d.id === r.inputs.hardware.device)]);
+    if (src) res.appendChild(src);
   }
 
-  return { build, show };
+  return { build, answer, show };
 })();

@@ -7,19 +7,39 @@ const PlanSection = (function () {
   const TPS = [1, 2, 4, 8];
 
   function build(el, sec) {
-    const f = Forms.fieldsOf(el, 'plan');
     sec.appendChild(h('p', { class: 'prose', text: 'Every valid layout — tensor, pipeline (with interleaving), data parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:' }));
-    sec.appendChild(Forms.form('plan', [
-      f('model', 'Model', { options: Forms.modelOptions(el, false) }),
-      f('device', 'Device', { options: Forms.deviceOptions(el, Forms.notCpu) }),
-      f('count', 'GPUs', { unit: 'devices' }),
-      f('global_batch', 'Global batch', { unit: 'sequences' })]));
+    sec.appendChild(Forms.form(el, 'plan'));
     const progress = h('progress', { max: String(TPS.length), value: '0', 'aria-label': 'Plan search progress' });
     const status = h('span', { class: 'plan-status', role: 'status', 'aria-live': 'polite' });
     const cancelButton = h('button', { type: 'button', class: 'plan-cancel', onclick: () => cancel(el, 'cancelled') }, 'Cancel');
     sec.appendChild(h('div', { class: 'plan-controls' }, progress, ' ', status, ' ', cancelButton));
     el._planUi = { progress, status, cancel: cancelButton };
-    sec.appendChild(h('div', { class: 'results', 'data-results': 'plan' }));
+    sec.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: the best plans, step time vs memory' }),
+      h('div', { class: 'results', 'data-results': 'plan' })));
+  }
+
+  // The same plan can come twice: recomputation that costs nothing (selective recompute with flash
+  // attention) gives the same step time; the one needing less memory is kept.
+  function dedupe(plans) {
+    const seen = new Map();
+    for (const p of plans) {
+      const k = [p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.zero, p.sequence_parallel, p.overlap_dp_comm, p.training && p.training.cp, p.training && p.training.ep, p.step_seconds.toPrecision(12)].join('|');
+      const old = seen.get(k);
+      if (!old || p.memory_per_gpu_bytes < old.memory_per_gpu_bytes) seen.set(k, p);
+    }
+    return [...seen.values()].sort((a, b) => a.step_seconds - b.step_seconds || a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
+  }
+
+  function answer(el, acc) {
+    const b = acc.best[0];
+    if (!b) return Card.card('plan', { fit: false, fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.' });
+    return Card.card('plan', {
+      fit: true, fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
+      lead: Card.layoutText(b) + '.',
+      figures: [['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'], ['MFU', F.percent(b.mfu), 'predicted', 'mfu'],
+        ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']],
+      actions: [h('button', { type: 'button', class: 'primary', 'data-action': 'use-plan', onclick: () => el.usePlan(b) }, 'Use the fastest plan')]
+    });
   }
 
   function cancel(el, why) {
@@ -31,12 +51,15 @@ const PlanSection = (function () {
   // Validates the scenario at once (a one-plan search), then searches in the worker.
   function start(el) {
     cancel(el);
-    const scenario = Scenario.build.plan(el._state.plan);
-    const check = el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
+    const built = Scenario.build.plan(el._state.plan);
+    const scenario = built.scenario;
+    Forms.showParsed(el, 'plan', built.parsed);
+    const check = built.problems.length ? { errors: built.problems } : el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
     Forms.showErrors(el, 'plan', check.errors || []);
     el._persist();
     const res = el._sections.plan.querySelector('.results');
-    if (check.errors) { res.classList.add('stale'); return; }
+    if (check.errors) { res.textContent = ''; el._setAnswer('plan', Card.blocked('plan', check.errors.length)); el._planUi.status.textContent = ''; return; }
+    el._setAnswer('plan', Card.waiting('plan', 'Searching every layout…'));
     const ui = el._planUi;
     ui.progress.max = TPS.length;
     ui.progress.value = 0;
@@ -45,9 +68,7 @@ const PlanSection = (function () {
     res.setAttribute('aria-busy', 'true');
     const id = (el._planId = (el._planId || 0) + 1);
     const acc = { considered: 0, feasible: 0, oom: 0, indivisible: 0, best: [], layouts: [], t0: performance.now() };
-    const w = PlanWorker.create();
-    el._worker = w;
-    w.onmessage = (e) => {
+    const onmessage = (e) => {
       const d = e.data;
       if (d.id !== id) return;
       const failed = (d.result.errors || []).filter((x) => x.code === 'internal');
@@ -61,7 +82,7 @@ const PlanSection = (function () {
       if (p) {
         acc.considered += p.considered; acc.feasible += p.feasible;
         acc.oom += p.rejected.out_of_memory; acc.indivisible += p.rejected.indivisible;
-        acc.best = acc.best.concat(p.best).sort((a, b) => a.step_seconds - b.step_seconds).slice(0, 10);
+        acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
         acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => a.step_seconds - b.step_seconds);
       }
       ui.progress.value = d.done;
@@ -74,44 +95,77 @@ const PlanSection = (function () {
         res.classList.remove('stale');
         res.textContent = '';
         el._last.plan = { scenario, report: { plan: acc } };
+        el._setAnswer('plan', answer(el, acc));
         show(el, res, acc);
         el.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: 'plan' } }));
       }
     };
-    w.postMessage({ id, scenario: JSON.stringify(scenario), tps: TPS });
+    const query = { id, scenario: JSON.stringify(scenario), tps: TPS, top_k: 20 };
+    let w = null;
+    try { w = PlanWorker.create(); } catch (e) { w = null; }
+    if (w) {
+      el._worker = w;
+      w.onmessage = onmessage;
+      w.onerror = () => { if (el._worker === w) { cancel(el); el._planInPage = true; inPage(el, query, onmessage); } };
+      w.postMessage(query);
+    } else inPage(el, query, onmessage);
+  }
+
+  // Without a worker (a host page whose Content-Security-Policy forbids blob: workers): the same
+  // search on the page, one tensor-parallel degree per idle moment, said so in the status.
+  function inPage(el, q, onmessage) {
+    let i = 0;
+    const later = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: 100 }) : setTimeout(fn, 0));
+    const step = () => {
+      if (el._planId !== q.id) return;
+      const sc = JSON.parse(q.scenario);
+      sc.plan = { tp: q.tps[i], top_k: q.top_k };
+      const result = el._ask('plan', JSON.stringify(sc));
+      i++;
+      onmessage({ data: { id: q.id, done: i, total: q.tps.length, result } });
+      if (i < q.tps.length) later(step);
+      else if (el._planUi) el._planUi.status.textContent += ' (This page\u2019s security policy blocks background workers: the search ran on the page.)';
+    };
+    el._planUi.cancel.disabled = true;
+    later(step);
   }
 
   function show(el, res, acc) {
+    res.textContent = '';
     const rows = acc.best.map((p, i) => h('tr', { 'data-plan': String(i) },
       h('td', { text: String(i + 1) }), h('td', { text: String(p.tp) }), h('td', { text: String(p.pp) }), h('td', { text: String(p.dp) }),
       h('td', { text: String(p.vpp) }), h('td', { text: String(p.micro_batch) }), h('td', { text: String(p.zero) }), h('td', { text: p.recompute }),
       h('td', { text: p.sequence_parallel ? 'on' : 'off' }), h('td', { text: F.duration(p.step_seconds) }), h('td', { text: F.bytes(p.memory_per_gpu_bytes) }),
       h('td', { text: F.percent(p.mfu) }),
       h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))));
-    res.appendChild(h('table', { class: 'data plans' }, h('caption', { text: 'Best plans by step time' }),
-      h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU', ''].map((x) => h('th', { scope: 'col', text: x })))),
-      h('tbody', null, rows)));
+    res.appendChild(Dom.scroller(h('table', { class: 'data plans' }, h('caption', { text: 'Best plans by step time' }),
+      h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' })))),
+      h('tbody', null, rows)), 'Best plans'));
     const pts = acc.layouts.slice().sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
     if (pts.length > 1) {
       Charts.chart(el, res, 'Best plan of each (TP, PP) layout: step time vs memory per GPU', {
         mode: 1,
         scales: { x: { time: false } },
-        axes: [{ label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) }, { label: 'step time', size: 70, values: (u, v) => v.map((x) => F.duration(x)) }],
-        series: [{ label: 'memory' }, { label: 'step time', stroke: '#1971c2', width: 0, points: { show: true, size: 8, fill: '#1971c2' }, value: (u, v) => F.duration(v) }]
+        axes: [{ label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) }, { label: 'step time', values: (u, v) => v.map((x) => F.duration(x)) }],
+        series: [{ label: 'memory' }, { label: 'step time', stroke: 'c0', width: 0, points: { show: true, size: 8, fill: 'c0' }, value: (u, v) => F.duration(v) }]
       }, [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
-      dataTable(['TP', 'PP', 'step', 'memory/GPU', 'MFU'], pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)])));
+      dataTable(['TP', 'PP', 'step', 'memory/GPU', 'MFU'], pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)]), 'Plans per layout'));
     }
   }
 
-  // Fills the training form with a plan and shows it there.
+  // Fills the training form with a plan (every field the search chose, the plan's model, GPUs and
+  // batch), computes it there and moves to its answer: the Train result is the plan's.
   function use(el, p) {
     const s = el._state.train;
     const plan = el._state.plan;
-    Object.assign(s, { model: plan.model, device: plan.device, count: plan.count, mfu: '',
-      tp: String(p.tp), pp: String(p.pp), zero: String(p.zero), recompute: p.recompute, micro_batch: String(p.micro_batch), global_batch: String(p.global_batch) });
-    el._render();
-    if (el._sections.train) el._sections.train.scrollIntoView();
+    Object.assign(s, { model: plan.model, device: plan.device, count: plan.count });
+    TrainSection.applyLayout(el, p.training || p, true);
+    s.global_batch = Parse.text(p.global_batch, (globalThis.navigator && navigator.language) || 'en-US');
+    el._ensure('train');
+    Forms.sync(el, 'train');
+    el._update('train');
+    el._goto('train', true);
   }
 
-  return { build, start, cancel, use };
+  return { build, start, cancel, use, dedupe };
 })();

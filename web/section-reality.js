@@ -5,18 +5,49 @@ const RealitySection = (function () {
   const { h, kvTable } = Dom;
 
   function build(el, sec) {
-    const f = Forms.fieldsOf(el, 'reality');
-    sec.appendChild(h('p', { class: 'prose', text: 'Published training runs next to our estimate, and claims people repeat, each checked with the same model. "Open" loads the scenario into the calculator.' }));
-    sec.appendChild(h('div', { class: 'reality-tables' }));
-    sec.appendChild(h('h3', { text: 'What can this cluster train?' }));
-    sec.appendChild(Forms.form('reality', [
-      f('device', 'Device', { options: Forms.deviceOptions(el, Forms.notCpu) }),
-      f('count', 'GPUs', { unit: 'devices' }),
-      f('days', 'Days', { unit: 'days' }),
-      f('model', 'Model (GPUs needed)', { options: Forms.modelOptions(el, false) }),
-      f('tokens', 'Tokens (GPUs needed)', { unit: 'tokens' }),
-      f('deadline', 'Deadline (GPUs needed)', { unit: 'days' })]));
+    sec.appendChild(h('h3', { text: 'What can this cluster train, and how many GPUs for a deadline?' }));
+    sec.appendChild(Forms.form(el, 'reality'));
     sec.appendChild(h('div', { class: 'results', 'data-results': 'reality' }));
+    sec.appendChild(h('p', { class: 'prose', text: 'Published training runs next to our estimate, and claims people repeat, each checked with the same model. \u201cOpen\u201d loads the scenario into its form.' }));
+    sec.appendChild(h('div', { class: 'reality-tables' }));
+  }
+
+  function answer(el, r) {
+    const a = r.inverse;
+    const p = Scenario.fromSpecs('reality', el._state.reality).parsed;
+    return Card.card('reality', {
+      lead: 'In ' + F.count(p.days) + ' days, ' + F.count(p.count) + ' \u00d7 ' + ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) + ' can train:',
+      figures: [['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
+        ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
+        ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']]
+    });
+  }
+
+  // The case of a claim to open: where the verdict shows (a case that holds, for "depends").
+  function claimScenario(c) {
+    const sc = JSON.parse(JSON.stringify(c.scenario));
+    const ev = c.evaluations || [];
+    const pick = (c.verdict === 'depends' ? ev.find((e) => e.consistent) : null) || ev[0];
+    if (pick && pick.case && pick.case !== 'as given') {
+      for (const part of pick.case.split(', ')) {
+        const m = /^([a-z_.0-9]+) = (.+)$/.exec(part);
+        if (m) Scenario.setPath(sc, m[1], Number.isFinite(Number(m[2])) ? Number(m[2]) : m[2]);
+      }
+    }
+    return { scenario: sc, pick };
+  }
+
+  function openClaim(el, c) {
+    const { scenario, pick } = claimScenario(c);
+    const shown = pick ? Object.keys(pick.values || {}).map((k) => Words.label(k) + ' ' + F.byKey(k.split('.').pop(), pick.values[k])).join(', ') : '';
+    const when = pick && pick.case !== 'as given' ? ' Shown at ' + Words.humanize(pick.case) + ': ' + shown + (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).') : '';
+    el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.humanize(c.reason) + '.' + when);
+  }
+
+  function openRun(el, run) {
+    const c = (run.comparisons || []).find((x) => x.metric === 'days') || (run.comparisons || [])[0];
+    const fig = c ? ' Published ' + Words.label(c.metric) + ': ' + F.byKey(c.metric, c.published) + '; our estimate ' + (c.estimate === null ? '\u2014' : F.byKey(c.metric, c.estimate)) + '.' : '';
+    el.openScenario(run.scenario, 'Famous run: ' + run.name + '.' + fig);
   }
 
   const pct = (x) => (typeof x === 'number' ? (x >= 0 ? '+' : '') + (x * 100).toFixed(1) + '\u00a0%' : '—');
@@ -28,17 +59,17 @@ const RealitySection = (function () {
         const flag = (c.unofficial ? 'unofficial' : '') + (c.from_assumptions ? (c.unofficial ? ', ' : '') + 'computed from assumptions' : '');
         runRows.push(h('tr', { 'data-run': run.id },
           h('th', { scope: 'row', text: run.name }),
-          h('td', { text: c.metric }),
-          h('td', { title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
-          h('td', { title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
-          h('td', { class: 'err', text: pct(c.error) }),
+          h('td', { class: 'metric', text: Words.label(c.metric) }),
+          h('td', { 'data-label': 'Published', title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
+          h('td', { 'data-label': 'Our estimate', title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
+          h('td', { class: 'err', 'data-label': 'Error', text: pct(c.error) }),
           h('td', { class: 'note' }, flag ? h('strong', { text: flag + '. ' }) : null, c.note || '', ' ', h('span', { class: 'source', text: c.source })),
-          h('td', null, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, onclick: () => el.importScenario(JSON.stringify(run.scenario)) }, 'Open'))));
+          h('td', { class: 'open' }, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, 'data-open-run': run.id, onclick: () => openRun(el, run) }, 'Open'))));
       }
     }
-    return h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
-      h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source', ''].map((x) => h('th', { scope: 'col', text: x })))),
-      h('tbody', null, runRows));
+    return Dom.scroller(h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
+      h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Open' })))),
+      h('tbody', null, runRows)), 'Famous runs');
   }
 
   // The famous runs and claims (one call to the core, cached on the element).
@@ -50,24 +81,24 @@ const RealitySection = (function () {
     box.appendChild(runsTable(el, rep));
     box.appendChild(h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' }));
     const claimRows = rep.claims.map((c) => h('li', { class: 'claim', 'data-claim': c.id },
-      h('span', { class: 'verdict ' + c.verdict, text: c.verdict }), ' ', h('q', { text: c.text }), ' — ', c.reason, '. ',
+      h('span', { class: 'verdict ' + c.verdict, text: c.verdict }), ' ', h('q', { text: c.text }), ' — ', Words.humanize(c.reason), '. ',
       h('span', { class: 'prose', text: c.explanation || '' }), ' ',
-      h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, onclick: () => el.importScenario(JSON.stringify(c.scenario)) }, 'Open')));
+      h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, 'data-open-claim': c.id, onclick: () => openClaim(el, c) }, 'Open')));
     box.appendChild(h('h3', { text: 'Claims checked' }));
     box.appendChild(h('ul', { class: 'claims' }, claimRows));
   }
 
   function show(el, res, r) {
     const a = r.inverse;
-    res.appendChild(kvTable('In ' + el._state.reality.days + ' days', a, [['compute_flops', 'Compute budget'], ['mfu', 'MFU (' + a.mfu_source + ')'],
+    res.appendChild(kvTable('What this cluster can train', a, [['compute_flops', 'Compute budget'], ['mfu', 'MFU (' + a.mfu_source + ')'],
       ['compute_optimal_params', 'Compute-optimal model (parameters)'], ['compute_optimal_tokens', 'Compute-optimal tokens'],
       ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']], null, 'inverse'));
-    res.appendChild(h('p', { class: 'prose', text: a.formula + '. ' + a.source + '.' }));
+    res.appendChild(h('p', { class: 'prose', text: Words.humanize(a.formula) + '. ' + a.source + '.' }));
     const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
-    if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => e.message).join(' ') }));
+    if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));
     else res.appendChild(kvTable('GPUs needed for the model, tokens and deadline', g.inverse, [['gpus', 'GPUs'], ['mfu', 'Predicted MFU'],
       ['seconds_at_gpus', 'Time at that count'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost']], null, 'inverse'));
   }
 
-  return { build, renderTables, show };
+  return { build, answer, renderTables, show, claimScenario };
 })();

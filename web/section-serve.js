@@ -1,54 +1,106 @@
-// Section "Serve": serving a model (memory, latency, throughput, cost per token, GPUs for the
-// traffic) and the tokens/s vs batch chart. Part of the page bundle (scripts/bundle.mjs).
+// Section "Serve": can I run this model on these GPUs, how fast for each user, how many GPUs for the
+// traffic and at what cost. Batch left blank serves at the largest batch that fits (maximum
+// throughput); latency targets search the fewest GPUs that meet them; speculative decoding,
+// separate prefill/decode GPUs, GGUF formats and CPU offload are in the form.
+// Part of the page bundle (scripts/bundle.mjs).
 const ServeSection = (function () {
   const { h, kvTable, bar, dataTable, warnings } = Dom;
+  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
 
-  function build(el, sec) {
-    const f = Forms.fieldsOf(el, 'serve');
-    const wp = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4'].map((p) => [p, p.toUpperCase()]);
-    sec.appendChild(Forms.form('serve', [
-      f('model', 'Model', { options: Forms.modelOptions(el, false) }),
-      f('device', 'Device', { options: Forms.deviceOptions(el, Forms.notCpu) }),
-      f('count', 'GPUs available', { unit: 'devices' }),
-      f('weight_precision', 'Weights', { options: wp }),
-      f('kv_precision', 'KV cache', { options: wp.filter(([p]) => p !== 'int4') }),
-      f('batch', 'Batch', { unit: 'sequences' }),
-      f('prompt_tokens', 'Prompt', { unit: 'tokens' }),
-      f('output_tokens', 'Output', { unit: 'tokens' }),
-      f('tp', 'Tensor parallel', { unit: 'GPUs per copy' }),
-      f('requests_per_day', 'Traffic', { unit: 'requests/day' }),
-      f('peak_to_average', 'Peak / average', { unit: '×' }),
-      f('gpu_hour_usd', 'Price', { unit: '$ per GPU-hour' })]));
-    sec.appendChild(h('div', { class: 'results', 'data-results': 'serve' }));
+  function build(el, body) {
+    body.appendChild(Forms.form(el, 'serve'));
+    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: memory, decode step, costs, batch curve' }),
+      h('div', { class: 'results', 'data-results': 'serve' })));
+  }
+
+  const tok = (x) => F.count(x) + ' tok/s';
+
+  // Writes a configuration of the latency-target search into the form.
+  function useCandidate(el, c) {
+    const s = el._state.serve;
+    s.weights = c.weight_precision;
+    s.kv_precision = c.kv_precision;
+    s.tp = Parse.text(c.tp, locale());
+    s.batch = Parse.text(c.batch, locale());
+    s.ttft = '';
+    s.tpot = '';
+    Forms.sync(el, 'serve');
+    el._update('serve');
+    el._focusAnswer('serve');
+  }
+
+  function answer(el, r) {
+    const t = r.inference;
+    const name = r.inputs.hardware.device_name;
+    const o = { figures: [], notes: [] };
+    o.fit = t.fits;
+    const per = t.instance_gpus > 1 ? F.count(t.instance_gpus) + ' \u00d7 ' + name : name;
+    o.fitText = t.fits ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
+      : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
+    if (!t.fits) return Card.card('serve', o);
+    o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
+    o.figures.push(['First token', F.duration(t.ttft_seconds), r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy', 'ttft']);
+    o.figures.push(['Batch', F.count(t.batch), t.batch_source === 'max_throughput' ? 'the most that fit (max throughput)' : 'as given; at most ' + F.count(t.max_batch) + ' fit', 'batch']);
+    o.figures.push(['Throughput', tok(t.throughput_tokens_per_second_per_gpu) + ' per GPU', F.count(t.requests_per_second_per_instance) + ' requests/s per copy', 'throughput']);
+    if (t.gpus_needed !== null) o.figures.push(['GPUs for the traffic', F.count(t.gpus_needed), F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average), 'gpus']);
+    if (t.cost_per_day_usd !== null) o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens', 'cost']);
+    else if (t.cost_per_million_output_tokens_usd !== null) o.figures.push(['Cost', F.usd(t.cost_per_million_output_tokens_usd), 'per million output tokens, ' + F.usd(t.cost_per_million_input_tokens_usd) + ' per million input', 'cost']);
+    if (t.speculative) o.figures.push(['Speculative decoding', F.ratio(t.speculative.speedup) + ' faster', F.count(t.speculative.tokens_per_step) + ' tokens per step', 'speculative']);
+    if (t.host_weights_bytes > 0) o.notes.push(h('p', { class: 'muted', text: F.bytes(t.host_weights_bytes) + ' of the weights are read from CPU memory for every token: that, not the GPU, sets the speed.' }));
+    if (t.disaggregation) o.notes.push(h('p', { class: 'muted', text: 'Prefill on ' + F.count(t.disaggregation.prefill_instances) + ' copies, decode on ' + F.count(t.disaggregation.decode_instances) + '; moving one request\u2019s KV cache takes ' + F.duration(t.disaggregation.kv_transfer_seconds) + '.' }));
+    const slo = t.slo;
+    if (slo) {
+      const c = slo.chosen;
+      if (slo.met && c) {
+        o.notes.push(h('p', { class: 'suggestion', 'data-slo': 'met' }, h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
+          'weights ' + c.weight_precision.toUpperCase() + ', KV cache ' + c.kv_precision.toUpperCase() + ', ' + F.count(c.tp) + ' GPU' + (c.tp > 1 ? 's' : '') + ' per copy, batch ' + F.count(c.batch) +
+          ' (first token ' + F.duration(c.ttft_seconds) + ', ' + F.duration(c.tpot_seconds) + ' per token).'));
+        o.actions = [h('button', { type: 'button', class: 'primary', 'data-action': 'use-slo', onclick: () => useCandidate(el, c) }, 'Use this configuration')];
+      } else o.notes.push(h('p', { class: 'suggestion', 'data-slo': 'missed', text: 'No configuration tried meets the latency targets; the closest are in the details below.' }));
+    }
+    return Card.card('serve', o);
   }
 
   function batchChart(el, res, t) {
     const c = t.batch_curve;
-    Charts.chart(el, res, 'Tokens/s vs batch (turn to compute-bound at batch ' + F.count(t.turn_batch) + ')', {
-      markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from batch ' + F.count(t.turn_batch) } : null,
+    if (!c || c.length < 2) return;
+    Charts.chart(el, res, 'Tokens/s vs batch (compute-bound from batch ' + F.count(t.turn_batch) + ')', {
+      markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
       scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
-      axes: [{ label: 'batch' }, { label: 'tokens/s', size: 70, values: (u, v) => v.map((x) => F.count(x)) }],
-      series: [{ label: 'batch' }, { label: 'per GPU', stroke: '#2f9e44', width: 2, value: (u, v) => F.count(v) }, { label: 'per user', stroke: '#9c36b5', width: 2, value: (u, v) => F.count(v) }]
+      axes: [{ label: 'batch' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }],
+      series: [{ label: 'batch' }, { label: 'per GPU', stroke: 'c1', width: 2, value: (u, v) => F.count(v) }, { label: 'per user', stroke: 'c3', width: 2, value: (u, v) => F.count(v) }]
     }, [c.map((p) => p.batch), c.map((p) => p.tokens_per_second_per_gpu), c.map((p) => p.tokens_per_second_per_user)],
-    dataTable(['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'], c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no'])));
+    dataTable(['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'], c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no']), 'Batch curve data'));
   }
 
   function show(el, res, r) {
     const t = r.inference;
-    res.appendChild(kvTable('Serving', t, [['weights_bytes', 'Weights'], ['kv_cache_bytes_per_token', 'KV cache per token'], ['kv_cache_bytes', 'KV cache (batch, full context)'],
-      ['max_batch', 'Max batch at this context'], ['instances_per_gpu', 'Copies per GPU'], ['prefill_seconds', 'Time to first token'], ['decode_seconds_per_token', 'Time per output token'],
-      ['decode_bound', 'Decode is'], ['turn_batch', 'Batch where GEMMs turn compute-bound'], ['decode_tokens_per_second_per_user', 'Speed per user'],
-      ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'], ['replicas', 'Copies the GPUs can serve'],
-      ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'], ['concurrent_sequences', 'Users answered at once'],
-      ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'],
-      ['energy_per_day_kwh', 'Energy per day'], ['cost_per_million_output_tokens_usd', '$ per million output tokens'], ['cost_per_million_input_tokens_usd', '$ per million input tokens'],
-      ['fits', 'Fits']], r.explain, 'inference'));
-    res.appendChild(bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes_per_gpu], ['overhead', t.overhead_bytes_per_gpu]],
-      r.inputs.hardware ? (el._devices.find((d) => d.id === r.inputs.hardware.device) || {}).memory_bytes : 0, F.bytes));
-    batchChart(el, res, t);
-    const w = warnings(r.warnings);
+    const price = el._sections.serve.querySelector('[data-field="gpu_hour_usd"]');
+    if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
+    const batch = el._sections.serve.querySelector('[data-field="batch"]');
+    if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max: ' + F.count(t.batch) : 'max throughput';
+    res.appendChild(kvTable('Serving', t, [['params', 'Parameters'], ['weights_bytes', 'Weights'], ['kv_cache_bytes_per_token', 'KV cache per token'], ['kv_cache_bytes', 'KV cache (batch, full context)'],
+      ['max_batch', 'Most sequences that fit'], ['instance_gpus', 'GPUs per copy'], ['ttft_seconds', 'Time to first token (per user)'], ['prefill_seconds', 'Prefill on an idle copy'],
+      ['tpot_seconds', 'Time per output token'], ['decode_bound', 'Decode is'], ['turn_batch', 'Batch where GEMMs turn compute-bound'],
+      ['output_tokens_per_second_per_user', 'Speed per user'], ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'], ['request_seconds', 'One request, start to end'],
+      ['replicas', 'Copies the GPUs can hold'], ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'], ['concurrent_sequences', 'Users answered at once'],
+      ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'], ['energy_per_day_kwh', 'Energy per day'],
+      ['cost_per_million_output_tokens_usd', '$ per million output tokens'], ['cost_per_million_input_tokens_usd', '$ per million input tokens'], ['fits', 'Fits']], r.explain, 'inference'));
+    const cap = t.memory_capacity_bytes;
+    res.appendChild(bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes_per_gpu], ['overhead', t.overhead_bytes_per_gpu]], cap, F.bytes));
+    const d = t.decode_breakdown_seconds;
+    if (t.fits && d) res.appendChild(bar('One decode step', [['weights', d.weights], ['dequantisation', d.dequantization], ['CPU offload', d.host_offload], ['compute', d.compute],
+      ['attention / KV', d.attention], ['kernel launches', d.kernel_overhead], ['per-sequence work', d.sequence_overhead], ['TP comm', d.tp_comm], ['EP comm', d.ep_comm]], 0, F.duration));
+    if (t.cost_split) res.appendChild(h('p', { class: 'band', text: 'How the cost is split: ' + Words.humanize(t.cost_split, 'serve').replace(/price_in|price_out|cost_per_day_usd/g, (m) => ({ price_in: 'input price', price_out: 'output price', cost_per_day_usd: 'the cost per day' }[m])) + '.' }));
+    if (t.slo && t.slo.candidates && t.slo.candidates.length) {
+      res.appendChild(dataTable(['weights', 'KV cache', 'GPUs per copy', 'batch', 'GPUs', 'first token', 'per token', 'meets the targets'],
+        t.slo.candidates.map((c) => [c.weight_precision.toUpperCase(), c.kv_precision.toUpperCase(), F.count(c.tp), F.count(c.batch), F.count(c.gpus), F.duration(c.ttft_seconds), F.duration(c.tpot_seconds),
+          c.met ? (c.reason ? 'yes (' + Words.humanize(c.reason, 'serve') + ')' : 'yes, fewest GPUs') : 'no: ' + Words.humanize(c.reason, 'serve')]), 'Latency-target search'));
+    }
+    if (t.fits) batchChart(el, res, t);
+    const w = warnings(r.warnings, 'serve');
     if (w) res.appendChild(w);
   }
 
-  return { build, show };
+  return { build, answer, show };
 })();

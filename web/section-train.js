@@ -1,58 +1,137 @@
-// Section "Train": a training run's time, cost and energy, memory per GPU, step-time breakdown and
-// the scaling curve. Part of the page bundle (scripts/bundle.mjs).
+// Section "Train": how long and how much to train a model on a cluster. The answer card says first
+// whether it fits (and, when it does not, the nearest layout that does, one click away), then days,
+// cost and the uncertainty band; below: the layout used, memory per GPU, step-time breakdown,
+// goodput and the scaling curve. Part of the page bundle (scripts/bundle.mjs).
 const TrainSection = (function () {
   const { h, kvTable, bar, dataTable, warnings } = Dom;
+  const LAYOUT_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'micro_batch', 'global_batch'];
+  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
 
-  function build(el, sec) {
-    const f = Forms.fieldsOf(el, 'train');
-    sec.appendChild(Forms.form('train', [
-      f('model', 'Model', { options: Forms.modelOptions(el, true) }),
-      f('params', 'Parameters (custom)', { unit: 'count', placeholder: 'e.g. 7e9' }),
-      f('device', 'Device', { options: Forms.deviceOptions(el, Forms.notCpu) }),
-      f('count', 'GPUs', { unit: 'devices' }),
-      f('tokens', 'Training tokens', { unit: 'tokens' }),
-      f('mfu', 'MFU (blank: predicted)', { unit: '0–1', placeholder: 'predicted' }),
-      f('tp', 'Tensor parallel', { unit: 'GPUs' }),
-      f('pp', 'Pipeline parallel', { unit: 'stages' }),
-      f('vpp', 'Interleaving', { unit: 'chunks per GPU' }),
-      f('ep', 'Expert parallel (MoE)', { unit: 'GPUs' }),
-      f('precision', 'Precision', { options: [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['tf32', 'TF32'], ['fp32', 'FP32']] }),
-      f('zero', 'ZeRO stage', { options: [['0', '0'], ['1', '1'], ['2', '2'], ['3', '3 / FSDP']] }),
-      f('recompute', 'Recomputation', { options: [['none', 'none'], ['selective', 'selective'], ['full', 'full']] }),
-      f('micro_batch', 'Micro-batch', { unit: 'sequences' }),
-      f('global_batch', 'Global batch', { unit: 'sequences' }),
-      f('gpu_hour_usd', 'Price', { unit: '$ per GPU-hour' })]));
-    sec.appendChild(h('div', { class: 'results', 'data-results': 'train' }));
+  function build(el, body) {
+    body.appendChild(Forms.form(el, 'train'));
+    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: layout, memory, step time, goodput, scaling' }),
+      h('div', { class: 'results', 'data-results': 'train' })));
+  }
+
+  // Writes a training layout (a report's inputs.training, a suggested layout, a plan's training) into
+  // the form. `all`: every training field, so that the form reproduces exactly what was searched.
+  function applyLayout(el, t, all) {
+    const s = el._state.train;
+    for (const k of LAYOUT_KEYS) if (t[k] !== undefined) s[k] = t[k] === null ? '' : Parse.text(t[k], locale());
+    if (t.zero !== undefined) s.zero = String(t.zero);
+    if (t.recompute !== undefined) s.recompute = t.recompute;
+    for (const k of ['sequence_parallel', 'overlap_dp_comm']) if (typeof t[k] === 'boolean') s[k] = t[k] ? 'on' : 'off';
+    s.layout = '';
+    if (all) {
+      for (const k of ['precision', 'attention', 'framework']) s[k] = typeof t[k] === 'string' ? t[k] : Fields.spec('train', k).dflt || '';
+      s.mfu = '';
+      s.seq_len = '';
+      s.extra = '';
+    }
+  }
+
+  function useLayout(el, t) {
+    applyLayout(el, t, false);
+    Forms.sync(el, 'train');
+    el._update('train');
+    el._focusAnswer('train');
+  }
+
+  // "138 – 218 days" (one unit when both ends share it).
+  function range(a, b) {
+    const ua = a.split('\u00a0');
+    const ub = b.split('\u00a0');
+    return ua.length === 2 && ub.length === 2 && ua[1] === ub[1] ? ua[0] + ' \u2013 ' + b : a + ' \u2013 ' + b;
+  }
+
+  function answer(el, r) {
+    const t = r.training;
+    const u = t.uncertainty || {};
+    const cap = t.memory_capacity_bytes;
+    const need = t.memory_per_gpu_bytes.total;
+    const searched = t.layout_searched;
+    const o = { figures: [], notes: [] };
+    o.fit = t.fits;
+    o.fitText = t.fits ? 'Fits in memory: ' + F.bytes(need) + ' of ' + F.bytes(cap) + ' per GPU.'
+      : 'Does not fit: ' + Words.humanize(t.infeasible_reason || 'needs ' + F.bytes(need) + ' per GPU, which has ' + F.bytes(cap), 'train') + '.';
+    if (!t.fits) {
+      const s = t.suggested_layout;
+      if (s) {
+        o.notes.push(h('p', { class: 'suggestion', 'data-suggestion': '' }, h('strong', { text: 'A layout that fits: ' }), Card.layoutText(s) + '. '));
+        o.actions = [h('button', { type: 'button', class: 'primary', 'data-action': 'use-layout', onclick: () => useLayout(el, s) }, 'Use this layout')];
+      }
+      o.notes.push(h('p', { class: 'muted', text: 'No time or cost is shown for a run that cannot start.' }));
+      return Card.card('train', o);
+    }
+    if (t.seconds === null) o.lead = 'Give the training tokens to see the time and cost.';
+    else {
+      o.figures.push(['Time', F.duration(t.seconds), F.count(t.gpu_hours) + ' GPU-hours', 'days']);
+      o.figures.push(['Cost', F.usd(t.cost_usd), 'at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour' + (r.inputs.costs.gpu_hour_usd === null ? ' (catalog, ' + r.inputs.costs.price_basis + ')' : ''), 'cost']);
+      if (u.seconds_low !== null && u.seconds_high !== null && t.mfu_source !== 'given')
+        o.figures.push(['Range', range(F.duration(u.seconds_low), F.duration(u.seconds_high)), F.usd(u.cost_usd_low) + ' \u2013 ' + F.usd(u.cost_usd_high) + ' (9 in 10 published runs)', 'range']);
+      else o.figures.push(['Range', 'none', 'MFU given: the band is yours', 'range']);
+    }
+    o.figures.push(['MFU', F.percent(t.mfu), (t.mfu_source === 'given' ? 'given' : 'predicted') + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak', 'mfu']);
+    o.figures.push(['Goodput', F.percent(t.goodput), 'time on useful steps', 'goodput']);
+    const layout = Card.layoutText(r.inputs.training);
+    o.notes.push(h('p', { class: 'layout-line', 'data-layout': searched ? 'auto' : 'given' },
+      h('strong', { text: searched ? 'Layout chosen by the plan search: ' : 'Layout: ' }), layout + '. ', h('span', { class: 'muted', text: 'Framework: ' + t.framework + '.' })));
+    return Card.card('train', o);
   }
 
   function scaling(el, res, sc) {
     Charts.chart(el, res, 'Scaling: tokens/s and efficiency vs GPU count (same model and batch)', {
       scales: { x: { distr: 3, log: 2 }, eff: { range: [0, 1.05] } },
-      axes: [{ label: 'GPUs' }, { label: 'tokens/s', size: 70, values: (u, v) => v.map((x) => F.count(x)) }, { side: 1, scale: 'eff', label: 'efficiency', values: (u, v) => v.map((x) => F.percent(x)) }],
-      series: [{ label: 'GPUs' }, { label: 'tokens/s', stroke: '#1971c2', width: 2, value: (u, v) => F.count(v) }, { label: 'efficiency', scale: 'eff', stroke: '#d9480f', width: 2, value: (u, v) => F.percent(v) }]
+      axes: [{ label: 'GPUs' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }, { side: 1, scale: 'eff', label: 'efficiency', grid: { show: false }, values: (u, v) => v.map((x) => F.percent(x)) }],
+      series: [{ label: 'GPUs' }, { label: 'tokens/s', stroke: 'c0', width: 2, value: (u, v) => F.count(v) }, { label: 'efficiency', scale: 'eff', stroke: 'c2', width: 2, value: (u, v) => F.percent(v) }]
     }, [sc.map((p) => p.gpus), sc.map((p) => p.tokens_per_second), sc.map((p) => p.efficiency)],
-    dataTable(['GPUs', 'tokens/s', 'efficiency', 'MFU'], sc.map((p) => [F.count(p.gpus), F.count(p.tokens_per_second), F.percent(p.efficiency), F.percent(p.mfu)])));
+    dataTable(['GPUs', 'tokens/s', 'efficiency', 'MFU'], sc.map((p) => [F.count(p.gpus), F.count(p.tokens_per_second), F.percent(p.efficiency), F.percent(p.mfu)]), 'Scaling data'));
+  }
+
+  // The form shows what "auto" and "catalog" became: placeholders like "auto: 8".
+  function placeholders(el, r) {
+    const sec = el._sections.train;
+    const t = r.inputs.training || {};
+    for (const k of LAYOUT_KEYS) {
+      const input = sec.querySelector('[data-field="' + k + '"]');
+      if (input) input.placeholder = t[k] !== undefined && t[k] !== null ? 'auto: ' + F.count(t[k]) : 'auto';
+    }
+    const price = sec.querySelector('[data-field="gpu_hour_usd"]');
+    if (price && r.training) price.placeholder = 'catalog: ' + F.usd(r.training.gpu_hour_usd);
+    const mfu = sec.querySelector('[data-field="mfu"]');
+    if (mfu && r.training) mfu.placeholder = r.training.mfu_predicted !== null ? 'predicted: ' + F.percent(r.training.mfu_predicted) : 'predicted';
   }
 
   function show(el, res, r) {
     const t = r.training;
+    placeholders(el, r);
+    const g = t.goodput_breakdown || {};
     res.appendChild(kvTable('Run', t, [['days', 'Days'], ['seconds', 'Wall-clock time'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost'],
-      ['energy_kwh', 'Energy'], ['co2_kg', 'CO2'], ['flops', 'Model FLOPs'], ['flops_6nd', '6·N·D'], ['mfu', 'MFU (' + t.mfu_source + ')'], ['hfu', 'HFU'],
-      ['tokens_per_second', 'Throughput'], ['achieved_flops_per_second_per_gpu', 'Achieved per GPU'], ['step_seconds', 'Step time'], ['fits', 'Fits in memory']], r.explain, 'training'));
-    const u = t.uncertainty;
-    if (u.seconds_high > 0) res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' },
-      'Expected range: ' + F.duration(u.seconds_low) + ' – ' + F.duration(u.seconds_high) + ', ' + F.usd(u.cost_usd_low) + ' – ' + F.usd(u.cost_usd_high) +
-      (t.mfu_source === 'given' ? ' (MFU given: no model uncertainty)' : ' (from the hold-out validation error, docs/VALIDATION.md)')));
+      ['energy_kwh', 'Energy'], ['co2_kg', 'CO2'], ['params', 'Parameters'], ['active_params', 'Active parameters'], ['flops', 'Model FLOPs'], ['flops_6nd', '6·N·D'],
+      ['mfu', 'MFU (' + t.mfu_source + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak)'], ['hfu', 'HFU'],
+      ['tokens_per_second', 'Throughput'], ['achieved_flops_per_second_per_gpu', 'Achieved per GPU'], ['step_seconds', 'Step time'], ['goodput', 'Goodput'], ['fits', 'Fits in memory']], r.explain, 'training'));
+    const used = r.inputs.training;
+    res.appendChild(h('div', { class: 'kv-wrap' }, h('table', { class: 'kv layout' }, h('caption', { text: t.layout_searched ? 'Layout (chosen by the plan search)' : 'Layout (as given)' }),
+      h('tbody', null, [['tp', 'Tensor parallel'], ['pp', 'Pipeline parallel'], ['dp', 'Data parallel'], ['cp', 'Context parallel'], ['ep', 'Expert parallel'], ['vpp', 'Interleaving'],
+        ['micro_batch', 'Micro-batch'], ['global_batch', 'Global batch'], ['zero', 'ZeRO stage'], ['recompute', 'Recomputation'], ['sequence_parallel', 'Sequence parallel'],
+        ['precision', 'Precision']].map(([k, label]) => h('tr', null, h('th', { scope: 'row', text: label }),
+        h('td', { 'data-key': 'inputs.training.' + k, text: typeof used[k] === 'boolean' ? (used[k] ? 'on' : 'off') : used[k] === null || used[k] === undefined ? '\u2014' : String(used[k]) })))))));
     const m = t.memory_per_gpu_bytes;
     res.appendChild(bar('Memory per GPU', [['weights', m.weights], ['gradients', m.gradients], ['optimizer', m.optimizer], ['activations', m.activations], ['overhead', m.overhead]],
       t.memory_capacity_bytes, F.bytes));
     const sb = t.step_breakdown_seconds;
-    res.appendChild(bar('Step time breakdown', [['GEMM', sb.gemm], ['attention', sb.attention], ['memory-bound', sb.memory_bound], ['TP comm', sb.tp_comm],
-      ['PP comm', sb.pp_comm], ['EP all-to-all', sb.ep_comm], ['PP bubble', sb.pp_bubble], ['DP comm (exposed)', sb.dp_comm], ['optimizer', sb.optimizer]], 0, F.duration));
+    if (sb.total !== null) res.appendChild(bar('Step time breakdown', [['GEMM', sb.gemm], ['attention', sb.attention], ['memory-bound', sb.memory_bound], ['TP comm', sb.tp_comm],
+      ['CP comm', sb.cp_comm], ['PP comm', sb.pp_comm], ['EP all-to-all', sb.ep_comm], ['PP bubble', sb.pp_bubble], ['DP comm (exposed)', sb.dp_comm], ['optimizer', sb.optimizer],
+      ['kernel overhead', sb.overhead]], 0, F.duration));
+    res.appendChild(h('div', { class: 'kv-wrap' }, h('table', { class: 'kv goodput' }, h('caption', { text: 'Goodput: ' + F.percent(t.goodput) + ' of the wall time on useful steps' }),
+      h('tbody', null, [['Failures per hour (whole cluster)', F.count(g.failures_per_hour)], ['Checkpoint write', F.duration(g.checkpoint_seconds)],
+        ['Checkpoint every', F.duration(g.checkpoint_interval_seconds)], ['Restart after a failure', F.duration(g.restart_seconds)],
+        ['From', g.source === 'training.goodput' ? 'the Goodput field' : 'the failure and checkpoint model']].map(([a, b]) => h('tr', null, h('th', { scope: 'row', text: a }), h('td', { text: b })))))));
+    if (t.uncertainty && t.uncertainty.band_basis) res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' }, 'Range: ' + t.uncertainty.band_basis + '.'));
     if (r.scaling && r.scaling.length > 1) scaling(el, res, r.scaling);
-    const w = warnings(r.warnings);
+    const w = warnings(r.warnings, 'train');
     if (w) res.appendChild(w);
   }
 
-  return { build, show };
+  return { build, answer, show, applyLayout, useLayout };
 })();

@@ -1,34 +1,36 @@
-// Page state: the form values of every section (all strings), their defaults, sanitising, the URL
-// hash encoding (shareable links) and local storage. Part of the page bundle (scripts/bundle.mjs).
+// Page state: the form values of every section (all strings, as typed: "15T" stays "15T"), the
+// section in view, their defaults (from fields.js), sanitising, the URL hash (shareable links: the
+// whole state, only what differs from the defaults) and local storage.
+// Part of the page bundle (scripts/bundle.mjs).
 const State = (function () {
-  const MAX_HASH = 8192;
+  const MAX_HASH = 100000;   // a link holds the editor's text too (at most Guard.MAX_EDITOR_CHARS)
   // The saved state: short form values plus the editor's text, which JSON escapes may grow up to 6x.
-  const MAX_STORED = 6 * Guard.MAX_EDITOR_CHARS + 16384;
+  const MAX_STORED = 6 * Guard.MAX_EDITOR_CHARS + 65536;
   const STORAGE_KEY = 'gpucalc-state';
   const MAX_FIELD = 120;
+  const MAX_EXTRA = 4000;    // settings from an opened scenario that the form has no field for (JSON)
 
-  const DEFAULTS = {
-    explain: { a: 'nvidia-h100-sxm5-80gb', b: 'amd-epyc-9654', precision: 'bf16', matmul_n: '8192', model: 'llama2-7b' },
-    cluster: { device: 'nvidia-h100-sxm5-80gb', count: '1000' },
-    train: {
-      model: 'gpt3-175b', params: '', device: 'nvidia-a100-sxm4-80gb', count: '1024', tokens: '300e9', mfu: '',
-      tp: '8', pp: '8', vpp: '1', ep: '1', zero: '1', recompute: 'selective', precision: 'bf16', micro_batch: '1', global_batch: '1536', gpu_hour_usd: '2'
-    },
-    serve: {
-      model: 'llama2-70b', device: 'nvidia-h100-sxm5-80gb', count: '8', weight_precision: 'bf16', kv_precision: 'bf16',
-      batch: '32', prompt_tokens: '1000', output_tokens: '300', tp: '4', requests_per_day: '1e6', peak_to_average: '2',
-      gpu_hour_usd: '2.5'
-    },
-    plan: { model: 'gpt3-175b', device: 'nvidia-a100-sxm4-80gb', count: '1024', global_batch: '1536' },
-    reality: { device: 'nvidia-h100-sxm5-80gb', count: '1000', days: '30', model: 'llama2-70b', tokens: '2e12', deadline: '30' },
-    json: { text: '' }
+  const SECTIONS = ['train', 'serve', 'finetune', 'plan', 'cluster', 'explain', 'reality', 'json'];
+  const TITLES = {
+    train: 'Train', serve: 'Serve', finetune: 'Fine-tune', plan: 'Plan search', cluster: 'Cluster',
+    explain: 'Explain: GPU vs CPU', reality: 'Reality check', json: 'Scenario JSON', view: 'View'
   };
-  const SECTIONS = ['explain', 'cluster', 'train', 'plan', 'serve', 'reality', 'json'];
-  const TITLES = { explain: 'Explain: GPU vs CPU', cluster: 'Cluster', train: 'Train', plan: 'Plan search', serve: 'Serve', reality: 'Reality check', json: 'Scenario JSON' };
-  // The sections a shared link carries (the JSON editor's text is not one of them).
-  const SHARED = ['explain', 'cluster', 'train', 'plan', 'serve', 'reality'];
+  const WITH_EXTRA = ['train', 'serve', 'finetune'];
+
+  const DEFAULTS = (function () {
+    const d = {};
+    for (const sec of Object.keys(Fields.SPECS)) {
+      d[sec] = {};
+      for (const s of Fields.SPECS[sec]) d[sec][s.key] = s.value;
+      if (WITH_EXTRA.includes(sec)) d[sec].extra = '';
+    }
+    d.json = { text: '' };
+    d.view = { section: '' };
+    return d;
+  })();
 
   function cloneDefaults() { return JSON.parse(JSON.stringify(DEFAULTS)); }
+  function limitOf(sec, key) { return sec === 'json' ? Guard.MAX_EDITOR_CHARS : key === 'extra' ? MAX_EXTRA : MAX_FIELD; }
 
   // Copies only known sections/keys with short primitive values: hostile input (prototype keys,
   // huge strings, nested objects) cannot get in. `sections` limits what is taken (default: all);
@@ -43,25 +45,52 @@ const State = (function () {
       for (const key of Object.keys(DEFAULTS[sec])) {
         if (!Object.prototype.hasOwnProperty.call(src, key)) continue;
         const v = src[key];
-        const limit = sec === 'json' ? Guard.MAX_EDITOR_CHARS : MAX_FIELD;
-        if (typeof v === 'string' && v.length <= limit) out[sec][key] = v;
+        if (typeof v === 'string' && v.length <= limitOf(sec, key)) out[sec][key] = v;
         else if (typeof v === 'number' && isFinite(v)) out[sec][key] = String(v);
         else if (problems) problems.push(TITLES[sec] + ' (' + key + ')');
       }
     }
+    if (!SECTIONS.includes(out.view.section)) out.view.section = '';
+    // Settings carried from an opened scenario must be a small JSON object, or they are dropped.
+    for (const sec of WITH_EXTRA) {
+      const x = out[sec].extra;
+      if (!x) continue;
+      let ok = Guard.depth(x, 8) <= 8;
+      try { ok = ok && JSON.parse(x) && typeof JSON.parse(x) === 'object' && !Array.isArray(JSON.parse(x)); } catch (e) { ok = false; }
+      if (!ok) { out[sec].extra = ''; if (problems) problems.push(TITLES[sec] + ' (settings from an opened scenario)'); }
+    }
     return out;
   }
 
-  function encodeState(st) {
+  // Only what differs from the defaults: short links.
+  function diff(st) {
     const small = {};
-    for (const sec of SHARED) small[sec] = st[sec];
-    const bytes = new TextEncoder().encode(JSON.stringify(small));
-    let bin = '';
-    for (const b of bytes) bin += String.fromCharCode(b);
-    return 's=' + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    for (const sec of Object.keys(DEFAULTS)) {
+      for (const key of Object.keys(DEFAULTS[sec])) {
+        const v = st[sec] && st[sec][key];
+        if (typeof v === 'string' && v !== DEFAULTS[sec][key]) (small[sec] = small[sec] || {})[key] = v;
+      }
+    }
+    return small;
   }
 
-  function decodeState(hash) {
+  function base64url(text) {
+    const bytes = new TextEncoder().encode(text);
+    let bin = '';
+    for (const b of bytes) bin += String.fromCharCode(b);
+    return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  }
+
+  function encodeState(st) {
+    const small = diff(st);
+    // The editor's text travels only when the editor would evaluate it.
+    if (small.json && Guard.check(small.json.text, Guard.MAX_EDITOR_CHARS)) delete small.json;
+    return 's=' + base64url(JSON.stringify(small));
+  }
+
+  // A link's state: { state, problems } or null when the hash holds no state. The editor's text
+  // passes the editor's own checks (size, nesting, claims in claims) or is dropped, said so.
+  function decodeHash(hash) {
     try {
       if (typeof hash !== 'string' || hash.length > MAX_HASH) return null;
       const m = /^#?s=([A-Za-z0-9_-]+)$/.exec(hash);
@@ -70,11 +99,16 @@ const State = (function () {
       const bin = atob(b64 + '==='.slice((b64.length + 3) % 4));
       const text = new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
       if (Guard.depth(text, 8) > 8) return null;
-      return sanitizeState(JSON.parse(text), SHARED);  // never the editor's text
+      const problems = [];
+      const state = sanitizeState(JSON.parse(text), null, problems);
+      const why = state.json.text ? Guard.check(state.json.text, Guard.MAX_EDITOR_CHARS) : null;
+      if (why) { state.json.text = ''; problems.push('Scenario JSON from the link: ' + why); }
+      return { state, problems };
     } catch (e) {
       return null;
     }
   }
+  function decodeState(hash) { const d = decodeHash(hash); return d ? d.state : null; }
 
   // The state saved by an earlier visit: { state, problems } (problems: what was dropped, for the
   // reader), or null when nothing is saved. Bounded: a size limit and a one-pass shape check come
@@ -98,8 +132,8 @@ const State = (function () {
     return { state, problems };
   }
 
-  // Writes the state to the URL hash (shared sections only) and to local storage; editor text that
-  // the editor would not evaluate is not saved.
+  // Writes the state to the URL hash and to local storage; editor text that the editor would not
+  // evaluate is not saved.
   function save(st) {
     try { history.replaceState(null, '', '#' + encodeState(st)); } catch (e) { /* sandboxed iframe */ }
     let keep = st;
@@ -107,5 +141,5 @@ const State = (function () {
     try { localStorage.setItem(STORAGE_KEY, JSON.stringify(keep)); } catch (e) { /* no storage */ }
   }
 
-  return { DEFAULTS, SECTIONS, TITLES, SHARED, cloneDefaults, sanitizeState, encodeState, decodeState, loadStored, save };
+  return { DEFAULTS, SECTIONS, TITLES, WITH_EXTRA, cloneDefaults, sanitizeState, encodeState, decodeHash, decodeState, loadStored, save, base64url };
 })();

@@ -43,7 +43,7 @@ json layout_json(const TrainingConfig& c) {
     json t = training_config_json(c);
     json j = json::object();
     for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel",
-                          "overlap_dp_comm", "ep"})
+                          "overlap_dp_comm", "ep", "cp"})
         j[k] = t[k];
     return j;
 }

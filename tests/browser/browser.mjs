@@ -27,7 +27,8 @@ export async function open(browser, url = pageUrl(), opts = {}) {
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
   await page.goto(url);
-  await page.waitForSelector('gpu-calc [data-key="cluster.devices"], gpu-calc [data-key="training.days"], gpu-calc [data-key="inference.weights_bytes"]', { timeout: 15000 });
+  // The first section's answer (or the reasons there is none) is on screen.
+  await page.waitForSelector('gpu-calc .answer:not(.waiting)', { timeout: 15000 });
   return { context, page, requests, errors, dialogs };
 }
 

@@ -1,0 +1,234 @@
+// The answers a person comes for, as they see them: the answer card of each section (fits first,
+// then days, cost and the range), an honest "does not fit" with the layout that fits one click
+// away, auto layouts, "Can I run it?" on consumer GPUs, serving at maximum throughput and under
+// latency targets, fine-tuning, plans without duplicates, every famous run and claim opened.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { launch, open } from './browser.mjs';
+import { cli } from '../node/common.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
+const card = (page, sec) => page.locator(`gpu-calc [data-answer="${sec}"]`);
+const figure = (page, sec, key) => card(page, sec).locator(`[data-figure="${key}"] .big`);
+const report = (page, sec) => page.evaluate((s) => { const l = document.querySelector('gpu-calc')._last[s]; return l ? l.report : null; }, sec);
+const scenarioOf = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s].scenario, sec);
+
+test('the Train answer opens with fits, then days, cost and the uncertainty range', async () => {
+  const { page, context, errors } = await open(browser);
+  const c = card(page, 'train');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
+  assert.match(await c.locator('.fit').textContent(), /Fits in memory: [\d.]+\u00a0GiB of 80\.0\u00a0GiB per GPU/);
+  assert.match(await figure(page, 'train', 'days').textContent(), /^\d+(\.\d+)?\u00a0days$/);
+  assert.match(await figure(page, 'train', 'cost').textContent(), /^\$[\d.]+\u00a0M$/);
+  assert.match(await figure(page, 'train', 'range').textContent(), /^\d+ \u2013 \d+\u00a0days$/);
+  assert.match(await c.locator('[data-figure="range"] .sub').textContent(), /^\$[\d.]+\u00a0M \u2013 \$[\d.]+\u00a0M/);
+  assert.match(await c.locator('[data-figure="mfu"] .sub').textContent(), /predicted, of BF16 peak/);
+  assert.match(await figure(page, 'train', 'goodput').textContent(), /^9\d\.\d\u00a0%$/);
+  // The order on screen: heading, answer, form.
+  const order = await page.evaluate(() => [...document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="train"]').querySelectorAll('h2, .answer, form')].map((e) => e.tagName + (e.className ? '.' + e.className.split(' ')[0] : '')));
+  assert.deepEqual(order.slice(0, 3), ['H2', 'DIV.answer', 'FORM.inputs']);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a training run without a layout gets the plan search\u2019s, shown in the answer and as the fields\u2019 placeholders; 25k GPUs need no layout typed', async () => {
+  const { page, context } = await open(browser);
+  const line = card(page, 'train').locator('.layout-line');
+  assert.equal(await line.getAttribute('data-layout'), 'auto');
+  const r = await report(page, 'train');
+  assert.equal(r.training.layout_searched, true);
+  assert.equal(await field(page, 'train', 'tp').getAttribute('placeholder'), 'auto: ' + r.inputs.training.tp);
+  assert.match(await line.textContent(), new RegExp('Layout chosen by the plan search: TP ' + r.inputs.training.tp + ' \u00b7 PP ' + r.inputs.training.pp));
+  await field(page, 'train', 'count').fill('25k');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.hardware.count === 25000);
+  assert.equal(await card(page, 'train').locator('.fit').getAttribute('data-fit'), 'yes');
+  assert.equal(await page.locator('gpu-calc #train-count-parsed').textContent(), '= 25,000 devices');
+  await context.close();
+});
+
+test('a setup that does not fit says so first, shows no days or cost, and one click uses the layout that fits', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'train', 'count').fill('512');
+  await page.locator('gpu-calc [data-group="layout"] > summary').click();
+  await field(page, 'train', 'tp').fill('1');
+  await field(page, 'train', 'pp').fill('1');
+  const c = card(page, 'train');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  assert.match(await c.locator('.fit').textContent(), /^\u2718 Does not fit: needs 597 GiB per device, H100 SXM5 80GB has 80 GiB\.$/);
+  assert.equal(await c.locator('[data-figure="days"], [data-figure="cost"], [data-figure="range"]').count(), 0);
+  assert.match(await c.textContent(), /No time or cost is shown for a run that cannot start/);
+  const r = await report(page, 'train');
+  assert.equal(r.training.days, null);
+  const s = r.training.suggested_layout;
+  assert.match(await c.locator('[data-suggestion]').textContent(), new RegExp('A layout that fits: TP ' + s.tp + ' \u00b7 PP ' + s.pp + ' \u00b7 DP ' + s.dp));
+  const use = page.getByRole('button', { name: 'Use this layout' });
+  await use.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.querySelector('[data-answer="train"] .fit')?.dataset.fit === 'yes');
+  assert.equal(await field(page, 'train', 'tp').inputValue(), String(s.tp));
+  assert.equal(await field(page, 'train', 'dp').inputValue(), String(s.dp));
+  assert.equal(await field(page, 'train', 'micro_batch').inputValue(), String(s.micro_batch));
+  assert.equal(await field(page, 'train', 'zero').inputValue(), String(s.zero));
+  assert.match(await figure(page, 'train', 'days').textContent(), /days$/);
+  // Focus stays where the reader is: in the new answer, not on the page's body.
+  assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.dataset.answer), 'train');
+  await context.close();
+});
+
+test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K_M with 36 layers on the card; Llama 3 8B on an M3 Max', async () => {
+  const { page, context } = await open(browser);
+  await field(page, 'serve', 'device').selectOption('nvidia-rtx-4090');
+  await field(page, 'serve', 'count').fill('1');
+  await field(page, 'serve', 'tp').fill('1');
+  await field(page, 'serve', 'requests_per_day').fill('');
+  const c = card(page, 'serve');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  assert.match(await c.locator('.fit').textContent(), /Does not fit: the weights alone need [\d.]+ GiB per device, GeForce RTX 4090 has 24 GiB usable/);
+  await field(page, 'serve', 'weights').selectOption('gguf:q4_k_m');
+  await page.locator('gpu-calc section[data-section="serve"] [data-group="more"] > summary').click();
+  await field(page, 'serve', 'gpu_layers').fill('36');
+  await field(page, 'serve', 'batch').fill('1');
+  await field(page, 'serve', 'prompt_tokens').fill('4000');
+  await field(page, 'serve', 'output_tokens').fill('500');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
+  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-70b-4090-offload.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  const r = await report(page, 'serve');
+  assert.equal(r.inference.tpot_seconds, fixture.inference.tpot_seconds);
+  assert.match(await figure(page, 'serve', 'speed').textContent(), /^2\.\d+ tok\/s$/);
+  assert.match(await c.textContent(), /of the weights are read from CPU memory for every token/);
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await field(page, 'serve', 'device').selectOption('apple-m3-max');
+  await field(page, 'serve', 'weights').selectOption('bf16');
+  await field(page, 'serve', 'gpu_layers').fill('');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
+  assert.match(await c.locator('.fit').textContent(), /Runs on Apple M3 Max/);
+  await context.close();
+});
+
+test('serving with the batch left blank runs at the largest batch that fits; latency targets find the fewest GPUs, one click to use them', async () => {
+  const { page, context } = await open(browser);
+  assert.equal(await field(page, 'serve', 'batch').inputValue(), '');
+  const r = await report(page, 'serve');
+  assert.equal(r.inference.batch_source, 'max_throughput');
+  assert.equal(await figure(page, 'serve', 'batch').textContent(), r.inference.batch.toLocaleString('en-US'));
+  assert.match(await card(page, 'serve').locator('[data-figure="batch"] .sub').textContent(), /the most that fit \(max throughput\)/);
+  assert.match(await figure(page, 'serve', 'ttft').textContent(), /ms|s$/);
+  assert.match(await figure(page, 'serve', 'cost').textContent(), /^\$/);
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await field(page, 'serve', 'tp').fill('');
+  await field(page, 'serve', 'prompt_tokens').fill('1,500');
+  await field(page, 'serve', 'output_tokens').fill('300');
+  await field(page, 'serve', 'requests_per_day').fill('20M');
+  await field(page, 'serve', 'gpu_hour_usd').fill('$2.50');
+  await page.locator('gpu-calc [data-group="slo"] > summary').click();
+  await field(page, 'serve', 'ttft').fill('500 ms');
+  await field(page, 'serve', 'tpot').fill('25ms');
+  assert.equal(await page.locator('gpu-calc #serve-tpot-parsed').textContent(), '= 25\u00a0ms');
+  const slo = card(page, 'serve').locator('[data-slo]');
+  assert.equal(await slo.getAttribute('data-slo'), 'met');
+  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-slo-search.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  const chosen = fixture.inference.slo.chosen;
+  assert.match(await slo.textContent(), new RegExp('met with ' + chosen.gpus + ' GPUs: weights ' + chosen.weight_precision.toUpperCase()));
+  await page.getByRole('button', { name: 'Use this configuration' }).click();
+  assert.equal(await field(page, 'serve', 'weights').inputValue(), chosen.weight_precision);
+  assert.equal(await field(page, 'serve', 'batch').inputValue(), String(chosen.batch));
+  assert.equal(await figure(page, 'serve', 'batch').textContent(), String(chosen.batch));
+  // Speculative decoding and separate prefill/decode GPUs are answered too.
+  await page.locator('gpu-calc section[data-section="serve"] [data-group="more"] > summary').click();
+  await field(page, 'serve', 'draft_params').fill('1B');
+  assert.match(await figure(page, 'serve', 'speculative').textContent(), /\u00d7 faster$/);
+  await field(page, 'serve', 'disaggregated').selectOption('on');
+  assert.match(await card(page, 'serve').textContent(), /Prefill on \d+ copies, decode on \d+/);
+  await context.close();
+});
+
+test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest batch and sequence; full fine-tuning does not', async () => {
+  const { page, context } = await open(browser);
+  const c = card(page, 'finetune');
+  await c.locator('.fit').waitFor();
+  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-qlora-4090.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
+  assert.match(await c.locator('.fit').textContent(), /QLoRA fits on GeForce RTX 4090/);
+  assert.equal(await figure(page, 'finetune', 'max_batch').textContent(), String(fixture.finetune.max_batch));
+  assert.match(await figure(page, 'finetune', 'time').textContent(), /h$/);
+  await field(page, 'finetune', 'method').selectOption('full');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  assert.match(await c.locator('.fit').textContent(), /Full fine-tuning does not fit: needs [\d.]+ GiB per device/);
+  assert.equal(await c.locator('[data-figure="time"]').count(), 0);
+  await context.close();
+});
+
+test('the plan search lists no plan twice', async () => {
+  const { page, context } = await open(browser);
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 30000 });
+  const keys = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report.plan.best.map((p) => [p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.zero, p.sequence_parallel, p.step_seconds].join('|')));
+  assert.equal(keys.length, 10);
+  assert.equal(new Set(keys).size, 10, keys.join('\n'));
+  assert.match(await card(page, 'plan').textContent(), /layouts fit; the fastest:/);
+  await context.close();
+});
+
+test('every famous run and claim opens in a form, with the result its verdict was judged on', async () => {
+  const { page, context } = await open(browser);
+  await page.locator('gpu-calc table.runs tbody tr').first().waitFor({ timeout: 20000 });
+  const reality = await page.evaluate(() => document.querySelector('gpu-calc')._reality);
+  for (const run of reality.runs) {
+    await page.locator(`gpu-calc button[data-open-run="${run.id}"]`).first().click();
+    assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.id), 'h-train', run.id);
+    await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="train"] .origin'));
+    const r = await report(page, 'train');
+    assert.ok(r, run.id + ' has a result');
+    for (const k of ['days', 'cost_usd', 'mfu']) {
+      if (run.estimate[k] === null || run.estimate[k] === undefined) continue;
+      assert.ok(Math.abs(r.training[k] - run.estimate[k]) <= 1e-9 * Math.abs(run.estimate[k]), `${run.id} ${k}: ${r.training[k]} vs ${run.estimate[k]}`);
+    }
+    assert.match(await page.locator('gpu-calc section[data-section="train"] .origin').textContent(), new RegExp('Famous run: ' + run.name.replace(/[()+.]/g, '.')));
+  }
+  const expected = { cluster: 'cluster', compare: 'explain', training: 'train', inference: 'serve' };
+  for (const claim of reality.claims) {
+    await page.locator(`gpu-calc button[data-open-claim="${claim.id}"]`).click();
+    const sec = Object.keys(expected).map((k) => (claim.scenario[k] ? expected[k] : null)).filter(Boolean).pop() || 'cluster';
+    assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.id), 'h-' + sec, claim.id);
+    const origin = page.locator(`gpu-calc section[data-section="${sec}"] .origin`);
+    assert.match(await origin.textContent(), new RegExp(claim.verdict));
+    // The values the verdict was judged on are the ones on screen (for "depends": a case where it holds).
+    const pick = (claim.verdict === 'depends' ? claim.evaluations.find((e) => e.consistent) : null) || claim.evaluations[0];
+    const r = await report(page, sec);
+    for (const [metric, v] of Object.entries(pick.values)) {
+      const got = metric.split('.').reduce((o, k) => o[k], r);
+      assert.ok(Math.abs(Number(got) - v) <= 1e-9 * Math.abs(v), `${claim.id} ${metric}: ${got} vs ${v}`);
+    }
+    if (claim.verdict === 'depends') assert.match(await origin.textContent(), /the claim holds here/);
+  }
+  await context.close();
+});
+
+test('the first screen offers the questions people come with; each leads to the section that answers it, its answer in view', async () => {
+  const { page, context } = await open(browser, undefined, { viewport: { width: 1280, height: 900 } });
+  const questions = page.locator('gpu-calc .questions a');
+  const list = await questions.evaluateAll((as) => as.map((a) => [a.textContent, a.dataset.section, a.getBoundingClientRect().bottom]));
+  assert.deepEqual(list.map(([, s]) => s), ['train', 'serve', 'serve', 'finetune', 'reality', 'reality', 'explain']);
+  for (const [, , bottom] of list) assert.ok(bottom < 900, 'the questions are on the first screen');
+  assert.match(list.map(([q]) => q).join('\n'), /How long and how much to train model X on Y GPUs\?\nCan I run model X on my GPU\?.*\nHow many GPUs to serve X to N users/);
+  for (let i = 0; i < list.length; i++) {
+    await page.evaluate(() => scrollTo(0, 0));
+    await questions.nth(i).click();
+    const sec = list[i][1];
+    await page.locator(`gpu-calc [data-answer="${sec}"]:not(.waiting)`).waitFor({ timeout: 20000 });
+    const m = await page.evaluate((s) => {
+      const r = document.querySelector('gpu-calc').shadowRoot;
+      return { focused: r.activeElement?.id, answerTop: r.querySelector(`[data-answer="${s}"]`).getBoundingClientRect().top };
+    }, sec);
+    assert.equal(m.focused, 'h-' + sec);
+    assert.ok(m.answerTop > 0 && m.answerTop < 900 - 60, `${sec}: answer at ${m.answerTop}`);
+  }
+  // The first section's answer is on the first screen too.
+  await page.evaluate(() => scrollTo(0, 0));
+  assert.ok(await card(page, 'train').evaluate((c) => c.getBoundingClientRect().top) < 900);
+  await context.close();
+});

@@ -1,0 +1,252 @@
+// How the page looks and moves: chart axes readable in dark mode (contrast measured on the canvas),
+// axis titles clear of tick labels, a 390 px phone without sideways scrolling, the keyboard-only
+// path to each section's answer, visible focus rings, the first answer painted before anything
+// below the fold, and screenshots of every section (desktop and phone, light and dark) in
+// build/screenshots/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, open, pageUrl, shotDir } from './browser.mjs';
+import { join } from 'node:path';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser.close(); });
+
+const SECTIONS = ['train', 'serve', 'finetune', 'plan', 'cluster', 'explain', 'reality', 'json'];
+
+// Every section built and computed (they are built lazily), the plan search done, details open.
+async function everything(page) {
+  for (const s of SECTIONS) await page.locator(`gpu-calc section[data-section="${s}"] .body > *`).first().waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 30000 });
+  await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
+  await page.locator('gpu-calc table.runs').waitFor();
+}
+
+// Draws every chart (they are drawn when near the viewport) and returns their holders' keys.
+async function drawCharts(page) {
+  const keys = await page.locator('gpu-calc .chart-holder').evaluateAll((hs) => hs.map((h) => h.dataset.chart));
+  for (const k of keys) {
+    const holder = page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`);
+    await holder.scrollIntoViewIfNeeded();
+    await holder.locator('canvas').waitFor();
+  }
+  return keys;
+}
+
+// WCAG contrast of two [r, g, b] colours.
+function contrast(a, b) {
+  const lum = (c) => { const [r, g, bl] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * bl; };
+  const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+}
+
+test('in dark mode (and light) chart tick labels reach 4.5:1 against the background, measured on the canvas; grid lines 3:1', async () => {
+  for (const colorScheme of ['dark', 'light']) {
+    const { page, context } = await open(browser, pageUrl(), { colorScheme });
+    await everything(page);
+    const keys = await drawCharts(page);
+    assert.ok(keys.length >= 4, keys.join(', '));
+    for (const k of keys) {
+      const m = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
+        const host = document.querySelector('gpu-calc');
+        const u = host._chartCache[holder.dataset.chart].u;
+        const canvas = holder.querySelector('canvas');
+        const ctx = canvas.getContext('2d');
+        const ratio = canvas.width / canvas.getBoundingClientRect().width;
+        // The y axis's tick labels: left of the plot area; the x axis's: below it.
+        const left = ctx.getImageData(0, 0, Math.max(1, Math.floor(u.bbox.left)), canvas.height).data;
+        const below = ctx.getImageData(0, Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio), canvas.width, Math.max(1, canvas.height - Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio))).data;
+        const bg = getComputedStyle(host).backgroundColor.match(/\d+/g).slice(0, 3).map(Number);
+        return { bg, px: [Array.from(left), Array.from(below)], grid: holder.dataset.gridColor, axis: holder.dataset.axisColor, theme: holder.dataset.theme };
+      });
+      assert.equal(m.theme, colorScheme, k);
+      for (const data of m.px) {
+        let best = 1;
+        for (let i = 0; i < data.length; i += 4) {
+          const a = data[i + 3] / 255;
+          if (a === 0) continue;
+          const c = [0, 1, 2].map((j) => data[i + j] * a + m.bg[j] * (1 - a));
+          best = Math.max(best, contrast(c, m.bg));
+        }
+        assert.ok(best >= 4.5, `${colorScheme} ${k}: tick labels ${best.toFixed(2)}:1`);
+      }
+      const hex = (s) => [1, 3, 5].map((i) => parseInt(s.slice(i, i + 2), 16));
+      assert.ok(contrast(hex(m.axis), m.bg) >= 4.5, `${colorScheme} ${k}: axis colour ${m.axis}`);
+      assert.ok(contrast(hex(m.grid), m.bg) >= 3, `${colorScheme} ${k}: grid colour ${m.grid}`);
+    }
+    await context.close();
+  }
+});
+
+test('axis titles never overlap tick labels: each y axis is as wide as its longest tick label plus tick and gap', async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const { page, context } = await open(browser, pageUrl(), { viewport });
+    await everything(page);
+    const keys = await drawCharts(page);
+    for (const k of keys) {
+      const axes = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
+        const u = document.querySelector('gpu-calc')._chartCache[holder.dataset.chart].u;
+        return u.axes.slice(1).filter((a) => a.show !== false).map((a) => {
+          u.ctx.font = a.font[0];
+          const w = Math.max(0, ...(a._values || []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
+          return { size: a._size, needed: w + a.ticks.size + a.gap, label: a.label };
+        });
+      });
+      for (const a of axes) assert.ok(a.size >= a.needed, `${viewport.width}px ${k} axis "${a.label}": ${a.size} < ${a.needed}`);
+    }
+    await context.close();
+  }
+});
+
+test('on a 390 px phone nothing scrolls sideways: not the page, not a section, not embed.html; wide tables scroll in their own box; no word breaks letter by letter', async () => {
+  const viewport = { width: 390, height: 844 };
+  const { page, context } = await open(browser, pageUrl(), { viewport });
+  await everything(page);
+  await page.evaluate(() => { for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true; });
+  await drawCharts(page);
+  const m = await page.evaluate(() => {
+    const r = document.querySelector('gpu-calc').shadowRoot;
+    const wide = [];
+    for (const s of r.querySelectorAll('section')) if (s.scrollWidth > s.clientWidth + 1) wide.push(s.dataset.section + ' ' + s.scrollWidth);
+    // Lines of text in a cell, counted from the text's own boxes (a row made tall by its neighbour does not count).
+    const broken = [];
+    for (const cell of r.querySelectorAll('th, td, .figure dt, .figure dd, .field label, .answer p, legend, summary')) {
+      if (cell.closest('.scroll, details.work')) continue;
+      const tops = new Set();
+      let words = 0;
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        if (!n.textContent.trim() || n.parentElement.closest('details.work')) continue;
+        words += n.textContent.trim().split(/\s+/).length;
+        const range = document.createRange();
+        range.selectNodeContents(n);
+        for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+      }
+      if (words && tops.size > words + 1) broken.push(cell.textContent.slice(0, 40) + ': ' + tops.size + ' lines, ' + words + ' words');
+    }
+    return { doc: document.documentElement.scrollWidth, wide, broken, scrollers: r.querySelectorAll('.scroll').length };
+  });
+  assert.ok(m.doc <= viewport.width, 'page width ' + m.doc);
+  assert.deepEqual(m.wide, []);
+  assert.deepEqual(m.broken, []);
+  assert.ok(m.scrollers >= 4);
+  await context.close();
+  const e = await open(browser, pageUrl('embed.html'), { viewport });
+  await e.page.frameLocator('#demo-frame').locator('gpu-calc .answer:not(.waiting)').waitFor();
+  assert.ok(await e.page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width);
+  assert.ok(await e.page.frameLocator('#demo-frame').locator('html').evaluate((h) => h.scrollWidth) <= viewport.width);
+  await e.context.close();
+});
+
+test('keyboard only: Tab to the nav, Enter on a section moves focus to its heading, clear of the sticky nav, with the answer in view', async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const { page, context } = await open(browser, pageUrl(), { viewport });
+    for (const s of SECTIONS) {
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.locator('gpu-calc header h1').click();   // the keyboard starts from the top
+      let tabs = 0;
+      while (tabs < 40) {
+        await page.keyboard.press('Tab');
+        tabs++;
+        if (await page.evaluate((x) => { const a = document.querySelector('gpu-calc').shadowRoot.activeElement; return !!a && a.closest('nav') !== null && a.dataset.section === x; }, s)) break;
+      }
+      assert.ok(tabs < 40, `${s}: the nav link is reachable by Tab`);
+      await page.keyboard.press('Enter');
+      await page.locator(`gpu-calc [data-answer="${s}"]:not(.waiting)`).waitFor({ timeout: 30000 });
+      await page.waitForTimeout(50);
+      const m = await page.evaluate((x) => {
+        const r = document.querySelector('gpu-calc').shadowRoot;
+        const head = r.getElementById('h-' + x);
+        const nav = r.querySelector('nav').getBoundingClientRect();
+        const hr = head.getBoundingClientRect();
+        const hit = r.elementFromPoint(hr.left + 10, hr.top + hr.height / 2);
+        const ans = r.querySelector('section[data-section="' + x + '"] .answer').getBoundingClientRect();
+        return { focused: r.activeElement === head, headTop: hr.top, navBottom: nav.bottom, hit: hit === head || head.contains(hit), answerTop: ans.top, outline: getComputedStyle(head).outlineStyle };
+      }, s);
+      assert.ok(m.focused, `${viewport.width}px ${s}: focus on the heading`);
+      assert.ok(m.headTop >= m.navBottom && m.hit, `${viewport.width}px ${s}: heading at ${m.headTop}, nav bottom ${m.navBottom}`);
+      assert.ok(m.answerTop < viewport.height - 40, `${viewport.width}px ${s}: the answer starts at ${m.answerTop}`);
+      assert.notEqual(m.outline, 'none');
+    }
+    await context.close();
+  }
+});
+
+test('every control reached by Tab shows a focus ring; the import button is a real button whose ring shows, and focus stays on it after an import', async () => {
+  const { page, context } = await open(browser);
+  // Every section built first: Tab must not run off the end of the page (the window would lose focus).
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt === true, null, { timeout: 30000 });
+  await page.locator('gpu-calc header h1').click();
+  const seen = [];
+  for (let i = 0; i < 70; i++) {
+    await page.keyboard.press('Tab');
+    const f = await page.evaluate(() => {
+      const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
+      if (!a) return null;
+      const cs = getComputedStyle(a);
+      return { what: a.tagName + (a.id ? '#' + a.id : '') + ' ' + (a.textContent || '').slice(0, 20), ring: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2 };
+    });
+    if (!f) continue;
+    seen.push(f);
+    assert.ok(f.ring, 'no focus ring on ' + f.what);
+  }
+  assert.ok(seen.length >= 60);
+  const exp = page.getByRole('button', { name: 'Export CSV' });
+  await exp.focus();
+  await page.keyboard.press('Tab');
+  const imp = await page.evaluate(() => { const a = document.querySelector('gpu-calc').shadowRoot.activeElement; return { text: a.textContent, ring: getComputedStyle(a).outlineStyle }; });
+  assert.deepEqual(imp, { text: 'Import scenario', ring: 'solid' });
+  const chooser = page.waitForEvent('filechooser');
+  await page.keyboard.press('Enter');
+  await (await chooser).setFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}') });
+  await page.waitForFunction(() => /Imported into Cluster/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status').textContent));
+  assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.textContent), 'Import scenario');
+  await context.close();
+});
+
+test('the first paint shows the first section\u2019s answer; nothing below the fold is built or drawn before it (timings of 5 cold loads)', async (t) => {
+  const runs = [];
+  for (let i = 0; i < 5; i++) {
+    const { page, context } = await open(browser);
+    await page.waitForFunction(() => performance.getEntriesByName('gpucalc-first-answer-painted').length > 0);
+    await page.waitForFunction(() => performance.getEntriesByName('gpucalc-chart-drawn').length > 0, null, { timeout: 20000 });
+    const m = await page.evaluate(() => {
+      const at = (n) => performance.getEntriesByName(n)[0];
+      const r = document.querySelector('gpu-calc').shadowRoot;
+      return { first: at('gpucalc-first-result').detail, result: at('gpucalc-first-result').startTime, painted: at('gpucalc-first-answer-painted').startTime,
+        ready: at('gpucalc-module-ready').startTime, chart: at('gpucalc-chart-drawn').startTime, answerTop: r.querySelector('[data-answer="train"]').getBoundingClientRect().top };
+    });
+    assert.deepEqual(m.first, { section: 'train', built: ['train'] });
+    assert.ok(m.answerTop < 900, 'the answer is above the fold: ' + m.answerTop);
+    assert.ok(m.chart > m.painted, 'no chart before the first answer is painted');
+    runs.push(m);
+    await context.close();
+  }
+  const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
+  t.diagnostic(`median of 5 cold file:// loads: module ready ${med('ready').toFixed(0)} ms, first result ${med('result').toFixed(0)} ms, first answer painted ${med('painted').toFixed(0)} ms after navigation`);
+});
+
+test('screenshots of every section: desktop and phone, light and dark (build/screenshots/)', async () => {
+  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+    for (const colorScheme of ['light', 'dark']) {
+      const { page, context } = await open(browser, pageUrl(), { viewport, colorScheme });
+      await everything(page);
+      await drawCharts(page);
+      await page.evaluate(() => scrollTo(0, 0));
+      await page.waitForTimeout(200);
+      await page.screenshot({ path: join(shotDir, `top-${name}-${colorScheme}.png`) });
+      for (const s of SECTIONS) {
+        const box = await page.locator(`gpu-calc section[data-section="${s}"]`).evaluate((e) => { const r = e.getBoundingClientRect(); return { y: r.top + scrollY, h: r.height }; });
+        for (let y = box.y, i = 0; y < box.y + box.h - 1; y += 1800, i++) {
+          await page.screenshot({ path: join(shotDir, `${s}-${name}-${colorScheme}-${i}.png`), fullPage: true, clip: { x: 0, y, width: viewport.width, height: Math.min(1800, box.y + box.h - y) } });
+        }
+      }
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width);
+      await context.close();
+    }
+  }
+  const e = await open(browser, pageUrl('embed.html'), { viewport: { width: 390, height: 844 } });
+  await e.page.frameLocator('#demo-frame').locator('gpu-calc .answer:not(.waiting)').waitFor();
+  await e.page.screenshot({ path: join(shotDir, 'embed-phone-light.png'), fullPage: true });
+  await e.context.close();
+});

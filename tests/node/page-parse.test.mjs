@@ -1,0 +1,136 @@
+// The page's human number input (web/parse.js): every form a person types, in English, German and
+// French locales, and the words shown next to the field.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { webModule } from './common.mjs';
+
+const Parse = webModule('parse.js', 'Parse', { Intl });
+const value = (text, kind, locale = 'en-US') => {
+  const r = Parse.parse(text, kind, locale);
+  assert.ok(!r.error, `${JSON.stringify(text)} (${kind || 'number'}, ${locale}): ${r.error}`);
+  return r.value;
+};
+const error = (text, kind, locale = 'en-US') => {
+  const r = Parse.parse(text, kind, locale);
+  assert.ok(r.error, `${JSON.stringify(text)} should be refused, got ${r.value}`);
+  return r.error;
+};
+
+test('plain numbers and scientific notation', () => {
+  assert.equal(value('1024'), 1024);
+  assert.equal(value('1.5e12'), 1.5e12);
+  assert.equal(value('3E+11'), 3e11);
+  assert.equal(value('300e9'), 3e11);
+  assert.equal(value('1.5×10^12'), 1.5e12);
+  assert.equal(value('  42  '), 42);
+  assert.equal(value('.5'), 0.5);
+  assert.equal(value('-5'), -5);
+});
+
+test('letter and word multipliers: 1k, 1M, 70B, 15T, 2bn, 1.5 million', () => {
+  assert.equal(value('1k'), 1000);
+  assert.equal(value('1K'), 1000);
+  assert.equal(value('1M'), 1e6);
+  assert.equal(value('1m'), 1e6);
+  assert.equal(value('70B'), 7e10);
+  assert.equal(value('70 B'), 7e10);
+  assert.equal(value('15T'), 1.5e13);
+  assert.equal(value('1.1T'), 1.1e12);
+  assert.equal(value('2bn'), 2e9);
+  assert.equal(value('1.5 million'), 1.5e6);
+  assert.equal(value('3 trillion'), 3e12);
+  assert.match(error('15X'), /"X" is not a unit/);
+});
+
+test('thousands separators in English: 1,000 and 1,000,000.5; a lone comma before other than three digits is a decimal comma', () => {
+  assert.equal(value('1,000'), 1000);
+  assert.equal(value('1,000,000'), 1e6);
+  assert.equal(value('1,000,000.5'), 1000000.5);
+  assert.equal(value('1,5'), 1.5);
+  assert.equal(value('0,400'), 0.4);
+  assert.equal(value('1.000'), 1);          // the English decimal point
+  assert.match(error('1,00,000'), /groups of three/);
+  assert.match(error('1.2.3,4'), /two decimal separators|groups of three/);
+});
+
+test('German separators: 1.000 is a thousand, 1,5 is one and a half, 1.000,5 both', () => {
+  assert.equal(value('1.000', 'number', 'de-DE'), 1000);
+  assert.equal(value('1.000.000', 'number', 'de-DE'), 1e6);
+  assert.equal(value('1,5', 'number', 'de-DE'), 1.5);
+  assert.equal(value('1.000,5', 'number', 'de-DE'), 1000.5);
+  assert.equal(value('1.5', 'number', 'de-DE'), 1.5);     // a dot that cannot be grouping
+  assert.equal(value('1,5T', 'number', 'de-DE'), 1.5e12);
+});
+
+test('French and Swiss separators: 1 000, narrow no-break spaces, 1\'000', () => {
+  assert.equal(value('1 000', 'number', 'fr-FR'), 1000);
+  assert.equal(value('1\u202f000\u202f000', 'number', 'fr-FR'), 1e6);
+  assert.equal(value('1 000,5', 'number', 'fr-FR'), 1000.5);
+  assert.equal(value('1\'000', 'number', 'de-CH'), 1000);
+  assert.match(error('1 00'), /threes/);
+});
+
+test('dollars: $2, $2.50, 2 USD, US$3; only in price fields', () => {
+  assert.equal(value('$2', 'usd'), 2);
+  assert.equal(value('$2.50', 'usd'), 2.5);
+  assert.equal(value('2 USD', 'usd'), 2);
+  assert.equal(value('US$3', 'usd'), 3);
+  assert.equal(value('2 $', 'usd'), 2);
+  assert.equal(value('$100k', 'usd'), 1e5);
+  assert.match(error('$2', 'count'), /dollars is not accepted here/);
+});
+
+test('percentages: 40 %, 40%, 0.4 in fraction fields; 40 alone is refused with a hint', () => {
+  assert.equal(value('40 %', 'fraction'), 0.4);
+  assert.equal(value('40%', 'fraction'), 0.4);
+  assert.equal(value('40\u00a0%', 'fraction'), 0.4);
+  assert.equal(value('0.4', 'fraction'), 0.4);
+  assert.equal(value('0,4', 'fraction', 'de-DE'), 0.4);
+  assert.equal(value('35.5 %', 'fraction'), 0.355);
+  assert.match(error('40', 'fraction'), /40 is more than 1: write 40 % or 0.4/);
+  assert.match(error('40 %', 'count'), /percentage is not accepted here/);
+  assert.match(error('40k', 'fraction'), /not a unit/);
+});
+
+test('times: 0.5, 500 ms, 25ms, 2 s', () => {
+  assert.equal(value('0.5', 'seconds'), 0.5);
+  assert.equal(value('500 ms', 'seconds'), 0.5);
+  assert.equal(value('25ms', 'seconds'), 0.025);
+  assert.equal(value('2 s', 'seconds'), 2);
+  assert.equal(value('1 min', 'seconds'), 60);
+});
+
+test('text that is not a number is refused with examples, never guessed', () => {
+  for (const t of ['lots', '<script>', '1e400', '--5', '1..2', 'k', '$']) assert.match(error(t), /write a number like|too large|not a unit/, t);
+  assert.equal(JSON.stringify(Parse.parse('   ', 'count')), '{"empty":true}');
+  assert.equal(JSON.stringify(Parse.parse('', 'usd')), '{"empty":true}');
+});
+
+test('the parsed value in words, as shown next to the field', () => {
+  assert.equal(Parse.describe(1.5e13, 'count'), '15 trillion');
+  assert.equal(Parse.describe(7e10, 'number'), '70 billion');
+  assert.equal(Parse.describe(1536, 'count'), '1,536');
+  assert.equal(Parse.describe(1e6, 'count'), '1,000,000');
+  assert.equal(Parse.describe(3e11, 'count'), '300 billion');
+  assert.equal(Parse.describe(0.4, 'fraction'), '40\u00a0%');
+  assert.equal(Parse.describe(2, 'usd'), '$2.00');
+  assert.equal(Parse.describe(0.025, 'seconds'), '25\u00a0ms');
+  assert.equal(Parse.describe(1.5, 'number'), '1.5');
+});
+
+test('the locale\u2019s separators come from Intl', () => {
+  assert.equal(JSON.stringify(Parse.separators('en-US')), '{"decimal":".","group":","}');
+  assert.equal(JSON.stringify(Parse.separators('de-DE')), '{"decimal":",","group":"."}');
+});
+
+test('numbers written back into fields read back exactly, in English and German', () => {
+  for (const locale of ['en-US', 'de-DE', 'fr-FR']) {
+    for (const v of [3e11, 1.56e13, 1.8e12, 1024, 0.34, 2.125, 1e6, 123456789, 1.5e-7, 2.5e22, 1.75]) {
+      const t = Parse.text(v, locale);
+      assert.equal(Parse.parse(t, 'number', locale).value, v, `${v} -> ${t} (${locale})`);
+    }
+  }
+  assert.equal(Parse.text(3e11, 'en-US'), '300B');
+  assert.equal(Parse.text(1.56e13, 'en-US'), '15.6T');
+  assert.equal(Parse.text(0.34, 'de-DE'), '0,34');
+});
