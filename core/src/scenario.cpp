@@ -528,10 +528,6 @@ void check_network(Scenario& s, Errors& errors) {
     }
     if (s.training) {
         const TrainingConfig& t = *s.training;
-        if (t.local_steps > 1 && !several_sites)
-            add_error(errors, "conflict", "training.local_steps",
-                      "training.local_steps (" + fmt_num(static_cast<double>(t.local_steps)) +
-                          ") needs several sites to exchange between: hardware.sites > 1, pools in several sites, or a WAN preset as hardware.network");
         if (t.outer_overlap_steps > t.local_steps)
             add_error(errors, "range", "training.outer_overlap_steps",
                       "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) + ") must not exceed training.local_steps (" +

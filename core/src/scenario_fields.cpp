@@ -337,6 +337,9 @@ const std::vector<Field<InverseQuestion>>& inverse_fields() {
         field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
         field<&Q::tokens_per_param>(number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false},
                                                 "training tokens per parameter (Chinchilla: 20)")),
+        field<&Q::compare_networks>(boolean_spec("compare_networks",
+                                                 "what_can_train: also answer for the same devices in one InfiniBand cluster, across sites "
+                                                 "synchronously, and across sites with DiLoCo (inverse.networks[], side by side)")),
     };
     return t;
 }

@@ -188,8 +188,10 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     if (est.step.total > 0)
         r.compute_utilization = std::max(0.0, est.step.total - est.wan.exchange_exposed_seconds - est.wan.pp_seconds) / est.step.total;
     if (cfg.local_steps > 1 && est.wan.sites_dp <= 1)
-        r.warnings.push_back("training.local_steps has no effect: the data-parallel group does not span sites (each replica spans " +
-                             jr::fmt_num(est.wan.sites_pp) + " sites); nothing is exchanged across sites between local steps");
+        r.warnings.push_back(levels.sites <= 1 ? "training.local_steps has no effect: the cluster is one site (set hardware.sites, pools in several "
+                                                 "sites, or a WAN preset as hardware.network); data parallelism synchronises every step"
+                                               : "training.local_steps has no effect: the data-parallel group does not span sites (each replica spans " +
+                                                     jr::fmt_num(est.wan.sites_pp) + " sites); nothing is exchanged across sites between local steps");
     if (cfg.local_steps > 1 && est.wan.sites_dp > 1) {
         r.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
         r.warnings.push_back("DiLoCo convergence: with " + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
@@ -284,6 +286,34 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
 
     if (trace.enabled()) {
         explain_step(in, cfg, eff, est, trace);
+        const WanTraffic& w = est.wan;
+        if (w.sites_dp > 1) {
+            const bool sparse = cfg.outer_topk < 1.0;
+            trace.add("training.communication.exchange_seconds",
+                      sparse ? "(sites - 1) x exchange_bytes_per_site / (wan x network) + ceil(log2 sites) x wan_latency (top-k: all-gather)"
+                             : "2 (sites - 1) / sites x exchange_bytes_per_site / (wan x network) + 2 ceil(log2 sites) x wan_latency (all-reduce)",
+                      {{"sites", w.sites_dp}, {"exchange_bytes_per_site", w.exchange_bytes_per_site}, {"wan_bytes_per_second", levels.wan},
+                       {"network", eff.gen.network}, {"wan_latency_seconds", levels.wan_latency}, {"outer_topk", cfg.outer_topk}},
+                      w.exchange_seconds, "s",
+                      "hierarchical all-reduce, alpha-beta model (Thakur, Rabenseifner & Gropp 2005, Int. J. HPC Appl. 19(1), Sec. 4); "
+                      "bytes per value: outer precision, top-k adds a 12-bit index (SparseLoCo chunks of 4,096)");
+            if (cfg.local_steps > 1)
+                trace.add("training.step_breakdown_seconds.outer_comm", "max(0, exchange_seconds - min(outer_overlap_steps, local_steps) x inner_step) / local_steps",
+                          {{"exchange_seconds", w.exchange_seconds}, {"outer_overlap_steps", static_cast<double>(cfg.outer_overlap_steps)},
+                           {"local_steps", static_cast<double>(cfg.local_steps)}, {"inner_step_seconds", w.inner_step_seconds}},
+                          est.step.outer_comm, "s",
+                          "DiLoCo (Douillard et al. 2023, arXiv:2311.08105) Algorithm 1; Streaming DiLoCo overlap (arXiv:2501.18512)");
+        }
+        if (w.sites_pp > 1)
+            trace.add("training.communication.pipeline_wan_seconds_per_step",
+                      "microbatches x max(0, vpp x x - t_microbatch) + 2 vpp (sites - 1)(x + wan_latency), x = bytes / (wan x network / senders)",
+                      {{"bytes_per_microbatch", w.pp_bytes_per_microbatch}, {"wan_bytes_per_second", levels.wan}, {"sites", w.sites_pp},
+                       {"wan_latency_seconds", levels.wan_latency}, {"microbatches", est.microbatches}, {"t_microbatch", est.microbatch_seconds}},
+                      w.pp_seconds, "s", "pipeline across sites: SWARM (Ryabinin et al. 2023, arXiv:2301.11913) bandwidth bound; 1F1B fill and drain");
+        if (levels.sites > 1)
+            trace.add("training.communication.compute_utilization", "(step - exposed exchange - pipeline sends across sites) / step",
+                      {{"step_seconds", est.step.total}, {"exchange_exposed", w.exchange_exposed_seconds}, {"pipeline_wan", w.pp_seconds}},
+                      r.compute_utilization, "fraction", "INTELLECT-1's compute utilization (arXiv:2412.01152): time not waiting on the WAN");
         if (model.has_architecture)
             trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
                       {{"N_active", pc.active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},

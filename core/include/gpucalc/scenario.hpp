@@ -203,6 +203,7 @@ struct InverseQuestion {
     std::optional<double> days;        // deadline / time available
     std::optional<double> budget_usd;  // money available (what_can_train)
     double tokens_per_param = 20;      // Chinchilla (Hoffmann et al. 2022): ~20 tokens per parameter
+    bool compare_networks = false;     // what_can_train: the same devices in one cluster, across sites, and with DiLoCo
 };
 
 // Options of the parallelism plan search (gpucalc plan).
