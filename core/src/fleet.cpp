@@ -311,12 +311,13 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
                 if (assigned != L) continue;
                 // The pipeline: every micro-batch through every stage; the slowest stage sets the pace.
                 double t_mb = 0, dp_opt = 0;
+                StepEstimate slowest_stage;
                 bool fits = true;
                 std::vector<FleetPool> fps;
                 for (std::size_t i = 0; i < k; ++i) {
                     const double ls = std::ceil(layers[i] / static_cast<double>(pp[i]));
                     const StepEstimate e = stage_estimate(in, hs[i], cfg, ls, stages, tp[i], dp, mb, gb, rc, effs[i]);
-                    t_mb = std::max(t_mb, e.microbatch_seconds);
+                    if (e.microbatch_seconds > t_mb) t_mb = e.microbatch_seconds, slowest_stage = e;
                     dp_opt = std::max(dp_opt, e.step.dp_comm + e.step.optimizer);
                     const double capb = hw.pools[i].device.memory_bytes.value_or(0);
                     fits = fits && e.memory.total <= capb;
@@ -373,11 +374,13 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
                     best.pp_wan = pp_wan;
                     best.pp_wan_bytes = wan_bytes;
                     best.pp_bound = bound;
-                    best.breakdown = StepTime{};
+                    // The slowest stage's micro-batches by cause, the pipeline's bubble and sends between
+                    // pools, and the slowest pool's data-parallel reduction and optimizer step.
+                    best.breakdown = slowest_stage.step;
                     best.breakdown.pp_bubble = (stages - 1.0) * t_mb;
-                    best.breakdown.pp_comm = pp_wan;
+                    best.breakdown.pp_comm += pp_wan;
                     best.breakdown.dp_comm = dp_opt;
-                    best.breakdown.gemm = m_count * t_mb;  // the slowest stage's micro-batches (compute and its own communication)
+                    best.breakdown.optimizer = 0;
                     best.breakdown.total = step;
                 }
             }
