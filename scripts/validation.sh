@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --build build/native --target gpucalc_calibrate gpucalc_tests >/dev/null
 (cd build/native/tests/unit &&
-  ./gpucalc_tests "serving validation*,serving cross-validation*,fine-tuning validation*" >/dev/null)
+  ./gpucalc_tests "serving validation*,serving cross-validation*,fine-tuning validation*,published decentralized runs*" >/dev/null)
 out=$(mktemp)
 {
   cat <<'HEAD'
@@ -36,6 +36,8 @@ HEAD
   cat $t/serving-cv-table.md; echo
   cat $t/gptfast-cv-table.md; echo
   cat $t/finetune-validation-table.md
+  echo
+  cat $t/decentralized-validation-table.md
 } > "$out"
 if [ "${1:-}" = "--check" ]; then
   if ! diff -q "$out" docs/VALIDATION.md >/dev/null; then

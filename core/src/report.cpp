@@ -61,7 +61,8 @@ json hardware_json(const Hardware& h) {
     json j = write_fields(h, hardware_fields());
     j["device"] = device_echo(h.device);
     j["device_name"] = h.device.name;  // informational; accepted and ignored on input
-    if (!h.scale_out_bytes_per_second) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
+    // The catalog's NIC is echoed as the figure used, unless a network preset says the bandwidth.
+    if (!h.scale_out_bytes_per_second && !h.network) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
     if (!h.pools.empty()) {
         // A fleet: the pools say the devices; device is null (it cannot be combined with pools).
         json pools = json::array();
