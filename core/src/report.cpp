@@ -481,6 +481,10 @@ json build_report(const Scenario& s) {
         report["training"]["suggested_layout"] = nullptr;
         report["training"]["fleet"] = fleet_json(f);
         for (auto& w : f.total.warnings) warnings.push_back("training: " + w);
+        if (s.scaling) {
+            report["scaling"] = json::array();
+            warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
+        }
     } else if (s.training && s.hardware && s.model) {
         const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
         TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, trace);

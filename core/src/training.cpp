@@ -387,6 +387,12 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         if ((dp * cfg.cp * cfg.tp) % cfg.ep != 0) continue;  // expert parallelism needs ep | dp x cp x tp
         Hardware h = hw;
         h.count = gpus;
+        if (hw.sites > 1) {
+            // Sites keep their size: the curve adds (or removes) whole sites.
+            const Count per_site = std::max<Count>(1, hw.count / hw.sites);
+            if (gpus % per_site != 0) continue;
+            h.sites = std::max<Count>(1, gpus / per_site);
+        }
         TrainingConfig c = cfg;
         c.dp = dp;
         c.global_batch = (gb + dp * cfg.micro_batch - 1) / (dp * cfg.micro_batch) * dp * cfg.micro_batch;
