@@ -134,7 +134,9 @@ ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingC
             return out;
         }
         alone.push_back(r.tokens_per_second);
-        layouts.push_back(lc.config);
+        TrainingConfig resolved = lc.config;
+        if (!resolved.dp) resolved.dp = std::max<Count>(1, p.count / std::max<Count>(1, resolved.tp * resolved.pp * resolved.cp));
+        layouts.push_back(resolved);
     }
     // The fleet's batch: the scenario's, or ~4M tokens; each pool's share by speed (or device count),
     // in whole multiples of its dp x micro_batch.
