@@ -184,15 +184,16 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                              ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second");
     const NetworkLevels levels = network_levels(hw);
     r.network = network_levels_json(hw, levels);
-    r.wan = est.wan;
-    if (est.step.total > 0)
-        r.compute_utilization = std::max(0.0, est.step.total - est.wan.exchange_exposed_seconds - est.wan.pp_seconds) / est.step.total;
-    if (cfg.local_steps > 1 && est.wan.sites_dp <= 1)
+    r.wan = est.wan.value_or(WanTraffic{});
+    if (!est.wan) r.wan.inner_step_seconds = est.step.total;
+    const WanTraffic& w = r.wan;
+    if (est.step.total > 0) r.compute_utilization = std::max(0.0, est.step.total - w.exchange_exposed_seconds - w.pp_seconds) / est.step.total;
+    if (cfg.local_steps > 1 && w.sites_dp <= 1)
         r.warnings.push_back(levels.sites <= 1 ? "training.local_steps has no effect: the cluster is one site (set hardware.sites, pools in several "
                                                  "sites, or a WAN preset as hardware.network); data parallelism synchronises every step"
                                                : "training.local_steps has no effect: the data-parallel group does not span sites (each replica spans " +
-                                                     jr::fmt_num(est.wan.sites_pp) + " sites); nothing is exchanged across sites between local steps");
-    if (cfg.local_steps > 1 && est.wan.sites_dp > 1) {
+                                                     jr::fmt_num(w.sites_pp) + " sites); nothing is exchanged across sites between local steps");
+    if (cfg.local_steps > 1 && w.sites_dp > 1) {
         r.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
         r.warnings.push_back("DiLoCo convergence: with " + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
                              " local steps, published perplexity at the same tokens ranges from -1.8% to +2.9% of synchronous training "
@@ -201,8 +202,8 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                              " the tokens (training.local_sgd)" +
                              (r.convergence->beyond_published ? "; local_steps above the largest published H (2,000): no published figure" : ""));
     }
-    if (levels.sites > 1 && est.wan.sites_dp > 1 && cfg.local_steps == 1 && r.compute_utilization < 0.5)
-        r.warnings.push_back("synchronous data parallelism across " + jr::fmt_num(est.wan.sites_dp) + " sites waits " +
+    if (levels.sites > 1 && w.sites_dp > 1 && cfg.local_steps == 1 && r.compute_utilization < 0.5)
+        r.warnings.push_back("synchronous data parallelism across " + jr::fmt_num(w.sites_dp) + " sites waits " +
                              jr::fmt_num(100.0 * (1.0 - r.compute_utilization)) +
                              "% of each step on the WAN: consider training.local_steps (DiLoCo) and training.outer_precision");
     r.memory = est.memory;
@@ -286,7 +287,6 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
 
     if (trace.enabled()) {
         explain_step(in, cfg, eff, est, trace);
-        const WanTraffic& w = est.wan;
         if (w.sites_dp > 1) {
             const bool sparse = cfg.outer_topk < 1.0;
             trace.add("training.communication.exchange_seconds",

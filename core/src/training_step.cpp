@@ -77,8 +77,14 @@ struct Fabric {
     // f = 1: all-gather or reduce-scatter of S bytes in total per rank; f = 2: all-reduce.
     double ring(double f, double S, double n, double stride) const {
         if (n <= 1 || S <= 0) return 0;
+        if (sites <= 1) {  // one site: the two-level ring
+            const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
+            const double intra = (n - 1.0) / n * S / up;
+            const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
+            return f * t + (r >= n ? latency : out_latency) * std::ceil(std::log2(n));
+        }
         double sg = 1;
-        if (sites > 1 && n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
+        if (n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
         const double ns = n / sg;  // ranks of the group inside one site
         double t = 0, lat = 0;
         if (ns > 1) {
@@ -156,6 +162,10 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
 }
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
+    return estimate_step(in, hw, cfg, eff, network_levels(hw));
+}
+
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net) {
     StepEstimate r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
@@ -163,7 +173,6 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double t = static_cast<double>(cfg.tp), p = static_cast<double>(cfg.pp), v = static_cast<double>(cfg.vpp),
                  b = static_cast<double>(cfg.micro_batch), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const double dp = static_cast<double>(cfg.dp.value_or(1));
-    const NetworkLevels net = network_levels(hw);
     const double dpn = net.devices_per_node;
     // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
     const double sg_dp = net.sites > 1 ? std::min(dp, net.sites) : 1.0;
@@ -391,11 +400,12 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             raw_intra += t_rep;
         }
         if (sg_dp > 1) {
+            if (!r.wan) r.wan.emplace();
             // The exchange across sites: each site sends its copy of the model's values (its stages only,
             // when a replica spans several sites) in the outer precision, dense as an all-reduce
             // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
             // sum is not sparse), + the latency steps; the site's link carries it.
-            WanTraffic& w = r.wan;
+            WanTraffic& w = *r.wan;
             w.sites_dp = sg_dp;
             const double site_params = r.params_per_gpu * t * p * std::min(1.0, dps / (t * cp * p));
             const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (diloco ? 4.0 : gbytes);
@@ -424,7 +434,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // filling and draining the pipeline crosses every site boundary forward and backward once, latency
     // included.
     if (p > 1 && net.sites > 1 && t * cp * p > dps) {
-        WanTraffic& w = r.wan;
+        if (!r.wan) r.wan.emplace();
+        WanTraffic& w = *r.wan;
         const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
         w.sites_pp = sg_pp;
         const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
@@ -443,16 +454,16 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     }
     r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
                    r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
-    r.wan.inner_step_seconds = r.step.total;
+    if (r.wan) r.wan->inner_step_seconds = r.step.total;
     if (diloco) {
         // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
         // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
         // so the step never beats the inner step alone.
         const double H = static_cast<double>(cfg.local_steps);
         const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
-        const double exposed = std::max(0.0, r.wan.exchange_seconds - tau * r.step.total);
+        const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
         r.step.outer_comm = exposed / H;
-        r.wan.exchange_exposed_seconds = r.step.outer_comm;
+        r.wan->exchange_exposed_seconds = r.step.outer_comm;
         r.step.total += r.step.outer_comm;
     }
 

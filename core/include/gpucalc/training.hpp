@@ -9,6 +9,7 @@
 #include "gpucalc/efficiency.hpp"
 #include "gpucalc/explain.hpp"
 #include "gpucalc/model.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
@@ -76,7 +77,7 @@ struct StepEstimate {
     double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
     bool scale_out_assumed = false;   // the catalog has no scale-out figure: 100 GbE assumed
-    WanTraffic wan;                   // across sites (zero when the cluster is one site)
+    std::optional<WanTraffic> wan;    // across sites (set only when the cluster spans several sites)
 };
 
 StepInputs step_inputs(const ModelSpec& m);
@@ -95,6 +96,9 @@ TrainingModel training_model(const ModelSpec& m);
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
+// The same with the network levels already resolved (network_levels(hw)): the plan search resolves
+// them once for all the layouts it evaluates.
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
 // The derivations of the step model's figures, from the same intermediate values.
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
 
