@@ -197,7 +197,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double dense_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t;
     // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
-    const bool folded = std::fmod(dp * cp, ep) != 0;
+    const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
     const double expert_tp = folded ? 1.0 : t;
     const double expert_gpu = Ls * in.expert_params_per_layer / (expert_tp * ep);
     r.params_per_gpu = dense_gpu + expert_gpu;
@@ -223,7 +223,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
     }
     const LayerActivations act = layer_activations(in, cfg);
-    r.activation_bytes_per_layer = activation_bytes_per_layer(in, cfg);
+    // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
+    r.activation_bytes_per_layer = full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+                                        : act.split + act.unsplit / (sp ? t : 1.0) +
+                                              ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     r.in_flight = p > 1 ? std::min(m, p) * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0) : 1.0;
     double activations = r.activation_bytes_per_layer * Ls * r.in_flight;
     if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
