@@ -227,9 +227,14 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     const std::size_t k = hw.pools.size();
     Count g = 0;
     for (const Pool& p : hw.pools) g = std::gcd(g, p.count);
+    // Data-parallel sizes: the divisors of the pools' gcd (found up to its square root), at most 128.
     std::vector<Count> dps;
-    for (Count d = 1; d <= g && dps.size() < 128; ++d)
-        if (g % d == 0) dps.push_back(d);
+    for (Count d = 1; d * d <= g && dps.size() < 128; ++d)
+        if (g % d == 0) {
+            dps.push_back(d);
+            if (d * d != g) dps.push_back(g / d);
+        }
+    std::sort(dps.begin(), dps.end());
     std::vector<Hardware> hs;
     std::vector<Efficiency> effs;
     for (const Pool& p : hw.pools) hs.push_back(pool_hardware(hw, p)), effs.push_back(training_efficiency(cfg, p.device));
