@@ -17,5 +17,6 @@ EMSCRIPTEN_BINDINGS(gpucalc) {
     emscripten::function("presets", &gpucalc::presets_json);
     emscripten::function("reality", &gpucalc::reality_json);
     emscripten::function("schema", &gpucalc::schema_json_text);
+    emscripten::function("networks", &gpucalc::networks_json);
     emscripten::function("version", &version);
 }

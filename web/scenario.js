@@ -111,6 +111,7 @@ const Scenario = (function () {
     if (!sec) return null;
     const hw = sc.hardware;
     if (hw && typeof hw === 'object' && typeof hw.device === 'object') return null;
+    if (hw && typeof hw === 'object' && hw.pools !== undefined) return null;  // a mixed fleet: the JSON editor holds it
     const rest = JSON.parse(JSON.stringify(sc));
     for (const k of SHAPE_KEYS) delete rest[k];
     const st = {};

@@ -3,6 +3,7 @@
 //   gpucalc plan FILE|-       search parallel layouts for a training scenario
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
+//   gpucalc networks          print the network presets (hardware.network, hardware.wan) with their sources
 //   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
 //   gpucalc schema [--markdown | --error-codes]  every scenario field (type, unit, range, default, doc); error codes
 //   gpucalc bench FILE [N]    time N estimates (or plan searches, if FILE has "plan") of FILE; median seconds
@@ -29,6 +30,7 @@ int usage() {
                  "       gpucalc plan FILE|-\n"
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
+                 "       gpucalc networks\n"
                  "       gpucalc reality\n"
                  "       gpucalc schema [--markdown | --error-codes]\n"
                  "       gpucalc estimate-lines < scenarios.jsonl\n"
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     }
     if (cmd == "devices" && argc == 2) return emit(gpucalc::devices_json());
     if (cmd == "presets" && argc == 2) return emit(gpucalc::presets_json());
+    if (cmd == "networks" && argc == 2) return emit(gpucalc::networks_json());
     if (cmd == "reality" && argc == 2) return emit(gpucalc::reality_json());
     if (cmd == "schema" && argc == 2) return emit(gpucalc::schema_json_text());
     if (cmd == "schema" && argc == 3 && std::string(argv[2]) == "--error-codes") {

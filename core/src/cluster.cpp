@@ -13,7 +13,46 @@ std::optional<double> times(const std::optional<double>& v, double n) {
 }
 }  // namespace
 
+namespace {
+void add_opt(std::optional<double>& a, const std::optional<double>& b) {
+    if (b) a = a.value_or(0) + *b;
+}
+}  // namespace
+
 ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
+    if (!hw.pools.empty()) {
+        // A fleet of pools: the sum of its pools (figures a pool lacks are left out of the sum).
+        ClusterResult r;
+        Trace none(false);
+        for (const Pool& p : hw.pools) {
+            Hardware h;
+            h.device = p.device;
+            h.count = p.count;
+            h.devices_per_node = p.devices_per_node;
+            const ClusterResult c = estimate_cluster(h, costs, none);
+            r.devices += c.devices;
+            r.nodes += c.nodes;
+            add_opt(r.simt_cores, c.simt_cores);
+            add_opt(r.full_die_simt_cores, c.full_die_simt_cores);
+            add_opt(r.matrix_units, c.matrix_units);
+            add_opt(r.cpu_cores, c.cpu_cores);
+            add_opt(r.memory_bytes, c.memory_bytes);
+            add_opt(r.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second);
+            for (int i = 0; i < kPrecisionCount; ++i) add_opt(r.peak_flops_per_second[i], c.peak_flops_per_second[i]);
+            add_opt(r.power_watts, c.power_watts);
+            add_opt(r.node_power_watts, c.node_power_watts);
+            add_opt(r.facility_power_watts, c.facility_power_watts);
+            add_opt(r.price_usd, c.price_usd);
+            add_opt(r.cloud_usd_per_hour, c.cloud_usd_per_hour);
+            for (const auto& w : c.warnings) r.warnings.push_back(p.device.name + ": " + w);
+        }
+        trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
+                  "scenario (hardware.pools)");
+        if (r.memory_bytes)
+            trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device", {{"pools", static_cast<double>(hw.pools.size())}},
+                      *r.memory_bytes, "bytes", "catalog, per pool");
+        return r;
+    }
     const Device& d = hw.device;
     const double n = hw.count;
     ClusterResult r;

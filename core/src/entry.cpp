@@ -12,6 +12,7 @@
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/model.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/reality.hpp"
 #include "gpucalc/report.hpp"
@@ -181,6 +182,10 @@ std::string presets_json() {
 
 std::string reality_json() {
     return guarded([] { return jr::to_text(reality_report()); });
+}
+
+std::string networks_json() {
+    return guarded([] { return jr::to_text(networks_to_json()); });
 }
 
 std::string schema_json_text() {

@@ -8,11 +8,15 @@
 // The MFU is predicted by the plan search (best layout that fits) unless training.mfu is given.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "gpucalc/inverse.hpp"
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/report.hpp"
+#include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -45,6 +49,171 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     return r.best[0].mfu;
 }
 
+// what_can_train for one cluster and training config (the answer's keys; see answer_inverse).
+json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
+    json out;
+    const double n = static_cast<double>(hw.count);
+    double mfu = tc.mfu.value_or(kStartMfu);
+    double params = 0, tokens = 0, compute = 0;
+    Plan plan;
+    // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
+    auto goodput = [&](double N) { return run_goodput(n, N, tc.goodput).value; };
+    for (int it = 0; it < (tc.mfu ? 1 : 4); ++it) {
+        compute = n * peak * mfu * seconds * goodput(std::max(params, 1e9));
+        params = std::sqrt(compute / (6.0 * tpp));
+        tokens = tpp * params;
+        if (tc.mfu) break;
+        const double m = predicted_mfu(gpt_like_shape(params, kShapeSeqLen), hw, tc, n, &plan);
+        if (m <= 0) break;
+        mfu = m;
+    }
+    const double last_evaluated = params;
+    double gp = goodput(std::max(params, 1e9));
+    for (int k = 0; k < 8; ++k) {  // the goodput depends on the model size it decides: a fixed point
+        gp = goodput(std::max(params, 1e9));
+        compute = n * peak * mfu * seconds * gp;
+        params = std::sqrt(compute / (6.0 * tpp));
+    }
+    bool converged = true;
+    if (!tc.mfu && last_evaluated > 0 && std::abs(params / last_evaluated - 1.0) > 0.05) {
+        // No fixed point: the utilisation jumps with the model size (a model that no longer fits one
+        // site must pipeline across the WAN). The answer is then the largest model whose own MFU
+        // gives it the compute it needs: bisection on N (log scale) of N_opt(MFU(N)) >= N.
+        converged = false;
+        auto n_opt = [&](double N, double& u, Plan* p) {
+            u = predicted_mfu(gpt_like_shape(N, kShapeSeqLen), hw, tc, n, p);
+            return std::sqrt(n * peak * u * seconds * goodput(std::max(N, 1e9)) / (6.0 * tpp));
+        };
+        double lo = 1e8, hi = std::max(params, last_evaluated) * 2.0, u = 0;
+        Plan p_lo;
+        double u_lo = 0;
+        if (n_opt(lo, u_lo, &p_lo) >= lo) {
+            for (int k = 0; k < 14; ++k) {
+                const double mid = std::sqrt(lo * hi);
+                Plan p_mid;
+                if (n_opt(mid, u, &p_mid) >= mid) lo = mid, u_lo = u, p_lo = p_mid;
+                else hi = mid;
+            }
+            params = lo;
+            mfu = u_lo;
+            plan = p_lo;
+            gp = goodput(std::max(params, 1e9));
+            compute = n * peak * mfu * seconds * gp;
+        }
+    }
+    tokens = tpp * params;
+    out["converged"] = converged;
+    out["seconds"] = seconds;
+    out["mfu"] = mfu;
+    out["goodput"] = gp;
+    if (plan.step_seconds > 0) {
+        out["plan"] = plan_to_json(plan);
+        out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
+        out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
+                                                   : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                                     "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+    }
+    out["compute_flops"] = compute;
+    out["compute_optimal_params"] = params;
+    out["compute_optimal_tokens"] = tokens;
+    // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
+    out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
+    if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
+    out["formula"] = "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
+    out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
+    return out;
+}
+
+std::string sig3(double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
+}
+
+// The same devices in one cluster, across sites synchronously, and across sites with DiLoCo
+// (H = 100, int8: INTELLECT-1's settings), side by side with why they differ. "Across sites" is the
+// scenario's sites when it has several, else every node on its own 1 Gb/s internet link (a
+// decentralized network such as io.net).
+json compare_networks(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
+    const auto& all = network_presets();
+    auto preset = [&](const char* id) -> std::optional<int> {
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (all[i].id == id) return static_cast<int>(i);
+        return std::nullopt;
+    };
+    Hardware one = hw;  // one cluster: the catalog NIC (rail-optimised InfiniBand/RoCE on data-centre GPUs), one site
+    one.network.reset(), one.latency_seconds.reset(), one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(), one.wan_latency_seconds.reset();
+    Hardware apart = hw;
+    const bool scenario_has_sites = network_levels(hw).sites > 1;
+    if (!scenario_has_sites) apart.network = preset("internet-1g"), apart.sites = 1;
+    TrainingConfig sync = tc;
+    sync.local_steps = 1;
+    TrainingConfig diloco = tc;
+    diloco.local_steps = 100;
+    diloco.outer_precision = OuterPrecision::int8;
+    diloco.outer_offload = true;
+    // INTELLECT-1's inner batch: 128 sequences of 8,192 tokens (1M tokens) per site per inner step
+    // (PRIME configs/10B/H100_intellect1.toml), in sequences of the shape's length.
+    const NetworkLevels apart_levels = network_levels(apart);
+    if (!tc.global_batch) {
+        diloco.global_batch = static_cast<Count>(apart_levels.sites * 1048576.0 / kShapeSeqLen);
+        diloco.given |= field_bit(training_fields(), "global_batch");
+    }
+    struct Row {
+        const char* id;
+        const char* label;
+        const Hardware* h;
+        const TrainingConfig* t;
+    };
+    const Row rows[] = {{"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
+                        {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},
+                        {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per site per step)", &apart, &diloco}};
+    json out = json::array();
+    for (const Row& row : rows) {
+        json a = what_can_train(*row.h, *row.t, seconds, tpp, peak);
+        const NetworkLevels lv = network_levels(*row.h);
+        const double site_params = 0.9 * lv.devices_per_site * row.h->device.memory_bytes.value_or(0) / 16.0;
+        json r = {{"id", row.id},
+                  {"label", row.label},
+                  {"hardware", {{"network", row.h->network ? json(all[static_cast<std::size_t>(*row.h->network)].id) : json(nullptr)},
+                                {"sites", lv.sites},
+                                {"devices_per_site", lv.devices_per_site},
+                                {"scale_out_bytes_per_second", lv.scale_out},
+                                {"wan_bytes_per_second", lv.sites > 1 ? json(lv.wan) : json(nullptr)}}},
+                  {"training", {{"local_steps", row.t->local_steps},
+                                {"outer_precision", row.t->local_steps > 1 ? json("int8") : json(nullptr)},
+                                {"global_batch", row.t->global_batch ? json(*row.t->global_batch) : json(nullptr)}}},
+                  {"mfu", a["mfu"]},
+                  {"compute_optimal_params", a["compute_optimal_params"]},
+                  {"compute_optimal_tokens", a["compute_optimal_tokens"]},
+                  {"largest_fitting_params", a["largest_fitting_params"]},
+                  {"largest_params_one_site", site_params},
+                  {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
+        // Why: the figures that make the difference, in one or two sentences.
+        const double mfu = a["mfu"].get<double>(), N = a["compute_optimal_params"].get<double>();
+        const bool has_plan = a.contains("plan");
+        const double replica = has_plan ? a["plan"]["tp"].get<double>() * a["plan"]["pp"].get<double>() : 1.0;
+        const bool pipelined = lv.sites > 1 && replica > lv.devices_per_site;
+        std::string why = std::string(row.label) + ": " + sig3(100.0 * mfu) + "% MFU, compute for a " + sig3(N / 1e9) + "B-parameter model in the time. ";
+        if (lv.sites <= 1)
+            why += "Gradients are reduced every step over " + sig3(lv.scale_out * 8e-9) +
+                   " Gbit/s per device inside one fabric and mostly hidden behind the backward pass.";
+        else if (pipelined)
+            why += "A replica of that model (" + sig3(replica) + " devices) is larger than a site (" + sig3(lv.devices_per_site) +
+                   "), so the best layout pipelines it across sites: activations cross the " + sig3(lv.wan * 8e-9) +
+                   " Gbit/s links every micro-batch" + (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
+        else if (row.t->local_steps > 1)
+            why += "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
+                   "gradients (INTELLECT-1's settings); a site holds at most " + sig3(site_params / 1e9) + "B parameters.";
+        else
+            why += "Every step each of " + sig3(lv.sites) + " sites sends about twice the model's gradients over " + sig3(lv.wan * 8e-9) +
+                   " Gbit/s, far longer than the step's compute.";
+        r["explanation"] = why;
+        out.push_back(r);
+    }
+    return out;
+}
+
 }  // namespace
 
 json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors) {
@@ -72,56 +241,23 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     out["mfu_source"] = tc.mfu ? "given" : "predicted (best plan found by the plan search)";
     out["tokens_per_param"] = tpp;
 
+    if (mixed_fleet(hw)) {
+        add_error(errors, "unsupported", "hardware.pools", "inverse questions need one device type (hardware.device); mixed pools are not supported");
+        return nullptr;
+    }
     if (q.question == InverseKind::what_can_train) {
-        const double n = hw.count;
         double seconds = days ? *days * units::seconds_per_day : 0;
         if (budget) {
             if (rate <= 0) {
                 add_error(errors, "missing", "costs.gpu_hour_usd", "a $ budget needs costs.gpu_hour_usd (the device has no catalog price)");
                 return nullptr;
             }
-            const double s_budget = *budget / (n * rate) * units::seconds_per_hour;
+            const double s_budget = *budget / (static_cast<double>(hw.count) * rate) * units::seconds_per_hour;
             seconds = days ? std::min(seconds, s_budget) : s_budget;
         }
-        double mfu = tc.mfu.value_or(kStartMfu);
-        double params = 0, tokens = 0, compute = 0;
-        Plan plan;
-        // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
-        auto goodput = [&](double N) { return run_goodput(n, N, tc.goodput).value; };
-        for (int it = 0; it < (tc.mfu ? 1 : 4); ++it) {
-            compute = n * peak * mfu * seconds * goodput(std::max(params, 1e9));
-            params = std::sqrt(compute / (6.0 * tpp));
-            tokens = tpp * params;
-            if (tc.mfu) break;
-            const double m = predicted_mfu(gpt_like_shape(params, kShapeSeqLen), hw, tc, n, &plan);
-            if (m <= 0) break;
-            mfu = m;
-        }
-        double gp = goodput(std::max(params, 1e9));
-        for (int k = 0; k < 8; ++k) {  // the goodput depends on the model size it decides: a fixed point
-            gp = goodput(std::max(params, 1e9));
-            compute = n * peak * mfu * seconds * gp;
-            params = std::sqrt(compute / (6.0 * tpp));
-        }
-        tokens = tpp * params;
-        out["seconds"] = seconds;
-        out["mfu"] = mfu;
-        out["goodput"] = gp;
-        if (plan.step_seconds > 0) {
-            out["plan"] = plan_to_json(plan);
-            out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
-            out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
-                                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
-        }
-        out["compute_flops"] = compute;
-        out["compute_optimal_params"] = params;
-        out["compute_optimal_tokens"] = tokens;
-        // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
-        out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
-        if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
-        out["formula"] = "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
-        out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
+        json answer = what_can_train(hw, tc, seconds, tpp, peak);
+        for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();
+        if (q.compare_networks) out["networks"] = compare_networks(hw, tc, seconds, tpp, peak);
         return out;
     }
     // gpus_needed

@@ -32,6 +32,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     const StepInputs& in = tm.in;
     const ModelSpec& shape = tm.shape;
     const Efficiency eff = training_efficiency(base, hw.device);
+    const NetworkLevels net = network_levels(hw);
     const Count n = hw.count;
     const double cap = hw.device.memory_bytes.value_or(0);
     const double peak = hw.device.peak(base.precision).value_or(0);
@@ -142,7 +143,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                                     c.overlap_dp_comm = ovs.values[oi] == 1;
                                     c.global_batch = gb;
                                     c.mfu.reset();
-                                    const StepEstimate e = estimate_step(in, hw, c, eff);
+                                    const StepEstimate e = estimate_step(in, hw, c, eff, net);
                                     if (!out.least_memory || e.memory.total < out.least_memory->memory_per_gpu_bytes)
                                         out.least_memory = make_plan(c, e);
                                     if (e.memory.total > cap) {

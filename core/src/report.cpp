@@ -7,6 +7,7 @@
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
 #include "gpucalc/finetune.hpp"
+#include "gpucalc/fleet.hpp"
 #include "gpucalc/inference.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
@@ -60,7 +61,18 @@ json hardware_json(const Hardware& h) {
     json j = write_fields(h, hardware_fields());
     j["device"] = device_echo(h.device);
     j["device_name"] = h.device.name;  // informational; accepted and ignored on input
-    if (!h.scale_out_bytes_per_second) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
+    // The catalog's NIC is echoed as the figure used, unless a network preset says the bandwidth.
+    if (!h.scale_out_bytes_per_second && !h.network) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
+    if (!h.pools.empty()) {
+        // A fleet: the pools say the devices; device is null (it cannot be combined with pools).
+        json pools = json::array();
+        for (const auto& p : h.pools)
+            pools.push_back({{"device", device_echo(p.device)}, {"count", p.count}, {"site", p.site}, {"devices_per_node", p.devices_per_node}});
+        j["pools"] = pools;
+        j["device"] = nullptr;
+        j["device_name"] = nullptr;
+        j["scale_out_bytes_per_second"] = opt(h.scale_out_bytes_per_second);
+    }
     return j;
 }
 
@@ -81,6 +93,50 @@ json cluster_json(const ClusterResult& c) {
     j["price_usd"] = opt(c.price_usd);
     j["cloud_usd_per_hour"] = opt(c.cloud_usd_per_hour);
     return j;
+}
+
+// Traffic across sites (the WAN level): what one exchange costs, what the step waits for, and what
+// synchronous data parallelism would have moved.
+json communication_json(const TrainingResult& r) {
+    const WanTraffic& w = r.wan;
+    const bool ok = r.fits;
+    auto when = [&](bool c, double v) { return ok && c ? json(v) : json(nullptr); };
+    const bool dp = w.sites_dp > 1, pp = w.sites_pp > 1;
+    const double comm = r.step.tp_comm + r.step.cp_comm + r.step.pp_comm + r.step.ep_comm + r.step.dp_comm + r.step.outer_comm;
+    const double wan_exposed = w.exchange_exposed_seconds + w.pp_seconds;
+    return {{"sites_data_parallel", w.sites_dp},
+            {"sites_per_pipeline", w.sites_pp},
+            {"exposed_seconds_per_step", when(true, comm)},
+            {"wan_exposed_seconds_per_step", when(true, wan_exposed)},
+            {"compute_utilization", when(true, r.compute_utilization)},
+            {"exchange_seconds", when(dp, w.exchange_seconds)},
+            {"exchange_seconds_per_step", when(dp, w.exchange_seconds / r.config.local_steps)},
+            {"exchange_hidden_fraction",
+             when(dp, w.exchange_seconds > 0 ? 1.0 - w.exchange_exposed_seconds * (r.config.local_steps > 1 ? r.config.local_steps : 1) / w.exchange_seconds : 1.0)},
+            {"exchange_bytes_per_site", when(dp, w.exchange_bytes_per_site)},
+            {"wan_bytes_per_site_per_step", when(dp, w.bytes_per_site_per_step)},
+            {"synchronous_bytes_per_site_per_step", when(dp, w.sync_bytes_per_site_per_step)},
+            {"reduction_vs_synchronous", when(dp && w.bytes_per_site_per_step > 0, w.sync_bytes_per_site_per_step / w.bytes_per_site_per_step)},
+            {"pipeline_wan_seconds_per_step", when(pp, w.pp_seconds)},
+            {"pipeline_wan_bytes_per_microbatch", when(pp, w.pp_bytes_per_microbatch)},
+            {"pipeline_wan_bound_tokens_per_second", when(pp, w.pp_bound_tokens_per_second)},
+            {"inner_step_seconds", when(true, w.inner_step_seconds)}};
+}
+
+json local_sgd_json(const TrainingResult& r) {
+    if (!r.convergence) return nullptr;
+    const Convergence& c = *r.convergence;
+    const bool ok = r.fits && r.seconds;
+    auto days = [&](const std::optional<double>& k) { return ok && k ? json(*r.seconds * *k / units::seconds_per_day) : json(nullptr); };
+    return {{"local_steps", c.local_steps},
+            {"perplexity_change_low", c.perplexity_change_low},
+            {"perplexity_change_high", c.perplexity_change_high},
+            {"token_multiplier_low", c.token_multiplier_low ? json(*c.token_multiplier_low) : json(nullptr)},
+            {"token_multiplier_high", c.token_multiplier_high ? json(*c.token_multiplier_high) : json(nullptr)},
+            {"days_same_loss_low", days(c.token_multiplier_low)},
+            {"days_same_loss_high", days(c.token_multiplier_high)},
+            {"beyond_published", c.beyond_published},
+            {"basis", c.basis}};
 }
 
 json training_json(const TrainingResult& r) {
@@ -113,7 +169,8 @@ json training_json(const TrainingResult& r) {
     j["achieved_flops_per_second_per_gpu"] = when_ok(r.achieved_flops_per_second_per_gpu);
     j["memory_per_gpu_bytes"] = {{"weights", r.memory.weights},         {"gradients", r.memory.gradients},
                                  {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
-                                 {"overhead", r.memory.overhead},       {"total", r.memory.total}};
+                                 {"overhead", r.memory.overhead},       {"total", r.memory.total},
+                                 {"outer_optimizer", r.memory.outer_optimizer}};
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["zero3_buffer_bytes"] = r.zero3_buffer_bytes;
     j["dp_comm_bytes_per_step"] = r.dp_comm_bytes_per_step;
@@ -125,6 +182,7 @@ json training_json(const TrainingResult& r) {
                                    {"pp_bubble", when_ok(r.step.pp_bubble)},
                                    {"cp_comm", when_ok(r.step.cp_comm)},   {"overhead", when_ok(r.step.overhead)},
                                    {"dp_comm", when_ok(r.step.dp_comm)},   {"optimizer", when_ok(r.step.optimizer)},
+                                   {"outer_comm", when_ok(r.step.outer_comm)},
                                    {"total", when_ok(r.step.total)}};
     j["uncertainty"] = {{"seconds_low", total(r.seconds_low)}, {"seconds_high", total(r.seconds_high)},
                         {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)},
@@ -140,6 +198,9 @@ json training_json(const TrainingResult& r) {
     j["framework"] = r.framework;
     j["mfu_peak_precision"] = r.config.precision == Precision::fp8 ? "bf16" : std::string(precision_name(r.config.precision));
     j["tokens_per_second_per_device"] = when_ok(r.tokens_per_second / static_cast<double>(r.devices));
+    j["network"] = r.network;
+    j["communication"] = communication_json(r);
+    j["local_sgd"] = local_sgd_json(r);
     return j;
 }
 
@@ -408,7 +469,25 @@ json build_report(const Scenario& s) {
         report["cluster"] = cluster_json(c);
         for (const auto& w : c.warnings) warnings.push_back("cluster: " + w);
     }
-    if (s.training && s.hardware && s.model) {
+    if (s.training && s.hardware && s.model && mixed_fleet(*s.hardware)) {
+        // A mixed fleet: per-pool layouts (training.fleet); the echo keeps only the layout fields given.
+        FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, trace);
+        json echo = training_config_json(f.total.config);
+        const auto& tf = training_fields();
+        for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm",
+                              "shard_group", "global_batch"})
+            if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
+        inputs["training"] = echo;
+        report["training"] = training_json(f.total);
+        report["training"]["layout_searched"] = true;
+        report["training"]["suggested_layout"] = nullptr;
+        report["training"]["fleet"] = fleet_json(f);
+        for (auto& w : f.total.warnings) warnings.push_back("training: " + w);
+        if (s.scaling) {
+            report["scaling"] = json::array();
+            warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
+        }
+    } else if (s.training && s.hardware && s.model) {
         const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
         TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, trace);
         std::optional<Plan> suggestion;
@@ -422,6 +501,7 @@ json build_report(const Scenario& s) {
         report["training"] = training_json(r);
         report["training"]["layout_searched"] = layout.searched;
         report["training"]["suggested_layout"] = suggestion ? layout_json(suggestion->config) : json(nullptr);
+        report["training"]["fleet"] = nullptr;
         if (layout.searched && layout.found)
             warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
         for (auto& w : r.warnings) warnings.push_back("training: " + w);

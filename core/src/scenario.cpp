@@ -1,10 +1,12 @@
 // Scenario parsing and validation: type, range and consistency of every field, all errors at once.
 #include "gpucalc/scenario.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/training.hpp"
 
@@ -17,6 +19,36 @@ namespace {
 // a % b == 0 for whole numbers (model dimensions are validated as whole numbers when parsed).
 bool divisible(double a, Count b) { return b > 0 && static_cast<Count>(a) % b == 0; }
 }  // namespace
+
+double outer_precision_bytes(OuterPrecision p) {
+    switch (p) {
+        case OuterPrecision::fp32: return 4.0;
+        case OuterPrecision::bf16: return 2.0;
+        case OuterPrecision::int8: return 1.0;
+        case OuterPrecision::int4: return 0.5;
+        case OuterPrecision::int2: return 0.25;
+    }
+    return 4.0;
+}
+
+bool mixed_fleet(const Hardware& hw) {
+    if (hw.pools.size() < 2) return false;
+    const Pool& a = hw.pools.front();
+    const std::string a_dev = a.device.custom ? device_to_scenario_json(a.device).dump() : a.device.id;
+    std::vector<std::pair<std::string, Count>> per_site;
+    for (const auto& p : hw.pools) {
+        const std::string dev = p.device.custom ? device_to_scenario_json(p.device).dump() : p.device.id;
+        if (dev != a_dev || p.devices_per_node != a.devices_per_node) return true;
+        auto it = std::find_if(per_site.begin(), per_site.end(), [&](const auto& x) { return x.first == p.site; });
+        if (it == per_site.end()) per_site.push_back({p.site, p.count});
+        else it->second += p.count;
+    }
+    for (const auto& x : per_site)
+        if (x.second != per_site.front().second) return true;
+    // Equal sites of one device: the single-device model with hardware.sites covers it, if whole nodes.
+    const Count per = per_site.front().second, dpn = std::max<Count>(1, a.devices_per_node);
+    return per > dpn && per % dpn != 0;
+}
 
 // ---- devices ----
 
@@ -196,20 +228,87 @@ json model_to_json(const ModelSpec& m) {
 
 namespace {
 
+// hardware.pools: 1 to 64 pools {device, count, site, devices_per_node}; every error names its pool.
+bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
+    const std::string path = "hardware.pools";
+    if (!arr.is_array()) {
+        add_error(errors, "type", path, path + " must be an array of pools {device, count, site}");
+        return false;
+    }
+    if (arr.empty() || arr.size() > kMaxPools) {
+        add_error(errors, "range", path, path + " must hold 1 to " + std::to_string(kMaxPools) + " pools (it holds " + std::to_string(arr.size()) + ")");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    double total = 0;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+        const json& p = arr[i];
+        const std::string pp = path + "[" + std::to_string(i) + "]";
+        if (!p.is_object()) {
+            add_error(errors, "type", pp, pp + " must be an object {device, count, site}");
+            continue;
+        }
+        check_keys(p, pp, errors, {"device", "count", "site", "devices_per_node"});
+        Pool pool;
+        auto d = p.find("device");
+        if (d == p.end() || d->is_null()) add_error(errors, "missing", join(pp, "device"), join(pp, "device") + " is required (a catalog id or a custom device)");
+        else device_from_scenario(*d, join(pp, "device"), pool.device, errors);
+        if (auto c = number(p, "count", pp, errors, Range{1, 1e8, false, true}, true)) pool.count = static_cast<Count>(*c);
+        pool.site = string(p, "site", pp, errors, false, 64).value_or("site-1");
+        if (pool.site.empty()) add_error(errors, "range", join(pp, "site"), join(pp, "site") + " must not be empty");
+        if (auto n = number(p, "devices_per_node", pp, errors, Range{1, 1e6, false, true})) pool.devices_per_node = static_cast<Count>(*n);
+        else pool.devices_per_node = static_cast<Count>(pool.device.gpus_per_node);
+        total += static_cast<double>(pool.count);
+        hw.pools.push_back(pool);
+    }
+    if (total > 1e8) add_error(errors, "range", path, path + ": the pools hold " + fmt_num(total) + " devices; at most 1e8");
+    return errors.size() == before;
+}
+
 void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     const std::string path = "hardware";
-    check_table_keys(h, path, hardware_fields(), errors, {"device", "device_name"});
+    check_table_keys(h, path, hardware_fields(), errors, {"device", "device_name", "pools"});
     string(h, "device_name", path, errors, false, 200);  // the echo's display name: informational
     Hardware hw;
     auto it = h.find("device");
+    auto pools = h.find("pools");
+    const bool has_pools = pools != h.end() && !pools->is_null();
+    const bool has_device = it != h.end() && !it->is_null();
     bool ok = true;
-    if (it == h.end() || it->is_null()) {
+    if (has_pools) {
+        ok = parse_pools(*pools, hw, errors);
+        if (has_device) {
+            add_error(errors, "conflict", "hardware.device", "hardware.device cannot be combined with hardware.pools (each pool names its device)");
+            ok = false;
+        }
+    } else if (!has_device) {
         add_error(errors, "missing", "hardware.device", "hardware.device is required (a catalog id or a custom device)");
         ok = false;
     } else {
         ok = device_from_scenario(*it, "hardware.device", hw.device, errors);
     }
-    read_fields(h, path, hardware_fields(), hw, errors);
+    const std::uint64_t given = read_fields(h, path, hardware_fields(), hw, errors);
+    if (ok && has_pools) {
+        // The fleet's totals: device count and sites from the pools; hardware.device is the first pool's
+        // (what code paths that need one device see; the fleet estimator uses every pool's).
+        Count total = 0;
+        std::vector<std::string> sites;
+        for (const auto& p : hw.pools) {
+            total += p.count;
+            if (std::find(sites.begin(), sites.end(), p.site) == sites.end()) sites.push_back(p.site);
+        }
+        if ((given & field_bit(hardware_fields(), "count")) && hw.count != total)
+            add_error(errors, "conflict", "hardware.count",
+                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must equal the pools' total (" + fmt_num(static_cast<double>(total)) + ") or be left out");
+        if ((given & field_bit(hardware_fields(), "sites")) && hw.sites != static_cast<Count>(sites.size()))
+            add_error(errors, "conflict", "hardware.sites",
+                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must equal the number of distinct pool sites (" +
+                          std::to_string(sites.size()) + ") or be left out");
+        hw.count = total;
+        hw.sites = static_cast<Count>(sites.size());
+        hw.device = hw.pools.front().device;
+        if (hw.devices_per_node == 0) hw.devices_per_node = hw.pools.front().devices_per_node;
+    }
     if (ok) {
         if (hw.devices_per_node == 0) hw.devices_per_node = static_cast<Count>(hw.device.gpus_per_node);
         s.hardware = hw;
@@ -397,6 +496,63 @@ void check_training_layout(Scenario& s, Errors& errors) {
     }
 }
 
+// Sites, the WAN and pools (network.hpp): sizes that divide, links that have something to join.
+void check_network(Scenario& s, Errors& errors) {
+    const Hardware& hw = *s.hardware;
+    const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
+    const bool nodes_are_sites = net && net->wan() && hw.sites <= 1;
+    if (hw.pools.empty() && hw.sites > 1) {
+        const Count dpn = std::max<Count>(1, hw.devices_per_node);
+        if (hw.sites > hw.count)
+            add_error(errors, "range", "hardware.sites",
+                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ")");
+        else if (hw.count % hw.sites != 0)
+            add_error(errors, "divisibility", "hardware.sites",
+                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) +
+                          "): sites are of equal size (use hardware.pools for unequal ones)");
+        else if (hw.count / hw.sites > dpn && (hw.count / hw.sites) % dpn != 0)
+            add_error(errors, "divisibility", "hardware.sites",
+                      "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) + ") must be whole nodes of hardware.devices_per_node (" +
+                          fmt_num(static_cast<double>(dpn)) + ")");
+    }
+    const bool several_sites = hw.sites > 1 || nodes_are_sites;
+    const char* wan_keys[] = {"wan", "wan_bytes_per_second", "wan_latency_seconds"};
+    const bool wan_given[] = {hw.wan.has_value(), hw.wan_bytes_per_second.has_value(), hw.wan_latency_seconds.has_value()};
+    for (int i = 0; i < 3; ++i) {
+        if (!wan_given[i]) continue;
+        const std::string f = std::string("hardware.") + wan_keys[i];
+        if (nodes_are_sites)
+            add_error(errors, "conflict", f,
+                      f + " does not apply: hardware.network " + net->id +
+                          " already joins every node over the WAN (set hardware.sites for sites of several nodes)");
+        else if (!several_sites)
+            add_error(errors, "conflict", f, f + " needs several sites (hardware.sites > 1, or pools in several sites)");
+    }
+    if (s.training) {
+        const TrainingConfig& t = *s.training;
+        if (t.outer_overlap_steps > t.local_steps)
+            add_error(errors, "range", "training.outer_overlap_steps",
+                      "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) + ") must not exceed training.local_steps (" +
+                          fmt_num(static_cast<double>(t.local_steps)) + ")");
+    }
+    if (mixed_fleet(hw)) {
+        if (s.inference) add_error(errors, "unsupported", "hardware.pools", "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
+        if (s.finetune) add_error(errors, "unsupported", "hardware.pools", "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
+        if (s.training) {
+            auto& t = *s.training;
+            const auto& tf = training_fields();
+            if (t.layout == LayoutMode::given)
+                add_error(errors, "conflict", "training.layout",
+                          "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp may be given)");
+            for (const char* k : {"dp", "shard_group"}) {
+                if (!(t.given & field_bit(tf, k))) continue;
+                const std::string f = std::string("training.") + k;
+                add_error(errors, "conflict", f, f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
+            }
+        }
+    }
+}
+
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
 void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
@@ -419,9 +575,10 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         auto& t = *s.training;
         const auto& tf = training_fields();
         const bool sizes_given = (t.given & (field_bit(tf, "tp") | field_bit(tf, "pp") | field_bit(tf, "dp"))) != 0;
-        if (!t.layout) t.layout = sizes_given ? LayoutMode::given : LayoutMode::automatic;
-        if (check_layout) check_training_layout(s, errors);
+        if (!t.layout) t.layout = sizes_given && !mixed_fleet(*s.hardware) ? LayoutMode::given : LayoutMode::automatic;
+        if (check_layout && !mixed_fleet(*s.hardware)) check_training_layout(s, errors);
     }
+    if (s.hardware) check_network(s, errors);
     if (s.inference && s.hardware) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;

@@ -2,6 +2,8 @@
 // defaults in scenario.hpp / model.hpp; ranges and docs live here, once.
 #include "gpucalc/scenario_fields.hpp"
 
+#include "gpucalc/network.hpp"
+
 namespace gpucalc {
 
 using nlohmann::json;
@@ -71,6 +73,22 @@ const std::vector<Field<Hardware>>& hardware_fields() {
         field<&H::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", positive_up_to(1e15),
                                                           "network bandwidth per device, per direction",
                                                           "the catalog's NIC per GPU")),
+        field<&H::network>(choice_spec("network", network_choices(),
+                                       "network between nodes (`gpucalc networks`: InfiniBand, RoCE, Ethernet, WAN and internet "
+                                       "presets with their sources); a WAN or internet preset puts every node in its own site on that link",
+                                       "the catalog's NIC per GPU")),
+        field<&H::latency_seconds>(number_spec("latency_seconds", "s", non_negative_up_to(10),
+                                               "one-way latency of a message between nodes (alpha of the alpha-beta model)",
+                                               "the network preset's; none: the calibrated per-call latency only")),
+        field<&H::sites>(integer_spec("sites", "sites", 1, 1e5,
+                                      "sites of equal size joined by the WAN (data centres, or providers of a decentralized network)",
+                                      "1; with pools, the distinct pool sites")),
+        field<&H::wan>(choice_spec("wan", network_choices(), "network between sites (a preset, per site)",
+                                   "internet-1g when sites > 1")),
+        field<&H::wan_bytes_per_second>(number_spec("wan_bytes_per_second", "B/s", {1e3, 1e13, false},
+                                                    "bandwidth between sites, per site, per direction", "the wan preset's")),
+        field<&H::wan_latency_seconds>(number_spec("wan_latency_seconds", "s", non_negative_up_to(10),
+                                                   "one-way latency between sites (round trip / 2)", "the wan preset's")),
     };
     return t;
 }
@@ -125,6 +143,24 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
                                       "auto: the plan search chooses every layout field not given (tp, pp, dp, vpp, micro_batch, "
                                       "zero, recompute, sequence_parallel, overlap_dp_comm); given: the fields as given",
                                       "auto when none of tp, pp, dp is given")),
+        field<&T::local_steps>(integer_spec("local_steps", "steps", 1, 1e5,
+                                            "DiLoCo inner steps H between exchanges across sites (each site trains alone in between); "
+                                            "1 = synchronous data parallelism")),
+        field<&T::outer_precision>(choice_spec("outer_precision",
+                                               {{"fp32", 0}, {"bf16", 1}, {"fp16", 1}, {"int8", 2}, {"int4", 3}, {"fp4", 3}, {"int2", 4}},
+                                               "precision of the values exchanged between sites (INTELLECT-1: int8; Streaming DiLoCo: fp4)",
+                                               "the gradients' precision when local_steps is 1, fp32 otherwise")),
+        field<&T::outer_topk>(number_spec("outer_topk", "fraction", {1e-6, 1, false},
+                                          "share of the exchanged values sent (top-k sparsification, 12-bit index per value); 1 = dense")),
+        field<&T::outer_overlap_steps>(integer_spec("outer_overlap_steps", "steps", 0, 1e5,
+                                                    "streaming: the exchange across sites runs during this many following inner steps "
+                                                    "(Streaming DiLoCo overlap); 0 = blocking")),
+        field<&T::outer_offload>(boolean_spec("outer_offload",
+                                              "DiLoCo outer optimizer state (fp32 anchor weights + Nesterov momentum) kept in host memory "
+                                              "(INTELLECT-1) instead of on the device")),
+        field<&T::load_balance>(boolean_spec("load_balance",
+                                             "mixed fleets (hardware.pools): each pool's share of the batch follows its speed, so no "
+                                             "pool waits; false: shares follow device counts and the slowest pool sets the step")),
     };
     return t;
 }
@@ -301,6 +337,9 @@ const std::vector<Field<InverseQuestion>>& inverse_fields() {
         field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
         field<&Q::tokens_per_param>(number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false},
                                                 "training tokens per parameter (Chinchilla: 20)")),
+        field<&Q::compare_networks>(boolean_spec("compare_networks",
+                                                 "what_can_train: also answer for the same devices in one InfiniBand cluster, across sites "
+                                                 "synchronously, and across sites with DiLoCo (inverse.networks[], side by side)")),
     };
     return t;
 }

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpucalc/network.hpp"
 #include "gpucalc/training.hpp"
 #include "gpucalc/units.hpp"
 
@@ -59,24 +60,6 @@ constexpr double kGemmHalfRows = 128.0;
 
 bool sequence_parallel(const TrainingConfig& cfg) { return cfg.sequence_parallel.value_or(cfg.tp > 1); }
 
-// Per-direction link bandwidths for a device (scale-up inside a node, scale-out across nodes).
-struct Links {
-    double scale_up, scale_out;
-    bool assumed;
-};
-Links links_for(const Hardware& hw) {
-    const Device& d = hw.device;
-    Links l{};
-    const auto out = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
-    // No published NIC figure: kAssumedScaleOutBytesPerSecond, reported as an assumption.
-    l.scale_out = out.value_or(kAssumedScaleOutBytesPerSecond);
-    l.assumed = !out;
-    if (auto up = d.scale_up_bytes_per_second()) l.scale_up = *up;
-    else if (d.host_link_bytes_per_second_bidirectional) l.scale_up = *d.host_link_bytes_per_second_bidirectional / 2.0;  // PCIe peer traffic
-    else l.scale_up = l.scale_out;
-    return l;
-}
-
 // Ring collectives over a group of n ranks whose neighbours are `stride` devices apart (tensor
 // parallelism innermost, then CP, PP, DP: Megatron's rank order). Inside a node the ring runs over the
 // scale-up links; a group spanning k nodes with r of its ranks per node crosses node boundaries once
@@ -84,17 +67,46 @@ Links links_for(const Hardware& hw) {
 // (n - r) / (n r) of the data instead of (n - 1) / n: inter-node bus bandwidth ~ r x NIC bandwidth
 // (nccl-tests PERFORMANCE.md bus bandwidth; 4 x 8 B200: 382 GB/s bus bandwidth with ~37 GB/s per NIC,
 // ml-engineering book, network chapter).
+// Across sites (hierarchical, alpha-beta: Thakur, Rabenseifner & Gropp 2005, "Optimization of
+// collective communication operations in MPICH", Sec. 4): the group reduces inside each site first,
+// then each site sends f (s - 1) / s of the data over its WAN link, which all of the site's groups of
+// this kind share, plus f log2(s) latency steps (recursive halving/doubling); f = 2 for an all-reduce.
 struct Fabric {
-    double up, out, per_node, latency;
+    double up, out, per_node, latency, out_latency;
+    double sites = 1, site_devices = 1, wan = 0, wan_latency = 0;
     // f = 1: all-gather or reduce-scatter of S bytes in total per rank; f = 2: all-reduce.
     double ring(double f, double S, double n, double stride) const {
         if (n <= 1 || S <= 0) return 0;
-        const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
-        const double intra = (n - 1.0) / n * S / up;
-        const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
-        return f * t + latency * std::ceil(std::log2(n));
+        if (sites <= 1) {  // one site: the two-level ring
+            const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
+            const double intra = (n - 1.0) / n * S / up;
+            const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
+            return f * t + (r >= n ? latency : out_latency) * std::ceil(std::log2(n));
+        }
+        double sg = 1;
+        if (n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
+        const double ns = n / sg;  // ranks of the group inside one site
+        double t = 0, lat = 0;
+        if (ns > 1) {
+            const double r = std::clamp(std::floor(per_node / stride), 1.0, ns);
+            const double intra = (ns - 1.0) / ns * S / up;
+            t = r >= ns ? intra : std::max(intra, (ns - r) / (ns * r) * S / out);
+            lat = (r >= ns ? latency : out_latency) * std::ceil(std::log2(ns));
+        }
+        if (sg > 1) {
+            t = std::max(t, (sg - 1.0) / sg * S * (site_devices / ns) / wan);
+            lat += f * wan_latency * std::ceil(std::log2(sg));
+        }
+        return f * t + lat;
     }
 };
+
+// Bytes per exchanged value across sites: the precision, and with top-k only the kept share, each
+// with a 12-bit index into its chunk of 4,096 (SparseLoCo's chunked top-k: 64 of 4,096 values at 2
+// bits = 1.5625% x (0.25 + 1.5) bytes = 4 / 146 of fp32, Covenant-72B's ">146x").
+double exchanged_bytes_per_value(double precision_bytes, double topk) {
+    return topk < 1.0 ? topk * (precision_bytes + 1.5) : precision_bytes;
+}
 
 }  // namespace
 
@@ -150,6 +162,10 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
 }
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
+    return estimate_step(in, hw, cfg, eff, network_levels(hw));
+}
+
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net) {
     StepEstimate r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
@@ -157,7 +173,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double t = static_cast<double>(cfg.tp), p = static_cast<double>(cfg.pp), v = static_cast<double>(cfg.vpp),
                  b = static_cast<double>(cfg.micro_batch), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const double dp = static_cast<double>(cfg.dp.value_or(1));
-    const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
+    const double dpn = net.devices_per_node;
+    // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
+    const double sg_dp = net.sites > 1 ? std::min(dp, net.sites) : 1.0;
+    const bool diloco = cfg.local_steps > 1 && sg_dp > 1;
     const double h = in.hidden, a = in.heads, V = in.vocab;
     const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (dp * b));
     const double Ls = std::ceil(in.layers / p);  // the slowest stage holds the most layers
@@ -177,7 +196,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
     // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
-    const bool folded = std::fmod(dp * cp, ep) != 0;
+    const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
     const double expert_tp = folded ? 1.0 : t;
     // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
     // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
@@ -191,7 +210,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.first_stage_params = dense_gpu + expert_gpu;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp / ep.
-    const double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    // Across sites, ZeRO/FSDP shards stay inside a site (hybrid sharding over the WAN, as MaxText
+    // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
+    if (sg_dp > 1) shard_dense = std::min(shard_dense, dp * cp / sg_dp);
     const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
     auto sharded = [&](double stage) { return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu; };
     r.memory.weights = sharded(3) * wbytes;
@@ -208,7 +230,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
     }
     const LayerActivations act = layer_activations(in, cfg);
-    r.activation_bytes_per_layer = activation_bytes_per_layer(in, cfg);
+    // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
+    r.activation_bytes_per_layer = full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+                                        : act.split + act.unsplit / (sp ? t : 1.0) +
+                                              ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
@@ -216,7 +241,11 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
     activations += 4.0 * in.seq / cp * b * V / t;  // fp32 logits for the loss on the last stage
     r.memory.activations = activations;
-    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations;
+    // DiLoCo keeps the weights of the last outer step (the anchor the pseudo-gradient is taken from)
+    // and the outer Nesterov momentum, both fp32 (Douillard et al. 2023, arXiv:2311.08105, Algorithm 1),
+    // sharded like the optimizer state; INTELLECT-1 keeps them in host memory (PRIME README, "CPU Off-Loading").
+    if ((diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = sharded(1) * 8.0;
+    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
     r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
     r.memory.total = sub + r.memory.overhead;
 
@@ -272,13 +301,23 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
     }
     mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
-    const Links links = links_for(hw);
-    r.scale_out_bytes_per_second = links.scale_out;
-    r.scale_up_bytes_per_second = links.scale_up;
-    r.scale_out_assumed = links.assumed;
-    auto link = [&](double span) { return (span <= dpn ? links.scale_up : links.scale_out) * g.network; };
+    r.scale_out_bytes_per_second = net.scale_out;
+    r.scale_up_bytes_per_second = net.scale_up;
+    r.scale_out_assumed = net.scale_out_assumed;
+    const double dps = net.devices_per_site;
+    // Point-to-point bandwidth per device for a group spanning `span` devices: scale-up inside a node,
+    // the NIC inside a site, a fair share of the site's WAN link beyond.
+    auto link = [&](double span) {
+        if (net.sites > 1 && span > dps) return net.wan * g.network / dps;
+        return (span <= dpn ? net.scale_up : net.scale_out) * g.network;
+    };
     const double lat = g.collective_latency_seconds;
-    const Fabric fabric{links.scale_up * g.network, links.scale_out * g.network, dpn, lat};
+    auto latency = [&](double span) {
+        if (net.sites > 1 && span > dps) return std::max(lat, net.wan_latency);
+        return span <= dpn ? lat : std::max(lat, net.scale_out_latency);
+    };
+    const Fabric fabric{net.scale_up * g.network, net.scale_out * g.network, dpn, lat, std::max(lat, net.scale_out_latency),
+                        net.sites, dps, net.wan * g.network, net.wan_latency};
     if (t > 1) {
         // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
         // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
@@ -291,12 +330,14 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         // their gradients (x2); exposed when it outlasts the attention it overlaps.
         const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
         const double bytes = 2.0 * tokens * kv_width * (cp - 1.0) * (3.0 + rc);
-        const double t_cp = Ls * (bytes / link(t * cp) + (cp - 1.0) * lat);
+        const double t_cp = Ls * (bytes / link(t * cp) + (cp - 1.0) * latency(t * cp));
         mb.cp_comm = std::max(0.0, t_cp - fw.cp_overlap * mb.attention);
     }
     if (p > 1) {
         const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
-        mb.pp_comm = 2.0 * v * (bytes / link(t * cp * p) + lat);
+        // Boundaries inside a site; those across sites are added per step below.
+        const double span = std::min(t * cp * p, dps);
+        mb.pp_comm = 2.0 * v * (bytes / link(span) + latency(span));
     }
     if (ep > 1 && in.moe_layer_fraction > 0) {
         // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
@@ -317,7 +358,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             t_a2a = inter / link(span) + intra / link(1.0);
         }
         const double n_a2a = Ls * in.moe_layer_fraction * (4.0 + 2.0 * rc);
-        mb.ep_comm = (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + lat);
+        mb.ep_comm = (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + latency(span));
     }
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
     r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
@@ -331,12 +372,17 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.step.ep_comm = m * mb.ep_comm;
     r.step.pp_bubble = p > 1 ? (p - 1.0) / v * r.microbatch_seconds : 0.0;
     const double dpc = dp * cp;  // ranks that hold the same weights and reduce gradients together
+    const double ov_dp = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
+    double raw_intra = 0;    // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (dpc > 1) {
         // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
         // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
-        // across the replicas, once per step.
-        const double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
-        const double replicas = dpc / shard;
+        // across the replicas, once per step. Across sites the group reduces inside each site (its
+        // dpc / sites ranks there) and the sites exchange over the WAN (below).
+        const double local = dpc / sg_dp;
+        double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
+        if (sg_dp > 1) shard = std::min(shard, local);
+        const double replicas = local / shard;
         const double stride = t * p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
         if (zero >= 3) {
             // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
@@ -352,17 +398,66 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             // micro-batch's backward and the next forward.
             const double grad = r.params_per_gpu * gbytes;
             const double t_dp = zero >= 1 ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
-                                          : fabric.ring(2.0, grad, dpc, stride);
+                                          : fabric.ring(2.0, grad, local, stride);
             r.dp_bytes = (zero >= 1 ? grad + r.params_per_gpu * wbytes : 2.0 * grad) * (shard - 1.0) / shard;
-            r.step.dp_comm = std::max(0.0, t_dp - (cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0));
+            r.step.dp_comm = std::max(0.0, t_dp - ov_dp);
+            raw_intra = t_dp;
         }
         if (zero >= 1 && replicas > 1) {
             // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups.
             const double grad_shard = r.params_per_gpu * gbytes / shard;
             const double t_rep = fabric.ring(2.0, grad_shard, replicas, stride * shard);
             r.dp_bytes += 2.0 * grad_shard * (replicas - 1.0) / replicas;
-            r.step.dp_comm += std::max(0.0, t_rep - (cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0));
+            r.step.dp_comm += std::max(0.0, t_rep - ov_dp);
+            raw_intra += t_rep;
         }
+        if (sg_dp > 1) {
+            if (!r.wan) r.wan.emplace();
+            // The exchange across sites: each site sends its copy of the model's values (its stages only,
+            // when a replica spans several sites) in the outer precision, dense as an all-reduce
+            // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
+            // sum is not sparse), + the latency steps; the site's link carries it.
+            WanTraffic& w = *r.wan;
+            w.sites_dp = sg_dp;
+            const double site_params = r.params_per_gpu * t * p * std::min(1.0, dps / (t * cp * p));
+            const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (diloco ? 4.0 : gbytes);
+            const double topk = cfg.outer_topk;
+            w.exchange_bytes_per_site = site_params * exchanged_bytes_per_value(b_x, topk);
+            w.sync_bytes_per_site_per_step = site_params * gbytes * 2.0 * (sg_dp - 1.0) / sg_dp;
+            const double wan_bw = net.wan * g.network;
+            const bool sparse = topk < 1.0;
+            const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
+            w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * net.wan_latency * std::ceil(std::log2(sg_dp));
+            w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
+            if (!diloco) {
+                // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind
+                // what is left of the backward pass the reduction overlaps; the streaming option delays it
+                // by outer_overlap_steps steps (stale gradients), so it also runs during those steps.
+                const double left = std::max(0.0, ov_dp - raw_intra);
+                const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * m;
+                w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
+                r.step.dp_comm += w.exchange_exposed_seconds;
+            }
+        }
+    }
+    // Pipelines across sites (SWARM-style, Ryabinin et al. 2023, arXiv:2301.11913): at each site
+    // boundary the stage's devices send their activations (and receive gradients) over their share of
+    // the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
+    // filling and draining the pipeline crosses every site boundary forward and backward once, latency
+    // included.
+    if (p > 1 && net.sites > 1 && t * cp * p > dps) {
+        if (!r.wan) r.wan.emplace();
+        WanTraffic& w = *r.wan;
+        const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
+        w.sites_pp = sg_pp;
+        const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
+        const double share = net.wan * g.network / std::max(1.0, senders);
+        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
+        const double x = bytes / share;
+        w.pp_bytes_per_microbatch = bytes;
+        w.pp_seconds = m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
+        w.pp_bound_tokens_per_second = dp * b * in.seq / (v * x);
+        r.step.pp_comm += w.pp_seconds;
     }
     if (bw > 0) {
         // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
@@ -371,6 +466,18 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     }
     r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
                    r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
+    if (r.wan) r.wan->inner_step_seconds = r.step.total;
+    if (diloco) {
+        // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
+        // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
+        // so the step never beats the inner step alone.
+        const double H = static_cast<double>(cfg.local_steps);
+        const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
+        const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
+        r.step.outer_comm = exposed / H;
+        r.wan->exchange_exposed_seconds = r.step.outer_comm;
+        r.step.total += r.step.outer_comm;
+    }
 
     // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
     // pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).

@@ -109,3 +109,36 @@ test('plan search runs in wasm and reports its speed', async () => {
   assert.ok(r.plan.best.length === 10);
   assert.ok(r.plan.plans_per_second > 0);
 });
+
+test('networks, sites, pools and DiLoCo (issue 19) are byte-identical natively and in wasm', async () => {
+  const m = await wasm();
+  const nets = JSON.parse(execFileSync(cli, ['networks']).toString());
+  assert.deepEqual(JSON.parse(m.networks()), nets);
+  assert.ok(nets.networks.length >= 10);
+  const ids = nets.networks.map((n) => n.id);
+  const r = rng(19);
+  const pick = (a) => a[Math.floor(r() * a.length)];
+  const scenarios = [];
+  for (let i = 0; i < 40; i++) {
+    const count = pick([16, 64, 256, 1000]);
+    const hardware = r() < 0.5
+      ? { device: 'nvidia-h100-sxm5-80gb', count, network: pick(ids) }
+      : { device: 'nvidia-h100-sxm5-80gb', count, sites: pick([2, 4, 8]), wan: pick(ids), wan_latency_seconds: pick([0.005, 0.04, 0.1]) };
+    scenarios.push(JSON.stringify({ model: { preset: pick(['llama2-7b', 'llama2-13b', 'llama2-70b']) }, hardware,
+      training: { tokens: 1e12, local_steps: pick([1, 10, 100]), outer_precision: pick(['fp32', 'bf16', 'int8', 'int4']),
+        outer_topk: pick([1, 1, 0.01]), outer_overlap_steps: pick([0, 1]) }, explain: r() < 0.5 }));
+  }
+  scenarios.push(JSON.stringify({ model: { preset: 'llama2-70b' }, hardware: { pools: [
+    { device: 'nvidia-h100-sxm5-80gb', count: 64, site: 'a' }, { device: 'nvidia-a100-sxm4-80gb', count: 64, site: 'b' }] },
+    training: { tokens: 1e12, local_steps: 100, outer_precision: 'int8' } }));
+  scenarios.push(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 1000 },
+    inverse: { question: 'what_can_train', days: 90, compare_networks: true } }));
+  const native = nativeEstimates(scenarios);
+  let reports = 0;
+  scenarios.forEach((s, i) => {
+    const out = m.estimate(s);
+    assert.equal(out, native[i], s);
+    if (!JSON.parse(out).errors) reports++;
+  });
+  assert.ok(reports > 30, `only ${reports} of ${scenarios.length} were valid`);
+});

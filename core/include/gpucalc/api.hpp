@@ -18,6 +18,7 @@ std::string devices_json();                                   // the catalog (SI
 std::string presets_json();                                   // model presets with parameter counts
 std::string reality_json();                                   // famous runs and claims with verdicts
 std::string schema_json_text();                               // every scenario field: type, unit, range, default, doc
+std::string networks_json();                                  // network presets (hardware.network, hardware.wan) with sources
 
 // Depth of the deepest [ or { in JSON text, by a linear scan (no recursion); strings skipped.
 int json_nesting_depth(const std::string& text);

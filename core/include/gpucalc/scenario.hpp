@@ -17,11 +17,31 @@ namespace gpucalc {
 
 using Count = std::int64_t;  // whole numbers of things (devices, ranks, sequences, tokens per request)
 
+// One pool of a mixed fleet (hardware.pools): `count` devices of one kind in one site.
+struct Pool {
+    Device device;
+    Count count = 1;
+    std::string site;            // sites are named; pools with the same name share a site
+    Count devices_per_node = 0;  // 0 = the device's reference system
+};
+
+constexpr std::size_t kMaxPools = 64;  // hardware.pools: at most 64 pools (and so at most 64 sites)
+
 struct Hardware {
     Device device;
     Count count = 1;             // devices in the cluster
     Count devices_per_node = 0;  // 0 = the device's reference system (e.g. 8 for HGX)
     std::optional<double> scale_out_bytes_per_second;  // per device, per direction; overrides the catalog
+    // Networks (network.hpp, core/data/networks.json). Between nodes: a preset and a latency override;
+    // a WAN preset here puts every node in its own site. Between sites: how many (equal) sites, and
+    // the WAN joining them (preset, bandwidth per site and latency overrides).
+    std::optional<int> network;                  // preset index (network_presets())
+    std::optional<double> latency_seconds;       // one-way latency between nodes
+    Count sites = 1;                             // sites of equal size joined by the WAN
+    std::optional<int> wan;                      // preset index; default internet-1g when sites > 1
+    std::optional<double> wan_bytes_per_second;  // per site, per direction
+    std::optional<double> wan_latency_seconds;   // one-way latency between sites
+    std::vector<Pool> pools;                     // mixed fleet (device and count are then derived)
 };
 
 enum class Recompute { none, selective, full };
@@ -29,6 +49,9 @@ enum class Optimizer { adam, sgd };
 enum class Attention { flash, materialized };
 
 enum class LayoutMode { automatic, given };
+// Precision of the values exchanged between sites (gradients, or DiLoCo pseudo-gradients).
+enum class OuterPrecision { fp32, bf16, int8, int4, int2 };
+double outer_precision_bytes(OuterPrecision p);
 // Training software: how communication is overlapped, kernels fused, gradients kept (efficiency.hpp).
 enum class Framework { megatron, fsdp, deepspeed, maxtext, megatron_legacy };
 
@@ -66,6 +89,15 @@ struct TrainingConfig {
     // Parallel layout: auto = the plan search picks every layout field the scenario does not give
     // (default when none of tp, pp, dp is given); given = the fields as given, defaults for the rest.
     std::optional<LayoutMode> layout;
+    // Low-communication training across sites (DiLoCo, Douillard et al. 2023, arXiv:2311.08105): each
+    // site takes local_steps inner steps, then the sites exchange pseudo-gradients (outer step).
+    Count local_steps = 1;                       // H; 1 = synchronous data parallelism
+    std::optional<OuterPrecision> outer_precision;  // bytes per exchanged value; default: gradients' (H = 1), fp32 (H > 1)
+    double outer_topk = 1;                       // share of the values sent (top-k sparsification); 1 = dense
+    Count outer_overlap_steps = 0;               // streaming: the exchange overlaps this many following inner steps
+    bool outer_offload = false;                  // outer optimizer state (anchor + momentum) in host memory
+    bool load_balance = true;                    // mixed fleets: batch split by each pool's speed (else by device count)
+    bool outer_state = false;                    // internal, not a field: a fleet pool holds DiLoCo's outer state
     std::uint64_t given = 0;  // rows of training_fields() present in the scenario (not echoed)
 };
 
@@ -171,6 +203,7 @@ struct InverseQuestion {
     std::optional<double> days;        // deadline / time available
     std::optional<double> budget_usd;  // money available (what_can_train)
     double tokens_per_param = 20;      // Chinchilla (Hoffmann et al. 2022): ~20 tokens per parameter
+    bool compare_networks = false;     // what_can_train: the same devices in one cluster, across sites, and with DiLoCo
 };
 
 // Options of the parallelism plan search (gpucalc plan).
@@ -209,5 +242,9 @@ bool device_from_scenario(const nlohmann::json& j, const std::string& path, Devi
 nlohmann::json device_to_scenario_json(const Device& d);
 
 bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
+
+// Pools of different devices, node sizes or site sizes (the fleet estimator, fleet.cpp); pools of one
+// device in equal sites are the single-device model with hardware.sites.
+bool mixed_fleet(const Hardware& hw);
 
 }  // namespace gpucalc

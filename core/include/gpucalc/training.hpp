@@ -9,12 +9,14 @@
 #include "gpucalc/efficiency.hpp"
 #include "gpucalc/explain.hpp"
 #include "gpucalc/model.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
 
 struct MemoryPerGpu {
     double weights = 0, gradients = 0, optimizer = 0, activations = 0, overhead = 0, total = 0;  // bytes
+    double outer_optimizer = 0;  // DiLoCo: fp32 anchor weights + outer Nesterov momentum (0 when synchronous or offloaded)
 };
 
 struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline stage)
@@ -29,7 +31,22 @@ struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline
     double dp_comm = 0;       // exposed data-parallel gradient reduction and ZeRO-3/FSDP gathers
     double ep_comm = 0;       // exposed expert-parallel all-to-all (MoE token dispatch and combine)
     double optimizer = 0;     // optimizer step (memory-bound)
+    double outer_comm = 0;    // exposed exchange across sites every local_steps steps, per step (DiLoCo)
     double total = 0;
+};
+
+// Communication across sites (the WAN level), per optimizer step unless stated.
+struct WanTraffic {
+    double sites_dp = 1, sites_pp = 1;     // sites the data-parallel group and one pipeline span
+    double exchange_seconds = 0;           // one exchange across sites (gradients, or DiLoCo pseudo-gradients), not hidden
+    double exchange_exposed_seconds = 0;   // of it, per step, what the step waits for
+    double exchange_bytes_per_site = 0;    // one exchange, each site's share of the payload (compressed)
+    double sync_bytes_per_site_per_step = 0;  // what synchronous data parallelism would move per step (uncompressed gradients)
+    double bytes_per_site_per_step = 0;    // what this configuration moves per step (exchange / local_steps)
+    double pp_seconds = 0;                 // pipeline sends across sites, per step (fill/drain latency + bandwidth shortfall)
+    double pp_bytes_per_microbatch = 0;    // activations one device sends across a site boundary per micro-batch
+    double pp_bound_tokens_per_second = 0; // the throughput the WAN links allow a pipeline across sites (0: none)
+    double inner_step_seconds = 0;         // the step without the outer exchange (DiLoCo inner step)
 };
 
 // The model's dimensions as the step model uses them (layout-independent).
@@ -62,6 +79,7 @@ struct StepEstimate {
     double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
     bool scale_out_assumed = false;   // the catalog has no scale-out figure: 100 GbE assumed
+    std::optional<WanTraffic> wan;    // across sites (set only when the cluster spans several sites)
 };
 
 StepInputs step_inputs(const ModelSpec& m);
@@ -80,6 +98,9 @@ TrainingModel training_model(const ModelSpec& m);
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
+// The same with the network levels already resolved (network_levels(hw)): the plan search resolves
+// them once for all the layouts it evaluates.
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
 // The derivations of the step model's figures, from the same intermediate values.
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
 
@@ -104,6 +125,17 @@ struct Goodput {
 Goodput goodput_for(double devices, double checkpoint_bytes_per_device, const std::optional<double>& given);
 // Goodput of a run of a model with `params` parameters on `devices` (checkpoints of 14 bytes/param).
 Goodput run_goodput(double devices, double params, const std::optional<double>& given);
+
+// The convergence caveat of local steps (DiLoCo): perplexity at the same tokens relative to
+// synchronous data parallelism, as published, and the tokens that change is worth (derived).
+struct Convergence {
+    double local_steps = 1;
+    double perplexity_change_low = 0, perplexity_change_high = 0;
+    std::optional<double> token_multiplier_low, token_multiplier_high;  // tokens for the synchronous run's loss
+    bool beyond_published = false;  // local_steps above the largest published H
+    std::string basis;
+};
+Convergence diloco_convergence(double local_steps);
 
 struct TrainingResult {
     TrainingConfig config;  // effective inputs (defaults filled in)
@@ -138,6 +170,11 @@ struct TrainingResult {
     std::string infeasible_reason;
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;
+    // Networks and sites (network.hpp): the levels used, and the traffic across sites.
+    nlohmann::json network;
+    WanTraffic wan;
+    double compute_utilization = 1;   // share of the step not waiting on the WAN (INTELLECT-1's "compute utilization")
+    std::optional<Convergence> convergence;  // DiLoCo (local_steps > 1): the published convergence caveat
 };
 
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
