@@ -146,8 +146,6 @@ const CatalogData& data() {
     return d;
 }
 
-json opt_json(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 }  // namespace
 
 const std::vector<Device>& catalog() { return data().devices; }
@@ -159,33 +157,35 @@ const Device* find_device(std::string_view id) {
     return nullptr;
 }
 
-json device_to_json(const Device& d) {
-    json j;
+void write_device(jw::Val j, const Device& d) {
+    using jw::Scalar;
+    j.set_object();
     j["id"] = d.id;
     j["name"] = d.name;
     j["vendor"] = d.vendor;
     j["kind"] = d.kind;
     j["architecture"] = d.architecture;
     j["form_factor"] = d.form_factor;
-    j["year"] = opt_json(d.year);
+    j["year"] = d.year;
     j["custom"] = d.custom;
-    json c;
-    c["simt_cores"] = opt_json(d.simt_cores);
+    jw::Val c = j["cores"];
+    c["simt_cores"] = d.simt_cores;
     c["simt_core_name"] = d.simt_core_name;
-    c["units"] = opt_json(d.units);
+    c["units"] = d.units;
     c["unit_name"] = d.unit_name;
-    c["matrix_units"] = opt_json(d.matrix_units);
+    c["matrix_units"] = d.matrix_units;
     c["matrix_unit_name"] = d.matrix_unit_name;
-    c["full_die_simt_cores"] = opt_json(d.full_die_simt_cores);
-    c["cpu_cores"] = opt_json(d.cpu_cores);
-    c["cpu_threads"] = opt_json(d.cpu_threads);
+    c["full_die_simt_cores"] = d.full_die_simt_cores;
+    c["cpu_cores"] = d.cpu_cores;
+    c["cpu_threads"] = d.cpu_threads;
     c["simd"] = d.simd;
-    j["cores"] = c;
-    j["boost_clock_hz"] = opt_json(d.boost_clock_hz);
-    json p = json::object(), sp = json::object();
+    j["boost_clock_hz"] = d.boost_clock_hz;
+    jw::Val p = j["peak_flops_per_second"], sp = j["sparse_peak_flops_per_second"];
+    p.set_object();
+    sp.set_object();
     for (int i = 0; i < kPrecisionCount; ++i) {
-        const std::string k(kPrecisionNames[i]);
-        p[k] = opt_json(d.peak_flops_per_second[i]);
+        const std::string_view k = kPrecisionNames[i];
+        p[k] = d.peak_flops_per_second[i];
         const auto prec = static_cast<Precision>(i);
         const bool matrix = prec == Precision::tf32 || prec == Precision::bf16 || prec == Precision::fp16 ||
                             prec == Precision::fp8 || prec == Precision::int8 || prec == Precision::fp4 ||
@@ -193,52 +193,63 @@ json device_to_json(const Device& d) {
         if (d.vendor_prints_sparse && matrix && d.peak_flops_per_second[i])
             sp[k] = 2.0 * *d.peak_flops_per_second[i];
     }
-    j["peak_flops_per_second"] = p;
     j["vendor_prints_sparse"] = d.vendor_prints_sparse;
-    j["sparse_peak_flops_per_second"] = sp;
     if (!d.cpu_core_groups.empty()) {
-        json groups = json::array();
+        jw::Val cp = j["cpu_peak"];
+        jw::Val groups = cp["core_groups"];
+        groups.set_array();
         for (const auto& g : d.cpu_core_groups)
-            groups.push_back({{"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz},
-                              {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}});
-        j["cpu_peak"] = {{"core_groups", groups},
-                         {"formula", "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64"},
-                         {"derivation", d.cpu_peak_derivation}};
+            groups.append() = {{"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz}, {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}};
+        cp["formula"] = "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64";
+        cp["derivation"] = d.cpu_peak_derivation;
     }
-    j["memory_bytes"] = opt_json(d.memory_bytes);
+    j["memory_bytes"] = d.memory_bytes;
     j["memory_type"] = d.memory_type;
-    j["memory_bandwidth_bytes_per_second"] = opt_json(d.memory_bandwidth_bytes_per_second);
-    j["tdp_watts"] = opt_json(d.tdp_watts);
-    j["usable_memory_fraction"] = opt_json(d.usable_memory_fraction);
+    j["memory_bandwidth_bytes_per_second"] = d.memory_bandwidth_bytes_per_second;
+    j["tdp_watts"] = d.tdp_watts;
+    j["usable_memory_fraction"] = d.usable_memory_fraction;
     j["scale_up"] = {{"name", d.scale_up_name},
-                     {"bytes_per_second_bidirectional", opt_json(d.scale_up_bytes_per_second_bidirectional)},
-                     {"bytes_per_second_per_direction", opt_json(d.scale_up_bytes_per_second())},
+                     {"bytes_per_second_bidirectional", d.scale_up_bytes_per_second_bidirectional},
+                     {"bytes_per_second_per_direction", d.scale_up_bytes_per_second()},
                      {"devices_per_node", d.gpus_per_node}};
-    j["host_link"] = {{"name", d.host_link_name},
-                      {"bytes_per_second_bidirectional", opt_json(d.host_link_bytes_per_second_bidirectional)}};
-    j["scale_out_bytes_per_second"] = opt_json(d.scale_out_bytes_per_second);
-    j["price_usd"] = opt_json(d.price_usd);
+    j["host_link"] = {{"name", d.host_link_name}, {"bytes_per_second_bidirectional", d.host_link_bytes_per_second_bidirectional}};
+    j["scale_out_bytes_per_second"] = d.scale_out_bytes_per_second;
+    j["price_usd"] = d.price_usd;
     j["price_date"] = d.price_date;
     j["price_what"] = d.price_what;
-    j["cloud_usd_per_hour"] = opt_json(d.cloud_usd_per_hour);
+    j["cloud_usd_per_hour"] = d.cloud_usd_per_hour;
     j["cloud_provider"] = d.cloud_provider;
     j["cloud_date"] = d.cloud_date;
-    json prices = json::array();
-    for (const auto& p : d.cloud_prices)
-        prices.push_back({{"basis", p.basis}, {"usd_per_hour", p.usd_per_hour}, {"provider", p.provider}, {"date", p.date}, {"source", p.source}});
-    j["cloud_prices"] = prices;
-    j["node"] = {{"system", d.node_system}, {"devices", d.node_devices}, {"max_power_watts", opt_json(d.node_max_power_watts)}};
-    j["notes"] = d.notes;
-    json src = json::array();
-    for (const auto& s : d.sources) src.push_back({{"id", s.id}, {"url", s.url}, {"what", s.what}});
-    j["sources"] = src;
-    return j;
+    jw::Val prices = j["cloud_prices"];
+    prices.set_array();
+    for (const auto& cp : d.cloud_prices)
+        prices.append() = {{"basis", cp.basis}, {"usd_per_hour", cp.usd_per_hour}, {"provider", cp.provider}, {"date", cp.date}, {"source", cp.source}};
+    j["node"] = {{"system", d.node_system}, {"devices", d.node_devices}, {"max_power_watts", d.node_max_power_watts}};
+    jw::Val notes = j["notes"];
+    notes.set_array();
+    for (const auto& n : d.notes) notes.push_back(n);
+    jw::Val src = j["sources"];
+    src.set_array();
+    for (const auto& x : d.sources) src.append() = {{"id", x.id}, {"url", x.url}, {"what", x.what}};
+}
+
+void write_catalog(jw::Val j) {
+    j["schema_version"] = 1;
+    jw::Val arr = j["devices"];
+    arr.set_array();
+    for (const auto& d : catalog()) write_device(arr.append(), d);
+}
+
+json device_to_json(const Device& d) {
+    jw::Doc doc;
+    write_device(doc.root(), d);
+    return doc.to_json();
 }
 
 json catalog_to_json() {
-    json arr = json::array();
-    for (const auto& d : catalog()) arr.push_back(device_to_json(d));
-    return {{"schema_version", 1}, {"devices", arr}};
+    jw::Doc doc;
+    write_catalog(doc.root());
+    return doc.to_json();
 }
 
 }  // namespace gpucalc

@@ -1,0 +1,148 @@
+// Output JSON: a small arena document that the report, the catalog and the plan search write into,
+// serialised exactly as nlohmann::json::dump would write the same values (keys in sorted order,
+// shortest round-trip numbers, nlohmann's escaping with invalid UTF-8 replaced by U+FFFD), but
+// without nlohmann's per-value allocations: every value is one record in a vector, every string one
+// slice of a character buffer. Reading JSON (scenarios) stays with nlohmann (json_read.hpp).
+//
+//   jw::Doc doc;
+//   jw::Val r = doc.root();
+//   r["cluster"]["devices"] = 8;                       // objects are made on first use
+//   r["memory"] = {{"weights", 1e9}, {"total", 2e9}};  // an object of scalars
+//   r["list"].push_back(1.5);
+//   std::string text = doc.text();
+#pragma once
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpucalc::jw {
+
+// One scalar JSON value; integers keep their type (written without ".0"), as in nlohmann::json.
+struct Scalar {
+    enum class Type : std::uint8_t { null, boolean, integer, unsigned_integer, number, string };
+    Type type = Type::null;
+    union {
+        bool b;
+        std::int64_t i;
+        std::uint64_t u;
+        double d;
+    };
+    std::string_view s;
+
+    Scalar() : i(0) {}
+    Scalar(std::nullptr_t) : i(0) {}
+    Scalar(bool v) : type(Type::boolean), b(v) {}
+    Scalar(double v) : type(Type::number), d(v) {}
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    Scalar(I v) {
+        if constexpr (std::is_signed_v<I>) type = Type::integer, i = static_cast<std::int64_t>(v);
+        else type = Type::unsigned_integer, u = static_cast<std::uint64_t>(v);
+    }
+    Scalar(const char* v) : type(Type::string), i(0), s(v) {}
+    Scalar(std::string_view v) : type(Type::string), i(0), s(v) {}
+    Scalar(const std::string& v) : type(Type::string), i(0), s(v) {}
+    Scalar(const std::optional<double>& v) : i(0) {  // null when absent
+        if (v) type = Type::number, d = *v;
+    }
+};
+
+struct Member {
+    std::string_view key;
+    Scalar value;
+};
+
+class Doc;
+
+// A handle to one value of a Doc (valid as long as the Doc). Assigning replaces the value.
+class Val {
+public:
+    Val(Doc& doc, std::uint32_t index) : doc_(&doc), index_(index) {}
+
+    // The member `key` of this object (created as null if absent; a non-object becomes an empty object first).
+    Val operator[](std::string_view key);
+    // Appends the member `key` without looking for an existing one: only for a key known to be new
+    // (a repeated key would be written twice).
+    Val add(std::string_view key);
+    // Appends a null element to this array (a non-array becomes an empty array first) and returns it.
+    Val append();
+    void push_back(const Scalar& v) { append() = v; }
+
+    Val& operator=(const Scalar& v);
+    Val& operator=(std::initializer_list<Member> members);  // an object of scalars
+    template <class J, std::enable_if_t<std::is_same_v<J, nlohmann::json>, int> = 0>
+    Val& operator=(const J& j) {  // a deep copy (a template: no implicit conversion to nlohmann::json)
+        return copy(j);
+    }
+    Val& copy(const nlohmann::json& j);
+    Val& set_object();  // an empty object (replacing what was there)
+    Val& set_array();   // an empty array
+
+    bool is_null() const;
+    std::uint32_t index() const { return index_; }
+    Doc& doc() const { return *doc_; }
+
+private:
+    Doc* doc_;
+    std::uint32_t index_;
+};
+
+class Doc {
+public:
+    Doc();
+    Val root() { return Val(*this, 0); }
+
+    // The value at `node` (the root by default) as text: compact (indent < 0) or indented, byte for
+    // byte what nlohmann::json::dump(indent, ' ', false, error_handler_t::replace) writes.
+    std::string text(int indent = -1) const { return text_of(0, indent); }
+    std::string text_of(std::uint32_t node, int indent = -1) const;
+    nlohmann::json to_json(std::uint32_t node = 0) const;
+
+    // Replaces every non-finite number under `node` with null; returns the paths of those found
+    // ("a.b[2].c", relative to `node`), in the order of the sorted keys.
+    std::vector<std::string> replace_non_finite(std::uint32_t node = 0);
+
+private:
+    friend class Val;
+    enum class Kind : std::uint8_t { null, boolean, integer, unsigned_integer, number, string, object, array };
+    static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+    struct Node {
+        Kind kind = Kind::null;
+        std::uint32_t key_off = 0, key_len = 0;  // member name in chars_
+        std::uint32_t first = kNone, last = kNone, next = kNone;  // children (objects, arrays), next sibling
+        std::uint32_t count = 0;                 // children
+        union {
+            bool b;
+            std::int64_t i;
+            std::uint64_t u;
+            double d;
+            struct {
+                std::uint32_t off, len;
+            } s;
+        } v{};
+    };
+    std::uint32_t add_child(std::uint32_t parent, std::string_view key);
+    std::uint32_t store(std::string_view s);
+    std::string_view key(const Node& n) const { return std::string_view(chars_.data() + n.key_off, n.key_len); }
+    void set_scalar(std::uint32_t i, const Scalar& v);
+    void copy_from(std::uint32_t i, const nlohmann::json& j);
+    void write(std::string& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
+    void sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const;
+    void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found,
+                         std::vector<std::uint32_t>& scratch);
+
+    std::vector<Node> nodes_;
+    std::string chars_;
+};
+
+// Text writers shared with the serialiser of nlohmann values (jr::to_text).
+void write_string(std::string& out, std::string_view s);  // quoted and escaped as nlohmann does
+void write_number(std::string& out, double v);            // shortest round-trip, "null" if not finite
+std::string text(const nlohmann::json& j, int indent = -1);  // nlohmann::json::dump(indent, ..., replace)
+
+}  // namespace gpucalc::jw
