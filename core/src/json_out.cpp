@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <new>
 
 namespace gpucalc::jw {
 
@@ -41,7 +42,7 @@ const char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
 
 // The general case of write_string: control characters, escapes and multi-byte sequences, with
 // invalid UTF-8 replaced exactly as nlohmann's dump_escaped does with error_handler_t::replace.
-void write_escaped(std::string& out, std::string_view s, std::size_t i) {
+void write_escaped(Buf& out, std::string_view s, std::size_t i) {
     std::uint32_t cp = 0;
     std::uint8_t state = kAccept;
     std::size_t after_accept = out.size();
@@ -51,21 +52,21 @@ void write_escaped(std::string& out, std::string_view s, std::size_t i) {
         switch (decode(state, cp, byte)) {
             case kAccept: {
                 switch (cp) {
-                    case 0x08: out += "\\b"; break;
-                    case 0x09: out += "\\t"; break;
-                    case 0x0A: out += "\\n"; break;
-                    case 0x0C: out += "\\f"; break;
-                    case 0x0D: out += "\\r"; break;
-                    case 0x22: out += "\\\""; break;
-                    case 0x5C: out += "\\\\"; break;
+                    case 0x08: out.put("\\b", 2); break;
+                    case 0x09: out.put("\\t", 2); break;
+                    case 0x0A: out.put("\\n", 2); break;
+                    case 0x0C: out.put("\\f", 2); break;
+                    case 0x0D: out.put("\\r", 2); break;
+                    case 0x22: out.put("\\\"", 2); break;
+                    case 0x5C: out.put("\\\\", 2); break;
                     default:
                         if (cp <= 0x1F) {
                             static const char hex[] = "0123456789abcdef";
-                            out += "\\u00";
-                            out += hex[cp >> 4];
-                            out += hex[cp & 0xF];
+                            out.put("\\u00", 4);
+                            out.put(hex[cp >> 4]);
+                            out.put(hex[cp & 0xF]);
                         } else {
-                            out += s[i];
+                            out.put(s[i]);
                         }
                 }
                 after_accept = out.size();
@@ -75,57 +76,81 @@ void write_escaped(std::string& out, std::string_view s, std::size_t i) {
             case kReject: {
                 if (undumped > 0) --i;  // the byte may start a valid sequence of its own: read it again
                 out.resize(after_accept);
-                out += kReplacement;
+                out.put(kReplacement, 3);
                 after_accept = out.size();
                 undumped = 0;
                 state = kAccept;
                 break;
             }
             default:  // inside a multi-byte sequence
-                out += s[i];
+                out.put(s[i]);
                 ++undumped;
         }
     }
     if (state != kAccept) {  // the string ends inside a sequence
         out.resize(after_accept);
-        out += kReplacement;
+        out.put(kReplacement, 3);
     }
 }
 
-void write_int(std::string& out, std::int64_t v) {
-    char buf[24];
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+void write_int(Buf& out, std::int64_t v) {
+    char buf[24] = {};
+    out.put(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
-void write_uint(std::string& out, std::uint64_t v) {
-    char buf[24];
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+void write_uint(Buf& out, std::uint64_t v) {
+    char buf[24] = {};
+    out.put(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
 
-void write_indent(std::string& out, int indent, int level) {
-    if (indent >= 0) out.append(static_cast<std::size_t>(indent) * static_cast<std::size_t>(level), ' ');
+void write_indent(Buf& out, int indent, int level) {
+    if (indent >= 0)
+        for (int i = 0; i < indent * level; ++i) out.put(' ');
 }
 
 }  // namespace
 
-void write_string(std::string& out, std::string_view s) {
-    out += '"';
+void Buf::grow(std::size_t n) {
+    std::size_t cap = cap_ < 256 ? 256 : cap_ * 2;
+    while (cap - size_ < n) cap *= 2;
+    char* p = static_cast<char*>(std::realloc(data_, cap));
+    if (!p) throw std::bad_alloc();
+    data_ = p;
+    cap_ = cap;
+}
+
+void write_string(Buf& out, std::string_view s) {
+    out.reserve(s.size() + 2);
+    out.put('"');
     std::size_t i = 0;
     for (; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
     }
-    out.append(s.data(), i);
+    out.put(s.data(), i);
     if (i < s.size()) write_escaped(out, s, i);
-    out += '"';
+    out.put('"');
 }
 
-void write_number(std::string& out, double v) {
+std::string string_text(std::string_view s) {
+    Buf out;
+    write_string(out, s);
+    return out.str();
+}
+
+void write_number(Buf& out, double v) {
     if (!std::isfinite(v)) {
-        out += "null";
+        out.put("null", 4);
         return;
     }
-    char buf[64];
-    out.append(buf, nlohmann::detail::to_chars(buf, buf + sizeof buf, v));
+    // Whole numbers below 1e15 are exact and written in fixed notation: their shortest digits are
+    // the integer's, which nlohmann's grisu2 writes with ".0" appended; skip grisu2 for them.
+    if (v == std::floor(v) && std::fabs(v) < 1e15 && v != 0) {
+        write_int(out, static_cast<std::int64_t>(v));
+        out.put(".0", 2);
+        return;
+    }
+    char buf[64] = {};
+    out.put(buf, static_cast<std::size_t>(nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
 }
 
 // ---- Val ----
@@ -192,7 +217,7 @@ Doc::Doc() {
 
 std::uint32_t Doc::store(std::string_view s) {
     const auto off = static_cast<std::uint32_t>(chars_.size());
-    chars_.append(s.data(), s.size());
+    chars_.put(s);
     return off;
 }
 
@@ -260,53 +285,53 @@ void Doc::sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) 
                   [this](std::uint32_t a, std::uint32_t b) { return key(nodes_[a]) < key(nodes_[b]); });
 }
 
-void Doc::write(std::string& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const {
+void Doc::write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const {
     const Node& n = nodes_[i];
     switch (n.kind) {
-        case Kind::null: out += "null"; return;
-        case Kind::boolean: out += n.v.b ? "true" : "false"; return;
+        case Kind::null: out.put("null", 4); return;
+        case Kind::boolean: n.v.b ? out.put("true", 4) : out.put("false", 5); return;
         case Kind::integer: write_int(out, n.v.i); return;
         case Kind::unsigned_integer: write_uint(out, n.v.u); return;
         case Kind::number: write_number(out, n.v.d); return;
-        case Kind::string: write_string(out, std::string_view(chars_.data() + n.v.s.off, n.v.s.len)); return;
+        case Kind::string: write_string(out, str(n)); return;
         case Kind::object:
         case Kind::array: break;
     }
     const bool object = n.kind == Kind::object;
     if (n.count == 0) {
-        out += object ? "{}" : "[]";
+        out.put(object ? "{}" : "[]", 2);
         return;
     }
     const std::size_t base = scratch.size();
     sorted_children(i, scratch);
     const std::size_t end = scratch.size();
-    out += object ? '{' : '[';
+    out.put(object ? '{' : '[');
     for (std::size_t k = base; k < end; ++k) {
-        if (k > base) out += ',';
-        if (indent >= 0) out += '\n';
+        if (k > base) out.put(',');
+        if (indent >= 0) out.put('\n');
         write_indent(out, indent, level + 1);
         const std::uint32_t c = scratch[k];
         if (object) {
             write_string(out, key(nodes_[c]));
-            out += indent >= 0 ? ": " : ":";
+            indent >= 0 ? out.put(": ", 2) : out.put(':');
         }
         write(out, c, indent, level + 1, scratch);
     }
     if (indent >= 0) {
-        out += '\n';
+        out.put('\n');
         write_indent(out, indent, level);
     }
-    out += object ? '}' : ']';
+    out.put(object ? '}' : ']');
     scratch.resize(base);
 }
 
 std::string Doc::text_of(std::uint32_t node, int indent) const {
-    std::string out;
+    Buf out;
     out.reserve(chars_.size() + 16 * nodes_.size());
     std::vector<std::uint32_t> scratch;
     scratch.reserve(128);
     write(out, node, indent, 0, scratch);
-    return out;
+    return out.str();
 }
 
 nlohmann::json Doc::to_json(std::uint32_t i) const {
@@ -317,7 +342,7 @@ nlohmann::json Doc::to_json(std::uint32_t i) const {
         case Kind::integer: return n.v.i;
         case Kind::unsigned_integer: return n.v.u;
         case Kind::number: return n.v.d;
-        case Kind::string: return std::string(chars_.data() + n.v.s.off, n.v.s.len);
+        case Kind::string: return std::string(str(n));
         case Kind::object: {
             nlohmann::json j = nlohmann::json::object();
             for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) j[std::string(key(nodes_[c]))] = to_json(c);
@@ -375,49 +400,49 @@ std::vector<std::string> Doc::replace_non_finite(std::uint32_t node) {
 // ---- nlohmann values ----
 
 namespace {
-void write_json(std::string& out, const nlohmann::json& j, int indent, int level) {
+void write_json(Buf& out, const nlohmann::json& j, int indent, int level) {
     using T = nlohmann::json::value_t;
     switch (j.type()) {
-        case T::null: out += "null"; return;
-        case T::boolean: out += j.get<bool>() ? "true" : "false"; return;
+        case T::null: out.put("null", 4); return;
+        case T::boolean: j.get<bool>() ? out.put("true", 4) : out.put("false", 5); return;
         case T::number_integer: write_int(out, j.get<std::int64_t>()); return;
         case T::number_unsigned: write_uint(out, j.get<std::uint64_t>()); return;
         case T::number_float: write_number(out, j.get<double>()); return;
         case T::string: write_string(out, j.get_ref<const std::string&>()); return;
         case T::object:
         case T::array: break;
-        default: out += "null"; return;
+        default: out.put("null", 4); return;
     }
     const bool object = j.is_object();
     if (j.empty()) {
-        out += object ? "{}" : "[]";
+        out.put(object ? "{}" : "[]", 2);
         return;
     }
-    out += object ? '{' : '[';
+    out.put(object ? '{' : '[');
     bool first = true;
     for (auto it = j.begin(); it != j.end(); ++it) {
-        if (!first) out += ',';
+        if (!first) out.put(',');
         first = false;
-        if (indent >= 0) out += '\n';
+        if (indent >= 0) out.put('\n');
         write_indent(out, indent, level + 1);
         if (object) {
             write_string(out, it.key());
-            out += indent >= 0 ? ": " : ":";
+            indent >= 0 ? out.put(": ", 2) : out.put(':');
         }
         write_json(out, it.value(), indent, level + 1);
     }
     if (indent >= 0) {
-        out += '\n';
+        out.put('\n');
         write_indent(out, indent, level);
     }
-    out += object ? '}' : ']';
+    out.put(object ? '}' : ']');
 }
 }  // namespace
 
 std::string text(const nlohmann::json& j, int indent) {
-    std::string out;
+    Buf out;
     write_json(out, j, indent, 0);
-    return out;
+    return out.str();
 }
 
 }  // namespace gpucalc::jw

@@ -12,6 +12,7 @@
 //   std::string text = doc.text();
 #pragma once
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -58,6 +59,39 @@ struct Member {
 };
 
 class Doc;
+
+// A growable character buffer for the writer: libc++'s std::string members are not inlined in the
+// wasm build (extern templates from the prebuilt library), which made one string operation per
+// written character cost more than the rest of an estimate.
+class Buf {
+public:
+    Buf() = default;
+    Buf(const Buf&) = delete;
+    Buf& operator=(const Buf&) = delete;
+    ~Buf() { std::free(data_); }
+    void put(char c) {
+        if (size_ == cap_) grow(1);
+        data_[size_++] = c;
+    }
+    void put(const char* s, std::size_t n) {
+        if (cap_ - size_ < n) grow(n);
+        for (std::size_t i = 0; i < n; ++i) data_[size_ + i] = s[i];
+        size_ += n;
+    }
+    void put(std::string_view s) { put(s.data(), s.size()); }
+    void reserve(std::size_t n) {
+        if (cap_ - size_ < n) grow(n);
+    }
+    void resize(std::size_t n) { size_ = n; }  // only to shrink
+    std::size_t size() const { return size_; }
+    const char* data() const { return data_; }
+    std::string str() const { return std::string(data_ ? data_ : "", size_); }
+
+private:
+    void grow(std::size_t n);
+    char* data_ = nullptr;
+    std::size_t size_ = 0, cap_ = 0;
+};
 
 // A handle to one value of a Doc (valid as long as the Doc). Assigning replaces the value.
 class Val {
@@ -129,20 +163,22 @@ private:
     std::uint32_t add_child(std::uint32_t parent, std::string_view key);
     std::uint32_t store(std::string_view s);
     std::string_view key(const Node& n) const { return std::string_view(chars_.data() + n.key_off, n.key_len); }
+    std::string_view str(const Node& n) const { return std::string_view(chars_.data() + n.v.s.off, n.v.s.len); }
     void set_scalar(std::uint32_t i, const Scalar& v);
     void copy_from(std::uint32_t i, const nlohmann::json& j);
-    void write(std::string& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
+    void write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
     void sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const;
     void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found,
                          std::vector<std::uint32_t>& scratch);
 
     std::vector<Node> nodes_;
-    std::string chars_;
+    Buf chars_;
 };
 
 // Text writers shared with the serialiser of nlohmann values (jr::to_text).
-void write_string(std::string& out, std::string_view s);  // quoted and escaped as nlohmann does
-void write_number(std::string& out, double v);            // shortest round-trip, "null" if not finite
+void write_string(Buf& out, std::string_view s);  // quoted and escaped as nlohmann does
+void write_number(Buf& out, double v);            // shortest round-trip, "null" if not finite
+std::string string_text(std::string_view s);      // write_string as a string (tests)
 std::string text(const nlohmann::json& j, int indent = -1);  // nlohmann::json::dump(indent, ..., replace)
 
 }  // namespace gpucalc::jw
