@@ -1,6 +1,7 @@
 // gpucalc command line: a thin wrapper over core/api.
 //   gpucalc estimate FILE|-   print the report for a scenario (exit 2 on invalid input)
 //   gpucalc plan FILE|-       search parallel layouts for a training scenario
+//   gpucalc explain FILE|- [KEY]  derivations of the scenario's report figures (all, or the figure KEY)
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
 //   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
@@ -27,6 +28,7 @@ namespace {
 int usage() {
     std::cerr << "usage: gpucalc estimate FILE|-\n"
                  "       gpucalc plan FILE|-\n"
+                 "       gpucalc explain FILE|- [KEY]\n"
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
                  "       gpucalc reality\n"
@@ -101,6 +103,14 @@ int main(int argc, char** argv) {
         std::string line;
         while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";  // lines are tests' own input
         return 0;
+    }
+    if (cmd == "explain" && (argc == 3 || argc == 4)) {
+        std::string text;
+        if (!read_input(argv[2], text)) {
+            std::cerr << "gpucalc: cannot read " << argv[2] << "\n";
+            return 2;
+        }
+        return emit(gpucalc::explain_json(text, argc == 4 ? argv[3] : ""));
     }
     if ((cmd == "estimate" || cmd == "plan") && argc == 3) {
         std::string text;

@@ -136,6 +136,30 @@ std::string estimate_json(const std::string& text) {
     });
 }
 
+std::string explain_json(const std::string& text, const std::string& key) {
+    return guarded([&] {
+        Errors errors;
+        json j = parse_text(text, errors);
+        if (j.is_discarded()) return errors_text(errors);
+        take(j, "inverse");
+        take(j, "claim");
+        Scenario s;
+        parse_scenario(j, s, errors);
+        if (!errors.empty()) return errors_text(errors);
+        s.explain = true;
+        jw::Doc report;
+        write_report(report.root(), s);
+        const jw::Val all = report.root()["explain"];
+        jw::Doc doc;
+        doc.root()["gpucalc_version"] = kVersion;
+        jw::Val out = doc.root()["explain"];
+        out.set_object();
+        if (key.empty()) out.copy(all);
+        else if (all.contains(key)) out[key].copy(report.root()["explain"][key]);
+        return doc.text();
+    });
+}
+
 std::string plan_json(const std::string& text) {
     return guarded([&] {
         Errors errors;

@@ -158,9 +158,15 @@ void write_number(Buf& out, double v) {
 Val Val::operator[](std::string_view key) {
     Doc& d = *doc_;
     if (d.nodes_[index_].kind != Doc::Kind::object) set_object();
-    for (std::uint32_t c = d.nodes_[index_].first; c != Doc::kNone; c = d.nodes_[c].next)
-        if (d.key(d.nodes_[c]) == key) return Val(d, c);
-    return Val(d, d.add_child(index_, key));
+    const std::uint32_t c = d.find(index_, key);
+    return Val(d, c != Doc::kNone ? c : d.add_child(index_, key));
+}
+
+bool Val::contains(std::string_view key) const { return doc_->find(index_, key) != Doc::kNone; }
+
+Val& Val::copy(const Val& other) {
+    doc_->copy_from(index_, *other.doc_, other.index_);
+    return *this;
 }
 
 Val Val::add(std::string_view key) {
@@ -253,6 +259,34 @@ void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
             m.v.s.len = static_cast<std::uint32_t>(v.s.size());
             break;
         }
+    }
+}
+
+std::uint32_t Doc::find(std::uint32_t i, std::string_view name) const {
+    if (nodes_[i].kind != Kind::object) return kNone;
+    for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next)
+        if (key(nodes_[c]) == name) return c;
+    return kNone;
+}
+
+// Indices only (no references into src.nodes_ across add_child): src may be this document.
+void Doc::copy_from(std::uint32_t i, const Doc& src, std::uint32_t j) {
+    const Kind kind = src.nodes_[j].kind;
+    Val self(*this, i);
+    if (kind == Kind::object || kind == Kind::array) {
+        kind == Kind::object ? self.set_object() : self.set_array();
+        for (std::uint32_t c = src.nodes_[j].first; c != kNone; c = src.nodes_[c].next) {
+            const std::string key_copy(src.key(src.nodes_[c]));  // src.chars_ may move when this is src
+            copy_from(add_child(i, key_copy), src, c);
+        }
+    } else if (kind == Kind::string) {
+        const std::string text(src.str(src.nodes_[j]));
+        self = Scalar(text);
+    } else {
+        const auto v = src.nodes_[j].v;
+        self = Scalar(nullptr);
+        nodes_[i].kind = kind;
+        nodes_[i].v = v;
     }
 }
 

@@ -222,7 +222,7 @@ void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     read_fields(h, path, hardware_fields(), hw, errors);
     if (ok) {
         if (hw.devices_per_node == 0) hw.devices_per_node = static_cast<Count>(hw.device.gpus_per_node);
-        s.hardware = hw;
+        s.hardware = std::move(hw);
     }
 }
 

@@ -114,6 +114,9 @@ public:
         return copy(j);
     }
     Val& copy(const nlohmann::json& j);
+    Val& copy(const Val& other);  // a deep copy of a value of any document (not of this value itself)
+
+    bool contains(std::string_view key) const;  // an object with the member `key`
     Val& set_object();  // an empty object (replacing what was there)
     Val& set_array();   // an empty array
 
@@ -166,6 +169,8 @@ private:
     std::string_view str(const Node& n) const { return std::string_view(chars_.data() + n.v.s.off, n.v.s.len); }
     void set_scalar(std::uint32_t i, const Scalar& v);
     void copy_from(std::uint32_t i, const nlohmann::json& j);
+    void copy_from(std::uint32_t i, const Doc& src, std::uint32_t j);
+    std::uint32_t find(std::uint32_t i, std::string_view key) const;
     void write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
     void sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const;
     void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found,
