@@ -149,7 +149,7 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
     return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
     StepEstimate r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
@@ -210,6 +210,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations;
     r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
     r.memory.total = sub + r.memory.overhead;
+    if (memory_only) return r;
 
     // ---- time per micro-batch on one stage ----
     const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
