@@ -181,10 +181,36 @@ Val Val::append() {
     return Val(d, d.add_child(index_, {}));
 }
 
+Val Val::operator[](const char* key) { return (*this)[std::string_view(key)]; }
+
 Val& Val::operator=(const Scalar& v) {
     doc_->set_scalar(index_, v);
     return *this;
 }
+Val& Val::operator=(double v) {
+    doc_->reset(index_, Doc::Kind::number).v.d = v;
+    return *this;
+}
+Val& Val::operator=(bool v) {
+    doc_->reset(index_, Doc::Kind::boolean).v.b = v;
+    return *this;
+}
+Val& Val::operator=(std::nullptr_t) {
+    doc_->reset(index_, Doc::Kind::null);
+    return *this;
+}
+Val& Val::set_int(std::int64_t v) {
+    doc_->reset(index_, Doc::Kind::integer).v.i = v;
+    return *this;
+}
+Val& Val::set_uint(std::uint64_t v) {
+    doc_->reset(index_, Doc::Kind::unsigned_integer).v.u = v;
+    return *this;
+}
+Val& Val::operator=(std::string_view v) { return *this = Scalar(v); }
+Val& Val::operator=(const char* v) { return *this = Scalar(v); }
+Val& Val::operator=(const std::string& v) { return *this = Scalar(v); }
+Val& Val::operator=(const std::optional<double>& v) { return v ? (*this = *v) : (*this = nullptr); }
 
 Val& Val::operator=(std::initializer_list<Member> members) {
     set_object();
@@ -241,22 +267,26 @@ std::uint32_t Doc::add_child(std::uint32_t parent, std::string_view key) {
     return i;
 }
 
-void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
+Doc::Node& Doc::reset(std::uint32_t i, Kind kind) {
     Node& n = nodes_[i];
+    n.kind = kind;
     n.first = n.last = kNone;
     n.count = 0;
+    return n;
+}
+
+void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
     switch (v.type) {
-        case Scalar::Type::null: n.kind = Kind::null; break;
-        case Scalar::Type::boolean: n.kind = Kind::boolean, n.v.b = v.b; break;
-        case Scalar::Type::integer: n.kind = Kind::integer, n.v.i = v.i; break;
-        case Scalar::Type::unsigned_integer: n.kind = Kind::unsigned_integer, n.v.u = v.u; break;
-        case Scalar::Type::number: n.kind = Kind::number, n.v.d = v.d; break;
+        case Scalar::Type::null: reset(i, Kind::null); break;
+        case Scalar::Type::boolean: reset(i, Kind::boolean).v.b = v.b; break;
+        case Scalar::Type::integer: reset(i, Kind::integer).v.i = v.i; break;
+        case Scalar::Type::unsigned_integer: reset(i, Kind::unsigned_integer).v.u = v.u; break;
+        case Scalar::Type::number: reset(i, Kind::number).v.d = v.d; break;
         case Scalar::Type::string: {
-            const auto off = store(v.s);  // may move chars_, not nodes_
-            Node& m = nodes_[i];
-            m.kind = Kind::string;
+            const auto off = store(v.str());  // may move chars_, not nodes_
+            Node& m = reset(i, Kind::string);
             m.v.s.off = off;
-            m.v.s.len = static_cast<std::uint32_t>(v.s.size());
+            m.v.s.len = v.n;
             break;
         }
     }

@@ -53,7 +53,7 @@ std::string layout_text(const TrainingConfig& c) {
         const Scalar v = field_value(c, training_fields(), k);
         jw::Doc d;
         d.root() = v;
-        s += (s.empty() ? "" : ", ") + std::string(k) + " " + (v.type == Scalar::Type::string ? std::string(v.s) : d.text());
+        s += (s.empty() ? "" : ", ") + std::string(k) + " " + (v.type == Scalar::Type::string ? std::string(v.str()) : d.text());
     }
     return s;
 }

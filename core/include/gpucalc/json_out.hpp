@@ -25,36 +25,39 @@
 namespace gpucalc::jw {
 
 // One scalar JSON value; integers keep their type (written without ".0"), as in nlohmann::json.
+// Sixteen bytes, so that an object literal of scalars ({{"key", value}, ...}) stays small code.
 struct Scalar {
     enum class Type : std::uint8_t { null, boolean, integer, unsigned_integer, number, string };
-    Type type = Type::null;
     union {
         bool b;
         std::int64_t i;
         std::uint64_t u;
         double d;
+        const char* p;  // string bytes (n of them)
     };
-    std::string_view s;
+    std::uint32_t n = 0;
+    Type type = Type::null;
 
     Scalar() : i(0) {}
     Scalar(std::nullptr_t) : i(0) {}
-    Scalar(bool v) : type(Type::boolean), b(v) {}
-    Scalar(double v) : type(Type::number), d(v) {}
+    Scalar(bool v) : b(v), type(Type::boolean) {}
+    Scalar(double v) : d(v), type(Type::number) {}
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
     Scalar(I v) {
         if constexpr (std::is_signed_v<I>) type = Type::integer, i = static_cast<std::int64_t>(v);
         else type = Type::unsigned_integer, u = static_cast<std::uint64_t>(v);
     }
-    Scalar(const char* v) : type(Type::string), i(0), s(v) {}
-    Scalar(std::string_view v) : type(Type::string), i(0), s(v) {}
-    Scalar(const std::string& v) : type(Type::string), i(0), s(v) {}
+    Scalar(std::string_view v) : p(v.data()), n(static_cast<std::uint32_t>(v.size())), type(Type::string) {}
+    Scalar(const char* v) : Scalar(std::string_view(v)) {}
+    Scalar(const std::string& v) : Scalar(std::string_view(v)) {}
     Scalar(const std::optional<double>& v) : i(0) {  // null when absent
         if (v) type = Type::number, d = *v;
     }
+    std::string_view str() const { return std::string_view(p, n); }
 };
 
 struct Member {
-    std::string_view key;
+    const char* key;
     Scalar value;
 };
 
@@ -100,6 +103,7 @@ public:
 
     // The member `key` of this object (created as null if absent; a non-object becomes an empty object first).
     Val operator[](std::string_view key);
+    Val operator[](const char* key);  // the same, smaller at the call site
     // Appends the member `key` without looking for an existing one: only for a key known to be new
     // (a repeated key would be written twice).
     Val add(std::string_view key);
@@ -107,7 +111,21 @@ public:
     Val append();
     void push_back(const Scalar& v) { append() = v; }
 
+    // Assigning replaces the value. One out-of-line function per type keeps each `j["key"] = value`
+    // of the report a couple of calls (the report writes a few hundred of them).
     Val& operator=(const Scalar& v);
+    Val& operator=(double v);
+    Val& operator=(bool v);
+    Val& operator=(std::nullptr_t);
+    Val& operator=(const char* v);
+    Val& operator=(std::string_view v);
+    Val& operator=(const std::string& v);
+    Val& operator=(const std::optional<double>& v);  // null when absent
+    template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
+    Val& operator=(I v) {
+        if constexpr (std::is_signed_v<I>) return set_int(static_cast<std::int64_t>(v));
+        else return set_uint(static_cast<std::uint64_t>(v));
+    }
     Val& operator=(std::initializer_list<Member> members);  // an object of scalars
     template <class J, std::enable_if_t<std::is_same_v<J, nlohmann::json>, int> = 0>
     Val& operator=(const J& j) {  // a deep copy (a template: no implicit conversion to nlohmann::json)
@@ -125,6 +143,8 @@ public:
     Doc& doc() const { return *doc_; }
 
 private:
+    Val& set_int(std::int64_t v);
+    Val& set_uint(std::uint64_t v);
     Doc* doc_;
     std::uint32_t index_;
 };
@@ -168,6 +188,7 @@ private:
     std::string_view key(const Node& n) const { return std::string_view(chars_.data() + n.key_off, n.key_len); }
     std::string_view str(const Node& n) const { return std::string_view(chars_.data() + n.v.s.off, n.v.s.len); }
     void set_scalar(std::uint32_t i, const Scalar& v);
+    Node& reset(std::uint32_t i, Kind kind);  // a scalar of this kind (children dropped)
     void copy_from(std::uint32_t i, const nlohmann::json& j);
     void copy_from(std::uint32_t i, const Doc& src, std::uint32_t j);
     std::uint32_t find(std::uint32_t i, std::string_view key) const;
