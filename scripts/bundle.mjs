@@ -1,4 +1,4 @@
-// Builds the single embeddable script: the WebAssembly module (gpucalc.js, wasm inside), uPlot,
+// Builds the single embeddable script: the WebAssembly module (gpucalc.js, wasm inside as Latin-1 text), uPlot,
 // the element's CSS, the formatter and the page modules -> <site>/gpucalc-embed.js.
 // The page modules (web/*.js below) are plain scripts, each declaring one namespace; they are
 // concatenated in this order inside one function scope, so the result needs no module loader and
@@ -63,8 +63,10 @@ function main() {
   const uplotDir = join(root, 'node_modules', 'uplot', 'dist');
   const css = read(join(uplotDir, 'uPlot.min.css')) + '\n' + read(join(root, 'web', 'style.css'));
   const parts = [
-    '/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
-    read(moduleJs),
+    // The byte-order mark first: the module holds its binary as Latin-1 text (scripts/embed-wasm.mjs),
+    // and the mark makes every page decode this file as UTF-8, whatever the page's own encoding.
+    '\ufeff/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
+    read(moduleJs).replace(/^\ufeff/, ''),
     read(join(uplotDir, 'uPlot.iife.min.js')),
     'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
     read(join(root, 'web', 'format.js')),

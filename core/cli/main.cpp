@@ -1,12 +1,14 @@
 // gpucalc command line: a thin wrapper over core/api.
 //   gpucalc estimate FILE|-   print the report for a scenario (exit 2 on invalid input)
 //   gpucalc plan FILE|-       search parallel layouts for a training scenario
+//   gpucalc explain FILE|- [KEY]  derivations of the scenario's report figures (all, or the figure KEY)
 //   gpucalc devices           print the hardware catalog as JSON
 //   gpucalc presets           print the model presets as JSON
 //   gpucalc networks          print the network presets (hardware.network, hardware.wan) with their sources
 //   gpucalc reality           famous runs (estimate vs published) and claims with verdicts
 //   gpucalc schema [--markdown | --error-codes]  every scenario field (type, unit, range, default, doc); error codes
 //   gpucalc bench FILE [N]    time N estimates (or plan searches, if FILE has "plan") of FILE; median seconds
+//                             (plan searches: also the median of the search alone, search_median_seconds)
 //   gpucalc estimate-lines    read one scenario per line on stdin, print one compact report per line
 //                             (the exact string the WebAssembly module returns; used by parity tests)
 #include <algorithm>
@@ -28,6 +30,7 @@ namespace {
 int usage() {
     std::cerr << "usage: gpucalc estimate FILE|-\n"
                  "       gpucalc plan FILE|-\n"
+                 "       gpucalc explain FILE|- [KEY]\n"
                  "       gpucalc devices\n"
                  "       gpucalc presets\n"
                  "       gpucalc networks\n"
@@ -93,21 +96,38 @@ int main(int argc, char** argv) {
         if (!read_input(argv[2], text)) return usage();
         const int n = argc == 4 ? std::max(1, std::atoi(argv[3])) : 200;
         const bool plan = text.find("\"plan\"") != std::string::npos;
-        std::vector<double> t;
+        std::vector<double> t, search;
         std::size_t sink = 0;
         for (int i = 0; i < n; ++i) {
             const auto t0 = std::chrono::steady_clock::now();
-            sink += (plan ? gpucalc::plan_json(text) : gpucalc::estimate_json(text)).size();
+            const std::string out = plan ? gpucalc::plan_json(text) : gpucalc::estimate_json(text);
             t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            sink += out.size();
+            if (plan) {  // the search alone, as timed inside the core (after the clock stopped)
+                const auto j = nlohmann::json::parse(out, nullptr, false);
+                if (j.is_object() && j.contains("plan") && j["plan"].value("search_seconds", -1.0) >= 0)
+                    search.push_back(j["plan"]["search_seconds"].get<double>());
+            }
         }
         std::sort(t.begin(), t.end());
-        std::cout << "{\"median_seconds\": " << t[t.size() / 2] << ", \"runs\": " << n << ", \"bytes\": " << sink / n << "}\n";
+        std::sort(search.begin(), search.end());
+        std::cout << "{\"median_seconds\": " << t[t.size() / 2] << ", \"runs\": " << n << ", \"bytes\": " << sink / n;
+        if (!search.empty()) std::cout << ", \"search_median_seconds\": " << search[search.size() / 2];
+        std::cout << "}\n";
         return 0;
     }
     if (cmd == "estimate-lines" && argc == 2) {
         std::string line;
         while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";  // lines are tests' own input
         return 0;
+    }
+    if (cmd == "explain" && (argc == 3 || argc == 4)) {
+        std::string text;
+        if (!read_input(argv[2], text)) {
+            std::cerr << "gpucalc: cannot read " << argv[2] << "\n";
+            return 2;
+        }
+        return emit(gpucalc::explain_json(text, argc == 4 ? argv[3] : ""));
     }
     if ((cmd == "estimate" || cmd == "plan") && argc == 3) {
         std::string text;

@@ -42,7 +42,11 @@ int json_nesting_depth(const std::string& text) {
 
 namespace {
 
-std::string errors_text(const Errors& errors) { return jr::to_text(errors_to_json(errors)); }
+std::string errors_text(const Errors& errors) {
+    jw::Doc doc;
+    write_errors(doc.root(), errors);
+    return doc.text();
+}
 
 // Size, depth and syntax of every scenario; a discarded value (with the error) on failure.
 json parse_text(const std::string& text, Errors& errors) {
@@ -122,13 +126,38 @@ std::string estimate_json(const std::string& text) {
         Scenario s;
         parse_scenario(j, s, errors);
         if (!errors.empty()) return errors_text(errors);
-        json report = build_report(s);
+        jw::Doc doc;
+        write_report(doc.root(), s);
         if (!claim_json.is_null()) {
             json verdict = evaluate_claim(j, claim, errors);
             if (!errors.empty()) return errors_text(errors);
-            report["claim"] = verdict;
+            doc.root()["claim"] = verdict;
         }
-        return jr::to_text(report);
+        return doc.text();
+    });
+}
+
+std::string explain_json(const std::string& text, const std::string& key) {
+    return guarded([&] {
+        Errors errors;
+        json j = parse_text(text, errors);
+        if (j.is_discarded()) return errors_text(errors);
+        take(j, "inverse");
+        take(j, "claim");
+        Scenario s;
+        parse_scenario(j, s, errors);
+        if (!errors.empty()) return errors_text(errors);
+        s.explain = true;
+        jw::Doc report;
+        write_report(report.root(), s);
+        const jw::Val all = report.root()["explain"];
+        jw::Doc doc;
+        doc.root()["gpucalc_version"] = kVersion;
+        jw::Val out = doc.root()["explain"];
+        out.set_object();
+        if (key.empty()) out.copy(all);
+        else if (all.contains(key)) out[key].copy(report.root()["explain"][key]);
+        return doc.text();
     });
 }
 
@@ -155,28 +184,37 @@ std::string plan_json(const std::string& text) {
         const auto t0 = std::chrono::steady_clock::now();
         PlanResult r = search_plans(*s.model, *s.hardware, *s.training, opt);
         r.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        return jr::to_text(json{{"gpucalc_version", kVersion}, {"plan", plan_result_json(r)}});
+        jw::Doc doc;
+        doc.root()["gpucalc_version"] = kVersion;
+        write_plan_result(doc.root()["plan"], r);
+        return doc.text();
     });
 }
 
 std::string devices_json() {
     return guarded([] {
-        static const std::string text = jr::to_text(catalog_to_json());  // the catalog never changes
+        static const std::string text = [] {  // the catalog never changes
+            jw::Doc doc;
+            write_catalog(doc.root());
+            return doc.text();
+        }();
         return text;
     });
 }
 
 std::string presets_json() {
     return guarded([] {
-        json arr = json::array();
+        jw::Doc doc;
+        jw::Val arr = doc.root()["models"];
+        arr.set_array();
         for (const auto& p : model_presets()) {
-            json m = model_to_json(p.spec);
+            jw::Val m = arr.append();
+            write_model(m, p.spec);
             m["id"] = p.id;
             m["published_params"] = p.published_params;
             m["published_source"] = p.published_source;
-            arr.push_back(m);
         }
-        return jr::to_text(json{{"models", arr}});
+        return doc.text();
     });
 }
 

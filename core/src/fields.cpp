@@ -59,6 +59,16 @@ json field_value_json(const FieldSpec& spec, double v) {
     return v;
 }
 
+jw::Scalar field_value(const FieldSpec& spec, double v) {
+    switch (spec.kind) {
+        case FieldKind::boolean: return v != 0;
+        case FieldKind::choice: return choice_name(spec, static_cast<int>(v));
+        case FieldKind::integer: return static_cast<std::int64_t>(v);
+        case FieldKind::number: break;
+    }
+    return v;
+}
+
 json field_schema_json(const FieldSpec& spec, const std::optional<double>& default_value) {
     static const char* kinds[] = {"number", "integer", "boolean", "choice"};
     json j;

@@ -29,23 +29,23 @@ static std::string type_name(const json& v) {
 
 std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
                              Range r, bool required) {
-    const std::string field = join(path, key);
-    auto it = obj.find(std::string(key));
+    const auto field = [&] { return join(path, key); };  // made only for an error
+    auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
-        if (required) add_error(errors, "missing", field, field + " is required (a number)");
+        if (required) add_error(errors, "missing", field(), field() + " is required (a number)");
         return std::nullopt;
     }
     if (!it->is_number()) {
-        add_error(errors, "type", field, field + " must be a number, got " + type_name(*it));
+        add_error(errors, "type", field(), field() + " must be a number, got " + type_name(*it));
         return std::nullopt;
     }
     const double v = it->get<double>();
     if (!std::isfinite(v)) {
-        add_error(errors, "range", field, field + " must be a finite number");
+        add_error(errors, "range", field(), field() + " must be a finite number");
         return std::nullopt;
     }
     if (r.integer && std::floor(v) != v) {
-        add_error(errors, "range", field, field + " must be a whole number, got " + fmt_num(v));
+        add_error(errors, "range", field(), field() + " must be a whole number, got " + fmt_num(v));
         return std::nullopt;
     }
     const bool below = r.min_exclusive ? !(v > r.min) : v < r.min;
@@ -55,7 +55,7 @@ std::optional<double> number(const json& obj, std::string_view key, const std::s
         else if (r.min == 0 && !r.min_exclusive) rule = "must not be negative";
         else rule = "must be " + std::string(r.min_exclusive ? "> " : ">= ") + fmt_num(r.min);
         if (std::isfinite(r.max)) rule += " and at most " + fmt_num(r.max);
-        add_error(errors, "range", field, field + " " + rule + ", got " + fmt_num(v));
+        add_error(errors, "range", field(), field() + " " + rule + ", got " + fmt_num(v));
         return std::nullopt;
     }
     return v;
@@ -63,19 +63,19 @@ std::optional<double> number(const json& obj, std::string_view key, const std::s
 
 std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path,
                                   Errors& errors, bool required, std::size_t max_len) {
-    const std::string field = join(path, key);
-    auto it = obj.find(std::string(key));
+    const auto field = [&] { return join(path, key); };  // made only for an error
+    auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
-        if (required) add_error(errors, "missing", field, field + " is required (a string)");
+        if (required) add_error(errors, "missing", field(), field() + " is required (a string)");
         return std::nullopt;
     }
     if (!it->is_string()) {
-        add_error(errors, "type", field, field + " must be a string, got " + type_name(*it));
+        add_error(errors, "type", field(), field() + " must be a string, got " + type_name(*it));
         return std::nullopt;
     }
     std::string s = it->get<std::string>();
     if (s.size() > max_len) {
-        add_error(errors, "range", field, field + " is too long (" + std::to_string(s.size()) + " characters, at most " +
+        add_error(errors, "range", field(), field() + " is too long (" + std::to_string(s.size()) + " characters, at most " +
                                               std::to_string(max_len) + ")");
         return std::nullopt;
     }
@@ -83,11 +83,11 @@ std::optional<std::string> string(const json& obj, std::string_view key, const s
 }
 
 std::optional<bool> boolean(const json& obj, std::string_view key, const std::string& path, Errors& errors) {
-    const std::string field = join(path, key);
-    auto it = obj.find(std::string(key));
+    const auto field = [&] { return join(path, key); };  // made only for an error
+    auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return std::nullopt;
     if (!it->is_boolean()) {
-        add_error(errors, "type", field, field + " must be true or false, got " + type_name(*it));
+        add_error(errors, "type", field(), field() + " must be true or false, got " + type_name(*it));
         return std::nullopt;
     }
     return it->get<bool>();
@@ -121,14 +121,14 @@ void check_keys(const json& obj, const std::string& path, Errors& errors, std::i
 }
 
 const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required) {
-    const std::string field = join(path, key);
-    auto it = obj.find(std::string(key));
+    const auto field = [&] { return join(path, key); };  // made only for an error
+    auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
-        if (required) add_error(errors, "missing", field, field + " is required (an object)");
+        if (required) add_error(errors, "missing", field(), field() + " is required (an object)");
         return nullptr;
     }
     if (!it->is_object()) {
-        add_error(errors, "type", field, field + " must be an object, got " + type_name(*it));
+        add_error(errors, "type", field(), field() + " must be an object, got " + type_name(*it));
         return nullptr;
     }
     return &*it;

@@ -76,6 +76,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     const bool gb_fixed = base.global_batch && fixed("global_batch");
     const bool sp_fixed = fixed("sequence_parallel"), dp_fixed = fixed("dp") && base.dp;
 
+    TrainingConfig c = base;  // the layout under evaluation
     std::vector<Plan> layout_best;
     const auto k = static_cast<std::size_t>(opt.top_k);
     auto make_plan = [&](const TrainingConfig& c, const StepEstimate& e) {
@@ -129,7 +130,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                                         out.rejected_indivisible += 1;
                                         continue;
                                     }
-                                    TrainingConfig c = base;
+                                    // Every field that varies is set here; the others stay the base's.
                                     c.tp = tp;
                                     c.pp = pp;
                                     c.dp = dp;
@@ -143,10 +144,14 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                                     c.overlap_dp_comm = ovs.values[oi] == 1;
                                     c.global_batch = gb;
                                     c.mfu.reset();
-                                    const StepEstimate e = estimate_step(in, hw, c, eff, net);
-                                    if (!out.least_memory || e.memory.total < out.least_memory->memory_per_gpu_bytes)
-                                        out.least_memory = make_plan(c, e);
-                                    if (e.memory.total > cap) {
+                                    // Memory first: most layouts do not fit and need no timing (the
+                                    // least-memory layout, rarely replaced, is timed in full).
+                                    StepEstimate e = estimate_step(in, hw, c, eff, net, /*memory_only=*/true);
+                                    const bool fits = !(e.memory.total > cap);
+                                    const bool least = !out.least_memory || e.memory.total < out.least_memory->memory_per_gpu_bytes;
+                                    if (fits || least) e = estimate_step(in, hw, c, eff, net);
+                                    if (least) out.least_memory = make_plan(c, e);
+                                    if (!fits) {
                                         out.rejected_out_of_memory += 1;
                                         continue;
                                     }

@@ -1,5 +1,6 @@
 // Report assembly: runs the estimators a scenario asks for and writes the report JSON
-// (docs/SCHEMA.md). Every number is plain SI with the unit in the key.
+// (docs/SCHEMA.md). Every number is plain SI with the unit in the key. The report is written into
+// the output document of json_out.hpp (one allocation-light pass, keys sorted when written out).
 #include "gpucalc/report.hpp"
 
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "gpucalc/finetune.hpp"
 #include "gpucalc/fleet.hpp"
 #include "gpucalc/inference.hpp"
+#include "gpucalc/json_out.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
 #include "gpucalc/version.hpp"
@@ -19,65 +21,69 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using jw::Scalar;
+using jw::Val;
+using nlohmann::json;  // the network and DiLoCo sections (training.network, communication, local_sgd, fleet) are built as json values
 
 namespace {
 
-json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+Scalar opt(const std::optional<double>& v) { return v ? Scalar(*v) : Scalar(nullptr); }
 
-json peaks_json(const std::array<std::optional<double>, kPrecisionCount>& p) {
-    json j = json::object();
+void peaks_json(Val j, const std::array<std::optional<double>, kPrecisionCount>& p) {
+    j.set_object();
     for (int i = 0; i < kPrecisionCount; ++i)
-        if (p[i]) j[std::string(kPrecisionNames[i])] = *p[i];
-    return j;
+        if (p[i]) j[kPrecisionNames[i]] = *p[i];
 }
 
-json training_config_json(const TrainingConfig& c) {
-    json j = write_fields(c, training_fields());
-    j["efficiency"] = write_fields(c.efficiency, efficiency_fields());
-    return j;
+void training_config_json(Val j, const TrainingConfig& c) {
+    write_fields(j, c, training_fields());
+    write_fields(j["efficiency"], c.efficiency, efficiency_fields());
 }
 
 
 // The layout fields of a training config (what a "use this layout" button puts in a scenario).
-json layout_json(const TrainingConfig& c) {
-    json t = training_config_json(c);
-    json j = json::object();
+void layout_json(Val j, const TrainingConfig& c) {
+    j.set_object();
     for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel",
                           "overlap_dp_comm", "ep", "cp"})
-        j[k] = t[k];
-    return j;
+        j[k] = field_value(c, training_fields(), k);
 }
 
 std::string layout_text(const TrainingConfig& c) {
-    const json t = training_config_json(c);
     std::string s;
-    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"})
-        s += (s.empty() ? "" : ", ") + std::string(k) + " " + (t[k].is_string() ? t[k].get<std::string>() : jr::to_text(t[k]));
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"}) {
+        const Scalar v = field_value(c, training_fields(), k);
+        jw::Doc d;
+        d.root() = v;
+        s += (s.empty() ? "" : ", ") + std::string(k) + " " + (v.type == Scalar::Type::string ? std::string(v.str()) : d.text());
+    }
     return s;
 }
 
-json hardware_json(const Hardware& h) {
-    json j = write_fields(h, hardware_fields());
-    j["device"] = device_echo(h.device);
+void hardware_json(Val j, const Hardware& h) {
+    write_fields(j, h, hardware_fields());
+    device_echo(j["device"], h.device);
     j["device_name"] = h.device.name;  // informational; accepted and ignored on input
     // The catalog's NIC is echoed as the figure used, unless a network preset says the bandwidth.
     if (!h.scale_out_bytes_per_second && !h.network) j["scale_out_bytes_per_second"] = opt(h.device.scale_out_bytes_per_second);
     if (!h.pools.empty()) {
         // A fleet: the pools say the devices; device is null (it cannot be combined with pools).
-        json pools = json::array();
-        for (const auto& p : h.pools)
-            pools.push_back({{"device", device_echo(p.device)}, {"count", p.count}, {"site", p.site}, {"devices_per_node", p.devices_per_node}});
-        j["pools"] = pools;
+        Val pools = j["pools"];
+        pools.set_array();
+        for (const auto& p : h.pools) {
+            Val e = pools.append();
+            device_echo(e["device"], p.device);
+            e["count"] = p.count;
+            e["site"] = p.site;
+            e["devices_per_node"] = p.devices_per_node;
+        }
         j["device"] = nullptr;
         j["device_name"] = nullptr;
         j["scale_out_bytes_per_second"] = opt(h.scale_out_bytes_per_second);
     }
-    return j;
 }
 
-json cluster_json(const ClusterResult& c) {
-    json j;
+void cluster_json(Val j, const ClusterResult& c) {
     j["devices"] = c.devices;
     j["nodes"] = c.nodes;
     j["cores"] = opt(c.simt_cores);
@@ -86,13 +92,12 @@ json cluster_json(const ClusterResult& c) {
     j["cpu_cores"] = opt(c.cpu_cores);
     j["memory_bytes"] = opt(c.memory_bytes);
     j["memory_bandwidth_bytes_per_second"] = opt(c.memory_bandwidth_bytes_per_second);
-    j["peak_flops_per_second"] = peaks_json(c.peak_flops_per_second);
+    peaks_json(j["peak_flops_per_second"], c.peak_flops_per_second);
     j["power_watts"] = opt(c.power_watts);
     j["node_power_watts"] = opt(c.node_power_watts);
     j["facility_power_watts"] = opt(c.facility_power_watts);
     j["price_usd"] = opt(c.price_usd);
     j["cloud_usd_per_hour"] = opt(c.cloud_usd_per_hour);
-    return j;
 }
 
 // Traffic across sites (the WAN level): what one exchange costs, what the step waits for, and what
@@ -139,21 +144,20 @@ json local_sgd_json(const TrainingResult& r) {
             {"basis", c.basis}};
 }
 
-json training_json(const TrainingResult& r) {
+void training_json(Val j, const TrainingResult& r) {
     // Figures of time and money exist only for a setup that runs: null when it does not fit.
     const bool ok = r.fits;
-    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
-    auto total = [&](const std::optional<double>& v) { return ok && v ? json(*v) : json(nullptr); };
-    json j;
+    auto when_ok = [&](double v) { return ok ? Scalar(v) : Scalar(nullptr); };
+    auto total = [&](const std::optional<double>& v) { return ok && v ? Scalar(*v) : Scalar(nullptr); };
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
-    j["tokens"] = r.tokens > 0 ? json(r.tokens) : json(nullptr);
-    j["flops"] = r.tokens > 0 ? json(r.flops) : json(nullptr);
-    j["flops_6nd"] = r.tokens > 0 ? json(r.flops_6nd) : json(nullptr);
+    j["tokens"] = r.tokens > 0 ? Scalar(r.tokens) : Scalar(nullptr);
+    j["flops"] = r.tokens > 0 ? Scalar(r.flops) : Scalar(nullptr);
+    j["flops_6nd"] = r.tokens > 0 ? Scalar(r.flops_6nd) : Scalar(nullptr);
     j["model_flops_per_token"] = r.model_flops_per_token;
     j["hardware_flops_per_token"] = r.hardware_flops_per_token;
     j["seconds"] = total(r.seconds);
-    j["days"] = ok && r.seconds ? json(*r.seconds / units::seconds_per_day) : json(nullptr);
+    j["days"] = ok && r.seconds ? Scalar(*r.seconds / units::seconds_per_day) : Scalar(nullptr);
     j["gpu_hours"] = total(r.gpu_hours);
     j["cost_usd"] = total(r.cost_usd);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
@@ -186,8 +190,8 @@ json training_json(const TrainingResult& r) {
                                    {"total", when_ok(r.step.total)}};
     j["uncertainty"] = {{"seconds_low", total(r.seconds_low)}, {"seconds_high", total(r.seconds_high)},
                         {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)},
-                        {"mfu_low", ok && r.mfu_low ? json(*r.mfu_low) : json(nullptr)},
-                        {"mfu_high", ok && r.mfu_high ? json(*r.mfu_high) : json(nullptr)},
+                        {"mfu_low", ok && r.mfu_low ? Scalar(*r.mfu_low) : Scalar(nullptr)},
+                        {"mfu_high", ok && r.mfu_high ? Scalar(*r.mfu_high) : Scalar(nullptr)},
                         {"band_basis", r.band_basis}};
     j["goodput"] = r.goodput.value;
     j["goodput_breakdown"] = {{"failures_per_hour", r.goodput.failures_per_hour},
@@ -201,14 +205,12 @@ json training_json(const TrainingResult& r) {
     j["network"] = r.network;
     j["communication"] = communication_json(r);
     j["local_sgd"] = local_sgd_json(r);
-    return j;
 }
 
-json inference_json(const InferenceResult& r) {
+void inference_json(Val j, const InferenceResult& r) {
     // Speeds, capacity and costs exist only for a setup that runs: null when it does not fit.
     const bool ok = r.fits;
-    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
-    json j;
+    auto when_ok = [&](double v) { return ok ? Scalar(v) : Scalar(nullptr); };
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
     j["weights_bytes"] = r.weights_bytes;
@@ -234,21 +236,21 @@ json inference_json(const InferenceResult& r) {
     j["cluster_throughput_tokens_per_second"] = when_ok(r.cluster_throughput_tokens_per_second);
     j["concurrent_sequences"] = r.concurrent_sequences;
     const bool sized = ok && r.config.requests_per_day > 0;
-    j["gpus_needed"] = sized ? json(r.gpus_needed) : json(nullptr);
-    j["cost_per_day_usd"] = sized ? json(r.cost_per_day_usd) : json(nullptr);
-    j["energy_per_day_kwh"] = sized ? json(r.energy_per_day_kwh) : json(nullptr);
-    j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? json(r.cost_per_million_output_tokens_usd) : json(nullptr);
-    j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? json(r.cost_per_million_input_tokens_usd) : json(nullptr);
+    j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
+    j["cost_per_day_usd"] = sized ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
+    j["energy_per_day_kwh"] = sized ? Scalar(r.energy_per_day_kwh) : Scalar(nullptr);
+    j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
+    j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
-    json curve = json::array();
+    Val curve = j["batch_curve"];
+    curve.set_array();
     for (const auto& p : r.curve)
-        curve.push_back({{"batch", p.batch},
-                         {"decode_seconds_per_token", p.decode_seconds_per_token},
-                         {"tokens_per_second_per_user", p.tokens_per_second_per_user},
-                         {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu},
-                         {"bound", p.memory_bound ? "memory" : "compute"},
-                         {"fits", p.fits}});
-    j["batch_curve"] = curve;
+        curve.append() = {{"batch", p.batch},
+                          {"decode_seconds_per_token", p.decode_seconds_per_token},
+                          {"tokens_per_second_per_user", p.tokens_per_second_per_user},
+                          {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu},
+                          {"bound", p.memory_bound ? "memory" : "compute"},
+                          {"fits", p.fits}};
     // Serving (issue 15): the batch served, decode by cause, per-user latency, costs that add up.
     j["batch"] = r.batch;
     j["batch_source"] = r.batch_given ? "given" : "max_throughput";
@@ -270,59 +272,65 @@ json inference_json(const InferenceResult& r) {
                                      {"ep_comm", when_ok(t.ep_comm)},
                                      {"total", when_ok(t.total)}};
     j["tpot_seconds"] = when_ok(r.tpot_seconds);
-    j["ttft_seconds"] = ok && r.ttft_defined ? json(r.ttft_seconds) : json(nullptr);
+    j["ttft_seconds"] = ok && r.ttft_defined ? Scalar(r.ttft_seconds) : Scalar(nullptr);
     j["output_tokens_per_second_per_user"] = when_ok(r.output_tokens_per_second_per_user);
     j["throughput_tokens_per_second_per_instance"] = when_ok(r.throughput_tokens_per_second_per_instance);
     j["input_tokens_per_second_per_gpu"] = when_ok(r.input_tokens_per_second_per_gpu);
     j["requests_per_second_per_instance"] = when_ok(r.requests_per_second_per_instance);
-    j["instances_needed"] = sized ? json(r.instances_needed) : json(nullptr);
-    j["input_tokens_per_day"] = sized ? json(r.input_tokens_per_day) : json(nullptr);
-    j["output_tokens_per_day"] = sized ? json(r.output_tokens_per_day) : json(nullptr);
+    j["instances_needed"] = sized ? Scalar(r.instances_needed) : Scalar(nullptr);
+    j["input_tokens_per_day"] = sized ? Scalar(r.input_tokens_per_day) : Scalar(nullptr);
+    j["output_tokens_per_day"] = sized ? Scalar(r.output_tokens_per_day) : Scalar(nullptr);
     j["input_cost_share"] = when_ok(r.input_cost_share);
-    j["cost_per_day_input_usd"] = sized ? json(r.cost_per_day_usd * r.input_cost_share) : json(nullptr);
-    j["cost_per_day_output_usd"] = sized ? json(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : json(nullptr);
+    j["cost_per_day_input_usd"] = sized ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
+    j["cost_per_day_output_usd"] = sized ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
     j["cost_split"] = r.cost_split;
-    j["speculative"] = r.config.speculative ? json{{"tokens_per_step", when_ok(r.speculative_tokens_per_step)},
-                                                    {"speedup", when_ok(r.speculative_speedup)}}
-                                            : json(nullptr);
-    j["disaggregation"] = r.config.disaggregated ? json{{"prefill_instances", sized ? json(r.prefill_instances) : json(nullptr)},
-                                                        {"decode_instances", sized ? json(r.decode_instances) : json(nullptr)},
-                                                        {"kv_transfer_seconds", when_ok(r.kv_transfer_seconds)}}
-                                                 : json(nullptr);
+    if (r.config.speculative)
+        j["speculative"] = {{"tokens_per_step", when_ok(r.speculative_tokens_per_step)}, {"speedup", when_ok(r.speculative_speedup)}};
+    else
+        j["speculative"] = nullptr;
+    if (r.config.disaggregated)
+        j["disaggregation"] = {{"prefill_instances", sized ? Scalar(r.prefill_instances) : Scalar(nullptr)},
+                               {"decode_instances", sized ? Scalar(r.decode_instances) : Scalar(nullptr)},
+                               {"kv_transfer_seconds", when_ok(r.kv_transfer_seconds)}};
+    else
+        j["disaggregation"] = nullptr;
     if (r.slo) {
-        auto cand = [&](const SloCandidate& c) {
-            return json{{"weight_precision", precision_name(c.weight_precision)},
-                        {"kv_precision", precision_name(c.kv_precision)},
-                        {"tp", c.tp},
-                        {"batch", c.batch},
-                        {"gpus", c.met || c.gpus > 0 ? json(c.gpus) : json(nullptr)},
-                        {"ttft_seconds", c.ttft_seconds > 0 ? json(c.ttft_seconds) : json(nullptr)},
-                        {"tpot_seconds", c.tpot_seconds > 0 ? json(c.tpot_seconds) : json(nullptr)},
-                        {"met", c.met},
-                        {"reason", c.reason}};
+        auto cand = [&](Val v, const SloCandidate& c) {
+            v = {{"weight_precision", precision_name(c.weight_precision)},
+                 {"kv_precision", precision_name(c.kv_precision)},
+                 {"tp", c.tp},
+                 {"batch", c.batch},
+                 {"gpus", c.met || c.gpus > 0 ? Scalar(c.gpus) : Scalar(nullptr)},
+                 {"ttft_seconds", c.ttft_seconds > 0 ? Scalar(c.ttft_seconds) : Scalar(nullptr)},
+                 {"tpot_seconds", c.tpot_seconds > 0 ? Scalar(c.tpot_seconds) : Scalar(nullptr)},
+                 {"met", c.met},
+                 {"reason", c.reason}};
         };
-        json all = json::array();
-        for (const auto& c : r.slo->candidates) all.push_back(cand(c));
-        j["slo"] = {{"met", r.slo->met}, {"chosen", r.slo->met ? cand(r.slo->chosen) : json(nullptr)}, {"candidates", all}};
+        Val slo = j["slo"];
+        slo["met"] = r.slo->met;
+        if (r.slo->met) cand(slo["chosen"], r.slo->chosen);
+        else slo["chosen"] = nullptr;
+        Val all = slo["candidates"];
+        all.set_array();
+        for (const auto& c : r.slo->candidates) cand(all.append(), c);
     } else {
         j["slo"] = nullptr;
     }
-    return j;
 }
 
-json inference_inputs_json(const InferenceConfig& c) {
-    json j = write_fields(c, inference_fields());
-    j["slo"] = c.slo ? write_fields(*c.slo, slo_fields()) : json(nullptr);
-    j["speculative"] = c.speculative ? write_fields(*c.speculative, speculative_fields()) : json(nullptr);
-    return j;
+void inference_inputs_json(Val j, const InferenceConfig& c) {
+    write_fields(j, c, inference_fields());
+    if (c.slo) write_fields(j["slo"], *c.slo, slo_fields());
+    else j["slo"] = nullptr;
+    if (c.speculative) write_fields(j["speculative"], *c.speculative, speculative_fields());
+    else j["speculative"] = nullptr;
 }
 
-json finetune_json(const FinetuneResult& r) {
+void finetune_json(Val j, const FinetuneResult& r) {
     const bool ok = r.fits;
-    auto when_ok = [&](double v) { return ok ? json(v) : json(nullptr); };
-    auto total = [&](const std::optional<double>& v) { return ok && v ? json(*v) : json(nullptr); };
+    auto when_ok = [&](double v) { return ok ? Scalar(v) : Scalar(nullptr); };
+    auto total = [&](const std::optional<double>& v) { return ok && v ? Scalar(*v) : Scalar(nullptr); };
     const FinetuneMemory& m = r.memory;
-    json j;
     j["params"] = r.params_total;
     j["trainable_params"] = r.trainable_params;
     j["devices"] = r.devices;
@@ -342,33 +350,39 @@ json finetune_json(const FinetuneResult& r) {
     j["gpu_hours"] = total(r.gpu_hours);
     j["cost_usd"] = total(r.cost_usd);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
-    return j;
 }
 
-json roofline_json(const RooflineResult& r) {
-    json kernels = json::array();
+void roofline_json(Val j, const RooflineResult& r) {
+    Val kernels = j["kernels"];
+    kernels.set_array();
     for (const auto& k : r.kernels)
-        kernels.push_back({{"id", k.id}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"intensity_flops_per_byte", k.intensity()}});
-    json devs = json::array();
+        kernels.append() = {{"id", k.id}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"intensity_flops_per_byte", k.intensity()}};
+    Val devs = j["devices"];
+    devs.set_array();
     for (const auto& d : r.devices) {
-        json curve = json::array();
-        for (const auto& [x, y] : d.curve) curve.push_back({x, y});
-        json ks = json::array();
+        Val dj = devs.append();
+        dj = {{"id", d.id}, {"name", d.name}, {"precision", d.precision_used},
+              {"peak_flops_per_second", d.peak_flops_per_second},
+              {"bandwidth_bytes_per_second", d.bandwidth_bytes_per_second},
+              {"ridge_flops_per_byte", d.ridge_flops_per_byte}};
+        Val curve = dj["curve"];
+        curve.set_array();
+        for (const auto& [x, y] : d.curve) {
+            Val p = curve.append();
+            p.push_back(x);
+            p.push_back(y);
+        }
+        Val ks = dj["kernels"];
+        ks.set_array();
         for (const auto& k : d.kernels)
-            ks.push_back({{"id", k.id}, {"intensity_flops_per_byte", k.intensity},
-                          {"attainable_flops_per_second", k.attainable_flops_per_second}, {"seconds", k.seconds}, {"bound", k.bound}});
-        devs.push_back({{"id", d.id}, {"name", d.name}, {"precision", d.precision_used},
-                        {"peak_flops_per_second", d.peak_flops_per_second},
-                        {"bandwidth_bytes_per_second", d.bandwidth_bytes_per_second},
-                        {"ridge_flops_per_byte", d.ridge_flops_per_byte}, {"curve", curve}, {"kernels", ks}});
+            ks.append() = {{"id", k.id}, {"intensity_flops_per_byte", k.intensity},
+                           {"attainable_flops_per_second", k.attainable_flops_per_second}, {"seconds", k.seconds}, {"bound", k.bound}};
     }
-    return {{"kernels", kernels}, {"devices", devs}};
 }
 
-json compare_json(const CompareRequest& req, const CompareResult& r) {
-    json j;
-    j["a"] = device_to_json(req.a);
-    j["b"] = device_to_json(req.b);
+void compare_json(Val j, const CompareRequest& req, const CompareResult& r) {
+    write_device(j["a"], req.a);
+    write_device(j["b"], req.b);
     j["precision_a"] = r.precision_a;
     j["precision_b"] = r.precision_b;
     j["peak_a_flops_per_second"] = r.peak_a;
@@ -380,111 +394,99 @@ json compare_json(const CompareRequest& req, const CompareResult& r) {
     j["flops_per_usd_a"] = opt(r.flops_per_usd_a);
     j["flops_per_usd_b"] = opt(r.flops_per_usd_b);
     j["cpu_cores_equivalent"] = opt(r.cpu_cores_equivalent);
-    return j;
-}
-
-// Safety net: no NaN or Inf ever leaves core. Replaces one with null and records where. The path is
-// only spelled out when something is found (walking the report must stay cheap).
-void sanitize(json& j, std::vector<std::string>& path, std::vector<std::string>& found) {
-    if (j.is_number_float()) {
-        if (!std::isfinite(j.get<double>())) {
-            std::string p;
-            for (const auto& k : path) p += (p.empty() || k[0] == '[' ? "" : ".") + k;
-            found.push_back(p);
-            j = nullptr;
-        }
-    } else if (j.is_object()) {
-        for (auto it = j.begin(); it != j.end(); ++it) {
-            if (!it.value().is_structured() && !it.value().is_number_float()) continue;
-            path.push_back(it.key());
-            sanitize(it.value(), path, found);
-            path.pop_back();
-        }
-    } else if (j.is_array()) {
-        for (std::size_t i = 0; i < j.size(); ++i) {
-            if (!j[i].is_structured() && !j[i].is_number_float()) continue;
-            path.push_back("[" + std::to_string(i) + "]");
-            sanitize(j[i], path, found);
-            path.pop_back();
-        }
-    }
 }
 
 }  // namespace
 
-json plan_to_json(const Plan& p) {
+void write_plan(Val j, const Plan& p) {
     const auto& c = p.config;
-    json j = {{"tp", c.tp},
-              {"pp", c.pp},
-              {"dp", c.dp.value_or(1)},
-              {"vpp", c.vpp},
-              {"micro_batch", c.micro_batch},
-              {"zero", c.zero},
-              {"sequence_parallel", c.sequence_parallel.value_or(false)},
-              {"overlap_dp_comm", c.overlap_dp_comm},
-              {"global_batch", c.global_batch.value_or(0)},
-              {"step_seconds", p.step_seconds},
-              {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
-              {"mfu", p.mfu},
-              {"tokens_per_second", p.tokens_per_second},
-              {"bubble_fraction", p.bubble_fraction}};
+    j = {{"tp", c.tp},
+         {"pp", c.pp},
+         {"dp", c.dp.value_or(1)},
+         {"vpp", c.vpp},
+         {"micro_batch", c.micro_batch},
+         {"zero", c.zero},
+         {"sequence_parallel", c.sequence_parallel.value_or(false)},
+         {"overlap_dp_comm", c.overlap_dp_comm},
+         {"global_batch", c.global_batch.value_or(0)},
+         {"step_seconds", p.step_seconds},
+         {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
+         {"mfu", p.mfu},
+         {"tokens_per_second", p.tokens_per_second},
+         {"bubble_fraction", p.bubble_fraction}};
     // The complete training section of this plan: drop it into a scenario to get the same layout.
-    j["training"] = training_config_json(c);
-    j["recompute"] = j["training"]["recompute"];
-    return j;
+    training_config_json(j["training"], c);
+    j["recompute"] = field_value(c, training_fields(), "recompute");
 }
 
-json plan_result_json(const PlanResult& r) {
-    json best = json::array(), layouts = json::array();
-    for (const auto& p : r.best) best.push_back(plan_to_json(p));
-    for (const auto& p : r.best_per_layout) layouts.push_back(plan_to_json(p));
-    return {{"considered", r.considered},
-            {"feasible", r.feasible},
-            {"rejected", {{"out_of_memory", r.rejected_out_of_memory}, {"indivisible", r.rejected_indivisible}}},
-            {"search_seconds", r.search_seconds},
-            {"plans_per_second", r.search_seconds > 0 ? r.considered / r.search_seconds : 0},
-            {"best", best},
-            {"best_per_layout", layouts}};
+nlohmann::json plan_to_json(const Plan& p) {
+    jw::Doc doc;
+    write_plan(doc.root(), p);
+    return doc.to_json();
 }
 
-json device_echo(const Device& d) { return d.custom ? device_to_scenario_json(d) : json(d.id); }
-
-json errors_to_json(const Errors& errors) {
-    json arr = json::array();
-    for (const auto& e : errors) arr.push_back({{"code", e.code}, {"field", e.field}, {"message", e.message}});
-    return {{"errors", arr}};
+void write_plan_result(Val j, const PlanResult& r) {
+    j = {{"considered", r.considered},
+         {"feasible", r.feasible},
+         {"search_seconds", r.search_seconds},
+         {"plans_per_second", r.search_seconds > 0 ? r.considered / r.search_seconds : 0}};
+    j["rejected"] = {{"out_of_memory", r.rejected_out_of_memory}, {"indivisible", r.rejected_indivisible}};
+    Val best = j["best"], layouts = j["best_per_layout"];
+    best.set_array();
+    layouts.set_array();
+    for (const auto& p : r.best) write_plan(best.append(), p);
+    for (const auto& p : r.best_per_layout) write_plan(layouts.append(), p);
 }
 
-json build_report(const Scenario& s) {
-    json report;
+void device_echo(Val j, const Device& d) {
+    if (d.custom) write_device_scenario(j, d);
+    else j = d.id;
+}
+
+void write_errors(Val j, const Errors& errors) {
+    Val arr = j["errors"];
+    arr.set_array();
+    for (const auto& e : errors) arr.append() = {{"code", e.code}, {"field", e.field}, {"message", e.message}};
+}
+
+nlohmann::json errors_to_json(const Errors& errors) {
+    jw::Doc doc;
+    write_errors(doc.root(), errors);
+    return doc.to_json();
+}
+
+void write_report(Val report, const Scenario& s) {
+    report.set_object();
     report["gpucalc_version"] = kVersion;
     Trace trace(s.explain);
     std::vector<std::string> warnings;
-    json inputs = json::object();
-    if (s.model) inputs["model"] = model_to_json(*s.model);
-    if (s.hardware) inputs["hardware"] = hardware_json(*s.hardware);
-    inputs["costs"] = write_fields(s.costs, costs_fields());
+    Val inputs = report["inputs"];
+    inputs.set_object();
+    if (s.model) write_model(inputs["model"], *s.model);
+    if (s.hardware) hardware_json(inputs["hardware"], *s.hardware);
+    write_fields(inputs["costs"], s.costs, costs_fields());
     if (s.hardware) {
         const ClusterResult c = estimate_cluster(*s.hardware, s.costs, trace);
-        report["cluster"] = cluster_json(c);
+        cluster_json(report["cluster"], c);
         for (const auto& w : c.warnings) warnings.push_back("cluster: " + w);
     }
     if (s.training && s.hardware && s.model && mixed_fleet(*s.hardware)) {
         // A mixed fleet: per-pool layouts (training.fleet); the echo keeps only the layout fields given.
         FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, trace);
-        json echo = training_config_json(f.total.config);
+        Val echo = inputs["training"];
+        training_config_json(echo, f.total.config);
         const auto& tf = training_fields();
         for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm",
                               "shard_group", "global_batch"})
             if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
-        inputs["training"] = echo;
-        report["training"] = training_json(f.total);
-        report["training"]["layout_searched"] = true;
-        report["training"]["suggested_layout"] = nullptr;
-        report["training"]["fleet"] = fleet_json(f);
+        Val t = report["training"];
+        training_json(t, f.total);
+        t["layout_searched"] = true;
+        t["suggested_layout"] = nullptr;
+        t["fleet"] = fleet_json(f);
         for (auto& w : f.total.warnings) warnings.push_back("training: " + w);
         if (s.scaling) {
-            report["scaling"] = json::array();
+            report["scaling"].set_array();
             warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
         }
     } else if (s.training && s.hardware && s.model) {
@@ -497,59 +499,66 @@ json build_report(const Scenario& s) {
                                   s.hardware->device.name + ": the layout needing the least memory needs " +
                                   jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
                                   jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
-        inputs["training"] = training_config_json(r.config);
-        report["training"] = training_json(r);
-        report["training"]["layout_searched"] = layout.searched;
-        report["training"]["suggested_layout"] = suggestion ? layout_json(suggestion->config) : json(nullptr);
-        report["training"]["fleet"] = nullptr;
+        training_config_json(inputs["training"], r.config);
+        Val t = report["training"];
+        training_json(t, r);
+        t["layout_searched"] = layout.searched;
+        if (suggestion) layout_json(t["suggested_layout"], suggestion->config);
+        else t["suggested_layout"] = nullptr;
+        t["fleet"] = nullptr;
         if (layout.searched && layout.found)
             warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
         for (auto& w : r.warnings) warnings.push_back("training: " + w);
         if (s.scaling) {
-            json curve = json::array();
+            Val curve = report["scaling"];
+            curve.set_array();
             for (const auto& p : scaling_curve(*s.model, *s.hardware, r.config, s.costs))
-                curve.push_back({{"gpus", p.gpus}, {"seconds", p.seconds}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
-                                 {"speedup", p.speedup}, {"efficiency", p.efficiency}});
-            report["scaling"] = curve;
+                curve.append() = {{"gpus", p.gpus}, {"seconds", p.seconds}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
+                                  {"speedup", p.speedup}, {"efficiency", p.efficiency}};
         }
     }
     if (s.inference && s.hardware && s.model) {
         InferenceResult r = estimate_inference(*s.model, *s.hardware, *s.inference, s.costs, trace);
-        inputs["inference"] = inference_inputs_json(r.config);
-        report["inference"] = inference_json(r);
+        inference_inputs_json(inputs["inference"], r.config);
+        inference_json(report["inference"], r);
         for (auto& w : r.warnings) warnings.push_back("inference: " + w);
     }
     if (s.finetune && s.hardware && s.model) {
         FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, trace);
-        inputs["finetune"] = write_fields(r.config, finetune_fields());
-        report["finetune"] = finetune_json(r);
+        write_fields(inputs["finetune"], r.config, finetune_fields());
+        finetune_json(report["finetune"], r);
         for (auto& w : r.warnings) warnings.push_back("finetune: " + w);
     }
     if (s.compare) {
-        report["compare"] = compare_json(*s.compare, estimate_compare(*s.compare, trace));
-        json c = write_fields(*s.compare, compare_fields());
-        c["a"] = device_echo(s.compare->a);
-        c["b"] = device_echo(s.compare->b);
-        inputs["compare"] = c;
+        compare_json(report["compare"], *s.compare, estimate_compare(*s.compare, trace));
+        Val c = inputs["compare"];
+        write_fields(c, *s.compare, compare_fields());
+        device_echo(c["a"], s.compare->a);
+        device_echo(c["b"], s.compare->b);
     }
     if (s.roofline) {
-        report["roofline"] = roofline_json(estimate_roofline(*s.roofline));
-        json r = write_fields(*s.roofline, roofline_fields());
-        json devs = json::array();
-        for (const auto& d : s.roofline->devices) devs.push_back(device_echo(d));
-        r["devices"] = devs;
-        if (s.roofline->model) r["model"] = model_to_json(*s.roofline->model);
-        inputs["roofline"] = r;
+        roofline_json(report["roofline"], estimate_roofline(*s.roofline));
+        Val r = inputs["roofline"];
+        write_fields(r, *s.roofline, roofline_fields());
+        Val devs = r["devices"];
+        devs.set_array();
+        for (const auto& d : s.roofline->devices) device_echo(devs.append(), d);
+        if (s.roofline->model) write_model(r["model"], *s.roofline->model);
     }
     inputs["scaling"] = s.scaling;
     inputs["explain"] = s.explain;
-    report["inputs"] = inputs;
-    if (s.explain) report["explain"] = trace.to_json();
-    std::vector<std::string> bad, path;
-    sanitize(report, path, bad);
-    for (const auto& b : bad) warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
-    report["warnings"] = warnings;
-    return report;
+    if (s.explain) trace.write(report["explain"]);
+    for (const auto& b : report.doc().replace_non_finite(report.index()))
+        warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
+    Val w = report["warnings"];
+    w.set_array();
+    for (const auto& x : warnings) w.push_back(x);
+}
+
+nlohmann::json build_report(const Scenario& s) {
+    jw::Doc doc;
+    write_report(doc.root(), s);
+    return doc.to_json();
 }
 
 }  // namespace gpucalc

@@ -104,19 +104,24 @@ bool device_from_scenario(const json& j, const std::string& path, Device& out, E
     return errors.size() == before;
 }
 
-json device_to_scenario_json(const Device& d) {
-    json j = json::object();
+void write_device_scenario(jw::Val j, const Device& d) {
+    j.set_object();
     if (!d.base_id.empty()) j["base"] = d.base_id;
     j["id"] = d.id;
     j["name"] = d.name;
     j["kind"] = d.kind;
-    json p = json::object();
+    jw::Val p = j["peak_flops_per_second"];
+    p.set_object();
     for (int i = 0; i < kPrecisionCount; ++i)
-        if (d.peak_flops_per_second[i]) p[std::string(kPrecisionNames[i])] = *d.peak_flops_per_second[i];
-    j["peak_flops_per_second"] = p;
+        if (d.peak_flops_per_second[i]) p[kPrecisionNames[i]] = *d.peak_flops_per_second[i];
     for (const auto& f : custom_device_fields())
-        if (f.has(d)) j[std::string(f.spec.name)] = field_value_json(f.spec, f.get(d));
-    return j;
+        if (f.has(d)) j[f.spec.name] = field_value(f.spec, f.get(d));
+}
+
+json device_to_scenario_json(const Device& d) {
+    jw::Doc doc;
+    write_device_scenario(doc.root(), d);
+    return doc.to_json();
 }
 
 // ---- model ----
@@ -211,19 +216,24 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     return errors.size() == before;
 }
 
-json model_to_json(const ModelSpec& m) {
-    json j = write_fields(m, model_fields());
+void write_model(jw::Val j, const ModelSpec& m) {
+    const ParamCount c = count_params(m);
+    if (!m.has_architecture) {
+        j = {{"name", m.name}, {"params", c.total}, {"active_params", c.active}, {"seq_len", m.seq_len}};
+        return;
+    }
+    write_fields(j, m, model_fields());
     j["name"] = m.name;
     if (!m.preset.empty()) j["preset"] = m.preset;
-    const ParamCount c = count_params(m);
     j["params"] = c.total;
     j["active_params"] = c.active;
-    if (!m.has_architecture) {
-        json bare = {{"name", m.name}, {"params", c.total}, {"active_params", c.active}, {"seq_len", m.seq_len}};
-        return bare;
-    }
     j["head_dim"] = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
-    return j;
+}
+
+json model_to_json(const ModelSpec& m) {
+    jw::Doc doc;
+    write_model(doc.root(), m);
+    return doc.to_json();
 }
 
 namespace {
@@ -311,7 +321,7 @@ void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     }
     if (ok) {
         if (hw.devices_per_node == 0) hw.devices_per_node = static_cast<Count>(hw.device.gpus_per_node);
-        s.hardware = hw;
+        s.hardware = std::move(hw);
     }
 }
 

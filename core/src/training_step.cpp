@@ -161,11 +161,12 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
     return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff) {
-    return estimate_step(in, hw, cfg, eff, network_levels(hw));
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
+    return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net) {
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net,
+                           bool memory_only) {
     StepEstimate r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
@@ -248,6 +249,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
     r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
     r.memory.total = sub + r.memory.overhead;
+    if (memory_only) return r;
 
     // ---- time per micro-batch on one stage ----
     const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);

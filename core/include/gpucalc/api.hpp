@@ -13,6 +13,12 @@ constexpr std::size_t kMaxScenarioBytes = 1 << 20;  // 1 MiB of JSON is far more
 constexpr int kMaxNestingDepth = 64;                 // a real scenario nests fewer than 10 levels
 
 std::string estimate_json(const std::string& scenario_text);  // report (or inverse answer, claim verdict) or errors
+// Derivations on demand: {"gpucalc_version", "explain": {key: {formula, values, result, unit, source}}}
+// for the figure `key` of the scenario's report (e.g. "training.flops"; {} when it has none), or
+// for every figure when `key` is empty, whatever the scenario's own "explain" flag. The same as
+// the "explain" member of estimate_json's report with "explain": true. ("claim" and "inverse"
+// are ignored: only the scenario's report is explained.)
+std::string explain_json(const std::string& scenario_text, const std::string& key);
 std::string plan_json(const std::string& scenario_text);      // parallel layouts for a training scenario
 std::string devices_json();                                   // the catalog (SI units)
 std::string presets_json();                                   // model presets with parameter counts

@@ -8,6 +8,7 @@
 
 #include "gpucalc/device.hpp"
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_out.hpp"
 
 namespace gpucalc {
 
@@ -17,6 +18,9 @@ const std::vector<Device>& catalog();
 const Errors& catalog_errors();
 const Device* find_device(std::string_view id);
 
+// A device in SI units, and the whole catalog {"schema_version", "devices": [...]} (`gpucalc devices`).
+void write_device(jw::Val out, const Device& d);
+void write_catalog(jw::Val out);
 nlohmann::json device_to_json(const Device& d);
 nlohmann::json catalog_to_json();
 

@@ -1,11 +1,13 @@
 // "Show the work": each reported figure can carry its derivation — the formula, the values put in,
 // the result with its unit, and the source of the formula or constant.
 #pragma once
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "gpucalc/json_out.hpp"
 
 namespace gpucalc {
 
@@ -24,21 +26,31 @@ public:
         if (enabled_) items_.reserve(64);
     }
     bool enabled() const { return enabled_; }
-    void add(std::string key, std::string formula, std::vector<std::pair<std::string, double>> values, double result,
-             std::string unit, std::string source) {
+    // Views and an initializer list: a disabled trace (the default of the page and of the plan
+    // search) copies nothing; the strings are made only when the derivation is kept.
+    void add(std::string_view key, std::string_view formula, std::initializer_list<std::pair<std::string_view, double>> values,
+             double result, std::string_view unit, std::string_view source) {
         if (!enabled_) return;
-        items_.push_back(Derivation{std::move(key), std::move(formula), std::move(values), result, std::move(unit),
-                                    std::move(source)});
+        Derivation d{std::string(key), std::string(formula), {}, result, std::string(unit), std::string(source)};
+        d.values.reserve(values.size());
+        for (const auto& [k, v] : values) d.values.emplace_back(std::string(k), v);
+        items_.push_back(std::move(d));
     }
     const std::vector<Derivation>& items() const { return items_; }
-    nlohmann::json to_json() const {
-        nlohmann::json j = nlohmann::json::object();
+    // {key: {formula, values, result, unit, source}}; a later derivation of a key replaces an earlier one.
+    void write(jw::Val j) const {
+        j.set_object();
         for (const auto& d : items_) {
-            nlohmann::json v = nlohmann::json::object();
+            jw::Val e = j[d.key];
+            e.set_object();
+            jw::Val v = e["values"];
+            v.set_object();
             for (const auto& [k, x] : d.values) v[k] = x;
-            j[d.key] = {{"formula", d.formula}, {"values", v}, {"result", d.result}, {"unit", d.unit}, {"source", d.source}};
+            e["formula"] = d.formula;
+            e["result"] = d.result;
+            e["unit"] = d.unit;
+            e["source"] = d.source;
         }
-        return j;
     }
 
 private:

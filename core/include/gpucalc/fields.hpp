@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_out.hpp"
 
 namespace gpucalc {
 
@@ -136,6 +137,8 @@ std::string_view choice_name(const FieldSpec& spec, int value);
 std::string field_path(const std::string& path, std::string_view key);
 // The JSON value of a field for the echo: number, boolean or choice name.
 nlohmann::json field_value_json(const FieldSpec& spec, double v);
+// The same value for the output writer (json_out.hpp).
+jw::Scalar field_value(const FieldSpec& spec, double v);
 // The schema row of a field: name, kind, unit, range, choices, default, doc.
 nlohmann::json field_schema_json(const FieldSpec& spec, const std::optional<double>& default_value);
 
@@ -165,6 +168,21 @@ nlohmann::json write_fields(const T& value, const std::vector<Field<T>>& table) 
     nlohmann::json j = nlohmann::json::object();
     for (const auto& f : table) j[std::string(f.spec.name)] = f.has(value) ? field_value_json(f.spec, f.get(value)) : nullptr;
     return j;
+}
+
+// Every row of the table into the object j (null for an unset optional member).
+template <class T>
+void write_fields(jw::Val j, const T& value, const std::vector<Field<T>>& table) {
+    j.set_object();
+    for (const auto& f : table) j.add(f.spec.name) = f.has(value) ? field_value(f.spec, f.get(value)) : jw::Scalar();
+}
+
+// The value of row `name` (null when unset or when the table has no such row).
+template <class T>
+jw::Scalar field_value(const T& value, const std::vector<Field<T>>& table, std::string_view name) {
+    for (const auto& f : table)
+        if (f.spec.name == name) return f.has(value) ? field_value(f.spec, f.get(value)) : jw::Scalar();
+    return jw::Scalar();
 }
 
 template <class T>

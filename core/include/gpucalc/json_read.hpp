@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_out.hpp"
 
 namespace gpucalc::jr {
 
@@ -38,10 +39,9 @@ std::string fmt_num(double v);
 // strings quoted in error messages must stay valid UTF-8).
 std::string shorten(const std::string& s, std::size_t max = 60);
 
-// Serialises JSON; invalid UTF-8 in user strings becomes U+FFFD instead of an exception.
-inline std::string to_text(const json& j, int indent = -1) {
-    return j.dump(indent, ' ', false, json::error_handler_t::replace);
-}
+// Serialises JSON; invalid UTF-8 in user strings becomes U+FFFD instead of an exception. The text is
+// what j.dump(indent, ' ', false, error_handler_t::replace) writes, by the writer of json_out.hpp.
+inline std::string to_text(const json& j, int indent = -1) { return jw::text(j, indent); }
 
 // Reads obj[key] as a number in range. Missing: returns nullopt (error "missing" if required).
 std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,

@@ -4,17 +4,24 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_out.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
 
-// The whole report for a valid scenario; `inputs` echoes the effective scenario (defaults filled
-// in), which parses back to the identical report.
+// The whole report for a valid scenario, written into `out`; `inputs` echoes the effective scenario
+// (defaults filled in), which parses back to the identical report. With s.explain, the
+// derivations go under "explain".
+void write_report(jw::Val out, const Scenario& s);
+void write_errors(jw::Val out, const Errors& errors);  // {"errors": [{code, field, message}, ...]}
+void device_echo(jw::Val out, const Device& d);      // catalog id, or the custom device's fields
+void write_plan(jw::Val out, const Plan& p);
+void write_plan_result(jw::Val out, const PlanResult& r);
+
+// The same as nlohmann values, for code that reads them (claims, reality check, inverse questions).
 nlohmann::json build_report(const Scenario& s);
 nlohmann::json errors_to_json(const Errors& errors);
-nlohmann::json device_echo(const Device& d);
 nlohmann::json plan_to_json(const Plan& p);
-nlohmann::json plan_result_json(const PlanResult& r);
 
 }  // namespace gpucalc

@@ -10,6 +10,7 @@
 
 #include "gpucalc/device.hpp"
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_out.hpp"
 #include "gpucalc/model.hpp"
 #include "gpucalc/precision.hpp"
 
@@ -235,11 +236,13 @@ struct Scenario {
 // its echo, which parses back to the same model.
 bool model_from_json(const nlohmann::json& j, const std::string& path, ModelSpec& out, Errors& errors);
 nlohmann::json model_to_json(const ModelSpec& m);
+void write_model(jw::Val out, const ModelSpec& m);
 
 // A device from a scenario: a catalog id (string) or a custom device object (SI keys, optionally
 // {"base": id, ...overrides}); errors name `path`. The echo parses back to the same device.
 bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
 nlohmann::json device_to_scenario_json(const Device& d);
+void write_device_scenario(jw::Val out, const Device& d);
 
 bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
 

@@ -97,10 +97,14 @@ TrainingModel training_model(const ModelSpec& m);
 // Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2,
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff);
+// memory_only: stops once the memory per device is known (the plan search rejects a layout that
+// does not fit before timing it); the other figures are then left at zero.
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                           bool memory_only = false);
 // The same with the network levels already resolved (network_levels(hw)): the plan search resolves
 // them once for all the layouts it evaluates.
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net,
+                           bool memory_only = false);
 // The derivations of the step model's figures, from the same intermediate values.
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
 
