@@ -435,6 +435,23 @@ int main(int argc, char** argv) {
                << fmt(100 * w / static_cast<double>(group_err[g].size())) << " % | " << fmt(group_band[g].first) << " – "
                << fmt(group_band[g].second) << " |\n";
         }
+        // The subsets: long-context (context parallelism) and FP8 runs, out of sample.
+        auto subset = [&](const char* what, auto pred) {
+            std::vector<double> e;
+            for (const auto& r : rows)
+                if (pred(r)) e.push_back(std::abs(1.0 / oos_ratio[r.id] - 1.0));
+            double w = 0;
+            for (double x : e) w += x <= 0.15 ? 1 : 0;
+            md << "| " << what << " | " << e.size() << " | " << (e.empty() ? std::string("—") : pct(percentile(e, 0.5)).substr(1)) << " | "
+               << (e.empty() ? std::string("—") : fmt(100 * w / static_cast<double>(e.size())) + " %") << " |\n";
+        };
+        md << "\n| subset | runs | median \\|error\\| | within 15 % |\n|---|---|---|---|\n";
+        subset("context parallelism (cp ≥ 2)", [](const Row& r) { return r.scenario.training->cp >= 2; });
+        subset("FP8", [](const Row& r) { return r.scenario.training->precision == Precision::fp8; });
+        subset("FP8, Megatron-Core / NeMo", [](const Row& r) {
+            return r.scenario.training->precision == Precision::fp8 && r.group == "nvidia-nemo";
+        });
+        subset("MoE", [](const Row& r) { return r.scenario.model->is_moe(); });
         md << "\nFitted constants (all " << rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
            << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
         for (const auto& p : params()) {
