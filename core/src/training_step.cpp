@@ -232,7 +232,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
     const double e_long = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
     const double k_half = eff.gemm_k_half_given.value_or(fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
-    auto slow = [&](double K) { return K > 0 ? (K + k_half) / K : 1.0; };  // 1 / (K / (K + K_half))
+    auto slow = [&](double K) { return K > 0 ? 1.0 + k_half / K : 1.0; };  // 1 / (K / (K + K_half))
     r.gemm_peak = peak_gemm;
     const double tokens = b * in.seq / cp;
     const double rc = full ? 1.0 : 0.0;
@@ -267,13 +267,17 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
         const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
         const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
-        auto three = [&](double params, double k_fwd, double k_dgrad, double k_wgrad, double rows_slow) {
-            return 2.0 * tokens * params / t * ((1.0 + rc_gemm) * slow(k_fwd) * rows_slow + slow(k_dgrad) * rows_slow + slow(k_wgrad));
+        // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
+        // search evaluates this ~10^4 times.
+        const double s_h = slow(h), s_tok = slow(tokens), fwd = 1.0 + rc_gemm;
+        auto three = [&](double params, double sf, double sd, double sw, double rows_slow) {
+            return params * ((fwd * sf + sd) * rows_slow + sw);
         };
-        double layer = three(qkv, h, qkv / h / t, tokens, 1.0) + three(out_proj, a * in.attn_width_v / t, h, tokens, 1.0);
+        double layer = three(qkv, s_h, slow(qkv / h / t), s_tok, 1.0) + three(out_proj, slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
         if (ffn_dense > 0)
-            layer += three(ffn_w * h * swiglu_in, h, swiglu_in * ffn_w / t, tokens, 1.0) + three(ffn_w * h, ffn_w / t, h, tokens, 1.0);
-        const double logit = 2.0 * tokens * h * V / t * (slow(h) + slow(V / t) + slow(tokens));
+            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) + three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
+        layer *= 2.0 * tokens / t;
+        const double logit = 2.0 * tokens * h * V / t * (s_h + slow(V / t) + s_tok);
         mb.gemm = (Ls * layer + logit) / (peak_gemm * e_long);
         if (f_expert > 0) {
             // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
@@ -283,7 +287,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             const double rows = tokens * ep * in.experts_per_token / in.experts;
             const double m_slow = (rows + kGemmHalfRows) / rows;
             const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
-            const double e_layer = per_expert * (three(fe * t * h * swiglu_in, h, swiglu_in * fe, rows, m_slow) + three(fe * t * h, fe, h, rows, m_slow));
+            const double s_rows = slow(rows), s_fe = slow(fe);
+            const double e_layer = 2.0 * tokens / t * per_expert *
+                                   (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
             mb.gemm += fw.moe_overhead * Ls * e_layer / (peak_gemm * e_long);
         }
         const double flops = Ls * (f_dense * (3.0 + rc_gemm) + f_expert * (3.0 + rc_gemm)) + f_logit * 3.0;
