@@ -39,11 +39,21 @@ GenerationEfficiency parse_generation(const json& g, bool fitted) {
     e.gemm = value(g, "gemm", e.gemm, fitted);
     e.gemm_fp8 = value(g, "gemm_fp8", e.gemm_fp8, fitted);
     e.gemm_half_width = num(g, "gemm_half_width", e.gemm_half_width);
+    e.gemm_k_half = num(g, "gemm_k_half", e.gemm_k_half);
+    e.gemm_fp8_k_half = num(g, "gemm_fp8_k_half", e.gemm_fp8_k_half);
     e.attention = value(g, "attention", e.attention, fitted);
+    e.attention_flash2 = value(g, "attention_flash2", e.attention_flash2, fitted);
     e.memory = value(g, "memory", e.memory, fitted);
     e.network = num(g, "network", e.network);
     e.collective_latency_seconds = num(g, "collective_latency_seconds", e.collective_latency_seconds);
     e.basis = str(g, "basis");
+    if (g.contains("relative_to") && g["relative_to"].is_object()) {
+        const json& r = g["relative_to"];
+        e.relative_to = str(r, "generation");
+        e.rel_gemm = num(r, "gemm", 0);
+        e.rel_gemm_fp8 = num(r, "gemm_fp8", 0);
+        e.rel_attention = num(r, "attention", 0);
+    }
     return e;
 }
 
@@ -60,9 +70,12 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.kernel_seconds_per_layer = value(f, "kernel_seconds_per_layer", p.kernel_seconds_per_layer, fitted);
     p.memory_traffic = value(f, "memory_traffic", p.memory_traffic, fitted);
     p.attention_kernel = value(f, "attention_kernel", p.attention_kernel, fitted);
+    const std::string impl = str(f, "attention_impl");
+    p.attention_impl = impl == "flash2" ? AttentionKernel::flash2 : impl == "triton" ? AttentionKernel::triton : AttentionKernel::fused;
     p.gemm_kernel = value(f, "gemm_kernel", p.gemm_kernel, fitted);
     p.fp8_kernel = value(f, "fp8_kernel", p.fp8_kernel, fitted);
     p.moe_overhead = value(f, "moe_overhead", p.moe_overhead, fitted);
+    p.selective_gemm_recompute = num(f, "selective_gemm_recompute", p.selective_gemm_recompute);
     p.basis = str(f, "basis");
     return p;
 }
@@ -76,6 +89,17 @@ Calibration parse_calibration(const std::string& text, bool fitted) {
     for (const auto& g : root.value("generations", json::array())) c.generations.push_back(parse_generation(g, fitted));
     for (const auto& f : root.value("frameworks", json::array())) c.frameworks.push_back(parse_framework(f, fitted));
     if (root.contains("fallback")) c.fallback = parse_generation(root["fallback"], fitted);
+    if (root.contains("attention_kernels") && root["attention_kernels"].is_object()) {
+        const json& k = root["attention_kernels"];
+        const char* names[3] = {"fused", "flash2", "triton"};
+        for (int i = 0; i < 3; ++i)
+            if (k.contains(names[i]) && k[names[i]].is_object()) {
+                c.kernels[i].seq_half = num(k[names[i]], "seq_half", c.kernels[i].seq_half);
+                c.kernels[i].head_dim_half = num(k[names[i]], "head_dim_half", c.kernels[i].head_dim_half);
+            }
+        c.triton_over_flash2 = num(k, "triton_over_flash2", c.triton_over_flash2);
+        c.ring_overhead = value(k, "ring_overhead", c.ring_overhead, fitted);
+    }
     if (root.contains("fitted") && root["fitted"].is_object()) {
         const json& f = root["fitted"];
         c.fitted_on = str(f, "on");
@@ -113,6 +137,8 @@ const char* framework_name(Framework f) {
         case Framework::deepspeed: return "deepspeed";
         case Framework::maxtext: return "maxtext";
         case Framework::megatron_legacy: return "megatron-legacy";
+        case Framework::torchtitan: return "torchtitan";
+        case Framework::llm_foundry: return "llm-foundry";
     }
     return "megatron";
 }
@@ -127,6 +153,16 @@ Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) 
         if (hit) {
             e.gen = g;
             e.fallback_used = false;
+            if (!g.relative_to.empty())
+                for (const auto& ref : cal.generations)
+                    if (ref.id == g.relative_to) {
+                        if (g.rel_gemm > 0) e.gen.gemm = ref.gemm * g.rel_gemm;
+                        if (g.rel_gemm_fp8 > 0) e.gen.gemm_fp8 = ref.gemm_fp8 * g.rel_gemm_fp8;
+                        if (g.rel_attention > 0) {
+                            e.gen.attention = ref.attention * g.rel_attention;
+                            e.gen.attention_flash2 = ref.attention_flash2 * g.rel_attention;
+                        }
+                    }
             break;
         }
     }
@@ -136,10 +172,25 @@ Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) 
     return e;
 }
 
+double attention_efficiency(const Efficiency& e, AttentionKernel k, double seq, double head_dim, const Calibration& cal) {
+    if (e.attention_given) return *e.attention_given;  // training.efficiency.attention: the kernel's efficiency as given
+    const double fa2 = e.gen.attention_flash2 > 0 ? e.gen.attention_flash2 : e.gen.attention;
+    const double top = k == AttentionKernel::fused ? e.gen.attention : k == AttentionKernel::flash2 ? fa2 : fa2 * cal.triton_over_flash2;
+    const AttentionKernelShape& s = cal.kernels[static_cast<int>(k)];
+    const double ramp = seq > 0 ? seq / (seq + s.seq_half) : 1.0;
+    const double d = head_dim > 0 ? head_dim : 128.0;
+    const double head = (d / (d + s.head_dim_half)) / (128.0 / (128.0 + s.head_dim_half));
+    return top * e.fw.attention_kernel * ramp * head;
+}
+
+double ring_attention_efficiency(double single_kernel, double cp, const Calibration& cal) {
+    return cp > 1 ? single_kernel / (1.0 + cal.ring_overhead * (1.0 - 1.0 / cp)) : single_kernel;
+}
+
 void apply_overrides(Efficiency& e, const EfficiencyOverrides& o) {
     if (o.gemm) e.gen.gemm = *o.gemm;
-    if (o.gemm_half_width) e.gen.gemm_half_width = *o.gemm_half_width;
-    if (o.attention) e.gen.attention = *o.attention;
+    if (o.gemm_half_width) e.gen.gemm_half_width = *o.gemm_half_width, e.gemm_k_half_given = *o.gemm_half_width;
+    if (o.attention) e.attention_given = *o.attention;
     if (o.memory) e.gen.memory = *o.memory;
     if (o.network) e.gen.network = *o.network;
 }

@@ -123,15 +123,22 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::optimizer>(choice_spec("optimizer", {{"adam", 0}, {"adamw", 0}, {"sgd", 1}}, "optimizer (adamw = adam)")),
         field<&T::attention>(choice_spec("attention", {{"flash", 0}, {"materialized", 1}},
                                          "fused (FlashAttention) or materialised attention scores")),
+        field<&T::attention_kernel>(choice_spec("attention_kernel", {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}},
+                                                "fused attention kernel: fused = the device's best (cuDNN / FlashAttention-3 / Transformer "
+                                                "Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU); flash2 = "
+                                                "FlashAttention-2 (PyTorch SDPA); triton = FlashAttention in Triton (2022)",
+                                                "the framework's: flash2 for fsdp, torchtitan and deepspeed, triton for llm-foundry, fused for the others")),
         field<&T::overlap_dp_comm>(boolean_spec("overlap_dp_comm", "data-parallel gradient reduction overlapped with backward")),
         field<&T::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
                                               "memory allowance per device (CUDA context, communication buffers)")),
         field<&T::fragmentation>(number_spec("fragmentation", "fraction", fraction_closed,
                                              "allocator fragmentation, fraction of the other memory terms")),
-        field<&T::framework>(choice_spec("framework", {{"megatron", 0}, {"nemo", 0}, {"fsdp", 1}, {"torchtitan", 1}, {"llm-foundry", 1},
+        field<&T::framework>(choice_spec("framework", {{"megatron", 0}, {"nemo", 0}, {"fsdp", 1}, {"torchtitan", 5}, {"llm-foundry", 6},
                                                        {"deepspeed", 2}, {"maxtext", 3}, {"megatron-legacy", 4}},
-                                         "training software (overlap, fusion, gradient precision): megatron = Megatron-LM/Core/NeMo; "
-                                         "fsdp = PyTorch FSDP (torchtitan, llm-foundry); deepspeed; maxtext = JAX/XLA; megatron-legacy = "
+                                         "training software (overlap, fusion, gradient precision, kernels): megatron = Megatron-LM/Core/NeMo; "
+                                         "fsdp = PyTorch FSDP (generic); torchtitan = PyTorch FSDP2 + torch.compile + torchao float8; "
+                                         "llm-foundry = MosaicML Composer FSDP (2023 benchmarks: Triton attention); deepspeed; maxtext = JAX/XLA; "
+                                         "megatron-legacy = "
                                          "Megatron-LM/Megatron-DeepSpeed of 2020-2022 (GPT-3, BLOOM, OPT era)",
                                          "maxtext on TPUs, megatron elsewhere")),
         field<&T::fp32_gradients>(boolean_spec("fp32_gradients", "gradients accumulated and reduced in fp32 (+2 bytes/param, 2x the reduce bytes)",
@@ -171,7 +178,7 @@ const std::vector<Field<EfficiencyOverrides>>& efficiency_fields() {
         field<&E::gemm>(number_spec("gemm", "fraction", fraction_open, "fraction of dense peak a large GEMM reaches",
                                     "per device generation")),
         field<&E::gemm_half_width>(number_spec("gemm_half_width", "", non_negative_up_to(1e6),
-                                               "per-device GEMM width (hidden/tp) at half of gemm", "per device generation")),
+                                               "GEMM inner dimension K at which a GEMM reaches half of gemm (training; fine-tuning: width hidden/tp)", "per device generation and precision")),
         field<&E::attention>(number_spec("attention", "fraction", fraction_open, "fraction of peak in fused attention",
                                          "per device generation")),
         field<&E::memory>(number_spec("memory", "fraction", fraction_open, "fraction of HBM bandwidth in memory-bound kernels",

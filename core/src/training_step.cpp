@@ -255,11 +255,25 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
     const double peak_gemm = fp8 ? d.peak(Precision::fp8).value_or(0) : peak16;
     const double bw = d.memory_bandwidth_bytes_per_second.value_or(0) * g.memory;
-    const double x = h / t;
-    r.gemm_efficiency = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel * x / (x + g.gemm_half_width);
+    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
+    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
+    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
+    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
+    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
+    // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
+    const double e_long = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
+    const double k_half = eff.gemm_k_half_given.value_or(fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
+    auto slow = [&](double K) { return K > 0 ? 1.0 + k_half / K : 1.0; };  // 1 / (K / (K + K_half))
     r.gemm_peak = peak_gemm;
     const double tokens = b * in.seq / cp;
     const double rc = full ? 1.0 : 0.0;
+    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
+    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
+    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
+    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
+    // selective_gemm_recompute) and every element-wise op.
+    const double rc_sel = selective && flash ? fw.selective_gemm_recompute : 0.0;
+    const double rc_gemm = full ? 1.0 : rc_sel, rc_mem = full || rc_sel > 0 ? 1.0 : 0.0;
     // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
     // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
     // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
@@ -274,22 +288,64 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
     const double f_att = 2.0 * tokens * (flash ? keys_causal : in.window) * a * (in.attn_width_qk + in.attn_width_v) / t;
     StepTime mb;
-    if (peak_gemm > 0 && r.gemm_efficiency > 0) {
-        mb.gemm = (Ls * f_dense * (3.0 + rc) + f_logit * 3.0) / (peak_gemm * r.gemm_efficiency);
+    if (peak_gemm > 0 && e_long > 0) {
+        // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
+        // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
+        // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
+        // GEMM is repeated when recomputed. MLA's low-rank projections are counted as QKV.
+        const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
+        const double out_proj = h * a * in.attn_width_v;
+        const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
+        const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
+        const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
+        // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
+        // search evaluates this ~10^4 times.
+        const double s_h = slow(h), s_tok = slow(tokens), fwd = 1.0 + rc_gemm;
+        auto three = [&](double params, double sf, double sd, double sw, double rows_slow) {
+            return params * ((fwd * sf + sd) * rows_slow + sw);
+        };
+        double layer = three(qkv, s_h, slow(qkv / h / t), s_tok, 1.0) + three(out_proj, slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
+        if (ffn_dense > 0)
+            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) + three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
+        layer *= 2.0 * tokens / t;
+        const double logit = 2.0 * tokens * h * V / t * (s_h + slow(V / t) + s_tok);
+        mb.gemm = (Ls * layer + logit) / (peak_gemm * e_long);
         if (f_expert > 0) {
-            const double width = in.expert_ffn_width / t;
+            // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
+            // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
+            // gradient has K = rows.
+            const double fe = in.expert_ffn_width / t;
             const double rows = tokens * ep * in.experts_per_token / in.experts;
-            const double e_expert = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel * width / (width + g.gemm_half_width) *
-                                    rows / (rows + kGemmHalfRows);
-            mb.gemm += fw.moe_overhead * Ls * f_expert * (3.0 + rc) / (peak_gemm * e_expert);
+            const double m_slow = (rows + kGemmHalfRows) / rows;
+            const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
+            const double s_rows = slow(rows), s_fe = slow(fe);
+            const double e_layer = 2.0 * tokens / t * per_expert *
+                                   (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
+            mb.gemm += fw.moe_overhead * Ls * e_layer / (peak_gemm * e_long);
         }
+        const double flops = Ls * (f_dense * (3.0 + rc_gemm) + f_expert * (3.0 + rc_gemm)) + f_logit * 3.0;
+        r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * peak_gemm) : e_long;
     }
     if (peak16 > 0) {
         if (flash) {
-            mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * g.attention * fw.attention_kernel);  // backward = 2.5 x forward
+            // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
+            // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
+            // FlashAttention-2 (Dao 2023, arXiv:2307.08691, Fig. 4: A100 causal head dim 128 forward +
+            // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
+            // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
+            const AttentionKernel kernel = cfg.attention_kernel.value_or(fw.attention_impl);
+            const double s_call = std::min(in.window, in.seq / cp);
+            // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
+            // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
+            // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
+            // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
+            r.attention_efficiency = ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+            mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * r.attention_efficiency);  // backward = 2.5 x forward
         } else {
             const double rc_att = (full || selective) ? 1.0 : 0.0;
-            mb.attention = Ls * f_att * (3.0 + rc_att) / (peak16 * g.attention * fw.attention_kernel);
+            // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
+            r.attention_efficiency = eff.attention_given.value_or(g.attention * fw.attention_kernel);
+            mb.attention = Ls * f_att * (3.0 + rc_att) / (peak16 * r.attention_efficiency);
             if (bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / bw;  // score tensors at HBM bandwidth
         }
     }
@@ -300,7 +356,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         const double casts = fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
         // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
         const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
-        mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
+        mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
     }
     mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
     r.scale_out_bytes_per_second = net.scale_out;
@@ -484,7 +540,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
     // pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
     const double rc_att_hw = full || (!flash && selective) ? 1.0 : 0.0;
-    r.recompute_flops_per_token = in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc +
+    r.recompute_flops_per_token = in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
                                                2.0 * in.window * a * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
     return r;
 }
@@ -528,7 +584,7 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
               {{"microbatches", e.microbatches}, {"gemm", s.gemm}, {"attention", s.attention}, {"memory_bound", s.memory_bound},
                {"overhead", s.overhead}, {"tp_comm", s.tp_comm}, {"cp_comm", s.cp_comm}, {"pp_comm", s.pp_comm}, {"ep_comm", s.ep_comm},
                {"pp_bubble", s.pp_bubble}, {"dp_comm", s.dp_comm}, {"optimizer", s.optimizer}, {"gemm_efficiency", e.gemm_efficiency},
-               {"attention_efficiency", eff.gen.attention}, {"memory_efficiency", eff.gen.memory}, {"network_efficiency", eff.gen.network}},
+               {"attention_efficiency", e.attention_efficiency}, {"memory_efficiency", eff.gen.memory}, {"network_efficiency", eff.gen.network}},
               s.total, "s",
               "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis + "); " +
                   eff.fw.name + " (" + eff.fw.basis + ")");
@@ -544,7 +600,7 @@ Framework framework_of(const TrainingConfig& cfg, const Device& d) {
     return d.kind == "tpu" ? Framework::maxtext : Framework::megatron;
 }
 
-bool zero_sharding_with_pipeline(Framework f) { return f == Framework::fsdp; }
+bool zero_sharding_with_pipeline(Framework f) { return f == Framework::fsdp || f == Framework::torchtitan || f == Framework::llm_foundry; }
 
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
     Efficiency e = efficiency_for(d, framework_of(cfg, d));

@@ -26,6 +26,8 @@ Efficiency ideal(const Device& d) {
     Efficiency e = efficiency_for(d, Framework::megatron);
     e.gen.gemm = e.gen.gemm_fp8 = e.gen.attention = e.gen.memory = e.gen.network = 1.0;
     e.gen.gemm_half_width = 0;
+    e.gen.gemm_k_half = e.gen.gemm_fp8_k_half = 0;  // GEMMs at full efficiency whatever their K
+    e.attention_given = 1.0;                          // attention at the peak whatever its sequence and head size
     e.gen.collective_latency_seconds = 0;
     e.fw = FrameworkProfile{};
     e.fw.tp_overlap = e.fw.dp_overlap = e.fw.fsdp_overlap = e.fw.ep_overlap = e.fw.cp_overlap = 0;

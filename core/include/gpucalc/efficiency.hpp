@@ -4,6 +4,7 @@
 // written by tools/calibrate (leave-one-source-out, docs/VALIDATION.md). A device of no known
 // generation gets an explicit, reported fallback.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,12 +18,20 @@ struct GenerationEfficiency {
     std::vector<std::string> match;  // substrings of Device::architecture (or ids) that select it
     double gemm = 0.7;               // fraction of the dense 16-bit peak a large GEMM reaches
     double gemm_fp8 = 0.6;           // fraction of the dense FP8 peak an FP8 GEMM reaches
-    double gemm_half_width = 100;    // per-device GEMM width (hidden / tp) at which GEMMs reach half of `gemm`
-    double attention = 0.45;         // fraction of the 16-bit peak reached by fused attention (forward + backward)
+    double gemm_half_width = 100;    // per-device GEMM width (hidden / tp) at which GEMMs reach half of `gemm` (fine-tuning model)
+    double gemm_k_half = 350;        // training: GEMM inner dimension K at which a 16-bit GEMM reaches half of `gemm`
+    double gemm_fp8_k_half = 700;    // the same for FP8 GEMMs
+    double attention = 0.45;         // fraction of the 16-bit peak the generation's best fused attention kernel reaches
+                                     // (forward + backward, causal, head dim 128, long sequences)
+    double attention_flash2 = 0;     // the same for FlashAttention-2 on this silicon (0 = `attention`: FA2 is the best kernel)
     double memory = 0.8;             // fraction of HBM bandwidth reached by memory-bound kernels
     double network = 0.75;           // fraction of link bandwidth reached by collectives (bus bandwidth / line rate)
     double collective_latency_seconds = 20e-6;  // fixed cost of one collective call
     std::string basis;               // where the numbers come from
+    // A generation measured only relative to another: gemm, gemm_fp8 and attention are the reference
+    // generation's (fitted) values times these ratios (0 = the generation's own value).
+    std::string relative_to;
+    double rel_gemm = 0, rel_gemm_fp8 = 0, rel_attention = 0;
 };
 
 struct FrameworkProfile {
@@ -34,9 +43,11 @@ struct FrameworkProfile {
     double ep_overlap = 0;           // fraction of expert all-to-all hidden behind computation
     double cp_overlap = 0.9;         // fraction of context-parallel KV exchange hidden behind attention
     double kernel_seconds_per_layer = 50e-6;  // launch and small-kernel time per layer per pass
-    double attention_kernel = 1.0;   // the framework's attention kernel relative to the generation's (cuDNN/FA3 vs FA2)
+    double attention_kernel = 1.0;   // residual factor on the framework's attention kernel (1 = as measured by the kernel papers)
+    AttentionKernel attention_impl = AttentionKernel::fused;  // the kernel the framework uses by default
     double gemm_kernel = 1.0;        // the framework's GEMM stack relative to the generation's constant
     double fp8_kernel = 1.0;         // the framework's FP8 recipe relative to the generation's FP8 GEMM constant
+    double selective_gemm_recompute = 0;  // forward GEMM FLOPs that `recompute: selective` repeats (flash attention)
     double moe_overhead = 1.0;       // time of the routed-expert path (grouped GEMMs, permutation) relative to dense GEMMs
     double memory_traffic = 1.0;     // memory-bound traffic relative to fused kernels (1 = fully fused)
     std::string basis;
@@ -51,10 +62,21 @@ struct Band {
     std::string basis = "not calibrated";
 };
 
+// How a fused attention kernel's efficiency grows with the sequence each call sees and with the head
+// dimension: e(s, d) = e_long x s / (s + seq_half) x [d / (d + head_dim_half)] / [128 / (128 + head_dim_half)]
+// (fitted to the FlashAttention-2 and -3 papers' kernel benchmarks, not to training runs).
+struct AttentionKernelShape {
+    double seq_half = 512;       // tokens at which a causal kernel reaches half its long-sequence speed
+    double head_dim_half = 0;    // head dimension at which it reaches half its large-head speed
+};
+
 struct Calibration {
     std::vector<GenerationEfficiency> generations;
     std::vector<FrameworkProfile> frameworks;
     GenerationEfficiency fallback;   // a device of no known generation
+    AttentionKernelShape kernels[3];  // by AttentionKernel: fused, flash2, triton
+    double triton_over_flash2 = 0.42; // FlashAttention in Triton relative to FlashAttention-2 at long sequences
+    double ring_overhead = 0.25;      // ring attention (context parallelism) time: x (1 + ring_overhead (1 - 1/cp))
     Band band;
     std::vector<std::string> calibrated_generations, calibrated_frameworks;  // with runs in the fit
     std::string fitted_on;           // what the fitted constants were fitted on
@@ -75,11 +97,19 @@ struct Efficiency {
     GenerationEfficiency gen;
     FrameworkProfile fw;
     bool fallback_used = false;
+    std::optional<double> attention_given;
+    std::optional<double> gemm_k_half_given;  // training.efficiency.gemm_half_width: the K at half efficiency  // training.efficiency.attention: used as the attention kernel's efficiency
 };
 Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal = calibration());
 // Applies the scenario's training.efficiency overrides.
 void apply_overrides(Efficiency& e, const EfficiencyOverrides& o);
 
 const char* framework_name(Framework f);
+
+// Fraction of the 16-bit peak a fused attention kernel reaches on a call over `seq` query/key tokens
+// with head dimension `head_dim` (forward + backward, FlashAttention-2's FLOP convention).
+double attention_efficiency(const Efficiency& e, AttentionKernel k, double seq, double head_dim, const Calibration& cal = calibration());
+// The same under context parallelism over cp ranks (ring attention), cp = 1: unchanged.
+double ring_attention_efficiency(double single_kernel, double cp, const Calibration& cal = calibration());
 
 }  // namespace gpucalc

@@ -48,13 +48,19 @@ struct Hardware {
 enum class Recompute { none, selective, full };
 enum class Optimizer { adam, sgd };
 enum class Attention { flash, materialized };
+// The fused attention kernel: fused = the generation's best (cuDNN fused attention / FlashAttention-3 /
+// Transformer Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU);
+// flash2 = FlashAttention-2 (PyTorch SDPA's flash backend); triton = FlashAttention in Triton (2022).
+enum class AttentionKernel { fused, flash2, triton };
 
 enum class LayoutMode { automatic, given };
 // Precision of the values exchanged between sites (gradients, or DiLoCo pseudo-gradients).
 enum class OuterPrecision { fp32, bf16, int8, int4, int2 };
 double outer_precision_bytes(OuterPrecision p);
 // Training software: how communication is overlapped, kernels fused, gradients kept (efficiency.hpp).
-enum class Framework { megatron, fsdp, deepspeed, maxtext, megatron_legacy };
+// torchtitan and llm_foundry are PyTorch FSDP stacks with their own kernels and recomputation
+// policies (calibration.json); fsdp is the generic profile.
+enum class Framework { megatron, fsdp, deepspeed, maxtext, megatron_legacy, torchtitan, llm_foundry };
 
 // Overrides of the performance model's efficiency constants (fractions, 0..1]; absent: the
 // calibrated values for the device's generation (training.cpp efficiency_for).
@@ -80,6 +86,7 @@ struct TrainingConfig {
     Recompute recompute = Recompute::selective;
     Optimizer optimizer = Optimizer::adam;
     Attention attention = Attention::flash;
+    std::optional<AttentionKernel> attention_kernel;  // default: the framework's
     bool overlap_dp_comm = true;      // DP gradient reduction overlapped with the last backward pass
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;   // CUDA context + communication buffers, bytes
     double fragmentation = 0.05;      // allocator fragmentation, fraction of the other memory terms

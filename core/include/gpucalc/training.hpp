@@ -75,6 +75,7 @@ struct StepEstimate {
     double activation_bytes_per_layer = 0;
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision
+    double attention_efficiency = 0;  // fraction of the 16-bit peak the attention kernel reaches at this sequence and head size
     double microbatch_seconds = 0;    // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
     double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
