@@ -23,18 +23,12 @@ const RealitySection = (function () {
     });
   }
 
-  // The case of a claim to open: where the verdict shows (a case that holds, for "depends").
+  // The case of a claim to open: where the verdict shows (a case that holds, for "depends"); each
+  // evaluation carries the scenario it was judged on.
   function claimScenario(c) {
-    const sc = JSON.parse(JSON.stringify(c.scenario));
     const ev = c.evaluations || [];
     const pick = (c.verdict === 'depends' ? ev.find((e) => e.consistent) : null) || ev[0];
-    if (pick && pick.case && pick.case !== 'as given') {
-      for (const part of pick.case.split(', ')) {
-        const m = /^([a-z_.0-9]+) = (.+)$/.exec(part);
-        if (m) Scenario.setPath(sc, m[1], Number.isFinite(Number(m[2])) ? Number(m[2]) : m[2]);
-      }
-    }
-    return { scenario: sc, pick };
+    return { scenario: JSON.parse(JSON.stringify((pick && pick.scenario) || c.scenario)), pick };
   }
 
   function openClaim(el, c) {

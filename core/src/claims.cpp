@@ -194,7 +194,8 @@ json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
             all = check_passes(c, *v) && all;
         }
         (all ? pass : fail)++;
-        evaluations.push_back({{"case", label}, {"values", values}, {"consistent", all}});
+        // The case's own scenario, so that a reader (the page's "Open") loads exactly what was judged.
+        evaluations.push_back({{"case", label}, {"scenario", sj}, {"values", values}, {"consistent", all}});
     }
     std::string vary_paths;
     for (const auto& v : claim.vary) vary_paths += (vary_paths.empty() ? "" : " and ") + v.path;

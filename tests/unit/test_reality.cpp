@@ -58,6 +58,28 @@ TEST_CASE("claims get their verdicts") {
     CHECK(v["gpt3-10k-v100-cpus"] == "unverifiable");  // can never fail: nothing published to check it against
 }
 
+TEST_CASE("each case of a claim carries the scenario it was judged on; estimating it gives the values shown") {
+    const json r = reality_report();
+    int cases = 0;
+    for (const auto& c : r["claims"]) {
+        for (const auto& e : c["evaluations"]) {
+            INFO(c["id"] << " / " << e["case"]);
+            REQUIRE(e["scenario"].is_object());
+            const json again = run(e["scenario"]);
+            REQUIRE_FALSE(again.contains("errors"));
+            for (const auto& [metric, value] : e["values"].items()) {
+                const json* at = &again;
+                std::string rest = metric;
+                for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) at = &(*at)[rest.substr(0, dot)];
+                const json& got = (*at)[rest];
+                CHECK((got.is_boolean() ? (got.get<bool>() ? 1.0 : 0.0) : got.get<double>()) == value.get<double>());
+            }
+            ++cases;
+        }
+    }
+    CHECK(cases > 20);
+}
+
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {
     auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
                   {"claim", {{"checks", {{{"metric", "cluster.memory_bytes"}, {"expected", 1000 * 80 * 1073741824.0}, {"tolerance", 0.01}}}}}}});
