@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev emscripten nlohmann-json3-dev catch2 chromium)
+pkgs=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev emscripten nlohmann-json3-dev catch2 chromium)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)

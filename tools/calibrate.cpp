@@ -88,16 +88,26 @@ double* field_ptr(Calibration& c, const Param& p) {
 
 const std::vector<Param>& params() {
     static const std::vector<Param> p = {
-        {"ampere", "gemm", 0.4, 0.95, false},      {"ampere", "attention", 0.2, 0.9, false},
-        {"hopper", "gemm", 0.4, 0.95, false},      {"hopper", "attention", 0.2, 0.9, false},
-        {"hopper", "gemm_fp8", 0.3, 0.95, false},          {"tpu", "gemm", 0.4, 0.98, false},         {"tpu", "attention", 0.2, 0.9, false},
-        {"megatron", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"megatron", "memory_traffic", 0.3, 3.0, true},
-        {"megatron", "tp_overlap", 0.0, 0.95, true}, {"megatron", "dp_overlap", 0.0, 1.0, true},
+        {"ampere", "gemm", 0.4, 0.95, false},
+        {"ampere", "attention", 0.2, 0.9, false},
+        {"hopper", "gemm", 0.4, 0.95, false},
+        {"hopper", "attention", 0.2, 0.9, false},
+        {"hopper", "gemm_fp8", 0.3, 0.95, false},
+        {"tpu", "gemm", 0.4, 0.98, false},
+        {"tpu", "attention", 0.2, 0.9, false},
+        {"megatron", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
+        {"megatron", "memory_traffic", 0.3, 3.0, true},
+        {"megatron", "tp_overlap", 0.0, 0.95, true},
+        {"megatron", "dp_overlap", 0.0, 1.0, true},
         {"megatron", "moe_overhead", 0.5, 10.0, true},
-        {"megatron-legacy", "gemm_kernel", 0.4, 1.2, true}, {"megatron-legacy", "memory_traffic", 0.3, 3.0, true},
-        {"torchtitan", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"torchtitan", "memory_traffic", 0.3, 3.0, true},
-        {"llm-foundry", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"llm-foundry", "memory_traffic", 0.3, 3.0, true},
-        {"maxtext", "kernel_seconds_per_layer", 1e-6, 5e-4, true}, {"maxtext", "memory_traffic", 0.3, 3.0, true},
+        {"megatron-legacy", "gemm_kernel", 0.4, 1.2, true},
+        {"megatron-legacy", "memory_traffic", 0.3, 3.0, true},
+        {"torchtitan", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
+        {"torchtitan", "memory_traffic", 0.3, 3.0, true},
+        {"llm-foundry", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
+        {"llm-foundry", "memory_traffic", 0.3, 3.0, true},
+        {"maxtext", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
+        {"maxtext", "memory_traffic", 0.3, 3.0, true},
         {"maxtext", "fsdp_overlap", 0.0, 1.0, true},
         {"attention_kernels", "ring_overhead", 0.01, 2.0, false},
     };
@@ -237,10 +247,14 @@ int main(int argc, char** argv) {
     std::string markdown;
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--write") write = true;
-        else if (a == "--check") check = true;
-        else if (a == "--eval") eval_only = true;
-        else if (a == "--markdown" && i + 1 < argc) markdown = argv[++i];
+        if (a == "--write")
+            write = true;
+        else if (a == "--check")
+            check = true;
+        else if (a == "--eval")
+            eval_only = true;
+        else if (a == "--markdown" && i + 1 < argc)
+            markdown = argv[++i];
     }
     std::vector<std::pair<std::string, std::string>> excluded;
     const std::vector<Row> rows = load_rows(data_path, excluded);
@@ -265,13 +279,15 @@ int main(int argc, char** argv) {
                 Trace none(false);
                 const TrainingResult t = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
                 const StepTime& b = t.step;
-                std::cout << r.id << " published " << r.published << " predicted " << t.tokens_per_second / static_cast<double>(s.hardware->count)
-                          << "\n tp " << layout.config.tp << " cp " << layout.config.cp << " pp " << layout.config.pp << " dp " << *layout.config.dp
-                          << " ep " << layout.config.ep << " vpp " << layout.config.vpp << " mb " << layout.config.micro_batch << " gb "
-                          << *layout.config.global_batch << " zero " << layout.config.zero << " rc " << static_cast<int>(layout.config.recompute)
-                          << "\n gemm " << b.gemm << " attention " << b.attention << " memory " << b.memory_bound << " overhead " << b.overhead
-                          << " tp " << b.tp_comm << " cp " << b.cp_comm << " pp " << b.pp_comm << " ep " << b.ep_comm << " bubble " << b.pp_bubble
-                          << " dp " << b.dp_comm << " opt " << b.optimizer << " total " << b.total << "\n mfu " << t.mfu << " fits " << t.fits << "\n";
+                std::cout << r.id << " published " << r.published << " predicted "
+                          << t.tokens_per_second / static_cast<double>(s.hardware->count) << "\n tp " << layout.config.tp << " cp "
+                          << layout.config.cp << " pp " << layout.config.pp << " dp " << *layout.config.dp << " ep " << layout.config.ep
+                          << " vpp " << layout.config.vpp << " mb " << layout.config.micro_batch << " gb " << *layout.config.global_batch
+                          << " zero " << layout.config.zero << " rc " << static_cast<int>(layout.config.recompute) << "\n gemm " << b.gemm
+                          << " attention " << b.attention << " memory " << b.memory_bound << " overhead " << b.overhead << " tp "
+                          << b.tp_comm << " cp " << b.cp_comm << " pp " << b.pp_comm << " ep " << b.ep_comm << " bubble " << b.pp_bubble
+                          << " dp " << b.dp_comm << " opt " << b.optimizer << " total " << b.total << "\n mfu " << t.mfu << " fits "
+                          << t.fits << "\n";
             }
         return 0;
     }
@@ -290,12 +306,12 @@ int main(int argc, char** argv) {
             const StepTime& b = t.step;
             const double p = t.tokens_per_second / static_cast<double>(s.hardware->count), T = b.total > 0 ? b.total : 1.0;
             const TrainingConfig& c = t.config;
-            std::cout << r.group << "\t" << r.id << "\t" << r.published << "\t" << p << "\t" << p / r.published - 1.0 << "\t" << c.tp << "\t" << c.cp
-                      << "\t" << c.pp << "\t" << c.dp.value_or(1) << "\t" << c.ep << "\t" << c.vpp << "\t" << c.micro_batch << "\t"
-                      << c.global_batch.value_or(0) << "\t" << c.zero << "\t" << static_cast<int>(c.recompute) << "\t"
-                      << static_cast<double>(c.global_batch.value_or(0)) / static_cast<double>(c.dp.value_or(1) * c.micro_batch) << "\t" << t.mfu << "\t"
-                      << b.gemm / T << "\t" << b.attention / T << "\t" << b.memory_bound / T << "\t"
-                      << b.overhead / T << "\t" << b.tp_comm / T << "\t" << b.cp_comm / T << "\t" << b.pp_comm / T << "\t" << b.ep_comm / T << "\t"
+            std::cout << r.group << "\t" << r.id << "\t" << r.published << "\t" << p << "\t" << p / r.published - 1.0 << "\t" << c.tp
+                      << "\t" << c.cp << "\t" << c.pp << "\t" << c.dp.value_or(1) << "\t" << c.ep << "\t" << c.vpp << "\t" << c.micro_batch
+                      << "\t" << c.global_batch.value_or(0) << "\t" << c.zero << "\t" << static_cast<int>(c.recompute) << "\t"
+                      << static_cast<double>(c.global_batch.value_or(0)) / static_cast<double>(c.dp.value_or(1) * c.micro_batch) << "\t"
+                      << t.mfu << "\t" << b.gemm / T << "\t" << b.attention / T << "\t" << b.memory_bound / T << "\t" << b.overhead / T
+                      << "\t" << b.tp_comm / T << "\t" << b.cp_comm / T << "\t" << b.pp_comm / T << "\t" << b.ep_comm / T << "\t"
                       << b.pp_bubble / T << "\t" << b.dp_comm / T << "\t" << b.optimizer / T << "\t" << b.total << "\n";
         }
         return 0;
@@ -309,7 +325,8 @@ int main(int argc, char** argv) {
             std::string note;
             const double p = predict(r, &note);
             errs.push_back(std::abs(p / r.published - 1.0));
-            std::cout << r.group << "\t" << r.id << "\t" << fmt(r.published, 5) << "\t" << fmt(p, 5) << "\t" << pct(p / r.published - 1.0) << "\t" << note << "\n";
+            std::cout << r.group << "\t" << r.id << "\t" << fmt(r.published, 5) << "\t" << fmt(p, 5) << "\t" << pct(p / r.published - 1.0)
+                      << "\t" << note << "\n";
         }
         std::cout << "median |error| " << pct(percentile(errs, 0.5)) << "\n";
         return 0;
@@ -387,7 +404,8 @@ int main(int argc, char** argv) {
     std::cout << "rows " << rows.size() << " in " << groups.size() << " groups; excluded " << excluded.size() << "\n"
               << "out-of-sample |error| median " << pct(median) << ", within 15%: " << fmt(100 * within15) << "% of runs\n"
               << "band (5th-95th percentile of published/predicted): [" << fmt(band_lo) << ", " << fmt(band_hi) << "], coverage "
-              << fmt(100 * covered) << "% (each group against a band from the others), half-width " << fmt(100 * median_half_width) << "%\n";
+              << fmt(100 * covered) << "% (each group against a band from the others), half-width " << fmt(100 * median_half_width)
+              << "%\n";
 
     json cal_doc = json::parse(cal_text);
     json fitted = json::array();
@@ -397,28 +415,36 @@ int main(int argc, char** argv) {
     }
     std::vector<std::string> cal_gens, cal_fws;
     for (const auto& r : rows) {
-        const Efficiency e = efficiency_for(r.scenario.hardware->device, framework_of(*r.scenario.training, r.scenario.hardware->device), prior);
+        const Efficiency e =
+            efficiency_for(r.scenario.hardware->device, framework_of(*r.scenario.training, r.scenario.hardware->device), prior);
         if (!e.fallback_used && std::find(cal_gens.begin(), cal_gens.end(), e.gen.id) == cal_gens.end()) cal_gens.push_back(e.gen.id);
         if (std::find(cal_fws.begin(), cal_fws.end(), e.fw.id) == cal_fws.end()) cal_fws.push_back(e.fw.id);
     }
     std::sort(cal_gens.begin(), cal_gens.end());
     std::sort(cal_fws.begin(), cal_fws.end());
-    json new_fitted = {
-        {"on", std::to_string(rows.size()) + " published runs of tests/data/training_runs.json in " + std::to_string(groups.size()) + " source groups"},
-        {"parameters", fitted},
-        {"band", {{"low", band_lo}, {"high", band_hi}, {"extrapolation", 1.5},
-                  {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " +
-                                std::to_string(rows.size()) + " published runs (docs/VALIDATION.md)"}}},
-        {"calibrated_generations", cal_gens},
-        {"calibrated_frameworks", cal_fws},
-        {"out_of_sample", {{"median_abs_error", median}, {"within_15_percent", within15}, {"band_coverage", covered},
-                           {"band_half_width", median_half_width}}}};
+    json new_fitted = {{"on", std::to_string(rows.size()) + " published runs of tests/data/training_runs.json in " +
+                                  std::to_string(groups.size()) + " source groups"},
+                       {"parameters", fitted},
+                       {"band",
+                        {{"low", band_lo},
+                         {"high", band_hi},
+                         {"extrapolation", 1.5},
+                         {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " +
+                                       std::to_string(rows.size()) + " published runs (docs/VALIDATION.md)"}}},
+                       {"calibrated_generations", cal_gens},
+                       {"calibrated_frameworks", cal_fws},
+                       {"out_of_sample",
+                        {{"median_abs_error", median},
+                         {"within_15_percent", within15},
+                         {"band_coverage", covered},
+                         {"band_half_width", median_half_width}}}};
 
     if (!markdown.empty()) {
         std::ostringstream md;
         md << "## Training throughput: leave-one-source-group-out\n\n"
            << "Generated by `build/native/tools/gpucalc_calibrate tests/data/training_runs.json core/data/calibration.json --markdown ...` "
-              "(the test command checks it is current). " << rows.size() << " published runs in " << groups.size()
+              "(the test command checks it is current). "
+           << rows.size() << " published runs in " << groups.size()
            << " source groups; each group is predicted by constants fitted on the other groups only (never on itself). "
               "Error = predicted / published tokens/s per device − 1.\n\n"
            << "| | value |\n|---|---|\n"
@@ -448,9 +474,8 @@ int main(int argc, char** argv) {
         md << "\n| subset | runs | median \\|error\\| | within 15 % |\n|---|---|---|---|\n";
         subset("context parallelism (cp ≥ 2)", [](const Row& r) { return r.scenario.training->cp >= 2; });
         subset("FP8", [](const Row& r) { return r.scenario.training->precision == Precision::fp8; });
-        subset("FP8, Megatron-Core / NeMo", [](const Row& r) {
-            return r.scenario.training->precision == Precision::fp8 && r.group == "nvidia-nemo";
-        });
+        subset("FP8, Megatron-Core / NeMo",
+               [](const Row& r) { return r.scenario.training->precision == Precision::fp8 && r.group == "nvidia-nemo"; });
         subset("MoE", [](const Row& r) { return r.scenario.model->is_moe(); });
         md << "\nFitted constants (all " << rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
            << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
@@ -501,7 +526,8 @@ int main(int argc, char** argv) {
         for (const auto& p : params()) {
             Calibration c = full.cal;
             const double v = *field_ptr(c, p);
-            if (p.entry == "attention_kernels") cal_doc["attention_kernels"]["fitted_" + p.field] = v;
+            if (p.entry == "attention_kernels")
+                cal_doc["attention_kernels"]["fitted_" + p.field] = v;
             else
                 for (auto& e : cal_doc[p.framework ? "frameworks" : "generations"])
                     if (e["id"] == p.entry) e["fitted_" + p.field] = v;

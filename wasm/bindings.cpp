@@ -14,9 +14,8 @@
 
 namespace {
 
-EM_JS(emscripten::EM_VAL, gpucalc_js_string, (const char* text, unsigned size), {
-    return Emval.toHandle(UTF8Decoder ? UTF8Decoder.decode(HEAPU8.subarray(text, text + size)) : UTF8ToString(text, size));
-});
+EM_JS(emscripten::EM_VAL, gpucalc_js_string, (const char* text, unsigned size),
+      { return Emval.toHandle(UTF8Decoder ? UTF8Decoder.decode(HEAPU8.subarray(text, text + size)) : UTF8ToString(text, size)); });
 
 emscripten::val js(const std::string& s) {
     return emscripten::val::take_ownership(gpucalc_js_string(s.data(), static_cast<unsigned>(s.size())));

@@ -15,11 +15,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <vector>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/json_read.hpp"

@@ -52,7 +52,8 @@ Device from_row(const DeviceRow& e, Errors& errors) {
     d.simd = e.simd;
     d.boost_clock_hz = scaled(e.boost_clock_mhz, units::mega);
     for (int i = 0; i < e.peak_count; ++i)
-        if (const auto p = parse_precision(e.peaks[i].precision)) d.peak_flops_per_second[static_cast<int>(*p)] = scaled(e.peaks[i].tflops, units::tera);
+        if (const auto p = parse_precision(e.peaks[i].precision))
+            d.peak_flops_per_second[static_cast<int>(*p)] = scaled(e.peaks[i].tflops, units::tera);
     d.vendor_prints_sparse = e.vendor_prints_sparse;
     d.cpu_peak_derivation = e.cpu_peak_derivation;
     for (int i = 0; i < e.core_group_count; ++i) {
@@ -147,11 +148,9 @@ void write_device(jw::Val j, const Device& d) {
         const std::string_view k = kPrecisionNames[i];
         p[k] = d.peak_flops_per_second[i];
         const auto prec = static_cast<Precision>(i);
-        const bool matrix = prec == Precision::tf32 || prec == Precision::bf16 || prec == Precision::fp16 ||
-                            prec == Precision::fp8 || prec == Precision::int8 || prec == Precision::fp4 ||
-                            prec == Precision::int4;
-        if (d.vendor_prints_sparse && matrix && d.peak_flops_per_second[i])
-            sp[k] = 2.0 * *d.peak_flops_per_second[i];
+        const bool matrix = prec == Precision::tf32 || prec == Precision::bf16 || prec == Precision::fp16 || prec == Precision::fp8 ||
+                            prec == Precision::int8 || prec == Precision::fp4 || prec == Precision::int4;
+        if (d.vendor_prints_sparse && matrix && d.peak_flops_per_second[i]) sp[k] = 2.0 * *d.peak_flops_per_second[i];
     }
     j["vendor_prints_sparse"] = d.vendor_prints_sparse;
     if (!d.cpu_core_groups.empty()) {
@@ -159,7 +158,8 @@ void write_device(jw::Val j, const Device& d) {
         jw::Val groups = cp["core_groups"];
         groups.set_array();
         for (const auto& g : d.cpu_core_groups)
-            groups.append() = {{"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz}, {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}};
+            groups.append() = {
+                {"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz}, {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}};
         cp["formula"] = "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64";
         cp["derivation"] = d.cpu_peak_derivation;
     }
@@ -183,7 +183,8 @@ void write_device(jw::Val j, const Device& d) {
     jw::Val prices = j["cloud_prices"];
     prices.set_array();
     for (const auto& cp : d.cloud_prices)
-        prices.append() = {{"basis", cp.basis}, {"usd_per_hour", cp.usd_per_hour}, {"provider", cp.provider}, {"date", cp.date}, {"source", cp.source}};
+        prices.append() = {
+            {"basis", cp.basis}, {"usd_per_hour", cp.usd_per_hour}, {"provider", cp.provider}, {"date", cp.date}, {"source", cp.source}};
     j["node"] = {{"system", d.node_system}, {"devices", d.node_devices}, {"max_power_watts", d.node_max_power_watts}};
     jw::Val notes = j["notes"];
     notes.set_array();

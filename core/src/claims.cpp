@@ -41,8 +41,10 @@ void set_at(json& j, const std::string& path, const json& v) {
     const auto parts = split_path(path);
     for (std::size_t i = 0; i < parts.size(); ++i) {
         if (!cur->is_object()) *cur = json::object();
-        if (i + 1 == parts.size()) (*cur)[parts[i]] = v;
-        else cur = &(*cur)[parts[i]];
+        if (i + 1 == parts.size())
+            (*cur)[parts[i]] = v;
+        else
+            cur = &(*cur)[parts[i]];
     }
 }
 
@@ -93,14 +95,17 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
             check_keys(c, f, errors, {"metric", "expected", "tolerance", "min", "max"});
             ClaimCheck k;
             if (auto m = string(c, "metric", f, errors, true, 100)) {
-                if (!valid_path(*m)) add_error(errors, "range", join(f, "metric"), join(f, "metric") + " must be a dotted report path such as training.days");
+                if (!valid_path(*m))
+                    add_error(errors, "range", join(f, "metric"),
+                              join(f, "metric") + " must be a dotted report path such as training.days");
                 k.metric = *m;
             }
             k.expected = number(c, "expected", f, errors, Range{});
             k.tolerance = number(c, "tolerance", f, errors, non_negative(1e6));
             k.min = number(c, "min", f, errors, Range{});
             k.max = number(c, "max", f, errors, Range{});
-            if (!k.expected && !k.min && !k.max) add_error(errors, "missing", join(f, "expected"), f + " needs expected (+ tolerance) or min/max");
+            if (!k.expected && !k.min && !k.max)
+                add_error(errors, "missing", join(f, "expected"), f + " needs expected (+ tolerance) or min/max");
             out.checks.push_back(k);
         }
     }
@@ -108,10 +113,12 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
         const std::string vp = join(path, "vary");
         // One input {path, values}, or an array of up to three.
         std::vector<std::pair<const json*, std::string>> items;
-        if (v->is_object()) items.push_back({&*v, vp});
+        if (v->is_object())
+            items.push_back({&*v, vp});
         else if (v->is_array() && !v->empty() && v->size() <= kMaxVaryInputs)
             for (std::size_t i = 0; i < v->size(); ++i) items.push_back({&(*v)[i], vp + "[" + std::to_string(i) + "]"});
-        else add_error(errors, "type", vp, vp + " must be {\"path\": ..., \"values\": [...]} or an array of 1 to 3 of them");
+        else
+            add_error(errors, "type", vp, vp + " must be {\"path\": ..., \"values\": [...]} or an array of 1 to 3 of them");
         std::size_t cases = 1;
         for (const auto& [item, ip] : items) {
             if (!item->is_object()) {
@@ -125,7 +132,8 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
                 if (!valid_path(*p))
                     add_error(errors, "range", join(ip, "path"), join(ip, "path") + " must be a dotted scenario path such as training.mfu");
                 else if (first == "claim" || first == "inverse" || first == "plan")
-                    add_error(errors, "range", join(ip, "path"), join(ip, "path") + " cannot vary " + first + " (a claim varies scenario inputs only)");
+                    add_error(errors, "range", join(ip, "path"),
+                              join(ip, "path") + " cannot vary " + first + " (a claim varies scenario inputs only)");
                 cv.path = *p;
             }
             auto vals = item->find("values");
@@ -137,7 +145,8 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
             }
             out.vary.push_back(cv);
         }
-        if (cases > kMaxClaimCases) add_error(errors, "range", vp, vp + " gives " + std::to_string(cases) + " cases; at most 64 are evaluated");
+        if (cases > kMaxClaimCases)
+            add_error(errors, "range", vp, vp + " gives " + std::to_string(cases) + " cases; at most 64 are evaluated");
     }
     if (j.contains("depends")) {
         if (auto d = string(j, "depends", path, errors, true, 2000)) out.depends = *d;
@@ -184,8 +193,8 @@ json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
             if (!v) {
                 const std::string f = "claim.checks[" + std::to_string(i) + "].metric";
                 if (found)
-                    add_error(errors, "undefined", f, f + ": " + c.metric + " is undefined for this scenario (" + label +
-                                                          "); see the report's warnings");
+                    add_error(errors, "undefined", f,
+                              f + ": " + c.metric + " is undefined for this scenario (" + label + "); see the report's warnings");
                 else
                     add_error(errors, "unknown_metric", f, f + ": the report has no figure " + jr::shorten(c.metric));
                 return nullptr;

@@ -49,8 +49,8 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
         trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
                   "scenario (hardware.pools)");
         if (r.memory_bytes)
-            trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device", {{"pools", static_cast<double>(hw.pools.size())}},
-                      *r.memory_bytes, "bytes", "catalog, per pool");
+            trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device",
+                      {{"pools", static_cast<double>(hw.pools.size())}}, *r.memory_bytes, "bytes", "catalog, per pool");
         return r;
     }
     const Device& d = hw.device;
@@ -68,8 +68,10 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
     // Whole nodes draw more than their GPUs: a DGX H100 is 10.2 kW for 8 x 700 W GPUs (catalog `node`).
     const double ref_nodes = d.node_devices > 0 ? std::ceil(n / d.node_devices) : 0;
     if (d.node_max_power_watts && ref_nodes > 0) r.node_power_watts = ref_nodes * *d.node_max_power_watts;
-    if (r.node_power_watts) r.facility_power_watts = *r.node_power_watts * costs.pue;
-    else if (r.power_watts) r.facility_power_watts = *r.power_watts * costs.pue;
+    if (r.node_power_watts)
+        r.facility_power_watts = *r.node_power_watts * costs.pue;
+    else if (r.power_watts)
+        r.facility_power_watts = *r.power_watts * costs.pue;
     r.price_usd = times(d.price_usd, n);
     const HourlyRate rate = gpu_hour_rate(d, costs);
     r.cloud_usd_per_hour = times(rate.usd, n);
@@ -78,25 +80,26 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
 
     const std::string ds = d.name + " datasheet (catalog sources)";
     if (r.simt_cores)
-        trace.add("cluster.cores", "devices x cores per device", {{"devices", n}, {"cores_per_device", *d.simt_cores}},
-                  *r.simt_cores, "cores", ds + "; shipping SKU, not the full die");
+        trace.add("cluster.cores", "devices x cores per device", {{"devices", n}, {"cores_per_device", *d.simt_cores}}, *r.simt_cores,
+                  "cores", ds + "; shipping SKU, not the full die");
     if (r.memory_bytes)
         trace.add("cluster.memory_bytes", "devices x memory per device", {{"devices", n}, {"memory_bytes_per_device", *d.memory_bytes}},
                   *r.memory_bytes, "bytes", ds);
     if (auto p = d.peak(Precision::bf16))
-        trace.add("cluster.peak_flops_per_second.bf16", "devices x dense BF16 peak", {{"devices", n}, {"peak_per_device", *p}},
-                  *p * n, "FLOP/s", ds + "; dense (vendor sparse figures are 2x)");
+        trace.add("cluster.peak_flops_per_second.bf16", "devices x dense BF16 peak", {{"devices", n}, {"peak_per_device", *p}}, *p * n,
+                  "FLOP/s", ds + "; dense (vendor sparse figures are 2x)");
     if (r.power_watts)
         trace.add("cluster.power_watts", "devices x TDP", {{"devices", n}, {"tdp_watts", *d.tdp_watts}}, *r.power_watts, "W", ds);
     trace.add("cluster.devices", "hardware.count", {{"count", n}}, n, "devices", "scenario");
     trace.add("cluster.nodes", "ceil(devices / devices per node)", {{"devices", n}, {"devices_per_node", hw.devices_per_node}}, r.nodes,
               "nodes", "reference system of the device (e.g. 8 GPUs per HGX board)");
     if (r.full_die_simt_cores)
-        trace.add("cluster.full_die_cores", "devices x cores of the full die", {{"devices", n}, {"full_die_cores_per_device", *d.full_die_simt_cores}},
-                  *r.full_die_simt_cores, "cores", ds + "; the full die is not a shipping product");
+        trace.add("cluster.full_die_cores", "devices x cores of the full die",
+                  {{"devices", n}, {"full_die_cores_per_device", *d.full_die_simt_cores}}, *r.full_die_simt_cores, "cores",
+                  ds + "; the full die is not a shipping product");
     if (r.matrix_units)
-        trace.add("cluster.matrix_units", "devices x tensor/matrix cores", {{"devices", n}, {"per_device", *d.matrix_units}}, *r.matrix_units,
-                  "units", ds);
+        trace.add("cluster.matrix_units", "devices x tensor/matrix cores", {{"devices", n}, {"per_device", *d.matrix_units}},
+                  *r.matrix_units, "units", ds);
     if (r.cpu_cores)
         trace.add("cluster.cpu_cores", "devices x cores", {{"devices", n}, {"per_device", *d.cpu_cores}}, *r.cpu_cores, "cores", ds);
     if (r.memory_bandwidth_bytes_per_second)

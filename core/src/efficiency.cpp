@@ -132,13 +132,20 @@ void set_calibration_override(const Calibration* c) { g_override = c; }
 
 const char* framework_name(Framework f) {
     switch (f) {
-        case Framework::megatron: return "megatron";
-        case Framework::fsdp: return "fsdp";
-        case Framework::deepspeed: return "deepspeed";
-        case Framework::maxtext: return "maxtext";
-        case Framework::megatron_legacy: return "megatron-legacy";
-        case Framework::torchtitan: return "torchtitan";
-        case Framework::llm_foundry: return "llm-foundry";
+        case Framework::megatron:
+            return "megatron";
+        case Framework::fsdp:
+            return "fsdp";
+        case Framework::deepspeed:
+            return "deepspeed";
+        case Framework::maxtext:
+            return "maxtext";
+        case Framework::megatron_legacy:
+            return "megatron-legacy";
+        case Framework::torchtitan:
+            return "torchtitan";
+        case Framework::llm_foundry:
+            return "llm-foundry";
     }
     return "megatron";
 }

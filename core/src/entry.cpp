@@ -28,14 +28,20 @@ int json_nesting_depth(const std::string& text) {
     bool in_string = false, escaped = false;
     for (const char ch : text) {
         if (in_string) {
-            if (escaped) escaped = false;
-            else if (ch == '\\') escaped = true;
-            else if (ch == '"') in_string = false;
+            if (escaped)
+                escaped = false;
+            else if (ch == '\\')
+                escaped = true;
+            else if (ch == '"')
+                in_string = false;
             continue;
         }
-        if (ch == '"') in_string = true;
-        else if (ch == '[' || ch == '{') deepest = std::max(deepest, ++depth);
-        else if ((ch == ']' || ch == '}') && depth > 0) --depth;
+        if (ch == '"')
+            in_string = true;
+        else if (ch == '[' || ch == '{')
+            deepest = std::max(deepest, ++depth);
+        else if ((ch == ']' || ch == '}') && depth > 0)
+            --depth;
     }
     return deepest;
 }
@@ -51,15 +57,16 @@ std::string errors_text(const Errors& errors) {
 // Size, depth and syntax of every scenario; a discarded value (with the error) on failure.
 json parse_text(const std::string& text, Errors& errors) {
     if (text.size() > kMaxScenarioBytes) {
-        add_error(errors, "too_large", "",
-                  "the scenario is " + std::to_string(text.size()) + " bytes; at most " + std::to_string(kMaxScenarioBytes) + " are accepted");
+        add_error(
+            errors, "too_large", "",
+            "the scenario is " + std::to_string(text.size()) + " bytes; at most " + std::to_string(kMaxScenarioBytes) + " are accepted");
         return json(json::value_t::discarded);
     }
     const int depth = json_nesting_depth(text);
     if (depth > kMaxNestingDepth) {
         add_error(errors, "too_deep", "",
-                  "the scenario nests " + std::to_string(depth) + " levels of arrays/objects; at most " +
-                      std::to_string(kMaxNestingDepth) + " are accepted");
+                  "the scenario nests " + std::to_string(depth) + " levels of arrays/objects; at most " + std::to_string(kMaxNestingDepth) +
+                      " are accepted");
         return json(json::value_t::discarded);
     }
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -74,7 +81,8 @@ std::string guarded(F&& f) {
         return f();
     } catch (const std::exception& e) {
         Errors errors;
-        add_error(errors, "internal", "", std::string("internal error (please report it with the scenario): ") + jr::shorten(e.what(), 200));
+        add_error(errors, "internal", "",
+                  std::string("internal error (please report it with the scenario): ") + jr::shorten(e.what(), 200));
         return errors_text(errors);
     } catch (...) {
         Errors errors;
@@ -96,14 +104,17 @@ json take(json& j, const char* key) {
 std::string answer_inverse_text(json j, const json& q) {
     Errors errors;
     InverseQuestion question;
-    if (!q.is_object()) add_error(errors, "type", "inverse", "inverse must be an object {question, days, budget_usd, tokens_per_param}");
+    if (!q.is_object())
+        add_error(errors, "type", "inverse", "inverse must be an object {question, days, budget_usd, tokens_per_param}");
     else {
         check_table_keys(q, "inverse", inverse_fields(), errors);
-        if (!q.contains("question")) add_error(errors, "missing", "inverse.question", "inverse.question is required (what_can_train or gpus_needed)");
+        if (!q.contains("question"))
+            add_error(errors, "missing", "inverse.question", "inverse.question is required (what_can_train or gpus_needed)");
         read_fields(q, "inverse", inverse_fields(), question, errors);
     }
     Scenario s;
-    if (j.is_object() && j.contains("claim")) add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
+    if (j.is_object() && j.contains("claim"))
+        add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
     parse_scenario(j, s, errors, /*check_layout=*/false);
     if (!errors.empty()) return errors_text(errors);
     json answer = answer_inverse(s, question, errors);
@@ -155,8 +166,10 @@ std::string explain_json(const std::string& text, const std::string& key) {
         doc.root()["gpucalc_version"] = kVersion;
         jw::Val out = doc.root()["explain"];
         out.set_object();
-        if (key.empty()) out.copy(all);
-        else if (all.contains(key)) out[key].copy(report.root()["explain"][key]);
+        if (key.empty())
+            out.copy(all);
+        else if (all.contains(key))
+            out[key].copy(report.root()["explain"][key]);
         return doc.text();
     });
 }
@@ -169,7 +182,8 @@ std::string plan_json(const std::string& text) {
         PlanOptions opt;
         const json p = take(j, "plan");
         if (!p.is_null()) {
-            if (!p.is_object()) add_error(errors, "type", "plan", "plan must be an object {top_k, max_tp, max_vpp, max_micro_batch, tp}");
+            if (!p.is_object())
+                add_error(errors, "type", "plan", "plan must be an object {top_k, max_tp, max_vpp, max_micro_batch, tp}");
             else {
                 check_table_keys(p, "plan", plan_fields(), errors);
                 read_fields(p, "plan", plan_fields(), opt, errors);

@@ -51,20 +51,28 @@ std::optional<double> read_field(const json& obj, const std::string& path, const
 
 json field_value_json(const FieldSpec& spec, double v) {
     switch (spec.kind) {
-        case FieldKind::boolean: return v != 0;
-        case FieldKind::choice: return std::string(choice_name(spec, static_cast<int>(v)));
-        case FieldKind::integer: return static_cast<std::int64_t>(v);
-        case FieldKind::number: break;
+        case FieldKind::boolean:
+            return v != 0;
+        case FieldKind::choice:
+            return std::string(choice_name(spec, static_cast<int>(v)));
+        case FieldKind::integer:
+            return static_cast<std::int64_t>(v);
+        case FieldKind::number:
+            break;
     }
     return v;
 }
 
 jw::Scalar field_value(const FieldSpec& spec, double v) {
     switch (spec.kind) {
-        case FieldKind::boolean: return v != 0;
-        case FieldKind::choice: return choice_name(spec, static_cast<int>(v));
-        case FieldKind::integer: return static_cast<std::int64_t>(v);
-        case FieldKind::number: break;
+        case FieldKind::boolean:
+            return v != 0;
+        case FieldKind::choice:
+            return choice_name(spec, static_cast<int>(v));
+        case FieldKind::integer:
+            return static_cast<std::int64_t>(v);
+        case FieldKind::number:
+            break;
     }
     return v;
 }

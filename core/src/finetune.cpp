@@ -34,9 +34,9 @@ namespace gpucalc {
 namespace {
 
 constexpr double kNf4BitsPerParam = 4.0 + 0.127;  // QLoRA Sec. 3: double quantisation, 0.127 bits of constants
-constexpr double kChunks = 8;                      // torchtune CEWithChunkedOutputLoss num_output_chunks
-constexpr double kDequantOpsPerWeight = 2;         // NF4 lookup + scale (as int4 in inference.cpp)
-constexpr double kDequantAlu = 0.70;               // fraction of FP32 SIMT peak (inference.hpp dequant_alu)
+constexpr double kChunks = 8;                     // torchtune CEWithChunkedOutputLoss num_output_chunks
+constexpr double kDequantOpsPerWeight = 2;        // NF4 lookup + scale (as int4 in inference.cpp)
+constexpr double kDequantAlu = 0.70;              // fraction of FP32 SIMT peak (inference.hpp dequant_alu)
 constexpr double kLogitBytes = 2.0, kLogitFp32Bytes = 8.0;
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
@@ -56,8 +56,12 @@ double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
     }
     double per_layer = 0;
     switch (modules) {
-        case LoraModules::qv: per_layer = q + kv; break;
-        case LoraModules::attention: per_layer = q + (m.is_mla() ? kv : 2 * kv) + o; break;
+        case LoraModules::qv:
+            per_layer = q + kv;
+            break;
+        case LoraModules::attention:
+            per_layer = q + (m.is_mla() ? kv : 2 * kv) + o;
+            break;
         case LoraModules::all_linear: {
             per_layer = q + (m.is_mla() ? kv : 2 * kv) + o;
             const double mats = m.ffn_kind == FfnKind::swiglu ? 3.0 : 2.0;
@@ -105,10 +109,18 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     mem.gradients = grads * shard;
     double state_bytes = 0;
     switch (cfg.optimizer) {
-        case FinetuneOptimizer::adamw: state_bytes = 2.0 * (cfg.master_weights ? 4.0 : 2.0); break;
-        case FinetuneOptimizer::adamw_8bit: state_bytes = 2.0; break;
-        case FinetuneOptimizer::paged_adamw_8bit: state_bytes = 0.0; break;
-        case FinetuneOptimizer::sgd: state_bytes = 0.0; break;
+        case FinetuneOptimizer::adamw:
+            state_bytes = 2.0 * (cfg.master_weights ? 4.0 : 2.0);
+            break;
+        case FinetuneOptimizer::adamw_8bit:
+            state_bytes = 2.0;
+            break;
+        case FinetuneOptimizer::paged_adamw_8bit:
+            state_bytes = 0.0;
+            break;
+        case FinetuneOptimizer::sgd:
+            state_bytes = 0.0;
+            break;
     }
     mem.optimizer = r.trainable_params * state_bytes * shard;
     if (N > 1 || cfg.cpu_offload) mem.fsdp_working = 2.0 * (base / std::max(1.0, layers));  // one layer gathered + one prefetched
@@ -122,9 +134,12 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     const StepInputs in = step_inputs(m);
     const double layer_full = m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
     const double layer_input = 2.0 * s * b * (m.has_architecture ? m.hidden : 0.0);
-    if (!cfg.gradient_checkpointing) mem.activations = layer_full * layers;
-    else if (cfg.activation_offload) mem.activations = layer_full + layer_input;
-    else mem.activations = layer_input * layers + layer_full;
+    if (!cfg.gradient_checkpointing)
+        mem.activations = layer_full * layers;
+    else if (cfg.activation_offload)
+        mem.activations = layer_full + layer_input;
+    else
+        mem.activations = layer_input * layers + layer_full;
     mem.logits = s * b * V * (kLogitBytes + kLogitFp32Bytes / (cfg.chunked_cross_entropy ? kChunks : 1.0));
     mem.overhead = cfg.overhead_bytes;
     const double fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
@@ -132,7 +147,8 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;
-    if (!m.has_architecture) r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
+    if (!m.has_architecture)
+        r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device.
     const double per_token = safe_div(mem.activations + mem.logits, s * b);
     const double room = r.memory_capacity_bytes - fixed - mem.overhead;
@@ -142,9 +158,10 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
         r.max_seq_len = std::floor(tokens);  // flash attention: memory linear in tokens
     }
     if (!r.fits)
-        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
-                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) +
-                              " GiB usable (LoRA/QLoRA, gradient checkpointing, an 8-bit or paged optimizer, a smaller batch, or more devices)";
+        r.infeasible_reason =
+            "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
+            jr::fmt_num(r.memory_capacity_bytes / units::GiB) +
+            " GiB usable (LoRA/QLoRA, gradient checkpointing, an 8-bit or paged optimizer, a smaller batch, or more devices)";
     // Time.
     const double matmul = std::max(0.0, pc.active - (m.tied_embeddings || !m.has_architecture ? 0.0 : m.vocab * m.hidden));
     const double attention = m.has_architecture ? attention_flops_per_token_training(m) : 0.0;  // forward + backward (3x forward)
@@ -158,7 +175,8 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     const double tokens_step = s * b;  // per device
     const double compute = safe_div(r.flops_per_token * tokens_step, peak * gemm);
     const double passes = cfg.gradient_checkpointing ? 3.0 : 2.0;  // forward, recompute, backward each expand the NF4 weights
-    const double dequant = qlora ? safe_div(passes * layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
+    const double dequant =
+        qlora ? safe_div(passes * layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
     double comm = 0;
     if (N > 1 && !cfg.cpu_offload) {
         // Inside a node: the scale-up links, else PCIe peer traffic; across nodes: the NIC, or an
@@ -167,8 +185,7 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
         const std::optional<double> nic = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
-        if (!(one_node && up) && !nic)
-            r.warnings.push_back(assumed_scale_out_warning(d.name));
+        if (!(one_node && up) && !nic) r.warnings.push_back(assumed_scale_out_warning(d.name));
         const double link = (one_node && up ? *up : nic.value_or(kAssumedScaleOutBytesPerSecond)) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
         comm = safe_div((2.0 * base + grads) * (N - 1.0) / N, link);
@@ -197,17 +214,26 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
                   {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", state_bytes}}, mem.optimizer, "bytes",
                   "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
         trace.add("finetune.memory_per_gpu_bytes.activations",
-                  cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations" : "layers x one layer's activations",
+                  cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations"
+                                             : "layers x one layer's activations",
                   {{"s", s}, {"b", b}, {"h", m.hidden}, {"layers", layers}, {"one_layer_bytes", layer_full}}, mem.activations, "bytes",
                   "Korthikanti et al. 2022 Table 2 (flash attention)");
-        trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", V}}, mem.logits, "bytes",
-                  "torchtune CEWithChunkedOutputLoss (8 chunks)");
-        trace.add("finetune.memory_per_gpu_bytes.total", "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
-                  {{"fixed", fixed}, {"activations_and_logits", mem.activations + mem.logits}, {"gradients", mem.gradients}, {"overhead", mem.overhead}},
+        trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", V}}, mem.logits,
+                  "bytes", "torchtune CEWithChunkedOutputLoss (8 chunks)");
+        trace.add("finetune.memory_per_gpu_bytes.total",
+                  "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
+                  {{"fixed", fixed},
+                   {"activations_and_logits", mem.activations + mem.logits},
+                   {"gradients", mem.gradients},
+                   {"overhead", mem.overhead}},
                   mem.total, "bytes", "");
         trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
-                  {{"flops_per_token", r.flops_per_token}, {"tokens_per_device", tokens_step}, {"peak_flops_per_second", peak}, {"gemm_efficiency", gemm},
-                   {"dequant_seconds", dequant}, {"comm_seconds", comm}},
+                  {{"flops_per_token", r.flops_per_token},
+                   {"tokens_per_device", tokens_step},
+                   {"peak_flops_per_second", peak},
+                   {"gemm_efficiency", gemm},
+                   {"dequant_seconds", dequant},
+                   {"comm_seconds", comm}},
                   r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
     }
     return r;

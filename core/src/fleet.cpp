@@ -60,9 +60,7 @@ std::pair<double, double> site_wan(const Hardware& hw, double devices) {
     return {n.wan, n.wan_latency};
 }
 
-double peak16(const Device& d, Precision p) {
-    return d.peak(p == Precision::fp8 ? Precision::bf16 : p).value_or(0);
-}
+double peak16(const Device& d, Precision p) { return d.peak(p == Precision::fp8 ? Precision::bf16 : p).value_or(0); }
 
 bool listed(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -110,7 +108,8 @@ struct ModeResult {
 
 std::string pool_label(const Pool& p) { return jr::fmt_num(static_cast<double>(p.count)) + " x " + p.device.name + " (" + p.site + ")"; }
 
-ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, const std::vector<Site>& sites) {
+ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
+                         const std::vector<Site>& sites) {
     ModeResult out;
     const auto& tf = training_fields();
     Trace none(false);
@@ -180,7 +179,8 @@ ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingC
     const bool sparse = cfg.outer_topk < 1.0;
     out.exchange_bytes = count_params(m).total * (sparse ? cfg.outer_topk * (b_x + 1.5) : b_x);
     out.sync_bytes = ns > 1 ? count_params(m).total * gbytes * 2.0 * (ns - 1.0) / ns : 0.0;
-    out.moved_per_step = ns > 1 ? out.exchange_bytes * (sparse ? ns - 1.0 : 2.0 * (ns - 1.0) / ns) / static_cast<double>(cfg.local_steps) : 0.0;
+    out.moved_per_step =
+        ns > 1 ? out.exchange_bytes * (sparse ? ns - 1.0 : 2.0 * (ns - 1.0) / ns) / static_cast<double>(cfg.local_steps) : 0.0;
     const double H = static_cast<double>(cfg.local_steps);
     const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
     out.exposed = std::max(0.0, out.exchange - tau * inner) / H;
@@ -241,7 +241,8 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
     auto heads_ok = [&](Count t) {
         return std::fmod(tm.shape.heads, static_cast<double>(t)) == 0 &&
-               (tm.shape.is_mla() || std::fmod(tm.shape.kv_heads, static_cast<double>(t)) == 0 || std::fmod(static_cast<double>(t), tm.shape.kv_heads) == 0);
+               (tm.shape.is_mla() || std::fmod(tm.shape.kv_heads, static_cast<double>(t)) == 0 ||
+                std::fmod(static_cast<double>(t), tm.shape.kv_heads) == 0);
     };
     for (Count dp : dps) {
         for (Count mb : {1, 2, 4}) {
@@ -293,7 +294,8 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
                     }
                     if (!capped) break;
                     left = L, free_rate = 0;
-                    for (std::size_t i = 0; i < k; ++i) (fixed[i] ? left -= layers[i] : free_rate += static_cast<double>(pp[i]) / t_layer[i]);
+                    for (std::size_t i = 0; i < k; ++i)
+                        (fixed[i] ? left -= layers[i] : free_rate += static_cast<double>(pp[i]) / t_layer[i]);
                     if (free_rate <= 0) break;
                 }
                 double assigned = 0;
@@ -435,7 +437,8 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     t.flops = t.model_flops_per_token * t.tokens;
     t.flops_6nd = 6.0 * pc.active * t.tokens;
     double devices = 0, peak = 0;
-    for (const Pool& p : hw.pools) devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
+    for (const Pool& p : hw.pools)
+        devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
     t.devices = devices;
     t.peak_flops_per_second = devices > 0 ? peak / devices : 0;
     t.network = {{"sites", f.sites}, {"pools", static_cast<double>(hw.pools.size())}};
@@ -452,7 +455,8 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     double worst_ratio = -1;
     for (const auto& fp : r.pools) {
         const double ratio = fp.memory_capacity_bytes > 0 ? fp.memory_per_gpu_bytes / fp.memory_capacity_bytes : 1e9;
-        if (ratio > worst_ratio) worst_ratio = ratio, t.memory.total = fp.memory_per_gpu_bytes, t.memory_capacity_bytes = fp.memory_capacity_bytes;
+        if (ratio > worst_ratio)
+            worst_ratio = ratio, t.memory.total = fp.memory_per_gpu_bytes, t.memory_capacity_bytes = fp.memory_capacity_bytes;
     }
     for (const auto& fp : r.pools) t.memory.outer_optimizer = std::max(t.memory.outer_optimizer, fp.outer_optimizer_bytes);
     t.fits = t.memory.total <= t.memory_capacity_bytes;
@@ -497,8 +501,10 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     const double widen = calibrated ? 1.0 : cal.band.extrapolation;
     const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
     const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high - 1.0) * widen;
-    t.band_basis = t.mfu_given ? "MFU given: no model uncertainty"
-                               : cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
+    t.band_basis =
+        t.mfu_given
+            ? "MFU given: no model uncertainty"
+            : cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
     if (!t.mfu_given) t.mfu_low = t.mfu * lo, t.mfu_high = t.mfu * hi;
     if (t.tokens > 0 && t.tokens_per_second > 0) {
         const double seconds = t.tokens / t.tokens_per_second / t.goodput.value;
@@ -510,7 +516,8 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
             gpu_hours += h;
             energy += e;
             if (costs.ownership == Ownership::owned) {
-                cost += h * p.device.price_usd.value_or(0) / (costs.lifetime_years * units::hours_per_year) + e * costs.electricity_usd_per_kwh;
+                cost +=
+                    h * p.device.price_usd.value_or(0) / (costs.lifetime_years * units::hours_per_year) + e * costs.electricity_usd_per_kwh;
             } else {
                 const HourlyRate rate = gpu_hour_rate(p.device, costs);
                 priced = priced && rate.usd.has_value();
@@ -524,22 +531,29 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
         t.seconds_low = seconds / hi;
         t.seconds_high = seconds / lo;
         t.gpu_hour_usd = gpu_hours > 0 ? cost / gpu_hours : 0;
-        if (priced) t.cost_usd = cost, t.cost_usd_low = cost / hi, t.cost_usd_high = cost / lo;
-        else t.warnings.push_back("a pool's device has no $/GPU-hour: set costs.gpu_hour_usd");
+        if (priced)
+            t.cost_usd = cost, t.cost_usd_low = cost / hi, t.cost_usd_high = cost / lo;
+        else
+            t.warnings.push_back("a pool's device has no $/GPU-hour: set costs.gpu_hour_usd");
     } else if (t.tokens <= 0) {
         t.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
     if (trace.enabled()) {
-        trace.add("training.step_seconds",
-                  use_dp ? "max over pools (pool step on its share of the batch) + exposed exchange between pools / local_steps"
-                         : "(micro-batches + stages - 1) x slowest stage's micro-batch + sends between pools + data-parallel reduction",
-                  {{"inner_step_seconds", r.inner}, {"exchange_seconds", r.exchange}, {"local_steps", static_cast<double>(cfg.local_steps)},
-                   {"pools", static_cast<double>(hw.pools.size())}, {"sites", f.sites}},
-                  r.step, "s",
-                  use_dp ? "synchronous data parallelism: the slowest member sets the step; shares of the batch by measured speed (load balancing)"
-                         : "1F1B pipeline (Narayanan et al. 2021) with stages balanced by speed within memory (HetPipe, Park et al. 2020)");
+        trace.add(
+            "training.step_seconds",
+            use_dp ? "max over pools (pool step on its share of the batch) + exposed exchange between pools / local_steps"
+                   : "(micro-batches + stages - 1) x slowest stage's micro-batch + sends between pools + data-parallel reduction",
+            {{"inner_step_seconds", r.inner},
+             {"exchange_seconds", r.exchange},
+             {"local_steps", static_cast<double>(cfg.local_steps)},
+             {"pools", static_cast<double>(hw.pools.size())},
+             {"sites", f.sites}},
+            r.step, "s",
+            use_dp
+                ? "synchronous data parallelism: the slowest member sets the step; shares of the batch by measured speed (load balancing)"
+                : "1F1B pipeline (Narayanan et al. 2021) with stages balanced by speed within memory (HetPipe, Park et al. 2020)");
     }
     return f;
 }

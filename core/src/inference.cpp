@@ -49,24 +49,36 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 // 32 weights (ggml-common.h block_q4_0).
 double gguf_bits_per_weight(WeightFormat f) {
     switch (f) {
-        case WeightFormat::q4_0: return 4.5;
-        case WeightFormat::q4_k_m: return 4.89;
-        case WeightFormat::q5_k_m: return 5.70;
-        case WeightFormat::q6_k: return 6.56;
-        case WeightFormat::q8_0: return 8.50;
-        case WeightFormat::native: break;
+        case WeightFormat::q4_0:
+            return 4.5;
+        case WeightFormat::q4_k_m:
+            return 4.89;
+        case WeightFormat::q5_k_m:
+            return 5.70;
+        case WeightFormat::q6_k:
+            return 6.56;
+        case WeightFormat::q8_0:
+            return 8.50;
+        case WeightFormat::native:
+            break;
     }
     return 16;
 }
 
 const char* weight_format_name(WeightFormat f) {
     switch (f) {
-        case WeightFormat::q4_0: return "q4_0";
-        case WeightFormat::q4_k_m: return "q4_k_m";
-        case WeightFormat::q5_k_m: return "q5_k_m";
-        case WeightFormat::q6_k: return "q6_k";
-        case WeightFormat::q8_0: return "q8_0";
-        case WeightFormat::native: break;
+        case WeightFormat::q4_0:
+            return "q4_0";
+        case WeightFormat::q4_k_m:
+            return "q4_k_m";
+        case WeightFormat::q5_k_m:
+            return "q5_k_m";
+        case WeightFormat::q6_k:
+            return "q6_k";
+        case WeightFormat::q8_0:
+            return "q8_0";
+        case WeightFormat::native:
+            break;
     }
     return "native";
 }
@@ -99,23 +111,24 @@ struct Model {
     InferenceConfig cfg;
     InferenceEfficiency eff;
     ParamCount pc;
-    double t = 1, ep = 1, gpus = 1;      // TP size, EP size, devices per instance
+    double t = 1, ep = 1, gpus = 1;  // TP size, EP size, devices per instance
     double layers = 1, hidden = 1;
-    double gpu_layer_fraction = 1;       // share of the layers on the device (CPU offload)
-    double bytes_per_param = 2;          // stored weights
-    double dequant_ops = 0;              // ALU ops per weight to expand to the compute precision
+    double gpu_layer_fraction = 1;  // share of the layers on the device (CPU offload)
+    double bytes_per_param = 2;     // stored weights
+    double dequant_ops = 0;         // ALU ops per weight to expand to the compute precision
     double peak = 0, peak16 = 0, fp32 = 0, bw = 0, link = 0, ep_link = 0, host_bw = 0;
     double node = 1, out_link = 0, up_link = 0;  // devices per node, scale-out and scale-up bandwidth (x network)
-    bool scale_out_assumed = false;      // no NIC figure: 100 GbE assumed (a warning when the network is used)
+    bool scale_out_assumed = false;              // no NIC figure: 100 GbE assumed (a warning when the network is used)
     double gemm_max = 0.85;
-    double capacity = 0;                 // usable memory per device
-    double matmul_params = 0;            // parameters in matrix multiplies per token (active), whole model
-    double expert_params_layers = 0;     // one routed expert across all MoE layers
+    double capacity = 0;              // usable memory per device
+    double matmul_params = 0;         // parameters in matrix multiplies per token (active), whole model
+    double expert_params_layers = 0;  // one routed expert across all MoE layers
     double moe_layers = 0;
     double kv_token = 0, kv_token_gpu = 0;  // KV bytes per token: whole model / per device
-    double kept16_params = 0;            // parameters left in 16 bits by weight quantization
+    double kept16_params = 0;               // parameters left in 16 bits by weight quantization
 
-    Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {}) : m(mm), d(hw.device), cfg(c), eff(e) {
+    Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {})
+        : m(mm), d(hw.device), cfg(c), eff(e) {
         pc = count_params(m);
         t = static_cast<double>(cfg.tp);
         ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
@@ -133,8 +146,10 @@ struct Model {
             bytes_per_param = bytes_per_element(wp);
             // Group-wise int4/fp4 stores an fp16 scale and zero per group (gpt-fast int4 G=32; GPTQ/AWQ).
             if (wp == Precision::int4 || wp == Precision::fp4) bytes_per_param += 4.0 / static_cast<double>(cfg.quant_group_size);
-            if (wp == Precision::fp32) compute = Precision::fp32;
-            else if ((wp == Precision::fp8 || wp == Precision::fp4) && d.peak(wp)) compute = wp;  // native W8A8 / W4A4 tensor math
+            if (wp == Precision::fp32)
+                compute = Precision::fp32;
+            else if ((wp == Precision::fp8 || wp == Precision::fp4) && d.peak(wp))
+                compute = wp;  // native W8A8 / W4A4 tensor math
             // Weight-only formats are expanded to 16 bits before the multiply: int8 one convert per
             // weight (gpt-fast applies the per-channel scale to the output), int4/fp4 unpack +
             // scale/zero FMA (2 ops), fp8 on hardware without fp8 math one convert.
@@ -189,8 +204,8 @@ struct Model {
     }
     // Sequences whose attention (and KV cache) one device handles, of a batch of b on the instance.
     double seqs_per_gpu(double b) const {
-        double s = b / ep;                                  // each EP group serves its own share of the batch
-        if (cfg.attention_dp && m.is_mla()) s /= t;          // and each rank its own share with DP attention
+        double s = b / ep;                           // each EP group serves its own share of the batch
+        if (cfg.attention_dp && m.is_mla()) s /= t;  // and each rank its own share with DP attention
         return s;
     }
     // Tokens entering one TP group's non-expert GEMMs per step.
@@ -249,8 +264,7 @@ struct Model {
         if (m.is_moe()) {
             const double routed = m.experts_per_token * expert_params_layers;
             const double non_expert = matmul_params - routed;
-            x.compute = safe_div(gt * 2.0 * non_expert / t, peak * gemm_eff()) +
-                        safe_div(b * 2.0 * routed / gpus, peak * gemm_eff());
+            x.compute = safe_div(gt * 2.0 * non_expert / t, peak * gemm_eff()) + safe_div(b * 2.0 * routed / gpus, peak * gemm_eff());
         } else {
             x.compute = safe_div(gt * 2.0 * matmul_params / t, peak * gemm_eff());
         }
@@ -280,8 +294,7 @@ struct Model {
         if (m.is_moe()) {
             const double routed = m.experts_per_token * expert_params_layers;
             const double non_expert = matmul_params - routed;
-            gemm = safe_div(tokens * 2.0 * non_expert / t, peak * gemm_eff()) +
-                   safe_div(tokens * 2.0 * routed / gpus, peak * gemm_eff());
+            gemm = safe_div(tokens * 2.0 * non_expert / t, peak * gemm_eff()) + safe_div(tokens * 2.0 * routed / gpus, peak * gemm_eff());
         } else {
             gemm = safe_div(tokens * 2.0 * matmul_params / t, peak * gemm_eff());
         }
@@ -302,11 +315,11 @@ struct Model {
 // Serving figures of one configuration at batch b: the steady-state cycle of continuous batching.
 struct Cycle {
     DecodeTerms dec;
-    double step = 0;                 // decode step incl. speculative decoding (per accepted token)
-    double prefill_busy = 0;         // prefill compute per request, co-scheduled with decode
-    double prefill_alone = 0;        // one prompt on an idle instance
-    double seconds = 0;              // output_tokens decode steps + b prefills
-    double tpot = 0, rate = 0;       // time per output token, requests/s per instance
+    double step = 0;            // decode step incl. speculative decoding (per accepted token)
+    double prefill_busy = 0;    // prefill compute per request, co-scheduled with decode
+    double prefill_alone = 0;   // one prompt on an idle instance
+    double seconds = 0;         // output_tokens decode steps + b prefills
+    double tpot = 0, rate = 0;  // time per output token, requests/s per instance
     double spec_tokens = 1, spec_speedup = 1;
 };
 
@@ -409,7 +422,7 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
                 std::find(weights.begin(), weights.end(), p) == weights.end())
                 weights.push_back(p);
         }
-        for (Precision p : {Precision::fp8}) 
+        for (Precision p : {Precision::fp8})
             if (bytes_per_element(p) < bytes_per_element(cfg.kv_precision)) kvs.push_back(p);
     }
     const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
@@ -439,7 +452,7 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
                 const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
                 if (max_b < 1) {
                     best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
-                                                                                   : "no sequence's KV cache fits next to the weights");
+                                                                                    : "no sequence's KV cache fits next to the weights");
                     out.candidates.push_back(best);
                     continue;
                 }
@@ -455,10 +468,7 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
                     const Cycle y = cycle(x, b);
                     best_tpot_seen = std::min(best_tpot_seen, y.tpot);
                     if (y.tpot > tpot_max || y.rate <= 0) continue;
-                    const double kv_transfer = c.disaggregated
-                        ? static_cast<double>(c.prompt_tokens) * x.kv_token /
-                              x.out_link
-                        : 0;
+                    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
                     const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
                     best_ttft_seen = std::min(best_ttft_seen, fixed);
                     if (fixed > ttft_max) continue;
@@ -487,16 +497,18 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
                 }
                 if (!best.met) {
                     if (best_tpot_seen > tpot_max)
-                        best.reason = "time per output token is at least " + jr::fmt_num(best_tpot_seen) + " s (batch 1), target " + jr::fmt_num(tpot_max) + " s";
+                        best.reason = "time per output token is at least " + jr::fmt_num(best_tpot_seen) + " s (batch 1), target " +
+                                      jr::fmt_num(tpot_max) + " s";
                     else
-                        best.reason = "time to first token is at least " + jr::fmt_num(best_ttft_seen) + " s with the TPOT target met, target " +
-                                      jr::fmt_num(ttft_max) + " s";
+                        best.reason = "time to first token is at least " + jr::fmt_num(best_ttft_seen) +
+                                      " s with the TPOT target met, target " + jr::fmt_num(ttft_max) + " s";
                 }
                 out.candidates.push_back(best);
             }
     std::stable_sort(out.candidates.begin(), out.candidates.end(), [](const SloCandidate& a, const SloCandidate& b) {
         if (a.met != b.met) return a.met;
-        if (a.met) return a.gpus < b.gpus || (a.gpus == b.gpus && bytes_per_element(a.weight_precision) > bytes_per_element(b.weight_precision));
+        if (a.met)
+            return a.gpus < b.gpus || (a.gpus == b.gpus && bytes_per_element(a.weight_precision) > bytes_per_element(b.weight_precision));
         return false;
     });
     if (!out.candidates.empty() && out.candidates.front().met) {
@@ -511,13 +523,12 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
 
 }  // namespace
 
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
-                                   Trace& trace) {
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace) {
     return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
 }
 
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
-                                   Trace& trace, const InferenceEfficiency& constants) {
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace,
+                                   const InferenceEfficiency& constants) {
     InferenceResult r;
     r.config = cfg;
     const Device& d = hw.device;
@@ -537,14 +548,15 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.overhead_bytes_per_gpu = cfg.overhead_bytes;
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
-    if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated))
-        r.warnings.push_back(assumed_scale_out_warning(d.name));
+    if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(d.name));
     if (!m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     // The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).
     r.batch_given = cfg.batch.has_value();
-    if (cfg.batch) r.batch = static_cast<double>(*cfg.batch);
-    else if (f.max_batch >= 1) r.batch = std::min(f.max_batch, static_cast<double>(cfg.batch_limit));
+    if (cfg.batch)
+        r.batch = static_cast<double>(*cfg.batch);
+    else if (f.max_batch >= 1)
+        r.batch = std::min(f.max_batch, static_cast<double>(cfg.batch_limit));
     else {
         r.batch = 1;
         if (m.has_architecture && f.free_for_kv > 0)
@@ -560,12 +572,13 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0;
     const double instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
     r.instances_per_gpu = G == 1 && instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / instance_bytes) : 0;
-    r.instances_per_cluster = G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count)
-                                     : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
+    r.instances_per_cluster =
+        G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count) : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
     if (!r.fits) {
-        const std::string what = f.free_for_kv <= 0 ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) +
-                                                          " GiB per device"
-                                                    : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
+        const std::string what =
+            f.free_for_kv <= 0
+                ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
+                : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
         r.infeasible_reason = "does not fit: " + what + ", " + d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
                               " GiB usable (use more devices per copy, a smaller batch, lower precision or CPU offload)";
     }
@@ -599,8 +612,10 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         if (hi < 1e9) {
             while (hi - lo > 1) {
                 const double mid = std::floor((lo + hi) / 2);
-                if (compute_bound(mid)) hi = mid;
-                else lo = mid;
+                if (compute_bound(mid))
+                    hi = mid;
+                else
+                    lo = mid;
             }
             r.turn_batch = hi;
         }
@@ -646,11 +661,12 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         r.output_tokens_per_day = cfg.requests_per_day * osl;
         r.cost_per_million_input_tokens_usd = r.cost_per_day_usd * r.input_cost_share / r.input_tokens_per_day * 1e6;
         r.cost_per_million_output_tokens_usd = r.cost_per_day_usd * (1.0 - r.input_cost_share) / r.output_tokens_per_day * 1e6;
-        r.cost_split = "cost_per_day_usd (GPUs provisioned for the peak, idle headroom included) split by GPU time: " +
-                       std::string(cfg.disaggregated ? "prefill instances' share of the GPUs to input tokens, decode instances' to output tokens"
-                                                     : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
-                                                       "decode steps to output tokens") +
-                       "; input x price_in + output x price_out = cost_per_day_usd";
+        r.cost_split =
+            "cost_per_day_usd (GPUs provisioned for the peak, idle headroom included) split by GPU time: " +
+            std::string(cfg.disaggregated ? "prefill instances' share of the GPUs to input tokens, decode instances' to output tokens"
+                                          : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
+                                            "decode steps to output tokens") +
+            "; input x price_in + output x price_out = cost_per_day_usd";
         if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
             r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
                                  " s exceeds the latency target: lower the batch or raise inference.tp");
@@ -658,10 +674,12 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         // No traffic given: the price per token at full utilisation, split the same way.
         r.cost_per_million_input_tokens_usd = safe_div(rate / units::seconds_per_hour * prefill_gpu_s, isl) * 1e6;
         r.cost_per_million_output_tokens_usd = safe_div(rate / units::seconds_per_hour * decode_gpu_s, osl) * 1e6;
-        r.cost_split = "no traffic given: GPU time per request at full utilisation (instance GPUs x cycle / batch) x gpu_hour_usd, "
-                       "its prefill part to input tokens, its decode part to output tokens";
+        r.cost_split =
+            "no traffic given: GPU time per request at full utilisation (instance GPUs x cycle / batch) x gpu_hour_usd, "
+            "its prefill part to input tokens, its decode part to output tokens";
     }
-    if (const auto t = ttft(y, lambda, r.kv_transfer_seconds)) r.ttft_seconds = *t;
+    if (const auto t = ttft(y, lambda, r.kv_transfer_seconds))
+        r.ttft_seconds = *t;
     else {
         r.ttft_defined = false;
         r.warnings.push_back("the prefill work exceeds an instance at this traffic: time to first token grows without bound");
@@ -669,69 +687,102 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.request_seconds = r.ttft_seconds + osl * r.tpot_seconds;
     if (cfg.slo) {
         r.slo = search_slo(m, hw, cfg);
-        if (!r.slo->met) r.warnings.push_back("no configuration tried meets the latency targets (inference.slo): see inference.slo.candidates");
+        if (!r.slo->met)
+            r.warnings.push_back("no configuration tried meets the latency targets (inference.slo): see inference.slo.candidates");
     }
 
     if (trace.enabled()) {
-        const std::string wp = cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
+        const std::string wp =
+            cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
         trace.add("inference.weights_bytes",
                   "params x bytes_per_param (" + wp + "; int4/fp4 + 4 bytes per group; GGUF: bits per weight / 8) + tables kept in 16 bits",
-                  {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes, "bytes",
-                  cfg.weight_format != WeightFormat::native ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
-                                                            : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
-                                                              "ModelOpt FP8/FP4 configs disable *lm_head*");
+                  {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes,
+                  "bytes",
+                  cfg.weight_format != WeightFormat::native
+                      ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
+                      : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
+                        "ModelOpt FP8/FP4 configs disable *lm_head*");
         if (m.is_mla())
             trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
-                      {{"layers", m.layers}, {"kv_lora_rank", m.kv_lora_rank}, {"qk_rope_head_dim", m.qk_rope_head_dim},
+                      {{"layers", m.layers},
+                       {"kv_lora_rank", m.kv_lora_rank},
+                       {"qk_rope_head_dim", m.qk_rope_head_dim},
                        {"bytes", bytes_per_element(cfg.kv_precision)}},
                       r.kv_cache_bytes_per_token, "bytes", "DeepSeek-V2 (arXiv:2405.04434) Sec. 2.1.3");
         else
             trace.add("inference.kv_cache_bytes_per_token", "2 x layers x kv_heads x head_dim x bytes",
-                      {{"layers", m.layers}, {"kv_heads", m.kv_heads}, {"head_dim", m.head_dim > 0 ? m.head_dim : (m.heads > 0 ? m.hidden / m.heads : 0)},
+                      {{"layers", m.layers},
+                       {"kv_heads", m.kv_heads},
+                       {"head_dim", m.head_dim > 0 ? m.head_dim : (m.heads > 0 ? m.hidden / m.heads : 0)},
                        {"bytes", bytes_per_element(cfg.kv_precision)}},
                       r.kv_cache_bytes_per_token, "bytes", "vLLM (arXiv:2309.06180) Sec. 3");
-        trace.add("inference.kv_cache_bytes_per_token_per_gpu",
-                  m.is_mla() ? "MLA latent: the whole per-token cache on every TP rank" : "kv_cache_bytes_per_token x max(1, ceil(kv_heads / tp)) / kv_heads",
-                  {{"kv_cache_bytes_per_token", x.kv_token}, {"tp", x.t}, {"kv_heads", m.kv_heads}}, r.kv_cache_bytes_per_token_per_gpu, "bytes",
-                  "TensorRT-LLM tensorrt_llm/bench/build/tuning.py (at least one KV head per TP rank); DeepSeek-V3 (arXiv:2412.19437) Sec. 3.4");
+        trace.add(
+            "inference.kv_cache_bytes_per_token_per_gpu",
+            m.is_mla() ? "MLA latent: the whole per-token cache on every TP rank"
+                       : "kv_cache_bytes_per_token x max(1, ceil(kv_heads / tp)) / kv_heads",
+            {{"kv_cache_bytes_per_token", x.kv_token}, {"tp", x.t}, {"kv_heads", m.kv_heads}}, r.kv_cache_bytes_per_token_per_gpu, "bytes",
+            "TensorRT-LLM tensorrt_llm/bench/build/tuning.py (at least one KV head per TP rank); DeepSeek-V3 (arXiv:2412.19437) Sec. 3.4");
         trace.add("inference.max_batch",
-                  "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token blocks)) x ep"
+                  "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token "
+                  "blocks)) x ep"
                   " (x tp with data-parallel attention)",
-                  {{"memory_bytes", x.capacity}, {"overhead_bytes", cfg.overhead_bytes}, {"weights_bytes_per_gpu", f.weights_per_gpu},
-                   {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu}, {"ep", x.ep}},
+                  {{"memory_bytes", x.capacity},
+                   {"overhead_bytes", cfg.overhead_bytes},
+                   {"weights_bytes_per_gpu", f.weights_per_gpu},
+                   {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
+                   {"ep", x.ep}},
                   r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
-        trace.add("inference.batch", r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
+        trace.add("inference.batch",
+                  r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
                   {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
                   "batch_limit: TensorRT-LLM trtllm-bench caps max_batch_size at 4,096 (tensorrt_llm/bench/build/tuning.py)");
         const DecodeTerms& t = y.dec;
         trace.add("inference.decode_seconds_per_token",
                   "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs) + kernel_overhead + "
-                  "sequence_overhead + tp_comm + ep_comm" + std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
-                  {{"weights", t.weights}, {"dequantization", t.dequantization}, {"host_offload", t.host_offload}, {"compute", t.compute},
-                   {"kv_cache", t.kv_cache}, {"attention", t.attention}, {"kernel_overhead", t.kernel_overhead},
-                   {"sequence_overhead", t.sequence_overhead}, {"tp_comm", t.tp_comm}, {"ep_comm", t.ep_comm}, {"batch", b},
-                   {"eff_memory", eff.memory}, {"gemm_max", x.gemm_max}},
+                  "sequence_overhead + tp_comm + ep_comm" +
+                      std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
+                  {{"weights", t.weights},
+                   {"dequantization", t.dequantization},
+                   {"host_offload", t.host_offload},
+                   {"compute", t.compute},
+                   {"kv_cache", t.kv_cache},
+                   {"attention", t.attention},
+                   {"kernel_overhead", t.kernel_overhead},
+                   {"sequence_overhead", t.sequence_overhead},
+                   {"tp_comm", t.tp_comm},
+                   {"ep_comm", t.ep_comm},
+                   {"batch", b},
+                   {"eff_memory", eff.memory},
+                   {"gemm_max", x.gemm_max}},
                   r.decode_seconds_per_token, "s",
                   "roofline (Williams et al. 2009); constants fitted on gpt-fast and TensorRT-LLM 0.17 (docs/VALIDATION.md, serving)");
         trace.add("inference.decode_breakdown_seconds.weights", "params read per device x bytes_per_param / (bandwidth x eff_memory)",
-                  {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction}, {"bytes_per_param", x.bytes_per_param},
-                   {"bandwidth", x.bw}, {"eff_memory", eff.memory}},
+                  {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction},
+                   {"bytes_per_param", x.bytes_per_param},
+                   {"bandwidth", x.bw},
+                   {"eff_memory", eff.memory}},
                   t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
         trace.add("inference.decode_breakdown_seconds.dequantization",
                   "params read per device x ops per weight / (FP32 peak x dequant_alu) + layers x dequant kernel time",
-                  {{"ops_per_weight", x.dequant_ops}, {"fp32_peak", x.fp32}, {"dequant_alu", eff.dequant_alu},
+                  {{"ops_per_weight", x.dequant_ops},
+                   {"fp32_peak", x.fp32},
+                   {"dequant_alu", eff.dequant_alu},
                    {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
                   t.dequantization, "s", "fitted on gpt-fast int8/int4 rows (Llama-2-7B int8 155.6, int4 196.8 tok/s)");
-        trace.add("inference.decode_breakdown_seconds.compute", "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
-                  {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max},
-                   {"gemm_half_width", eff.gemm_half_width}},
-                  t.compute, "s", "fitted on TensorRT-LLM 0.17 perf-overview");
-        trace.add("inference.decode_breakdown_seconds.kv_cache", "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
+        trace.add("inference.decode_breakdown_seconds.compute",
+                  "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
+                  {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max}, {"gemm_half_width", eff.gemm_half_width}}, t.compute, "s",
+                  "fitted on TensorRT-LLM 0.17 perf-overview");
+        trace.add("inference.decode_breakdown_seconds.kv_cache",
+                  "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
                   {{"sequences_per_gpu", x.seqs_per_gpu(b)}, {"mean_context", isl + osl / 2.0}, {"kv_per_token_per_gpu", x.kv_token_gpu}},
                   t.kv_cache, "s", "");
-        trace.add("inference.decode_breakdown_seconds.tp_comm", "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
-                  {{"tp", x.t}, {"collective_base_seconds", eff.collective_base_seconds},
-                   {"collective_per_hop_seconds", eff.collective_per_hop_seconds}, {"link_bytes_per_second", x.link}},
+        trace.add("inference.decode_breakdown_seconds.tp_comm",
+                  "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
+                  {{"tp", x.t},
+                   {"collective_base_seconds", eff.collective_base_seconds},
+                   {"collective_per_hop_seconds", eff.collective_per_hop_seconds},
+                   {"link_bytes_per_second", x.link}},
                   t.tp_comm, "s", "ring all-reduce (Patarasuk and Yuan 2009); latency terms fitted on gpt-fast TP rows");
         trace.add("inference.prefill_seconds",
                   "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
@@ -744,53 +795,70 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         trace.add("inference.throughput_tokens_per_second_per_gpu", "throughput per instance / devices per instance",
                   {{"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}, {"instance_gpus", G}},
                   r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
-        trace.add("inference.tpot_seconds", cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
+        trace.add("inference.tpot_seconds",
+                  cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
                   {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}}, r.tpot_seconds, "s", "");
-        trace.add("inference.ttft_seconds", "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
-                  {{"prefill_seconds", r.prefill_seconds}, {"S_prefill_work", y.prefill_busy}, {"arrivals_per_second_per_instance", lambda},
-                   {"decode_step", y.step}, {"kv_transfer_seconds", r.kv_transfer_seconds}},
+        trace.add("inference.ttft_seconds",
+                  "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
+                  {{"prefill_seconds", r.prefill_seconds},
+                   {"S_prefill_work", y.prefill_busy},
+                   {"arrivals_per_second_per_instance", lambda},
+                   {"decode_step", y.step},
+                   {"kv_transfer_seconds", r.kv_transfer_seconds}},
                   r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
         trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
                   {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
                   r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");
-        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences, "sequences", "");
+        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences,
+                  "sequences", "");
         trace.add("inference.weights_bytes_per_gpu", "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers",
                   {{"weights_bytes", r.weights_bytes}, {"tp", x.t}, {"ep", x.ep}, {"host_weights_bytes", r.host_weights_bytes}},
                   r.weights_bytes_per_gpu, "bytes", "");
         trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
-                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes, "bytes", "");
+                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
+                  "bytes", "");
         trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
-                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu}, {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
+                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu},
+                   {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
                    {"overhead_bytes", cfg.overhead_bytes}},
                   r.memory_per_gpu_bytes, "bytes", "");
-        trace.add("inference.fits", "memory_per_gpu <= usable device memory", {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}},
-                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
+        trace.add("inference.fits", "memory_per_gpu <= usable device memory",
+                  {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
+                  d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
         trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (one device per copy)",
                   {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
-        trace.add("inference.decode_bound", "memory if weights + dequantization >= compute", {{"memory_side", t.weights + t.dequantization + t.host_offload},
-                  {"compute", t.compute}}, r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
-        trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}}, r.turn_batch,
-                  "sequences", "roofline ridge in tokens");
-        trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token", {{"decode_seconds_per_token", r.decode_seconds_per_token}},
-                  r.decode_tokens_per_second_per_user, "tokens/s", "");
-        trace.add("inference.input_cost_share", cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
+        trace.add("inference.decode_bound", "memory if weights + dequantization >= compute",
+                  {{"memory_side", t.weights + t.dequantization + t.host_offload}, {"compute", t.compute}},
+                  r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
+        trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}},
+                  r.turn_batch, "sequences", "roofline ridge in tokens");
+        trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token",
+                  {{"decode_seconds_per_token", r.decode_seconds_per_token}}, r.decode_tokens_per_second_per_user, "tokens/s", "");
+        trace.add("inference.input_cost_share",
+                  cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
                   {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
         trace.add("inference.cost_per_million_output_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6" : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
+                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
+                                           : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
                   {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
                   costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
         trace.add("inference.cost_per_million_input_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6" : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
+                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
+                                           : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
                   {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
         if (cfg.requests_per_day > 0) {
-            trace.add("inference.gpus_needed", "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
-                      {{"requests_per_day", cfg.requests_per_day}, {"peak_to_average", cfg.peak_to_average},
-                       {"requests_per_second_per_instance", y.rate}, {"instance_gpus", G}},
+            trace.add("inference.gpus_needed",
+                      "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
+                      {{"requests_per_day", cfg.requests_per_day},
+                       {"peak_to_average", cfg.peak_to_average},
+                       {"requests_per_second_per_instance", y.rate},
+                       {"instance_gpus", G}},
                       r.gpus_needed, "GPUs", "");
-            trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
-                      r.cost_per_day_usd, "USD", "");
+            trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd",
+                      {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", "");
             trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
-                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh, "kWh", "");
+                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh,
+                      "kWh", "");
         }
         if (cfg.speculative)
             trace.add("inference.speculative.tokens_per_step", "(1 - alpha^(gamma + 1)) / (1 - alpha)",

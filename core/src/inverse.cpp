@@ -91,8 +91,10 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
             for (int k = 0; k < 14; ++k) {
                 const double mid = std::sqrt(lo * hi);
                 Plan p_mid;
-                if (n_opt(mid, u, &p_mid) >= mid) lo = mid, u_lo = u, p_lo = p_mid;
-                else hi = mid;
+                if (n_opt(mid, u, &p_mid) >= mid)
+                    lo = mid, u_lo = u, p_lo = p_mid;
+                else
+                    hi = mid;
             }
             params = lo;
             mfu = u_lo;
@@ -109,9 +111,10 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
     if (plan.step_seconds > 0) {
         out["plan"] = plan_to_json(plan);
         out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
-        out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
-                                                   : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                                     "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+        out["global_batch_note"] = tc.global_batch
+                                       ? "training.global_batch as given"
+                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
     }
     out["compute_flops"] = compute;
     out["compute_optimal_params"] = params;
@@ -119,7 +122,8 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
     // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
     out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
     if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
-    out["formula"] = "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
+    out["formula"] =
+        "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
     out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
     return out;
 }
@@ -142,7 +146,8 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
         return std::nullopt;
     };
     Hardware one = hw;  // one cluster: the catalog NIC (rail-optimised InfiniBand/RoCE on data-centre GPUs), one site
-    one.network.reset(), one.latency_seconds.reset(), one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(), one.wan_latency_seconds.reset();
+    one.network.reset(), one.latency_seconds.reset(), one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(),
+                                                      one.wan_latency_seconds.reset();
     Hardware apart = hw;
     const bool scenario_has_sites = network_levels(hw).sites > 1;
     if (!scenario_has_sites) apart.network = preset("internet-1g"), apart.sites = 1;
@@ -165,9 +170,10 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
         const Hardware* h;
         const TrainingConfig* t;
     };
-    const Row rows[] = {{"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
-                        {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},
-                        {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per site per step)", &apart, &diloco}};
+    const Row rows[] = {
+        {"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
+        {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},
+        {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per site per step)", &apart, &diloco}};
     json out = json::array();
     for (const Row& row : rows) {
         json a = what_can_train(*row.h, *row.t, seconds, tpp, peak);
@@ -175,14 +181,16 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
         const double site_params = 0.9 * lv.devices_per_site * row.h->device.memory_bytes.value_or(0) / 16.0;
         json r = {{"id", row.id},
                   {"label", row.label},
-                  {"hardware", {{"network", row.h->network ? json(all[static_cast<std::size_t>(*row.h->network)].id) : json(nullptr)},
-                                {"sites", lv.sites},
-                                {"devices_per_site", lv.devices_per_site},
-                                {"scale_out_bytes_per_second", lv.scale_out},
-                                {"wan_bytes_per_second", lv.sites > 1 ? json(lv.wan) : json(nullptr)}}},
-                  {"training", {{"local_steps", row.t->local_steps},
-                                {"outer_precision", row.t->local_steps > 1 ? json("int8") : json(nullptr)},
-                                {"global_batch", row.t->global_batch ? json(*row.t->global_batch) : json(nullptr)}}},
+                  {"hardware",
+                   {{"network", row.h->network ? json(all[static_cast<std::size_t>(*row.h->network)].id) : json(nullptr)},
+                    {"sites", lv.sites},
+                    {"devices_per_site", lv.devices_per_site},
+                    {"scale_out_bytes_per_second", lv.scale_out},
+                    {"wan_bytes_per_second", lv.sites > 1 ? json(lv.wan) : json(nullptr)}}},
+                  {"training",
+                   {{"local_steps", row.t->local_steps},
+                    {"outer_precision", row.t->local_steps > 1 ? json("int8") : json(nullptr)},
+                    {"global_batch", row.t->global_batch ? json(*row.t->global_batch) : json(nullptr)}}},
                   {"mfu", a["mfu"]},
                   {"compute_optimal_params", a["compute_optimal_params"]},
                   {"compute_optimal_tokens", a["compute_optimal_tokens"]},
@@ -194,17 +202,21 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
         const bool has_plan = a.contains("plan");
         const double replica = has_plan ? a["plan"]["tp"].get<double>() * a["plan"]["pp"].get<double>() : 1.0;
         const bool pipelined = lv.sites > 1 && replica > lv.devices_per_site;
-        std::string why = std::string(row.label) + ": " + sig3(100.0 * mfu) + "% MFU, compute for a " + sig3(N / 1e9) + "B-parameter model in the time. ";
+        std::string why =
+            std::string(row.label) + ": " + sig3(100.0 * mfu) + "% MFU, compute for a " + sig3(N / 1e9) + "B-parameter model in the time. ";
         if (lv.sites <= 1)
             why += "Gradients are reduced every step over " + sig3(lv.scale_out * 8e-9) +
                    " Gbit/s per device inside one fabric and mostly hidden behind the backward pass.";
         else if (pipelined)
             why += "A replica of that model (" + sig3(replica) + " devices) is larger than a site (" + sig3(lv.devices_per_site) +
                    "), so the best layout pipelines it across sites: activations cross the " + sig3(lv.wan * 8e-9) +
-                   " Gbit/s links every micro-batch" + (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
+                   " Gbit/s links every micro-batch" +
+                   (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
         else if (row.t->local_steps > 1)
-            why += "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
-                   "gradients (INTELLECT-1's settings); a site holds at most " + sig3(site_params / 1e9) + "B parameters.";
+            why +=
+                "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
+                "gradients (INTELLECT-1's settings); a site holds at most " +
+                sig3(site_params / 1e9) + "B parameters.";
         else
             why += "Every step each of " + sig3(lv.sites) + " sites sends about twice the model's gradients over " + sig3(lv.wan * 8e-9) +
                    " Gbit/s, far longer than the step's compute.";
@@ -242,7 +254,8 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     out["tokens_per_param"] = tpp;
 
     if (mixed_fleet(hw)) {
-        add_error(errors, "unsupported", "hardware.pools", "inverse questions need one device type (hardware.device); mixed pools are not supported");
+        add_error(errors, "unsupported", "hardware.pools",
+                  "inverse questions need one device type (hardware.device); mixed pools are not supported");
         return nullptr;
     }
     if (q.question == InverseKind::what_can_train) {
@@ -275,7 +288,8 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     }
     const ModelSpec& model = *s.model;
     const ModelSpec shaped = training_model(model).shape;
-    const double flops = (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
+    const double flops =
+        (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
     const double seconds = *days * units::seconds_per_day;
     const double node = std::max<double>(1.0, static_cast<double>(hw.devices_per_node));
     double mfu = tc.mfu.value_or(kStartMfu), gpus = 0;
@@ -313,9 +327,10 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     if (!tc.mfu && plan.step_seconds > 0) {
         out["plan"] = plan_to_json(plan);
         out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * shaped.seq_len;
-            out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
-                                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+        out["global_batch_note"] = tc.global_batch
+                                       ? "training.global_batch as given"
+                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
     }
     out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
     out["source"] = "forward model (training.cpp) at the best layout of the plan search";

@@ -15,20 +15,31 @@ namespace {
 // nlohmann's UTF-8 decoder (Bjoern Hoehrmann's DFA, as in nlohmann/detail/output/serializer.hpp).
 constexpr std::uint8_t kAccept = 0, kReject = 1;
 constexpr std::uint8_t kUtf8[400] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 00..1F
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 20..3F
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 40..5F
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  // 60..7F
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,  // 80..9F
-    7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,  // A0..BF
-    8, 8, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,  // C0..DF
-    0xA, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x4, 0x3, 0x3,                  // E0..EF
-    0xB, 0x6, 0x6, 0x6, 0x5, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8,                  // F0..FF
-    0x0, 0x1, 0x2, 0x3, 0x5, 0x8, 0x7, 0x1, 0x1, 0x1, 0x4, 0x6, 0x1, 0x1, 0x1, 0x1,                  // s0..s0
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1,  // s1..s2
-    1, 2, 1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1,  // s3..s4
-    1, 2, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 1, 3, 1, 1, 1, 1, 1, 1,  // s5..s6
-    1, 3, 1, 1, 1, 1, 1, 3, 1, 3, 1, 1, 1, 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1   // s7..s8
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  // 00..1F
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  // 20..3F
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  // 40..5F
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,
+    0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,   0,  // 60..7F
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,
+    9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,   9,  // 80..9F
+    7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,
+    7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,   7,  // A0..BF
+    8,   8,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,
+    2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,   2,    // C0..DF
+    0xA, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x3, 0x4, 0x3, 0x3,  // E0..EF
+    0xB, 0x6, 0x6, 0x6, 0x5, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8, 0x8,  // F0..FF
+    0x0, 0x1, 0x2, 0x3, 0x5, 0x8, 0x7, 0x1, 0x1, 0x1, 0x4, 0x6, 0x1, 0x1, 0x1, 0x1,  // s0..s0
+    1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,
+    1,   0,   1,   1,   1,   1,   1,   0,   1,   0,   1,   1,   1,   1,   1,   1,  // s1..s2
+    1,   2,   1,   1,   1,   1,   1,   2,   1,   2,   1,   1,   1,   1,   1,   1,
+    1,   1,   1,   1,   1,   1,   1,   2,   1,   1,   1,   1,   1,   1,   1,   1,  // s3..s4
+    1,   2,   1,   1,   1,   1,   1,   1,   1,   2,   1,   1,   1,   1,   1,   1,
+    1,   1,   1,   1,   1,   1,   1,   3,   1,   3,   1,   1,   1,   1,   1,   1,  // s5..s6
+    1,   3,   1,   1,   1,   1,   1,   3,   1,   3,   1,   1,   1,   1,   1,   1,
+    1,   3,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1,   1  // s7..s8
 };
 
 std::uint8_t decode(std::uint8_t& state, std::uint32_t& cp, std::uint8_t byte) {
@@ -52,13 +63,27 @@ void write_escaped(Buf& out, std::string_view s, std::size_t i) {
         switch (decode(state, cp, byte)) {
             case kAccept: {
                 switch (cp) {
-                    case 0x08: out.put("\\b", 2); break;
-                    case 0x09: out.put("\\t", 2); break;
-                    case 0x0A: out.put("\\n", 2); break;
-                    case 0x0C: out.put("\\f", 2); break;
-                    case 0x0D: out.put("\\r", 2); break;
-                    case 0x22: out.put("\\\"", 2); break;
-                    case 0x5C: out.put("\\\\", 2); break;
+                    case 0x08:
+                        out.put("\\b", 2);
+                        break;
+                    case 0x09:
+                        out.put("\\t", 2);
+                        break;
+                    case 0x0A:
+                        out.put("\\n", 2);
+                        break;
+                    case 0x0C:
+                        out.put("\\f", 2);
+                        break;
+                    case 0x0D:
+                        out.put("\\r", 2);
+                        break;
+                    case 0x22:
+                        out.put("\\\"", 2);
+                        break;
+                    case 0x5C:
+                        out.put("\\\\", 2);
+                        break;
                     default:
                         if (cp <= 0x1F) {
                             static const char hex[] = "0123456789abcdef";
@@ -260,8 +285,10 @@ std::uint32_t Doc::add_child(std::uint32_t parent, std::string_view key) {
     n.key_len = static_cast<std::uint32_t>(key.size());
     nodes_.push_back(n);
     Node& p = nodes_[parent];
-    if (p.last == kNone) p.first = i;
-    else nodes_[p.last].next = i;
+    if (p.last == kNone)
+        p.first = i;
+    else
+        nodes_[p.last].next = i;
     p.last = i;
     ++p.count;
     return i;
@@ -277,11 +304,21 @@ Doc::Node& Doc::reset(std::uint32_t i, Kind kind) {
 
 void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
     switch (v.type) {
-        case Scalar::Type::null: reset(i, Kind::null); break;
-        case Scalar::Type::boolean: reset(i, Kind::boolean).v.b = v.b; break;
-        case Scalar::Type::integer: reset(i, Kind::integer).v.i = v.i; break;
-        case Scalar::Type::unsigned_integer: reset(i, Kind::unsigned_integer).v.u = v.u; break;
-        case Scalar::Type::number: reset(i, Kind::number).v.d = v.d; break;
+        case Scalar::Type::null:
+            reset(i, Kind::null);
+            break;
+        case Scalar::Type::boolean:
+            reset(i, Kind::boolean).v.b = v.b;
+            break;
+        case Scalar::Type::integer:
+            reset(i, Kind::integer).v.i = v.i;
+            break;
+        case Scalar::Type::unsigned_integer:
+            reset(i, Kind::unsigned_integer).v.u = v.u;
+            break;
+        case Scalar::Type::number:
+            reset(i, Kind::number).v.d = v.d;
+            break;
         case Scalar::Type::string: {
             const auto off = store(v.str());  // may move chars_, not nodes_
             Node& m = reset(i, Kind::string);
@@ -332,12 +369,24 @@ void Doc::copy_from(std::uint32_t i, const nlohmann::json& j) {
             self.set_array();
             for (const auto& e : j) copy_from(add_child(i, {}), e);
             break;
-        case T::string: self = Scalar(j.get_ref<const std::string&>()); break;
-        case T::boolean: self = Scalar(j.get<bool>()); break;
-        case T::number_integer: self = Scalar(j.get<std::int64_t>()); break;
-        case T::number_unsigned: self = Scalar(j.get<std::uint64_t>()); break;
-        case T::number_float: self = Scalar(j.get<double>()); break;
-        default: self = Scalar(nullptr); break;
+        case T::string:
+            self = Scalar(j.get_ref<const std::string&>());
+            break;
+        case T::boolean:
+            self = Scalar(j.get<bool>());
+            break;
+        case T::number_integer:
+            self = Scalar(j.get<std::int64_t>());
+            break;
+        case T::number_unsigned:
+            self = Scalar(j.get<std::uint64_t>());
+            break;
+        case T::number_float:
+            self = Scalar(j.get<double>());
+            break;
+        default:
+            self = Scalar(nullptr);
+            break;
     }
 }
 
@@ -352,14 +401,27 @@ void Doc::sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) 
 void Doc::write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const {
     const Node& n = nodes_[i];
     switch (n.kind) {
-        case Kind::null: out.put("null", 4); return;
-        case Kind::boolean: n.v.b ? out.put("true", 4) : out.put("false", 5); return;
-        case Kind::integer: write_int(out, n.v.i); return;
-        case Kind::unsigned_integer: write_uint(out, n.v.u); return;
-        case Kind::number: write_number(out, n.v.d); return;
-        case Kind::string: write_string(out, str(n)); return;
+        case Kind::null:
+            out.put("null", 4);
+            return;
+        case Kind::boolean:
+            n.v.b ? out.put("true", 4) : out.put("false", 5);
+            return;
+        case Kind::integer:
+            write_int(out, n.v.i);
+            return;
+        case Kind::unsigned_integer:
+            write_uint(out, n.v.u);
+            return;
+        case Kind::number:
+            write_number(out, n.v.d);
+            return;
+        case Kind::string:
+            write_string(out, str(n));
+            return;
         case Kind::object:
-        case Kind::array: break;
+        case Kind::array:
+            break;
     }
     const bool object = n.kind == Kind::object;
     if (n.count == 0) {
@@ -401,12 +463,18 @@ std::string Doc::text_of(std::uint32_t node, int indent) const {
 nlohmann::json Doc::to_json(std::uint32_t i) const {
     const Node& n = nodes_[i];
     switch (n.kind) {
-        case Kind::null: return nullptr;
-        case Kind::boolean: return n.v.b;
-        case Kind::integer: return n.v.i;
-        case Kind::unsigned_integer: return n.v.u;
-        case Kind::number: return n.v.d;
-        case Kind::string: return std::string(str(n));
+        case Kind::null:
+            return nullptr;
+        case Kind::boolean:
+            return n.v.b;
+        case Kind::integer:
+            return n.v.i;
+        case Kind::unsigned_integer:
+            return n.v.u;
+        case Kind::number:
+            return n.v.d;
+        case Kind::string:
+            return std::string(str(n));
         case Kind::object: {
             nlohmann::json j = nlohmann::json::object();
             for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) j[std::string(key(nodes_[c]))] = to_json(c);
@@ -467,15 +535,30 @@ namespace {
 void write_json(Buf& out, const nlohmann::json& j, int indent, int level) {
     using T = nlohmann::json::value_t;
     switch (j.type()) {
-        case T::null: out.put("null", 4); return;
-        case T::boolean: j.get<bool>() ? out.put("true", 4) : out.put("false", 5); return;
-        case T::number_integer: write_int(out, j.get<std::int64_t>()); return;
-        case T::number_unsigned: write_uint(out, j.get<std::uint64_t>()); return;
-        case T::number_float: write_number(out, j.get<double>()); return;
-        case T::string: write_string(out, j.get_ref<const std::string&>()); return;
+        case T::null:
+            out.put("null", 4);
+            return;
+        case T::boolean:
+            j.get<bool>() ? out.put("true", 4) : out.put("false", 5);
+            return;
+        case T::number_integer:
+            write_int(out, j.get<std::int64_t>());
+            return;
+        case T::number_unsigned:
+            write_uint(out, j.get<std::uint64_t>());
+            return;
+        case T::number_float:
+            write_number(out, j.get<double>());
+            return;
+        case T::string:
+            write_string(out, j.get_ref<const std::string&>());
+            return;
         case T::object:
-        case T::array: break;
-        default: out.put("null", 4); return;
+        case T::array:
+            break;
+        default:
+            out.put("null", 4);
+            return;
     }
     const bool object = j.is_object();
     if (j.empty()) {

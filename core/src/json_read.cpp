@@ -27,8 +27,7 @@ static std::string type_name(const json& v) {
     return "an object";
 }
 
-std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
-                             Range r, bool required) {
+std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors, Range r, bool required) {
     const auto field = [&] { return join(path, key); };  // made only for an error
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
@@ -51,9 +50,12 @@ std::optional<double> number(const json& obj, std::string_view key, const std::s
     const bool below = r.min_exclusive ? !(v > r.min) : v < r.min;
     if (below || v > r.max) {
         std::string rule;
-        if (r.min_exclusive && r.min == 0) rule = "must be greater than 0";
-        else if (r.min == 0 && !r.min_exclusive) rule = "must not be negative";
-        else rule = "must be " + std::string(r.min_exclusive ? "> " : ">= ") + fmt_num(r.min);
+        if (r.min_exclusive && r.min == 0)
+            rule = "must be greater than 0";
+        else if (r.min == 0 && !r.min_exclusive)
+            rule = "must not be negative";
+        else
+            rule = "must be " + std::string(r.min_exclusive ? "> " : ">= ") + fmt_num(r.min);
         if (std::isfinite(r.max)) rule += " and at most " + fmt_num(r.max);
         add_error(errors, "range", field(), field() + " " + rule + ", got " + fmt_num(v));
         return std::nullopt;
@@ -61,8 +63,8 @@ std::optional<double> number(const json& obj, std::string_view key, const std::s
     return v;
 }
 
-std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path,
-                                  Errors& errors, bool required, std::size_t max_len) {
+std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required,
+                                  std::size_t max_len) {
     const auto field = [&] { return join(path, key); };  // made only for an error
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) {
@@ -75,8 +77,8 @@ std::optional<std::string> string(const json& obj, std::string_view key, const s
     }
     std::string s = it->get<std::string>();
     if (s.size() > max_len) {
-        add_error(errors, "range", field(), field() + " is too long (" + std::to_string(s.size()) + " characters, at most " +
-                                              std::to_string(max_len) + ")");
+        add_error(errors, "range", field(),
+                  field() + " is too long (" + std::to_string(s.size()) + " characters, at most " + std::to_string(max_len) + ")");
         return std::nullopt;
     }
     return s;

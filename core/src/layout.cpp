@@ -21,8 +21,8 @@ PlanOptions auto_options(const Hardware& hw) {
 }
 
 // The layout fields that a search may choose.
-constexpr const char* kLayoutFields[] = {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute",
-                                         "sequence_parallel", "overlap_dp_comm", "global_batch"};
+constexpr const char* kLayoutFields[] = {
+    "tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm", "global_batch"};
 
 }  // namespace
 
@@ -32,7 +32,8 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
     if (cfg.layout != LayoutMode::automatic) return out;
     out.searched = true;
     const PlanResult r = search_plans(m, hw, cfg, auto_options(hw));
-    if (!r.best.empty()) out.config = r.best.front().config;
+    if (!r.best.empty())
+        out.config = r.best.front().config;
     else if (r.least_memory) {
         out.config = r.least_memory->config;
         out.found = false;

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace gpucalc {
 
 namespace {
@@ -32,10 +31,9 @@ ParamCount count_params(const ModelSpec& m) {
         // DeepSeek-V2 (arXiv:2405.04434) Sec. 2.1.2 / DeepSeek-V3 config: low-rank Q and joint KV
         // compression with a decoupled RoPE key.
         const double qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-        const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk
-                                           : h * m.heads * qk;
-        const double kv = h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank +
-                          m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
+        const double q = m.q_lora_rank > 0 ? h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * m.heads * qk : h * m.heads * qk;
+        const double kv =
+            h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank + m.kv_lora_rank * m.heads * (m.qk_nope_head_dim + m.v_head_dim);
         const double o = m.heads * m.v_head_dim * h;
         c.attention_per_layer = q + kv + o;
     } else {
@@ -57,8 +55,8 @@ ParamCount count_params(const ModelSpec& m) {
     }
     c.embedding = m.vocab * h * (m.tied_embeddings ? 1.0 : 2.0) + (m.pos == PosEmbedding::learned ? m.seq_len * h : 0.0);
     const double final_norm = norm_vectors(m) * h * (m.embedding_norm ? 2.0 : 1.0);
-    const double common = m.layers * (c.attention_per_layer + c.norms_per_layer) + dense_layers * c.mlp_dense_per_layer +
-                          c.embedding + final_norm;
+    const double common =
+        m.layers * (c.attention_per_layer + c.norms_per_layer) + dense_layers * c.mlp_dense_per_layer + c.embedding + final_norm;
     c.total = common + moe_layers * c.mlp_moe_per_layer_total;
     c.active = common + moe_layers * c.mlp_moe_per_layer_active;
     return c;
@@ -84,9 +82,7 @@ double attention_flops_per_token_training(const ModelSpec& m) {
     return 6.0 * m.layers * m.heads * (qk + v) * t;  // = 12 L H Q T when qk = v = Q
 }
 
-double model_flops_per_token_training(const ModelSpec& m) {
-    return 6.0 * matmul_params(m) + attention_flops_per_token_training(m);
-}
+double model_flops_per_token_training(const ModelSpec& m) { return 6.0 * matmul_params(m) + attention_flops_per_token_training(m); }
 
 double forward_flops_per_token(const ModelSpec& m, double context_tokens) {
     if (!m.has_architecture) return 2.0 * count_params(m).active;
@@ -116,8 +112,7 @@ ModelSpec gpt(const char* name, double layers, double hidden, double heads, doub
     return m;
 }
 
-ModelSpec llama(const char* name, double layers, double hidden, double heads, double kv, double ffn, double vocab,
-                double seq) {
+ModelSpec llama(const char* name, double layers, double hidden, double heads, double kv, double ffn, double vocab, double seq) {
     ModelSpec m;
     m.name = name;
     m.has_architecture = true;
@@ -147,10 +142,14 @@ ModelSpec neox(const char* name, double layers, double hidden, double heads, dou
 std::vector<ModelPreset> build_presets() {
     std::vector<ModelPreset> p;
     // GPT-3: Brown et al. 2020 (arXiv:2005.14165) Table 2.1; vocab 50257, learned positions.
-    p.push_back({"gpt3-175b", gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048), 174.6e9,
-                 "Brown et al. 2020, arXiv:2005.14165, Table D.1 (174,600M)"});
+    p.push_back(
+        {"gpt3-175b", gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048), 174.6e9, "Brown et al. 2020, arXiv:2005.14165, Table D.1 (174,600M)"});
     // Megatron-LM 2021 benchmark models: Narayanan et al. 2021 (arXiv:2104.04473) Table 1, vocab 51,200.
-    struct Row { const char* id; const char* name; double heads, hidden, layers, published; };
+    struct Row {
+        const char* id;
+        const char* name;
+        double heads, hidden, layers, published;
+    };
     const Row rows[] = {{"megatron-1.7b", "GPT 1.7B (Megatron 2021)", 24, 2304, 24, 1.7e9},
                         {"megatron-3.6b", "GPT 3.6B (Megatron 2021)", 32, 3072, 30, 3.6e9},
                         {"megatron-7.5b", "GPT 7.5B (Megatron 2021)", 32, 4096, 36, 7.5e9},
@@ -162,8 +161,8 @@ std::vector<ModelPreset> build_presets() {
                         {"megatron-530b", "GPT 529.6B (Megatron 2021)", 128, 20480, 105, 529.6e9},
                         {"megatron-1t", "GPT 1.008T (Megatron 2021)", 160, 25600, 128, 1008e9}};
     for (const auto& r : rows)
-        p.push_back({r.id, gpt(r.name, r.layers, r.hidden, r.heads, 51200, 2048), r.published,
-                     "Narayanan et al. 2021, arXiv:2104.04473, Table 1"});
+        p.push_back(
+            {r.id, gpt(r.name, r.layers, r.hidden, r.heads, 51200, 2048), r.published, "Narayanan et al. 2021, arXiv:2104.04473, Table 1"});
     // OPT-175B: Zhang et al. 2022 (arXiv:2205.01068) Table 1; ReLU MLP (2 matrices), learned positions.
     {
         ModelSpec m = gpt("OPT-175B", 96, 12288, 96, 50272, 2048);

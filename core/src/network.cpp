@@ -101,14 +101,20 @@ NetworkLevels network_levels(const Hardware& hw) {
     const auto catalog_out = d.scale_out_bytes_per_second;
     double out = hw.scale_out_bytes_per_second.value_or(0);
     if (!hw.scale_out_bytes_per_second) {
-        if (net && (!net->wan() || hw.sites > 1)) out = endpoint_bandwidth(*net, 1.0, dpn) / (net->per == "device" ? 1.0 : dpn);
-        else if (catalog_out) out = *catalog_out;
-        else out = kAssumedScaleOut, n.scale_out_assumed = true;
+        if (net && (!net->wan() || hw.sites > 1))
+            out = endpoint_bandwidth(*net, 1.0, dpn) / (net->per == "device" ? 1.0 : dpn);
+        else if (catalog_out)
+            out = *catalog_out;
+        else
+            out = kAssumedScaleOut, n.scale_out_assumed = true;
     }
     n.scale_out = out;
-    if (auto up = d.scale_up_bytes_per_second()) n.scale_up = *up;
-    else if (d.host_link_bytes_per_second_bidirectional) n.scale_up = *d.host_link_bytes_per_second_bidirectional / 2.0;
-    else n.scale_up = n.scale_out;
+    if (auto up = d.scale_up_bytes_per_second())
+        n.scale_up = *up;
+    else if (d.host_link_bytes_per_second_bidirectional)
+        n.scale_up = *d.host_link_bytes_per_second_bidirectional / 2.0;
+    else
+        n.scale_up = n.scale_out;
     n.scale_out_latency = hw.latency_seconds.value_or(net ? net->latency_seconds : 0.0);
     n.devices_per_node = dpn;
     n.devices_per_site = count;
@@ -117,7 +123,8 @@ NetworkLevels network_levels(const Hardware& hw) {
         n.nodes_are_sites = true;
         n.sites = std::max(1.0, std::ceil(count / dpn));
         n.devices_per_site = std::min(dpn, count);
-        n.wan = hw.scale_out_bytes_per_second ? *hw.scale_out_bytes_per_second * n.devices_per_site : endpoint_bandwidth(*net, n.devices_per_site, dpn);
+        n.wan = hw.scale_out_bytes_per_second ? *hw.scale_out_bytes_per_second * n.devices_per_site
+                                              : endpoint_bandwidth(*net, n.devices_per_site, dpn);
         n.wan_latency = hw.latency_seconds.value_or(net->latency_seconds);
         n.scale_out = catalog_out.value_or(kAssumedScaleOut);
         n.scale_out_assumed = false;
@@ -135,17 +142,20 @@ NetworkLevels network_levels(const Hardware& hw) {
 
 json network_levels_json(const Hardware& hw, const NetworkLevels& n) {
     const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
-    const NetworkPreset* wan = hw.wan ? network_preset(*hw.wan) : (n.sites > 1 && !n.nodes_are_sites ? network_preset(preset_index(kDefaultWan)) : nullptr);
+    const NetworkPreset* wan =
+        hw.wan ? network_preset(*hw.wan) : (n.sites > 1 && !n.nodes_are_sites ? network_preset(preset_index(kDefaultWan)) : nullptr);
     // (the echo writes the catalog's figure back as hardware.scale_out_bytes_per_second: the same source)
-    const bool override = hw.scale_out_bytes_per_second && *hw.scale_out_bytes_per_second != hw.device.scale_out_bytes_per_second.value_or(-1);
-    std::string out_from = override ? "hardware.scale_out_bytes_per_second"
+    const bool override =
+        hw.scale_out_bytes_per_second && *hw.scale_out_bytes_per_second != hw.device.scale_out_bytes_per_second.value_or(-1);
+    std::string out_from = override                      ? "hardware.scale_out_bytes_per_second"
                            : (net && !n.nodes_are_sites) ? "preset " + net->id
                            : n.scale_out_assumed         ? "assumed: 100 GbE per device (no catalog figure)"
                                                          : "catalog: " + hw.device.name + " NIC per device";
-    std::string wan_from = n.sites <= 1 ? "" : n.nodes_are_sites ? "hardware.network " + (net ? net->id : std::string()) + ": every node is its own site"
-                                           : hw.wan_bytes_per_second ? "hardware.wan_bytes_per_second"
-                                           : wan                     ? "preset " + wan->id
-                                                                     : "";
+    std::string wan_from = n.sites <= 1        ? ""
+                           : n.nodes_are_sites ? "hardware.network " + (net ? net->id : std::string()) + ": every node is its own site"
+                           : hw.wan_bytes_per_second ? "hardware.wan_bytes_per_second"
+                           : wan                     ? "preset " + wan->id
+                                                     : "";
     return {{"scale_up_bytes_per_second", n.scale_up},
             {"scale_up", hw.device.scale_up_name.empty() ? json(hw.device.host_link_name) : json(hw.device.scale_up_name)},
             {"scale_out_bytes_per_second", n.scale_out},

@@ -30,7 +30,9 @@ HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
     r.usd = use->usd_per_hour;
     r.basis = use->basis;
     r.what = use->basis + " price: " + use->provider + ", " + use->date;
-    if (!chosen) r.note = "no " + want + " price for " + d.name + " in the catalog: the " + use->basis + " price (" + use->provider + ", " + use->date + ") is used";
+    if (!chosen)
+        r.note = "no " + want + " price for " + d.name + " in the catalog: the " + use->basis + " price (" + use->provider + ", " +
+                 use->date + ") is used";
     return r;
 }
 

@@ -45,8 +45,11 @@ json reality_report() {
             const std::optional<double> got = r.is_null() ? std::nullopt : report_value(r, "training." + metric, found);
             const bool has_pred = got.has_value();
             const double pred = got.value_or(0);
-            json row = {{"metric", metric}, {"published", p["value"]}, {"source", p["source"]},
-                        {"from_assumptions", p.value("from_assumptions", false)}, {"unofficial", p.value("unofficial", false)},
+            json row = {{"metric", metric},
+                        {"published", p["value"]},
+                        {"source", p["source"]},
+                        {"from_assumptions", p.value("from_assumptions", false)},
+                        {"unofficial", p.value("unofficial", false)},
                         {"note", p.value("note", std::string())}};
             row["estimate"] = has_pred ? json(pred) : json(nullptr);
             const double pub = p["value"].get<double>();
@@ -55,9 +58,15 @@ json reality_report() {
         }
         json est = json::object();
         if (r.is_object() && r.contains("training"))
-            for (const char* k : {"days", "gpu_hours", "cost_usd", "energy_kwh", "mfu", "mfu_source", "flops", "fits"}) est[k] = r["training"][k];
-        runs.push_back({{"id", run["id"]}, {"name", run["name"]}, {"scenario", run["scenario"]}, {"assumptions", run["assumptions"]},
-                        {"estimate", est}, {"comparisons", rows}, {"errors", errors_to_json(errors)["errors"]}});
+            for (const char* k : {"days", "gpu_hours", "cost_usd", "energy_kwh", "mfu", "mfu_source", "flops", "fits"})
+                est[k] = r["training"][k];
+        runs.push_back({{"id", run["id"]},
+                        {"name", run["name"]},
+                        {"scenario", run["scenario"]},
+                        {"assumptions", run["assumptions"]},
+                        {"estimate", est},
+                        {"comparisons", rows},
+                        {"errors", errors_to_json(errors)["errors"]}});
     }
     json claims = json::array();
     for (const auto& c : d["claims"]) {
@@ -67,8 +76,12 @@ json reality_report() {
             if (c.contains(k)) claim_json[k] = c[k];
         Claim claim;
         json v = parse_claim(claim_json, "claim", claim, errors) ? evaluate_claim(c["scenario"], claim, errors) : json(nullptr);
-        claims.push_back({{"id", c["id"]}, {"text", c["text"]}, {"scenario", c["scenario"]}, {"explanation", c.value("explanation", std::string())},
-                          {"verdict", v.is_null() ? json("error") : v["verdict"]}, {"reason", v.is_null() ? json(errors.empty() ? "" : errors[0].message) : v["reason"]},
+        claims.push_back({{"id", c["id"]},
+                          {"text", c["text"]},
+                          {"scenario", c["scenario"]},
+                          {"explanation", c.value("explanation", std::string())},
+                          {"verdict", v.is_null() ? json("error") : v["verdict"]},
+                          {"reason", v.is_null() ? json(errors.empty() ? "" : errors[0].message) : v["reason"]},
                           {"evaluations", v.is_null() ? json::array() : v["evaluations"]}});
     }
     return {{"gpucalc_version", kVersion}, {"runs", runs}, {"claims", claims}};

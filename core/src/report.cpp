@@ -13,11 +13,11 @@
 #include "gpucalc/json_out.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
-#include "gpucalc/version.hpp"
 #include "gpucalc/roofline.hpp"
 #include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/training.hpp"
 #include "gpucalc/units.hpp"
+#include "gpucalc/version.hpp"
 
 namespace gpucalc {
 
@@ -40,12 +40,11 @@ void training_config_json(Val j, const TrainingConfig& c) {
     write_fields(j["efficiency"], c.efficiency, efficiency_fields());
 }
 
-
 // The layout fields of a training config (what a "use this layout" button puts in a scenario).
 void layout_json(Val j, const TrainingConfig& c) {
     j.set_object();
-    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel",
-                          "overlap_dp_comm", "ep", "cp"})
+    for (const char* k :
+         {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm", "ep", "cp"})
         j[k] = field_value(c, training_fields(), k);
 }
 
@@ -109,23 +108,26 @@ json communication_json(const TrainingResult& r) {
     const bool dp = w.sites_dp > 1, pp = w.sites_pp > 1;
     const double comm = r.step.tp_comm + r.step.cp_comm + r.step.pp_comm + r.step.ep_comm + r.step.dp_comm + r.step.outer_comm;
     const double wan_exposed = w.exchange_exposed_seconds + w.pp_seconds;
-    return {{"sites_data_parallel", w.sites_dp},
-            {"sites_per_pipeline", w.sites_pp},
-            {"exposed_seconds_per_step", when(true, comm)},
-            {"wan_exposed_seconds_per_step", when(true, wan_exposed)},
-            {"compute_utilization", when(true, r.compute_utilization)},
-            {"exchange_seconds", when(dp, w.exchange_seconds)},
-            {"exchange_seconds_per_step", when(dp, w.exchange_seconds / r.config.local_steps)},
-            {"exchange_hidden_fraction",
-             when(dp, w.exchange_seconds > 0 ? 1.0 - w.exchange_exposed_seconds * (r.config.local_steps > 1 ? r.config.local_steps : 1) / w.exchange_seconds : 1.0)},
-            {"exchange_bytes_per_site", when(dp, w.exchange_bytes_per_site)},
-            {"wan_bytes_per_site_per_step", when(dp, w.bytes_per_site_per_step)},
-            {"synchronous_bytes_per_site_per_step", when(dp, w.sync_bytes_per_site_per_step)},
-            {"reduction_vs_synchronous", when(dp && w.bytes_per_site_per_step > 0, w.sync_bytes_per_site_per_step / w.bytes_per_site_per_step)},
-            {"pipeline_wan_seconds_per_step", when(pp, w.pp_seconds)},
-            {"pipeline_wan_bytes_per_microbatch", when(pp, w.pp_bytes_per_microbatch)},
-            {"pipeline_wan_bound_tokens_per_second", when(pp, w.pp_bound_tokens_per_second)},
-            {"inner_step_seconds", when(true, w.inner_step_seconds)}};
+    return {
+        {"sites_data_parallel", w.sites_dp},
+        {"sites_per_pipeline", w.sites_pp},
+        {"exposed_seconds_per_step", when(true, comm)},
+        {"wan_exposed_seconds_per_step", when(true, wan_exposed)},
+        {"compute_utilization", when(true, r.compute_utilization)},
+        {"exchange_seconds", when(dp, w.exchange_seconds)},
+        {"exchange_seconds_per_step", when(dp, w.exchange_seconds / r.config.local_steps)},
+        {"exchange_hidden_fraction",
+         when(dp, w.exchange_seconds > 0
+                      ? 1.0 - w.exchange_exposed_seconds * (r.config.local_steps > 1 ? r.config.local_steps : 1) / w.exchange_seconds
+                      : 1.0)},
+        {"exchange_bytes_per_site", when(dp, w.exchange_bytes_per_site)},
+        {"wan_bytes_per_site_per_step", when(dp, w.bytes_per_site_per_step)},
+        {"synchronous_bytes_per_site_per_step", when(dp, w.sync_bytes_per_site_per_step)},
+        {"reduction_vs_synchronous", when(dp && w.bytes_per_site_per_step > 0, w.sync_bytes_per_site_per_step / w.bytes_per_site_per_step)},
+        {"pipeline_wan_seconds_per_step", when(pp, w.pp_seconds)},
+        {"pipeline_wan_bytes_per_microbatch", when(pp, w.pp_bytes_per_microbatch)},
+        {"pipeline_wan_bound_tokens_per_second", when(pp, w.pp_bound_tokens_per_second)},
+        {"inner_step_seconds", when(true, w.inner_step_seconds)}};
 }
 
 json local_sgd_json(const TrainingResult& r) {
@@ -171,25 +173,28 @@ void training_json(Val j, const TrainingResult& r) {
     j["tokens_per_step"] = r.tokens_per_step;
     j["tokens_per_second"] = when_ok(r.tokens_per_second);
     j["achieved_flops_per_second_per_gpu"] = when_ok(r.achieved_flops_per_second_per_gpu);
-    j["memory_per_gpu_bytes"] = {{"weights", r.memory.weights},         {"gradients", r.memory.gradients},
-                                 {"optimizer", r.memory.optimizer},     {"activations", r.memory.activations},
-                                 {"overhead", r.memory.overhead},       {"total", r.memory.total},
+    j["memory_per_gpu_bytes"] = {{"weights", r.memory.weights},
+                                 {"gradients", r.memory.gradients},
+                                 {"optimizer", r.memory.optimizer},
+                                 {"activations", r.memory.activations},
+                                 {"overhead", r.memory.overhead},
+                                 {"total", r.memory.total},
                                  {"outer_optimizer", r.memory.outer_optimizer}};
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["zero3_buffer_bytes"] = r.zero3_buffer_bytes;
     j["dp_comm_bytes_per_step"] = r.dp_comm_bytes_per_step;
     j["fits"] = r.fits;
     j["infeasible_reason"] = r.infeasible_reason;
-    j["step_breakdown_seconds"] = {{"gemm", when_ok(r.step.gemm)},         {"attention", when_ok(r.step.attention)},
-                                   {"memory_bound", when_ok(r.step.memory_bound)}, {"tp_comm", when_ok(r.step.tp_comm)},
-                                   {"pp_comm", when_ok(r.step.pp_comm)},   {"ep_comm", when_ok(r.step.ep_comm)},
-                                   {"pp_bubble", when_ok(r.step.pp_bubble)},
-                                   {"cp_comm", when_ok(r.step.cp_comm)},   {"overhead", when_ok(r.step.overhead)},
-                                   {"dp_comm", when_ok(r.step.dp_comm)},   {"optimizer", when_ok(r.step.optimizer)},
-                                   {"outer_comm", when_ok(r.step.outer_comm)},
-                                   {"total", when_ok(r.step.total)}};
-    j["uncertainty"] = {{"seconds_low", total(r.seconds_low)}, {"seconds_high", total(r.seconds_high)},
-                        {"cost_usd_low", total(r.cost_usd_low)}, {"cost_usd_high", total(r.cost_usd_high)},
+    j["step_breakdown_seconds"] = {
+        {"gemm", when_ok(r.step.gemm)},           {"attention", when_ok(r.step.attention)}, {"memory_bound", when_ok(r.step.memory_bound)},
+        {"tp_comm", when_ok(r.step.tp_comm)},     {"pp_comm", when_ok(r.step.pp_comm)},     {"ep_comm", when_ok(r.step.ep_comm)},
+        {"pp_bubble", when_ok(r.step.pp_bubble)}, {"cp_comm", when_ok(r.step.cp_comm)},     {"overhead", when_ok(r.step.overhead)},
+        {"dp_comm", when_ok(r.step.dp_comm)},     {"optimizer", when_ok(r.step.optimizer)}, {"outer_comm", when_ok(r.step.outer_comm)},
+        {"total", when_ok(r.step.total)}};
+    j["uncertainty"] = {{"seconds_low", total(r.seconds_low)},
+                        {"seconds_high", total(r.seconds_high)},
+                        {"cost_usd_low", total(r.cost_usd_low)},
+                        {"cost_usd_high", total(r.cost_usd_high)},
                         {"mfu_low", ok && r.mfu_low ? Scalar(*r.mfu_low) : Scalar(nullptr)},
                         {"mfu_high", ok && r.mfu_high ? Scalar(*r.mfu_high) : Scalar(nullptr)},
                         {"band_basis", r.band_basis}};
@@ -308,8 +313,10 @@ void inference_json(Val j, const InferenceResult& r) {
         };
         Val slo = j["slo"];
         slo["met"] = r.slo->met;
-        if (r.slo->met) cand(slo["chosen"], r.slo->chosen);
-        else slo["chosen"] = nullptr;
+        if (r.slo->met)
+            cand(slo["chosen"], r.slo->chosen);
+        else
+            slo["chosen"] = nullptr;
         Val all = slo["candidates"];
         all.set_array();
         for (const auto& c : r.slo->candidates) cand(all.append(), c);
@@ -320,10 +327,14 @@ void inference_json(Val j, const InferenceResult& r) {
 
 void inference_inputs_json(Val j, const InferenceConfig& c) {
     write_fields(j, c, inference_fields());
-    if (c.slo) write_fields(j["slo"], *c.slo, slo_fields());
-    else j["slo"] = nullptr;
-    if (c.speculative) write_fields(j["speculative"], *c.speculative, speculative_fields());
-    else j["speculative"] = nullptr;
+    if (c.slo)
+        write_fields(j["slo"], *c.slo, slo_fields());
+    else
+        j["slo"] = nullptr;
+    if (c.speculative)
+        write_fields(j["speculative"], *c.speculative, speculative_fields());
+    else
+        j["speculative"] = nullptr;
 }
 
 void finetune_json(Val j, const FinetuneResult& r) {
@@ -334,9 +345,9 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["params"] = r.params_total;
     j["trainable_params"] = r.trainable_params;
     j["devices"] = r.devices;
-    j["memory_per_gpu_bytes"] = {{"weights", m.weights},       {"master_weights", m.master}, {"gradients", m.gradients},
-                                 {"optimizer", m.optimizer},   {"activations", m.activations}, {"logits", m.logits},
-                                 {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead}, {"total", m.total}};
+    j["memory_per_gpu_bytes"] = {{"weights", m.weights},           {"master_weights", m.master},   {"gradients", m.gradients},
+                                 {"optimizer", m.optimizer},       {"activations", m.activations}, {"logits", m.logits},
+                                 {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead},       {"total", m.total}};
     j["peak_active_bytes"] = r.peak_active_bytes;
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["fits"] = r.fits;
@@ -356,12 +367,15 @@ void roofline_json(Val j, const RooflineResult& r) {
     Val kernels = j["kernels"];
     kernels.set_array();
     for (const auto& k : r.kernels)
-        kernels.append() = {{"id", k.id}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"intensity_flops_per_byte", k.intensity()}};
+        kernels.append() = {
+            {"id", k.id}, {"name", k.name}, {"flops", k.flops}, {"bytes", k.bytes}, {"intensity_flops_per_byte", k.intensity()}};
     Val devs = j["devices"];
     devs.set_array();
     for (const auto& d : r.devices) {
         Val dj = devs.append();
-        dj = {{"id", d.id}, {"name", d.name}, {"precision", d.precision_used},
+        dj = {{"id", d.id},
+              {"name", d.name},
+              {"precision", d.precision_used},
               {"peak_flops_per_second", d.peak_flops_per_second},
               {"bandwidth_bytes_per_second", d.bandwidth_bytes_per_second},
               {"ridge_flops_per_byte", d.ridge_flops_per_byte}};
@@ -375,8 +389,11 @@ void roofline_json(Val j, const RooflineResult& r) {
         Val ks = dj["kernels"];
         ks.set_array();
         for (const auto& k : d.kernels)
-            ks.append() = {{"id", k.id}, {"intensity_flops_per_byte", k.intensity},
-                           {"attainable_flops_per_second", k.attainable_flops_per_second}, {"seconds", k.seconds}, {"bound", k.bound}};
+            ks.append() = {{"id", k.id},
+                           {"intensity_flops_per_byte", k.intensity},
+                           {"attainable_flops_per_second", k.attainable_flops_per_second},
+                           {"seconds", k.seconds},
+                           {"bound", k.bound}};
     }
 }
 
@@ -439,8 +456,10 @@ void write_plan_result(Val j, const PlanResult& r) {
 }
 
 void device_echo(Val j, const Device& d) {
-    if (d.custom) write_device_scenario(j, d);
-    else j = d.id;
+    if (d.custom)
+        write_device_scenario(j, d);
+    else
+        j = d.id;
 }
 
 void write_errors(Val j, const Errors& errors) {
@@ -476,8 +495,8 @@ void write_report(Val report, const Scenario& s) {
         Val echo = inputs["training"];
         training_config_json(echo, f.total.config);
         const auto& tf = training_fields();
-        for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm",
-                              "shard_group", "global_batch"})
+        for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
+                              "overlap_dp_comm", "shard_group", "global_batch"})
             if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
         Val t = report["training"];
         training_json(t, f.total);
@@ -503,8 +522,10 @@ void write_report(Val report, const Scenario& s) {
         Val t = report["training"];
         training_json(t, r);
         t["layout_searched"] = layout.searched;
-        if (suggestion) layout_json(t["suggested_layout"], suggestion->config);
-        else t["suggested_layout"] = nullptr;
+        if (suggestion)
+            layout_json(t["suggested_layout"], suggestion->config);
+        else
+            t["suggested_layout"] = nullptr;
         t["fleet"] = nullptr;
         if (layout.searched && layout.found)
             warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
@@ -513,7 +534,8 @@ void write_report(Val report, const Scenario& s) {
             Val curve = report["scaling"];
             curve.set_array();
             for (const auto& p : scaling_curve(*s.model, *s.hardware, r.config, s.costs))
-                curve.append() = {{"gpus", p.gpus}, {"seconds", p.seconds}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
+                curve.append() = {{"gpus", p.gpus},       {"seconds", p.seconds},
+                                  {"mfu", p.mfu},         {"tokens_per_second", p.tokens_per_second},
                                   {"speedup", p.speedup}, {"efficiency", p.efficiency}};
         }
     }

@@ -106,8 +106,9 @@ CompareResult estimate_compare(const CompareRequest& req, Trace& trace) {
                   {{"bandwidth_A", *req.a.memory_bandwidth_bytes_per_second}, {"bandwidth_B", *req.b.memory_bandwidth_bytes_per_second}},
                   *r.bandwidth_ratio, "x", "datasheets (catalog)");
     if (r.cpu_cores_equivalent)
-        trace.add("compare.cpu_cores_equivalent", "compute_ratio x cores of B", {{"compute_ratio", r.compute_ratio}, {"cores_B", *req.b.cpu_cores}},
-                  *r.cpu_cores_equivalent, "CPU cores", "peak-to-peak; real code rarely reaches either peak");
+        trace.add("compare.cpu_cores_equivalent", "compute_ratio x cores of B",
+                  {{"compute_ratio", r.compute_ratio}, {"cores_B", *req.b.cpu_cores}}, *r.cpu_cores_equivalent, "CPU cores",
+                  "peak-to-peak; real code rarely reaches either peak");
     return r;
 }
 

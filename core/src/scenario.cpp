@@ -22,11 +22,16 @@ bool divisible(double a, Count b) { return b > 0 && static_cast<Count>(a) % b ==
 
 double outer_precision_bytes(OuterPrecision p) {
     switch (p) {
-        case OuterPrecision::fp32: return 4.0;
-        case OuterPrecision::bf16: return 2.0;
-        case OuterPrecision::int8: return 1.0;
-        case OuterPrecision::int4: return 0.5;
-        case OuterPrecision::int2: return 0.25;
+        case OuterPrecision::fp32:
+            return 4.0;
+        case OuterPrecision::bf16:
+            return 2.0;
+        case OuterPrecision::int8:
+            return 1.0;
+        case OuterPrecision::int4:
+            return 0.5;
+        case OuterPrecision::int2:
+            return 0.25;
     }
     return 4.0;
 }
@@ -40,8 +45,10 @@ bool mixed_fleet(const Hardware& hw) {
         const std::string dev = p.device.custom ? device_to_scenario_json(p.device).dump() : p.device.id;
         if (dev != a_dev || p.devices_per_node != a.devices_per_node) return true;
         auto it = std::find_if(per_site.begin(), per_site.end(), [&](const auto& x) { return x.first == p.site; });
-        if (it == per_site.end()) per_site.push_back({p.site, p.count});
-        else it->second += p.count;
+        if (it == per_site.end())
+            per_site.push_back({p.site, p.count});
+        else
+            it->second += p.count;
     }
     for (const auto& x : per_site)
         if (x.second != per_site.front().second) return true;
@@ -59,7 +66,8 @@ bool device_from_scenario(const json& j, const std::string& path, Device& out, E
         const std::string id = j.get<std::string>();
         const Device* d = find_device(id);
         if (!d) {
-            add_error(errors, "unknown_device", path, path + ": unknown device \"" + shorten(id) + "\" (run `gpucalc devices` for the list)");
+            add_error(errors, "unknown_device", path,
+                      path + ": unknown device \"" + shorten(id) + "\" (run `gpucalc devices` for the list)");
             return false;
         }
         out = *d;
@@ -74,16 +82,20 @@ bool device_from_scenario(const json& j, const std::string& path, Device& out, E
     Device d;
     if (auto base = string(j, "base", path, errors)) {
         const Device* b = find_device(*base);
-        if (!b) add_error(errors, "unknown_device", join(path, "base"), join(path, "base") + ": unknown device \"" + shorten(*base) + "\"");
-        else d = *b, d.base_id = b->id;
+        if (!b)
+            add_error(errors, "unknown_device", join(path, "base"), join(path, "base") + ": unknown device \"" + shorten(*base) + "\"");
+        else
+            d = *b, d.base_id = b->id;
     }
     const bool has_base = !d.base_id.empty();
     d.custom = true;
     d.sources.clear();
     d.id = string(j, "id", path, errors, false, 64).value_or(has_base ? d.id + "-custom" : "custom");
     d.name = string(j, "name", path, errors, false, 100).value_or(has_base ? d.name + " (custom)" : "Custom device");
-    if (auto k = choice(j, "kind", path, errors, {"gpu", "tpu", "accelerator", "cpu"})) d.kind = *k;
-    else if (!has_base) d.kind = "gpu";
+    if (auto k = choice(j, "kind", path, errors, {"gpu", "tpu", "accelerator", "cpu"}))
+        d.kind = *k;
+    else if (!has_base)
+        d.kind = "gpu";
     if (const json* p = object(j, "peak_flops_per_second", path, errors, !has_base)) {
         const std::string pp = join(path, "peak_flops_per_second");
         check_keys(*p, pp, errors, {"fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"});
@@ -167,7 +179,8 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
         bare.has_architecture = false;
         bare.name = name.value_or("custom model");
         if (bare.active_params > bare.params)
-            add_error(errors, "range", join(path, "active_params"), join(path, "active_params") + " must not exceed " + join(path, "params"));
+            add_error(errors, "range", join(path, "active_params"),
+                      join(path, "active_params") + " must not exceed " + join(path, "params"));
         out = bare;
         return errors.size() == before;
     }
@@ -184,21 +197,26 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     read_fields(j, path, model_fields(), m, errors);
     if (errors.size() != before) return false;
     // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
-    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before)) m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
+    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before))
+        m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
     if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
     m.params = stated_params;
     m.active_params = 0;
     // Consistency rules.
     if (m.head_dim == 0 && !m.is_mla() && !divisible(m.hidden, static_cast<Count>(m.heads)))
-        add_error(errors, "divisibility", join(path, "heads"), join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " +
-                                                            join(path, "heads") + " (" + fmt_num(m.heads) + ") unless " + join(path, "head_dim") + " is given");
+        add_error(errors, "divisibility", join(path, "heads"),
+                  join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " + join(path, "heads") + " (" +
+                      fmt_num(m.heads) + ") unless " + join(path, "head_dim") + " is given");
     if (!divisible(m.heads, static_cast<Count>(m.kv_heads)))
-        add_error(errors, "divisibility", join(path, "kv_heads"), join(path, "heads") + " (" + fmt_num(m.heads) + ") must be divisible by " +
-                                                               join(path, "kv_heads") + " (" + fmt_num(m.kv_heads) + ")");
+        add_error(errors, "divisibility", join(path, "kv_heads"),
+                  join(path, "heads") + " (" + fmt_num(m.heads) + ") must be divisible by " + join(path, "kv_heads") + " (" +
+                      fmt_num(m.kv_heads) + ")");
     if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
-        add_error(errors, "range", join(path, "experts_per_token"), join(path, "experts_per_token") + " must be between 1 and " + join(path, "experts"));
+        add_error(errors, "range", join(path, "experts_per_token"),
+                  join(path, "experts_per_token") + " must be between 1 and " + join(path, "experts"));
     if (!m.is_moe() && (m.experts_per_token > 0 || m.shared_experts > 0 || m.expert_ffn_hidden > 0 || m.dense_layers > 0))
-        add_error(errors, "missing", join(path, "experts"), join(path, "experts") + " must be given (> 0) for the other mixture-of-experts fields to apply");
+        add_error(errors, "missing", join(path, "experts"),
+                  join(path, "experts") + " must be given (> 0) for the other mixture-of-experts fields to apply");
     if (m.dense_layers > m.layers)
         add_error(errors, "range", join(path, "dense_layers"), join(path, "dense_layers") + " must not exceed " + join(path, "layers"));
     if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
@@ -246,7 +264,8 @@ bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
         return false;
     }
     if (arr.empty() || arr.size() > kMaxPools) {
-        add_error(errors, "range", path, path + " must hold 1 to " + std::to_string(kMaxPools) + " pools (it holds " + std::to_string(arr.size()) + ")");
+        add_error(errors, "range", path,
+                  path + " must hold 1 to " + std::to_string(kMaxPools) + " pools (it holds " + std::to_string(arr.size()) + ")");
         return false;
     }
     const std::size_t before = errors.size();
@@ -261,13 +280,17 @@ bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
         check_keys(p, pp, errors, {"device", "count", "site", "devices_per_node"});
         Pool pool;
         auto d = p.find("device");
-        if (d == p.end() || d->is_null()) add_error(errors, "missing", join(pp, "device"), join(pp, "device") + " is required (a catalog id or a custom device)");
-        else device_from_scenario(*d, join(pp, "device"), pool.device, errors);
+        if (d == p.end() || d->is_null())
+            add_error(errors, "missing", join(pp, "device"), join(pp, "device") + " is required (a catalog id or a custom device)");
+        else
+            device_from_scenario(*d, join(pp, "device"), pool.device, errors);
         if (auto c = number(p, "count", pp, errors, Range{1, 1e8, false, true}, true)) pool.count = static_cast<Count>(*c);
         pool.site = string(p, "site", pp, errors, false, 64).value_or("site-1");
         if (pool.site.empty()) add_error(errors, "range", join(pp, "site"), join(pp, "site") + " must not be empty");
-        if (auto n = number(p, "devices_per_node", pp, errors, Range{1, 1e6, false, true})) pool.devices_per_node = static_cast<Count>(*n);
-        else pool.devices_per_node = static_cast<Count>(pool.device.gpus_per_node);
+        if (auto n = number(p, "devices_per_node", pp, errors, Range{1, 1e6, false, true}))
+            pool.devices_per_node = static_cast<Count>(*n);
+        else
+            pool.devices_per_node = static_cast<Count>(pool.device.gpus_per_node);
         total += static_cast<double>(pool.count);
         hw.pools.push_back(pool);
     }
@@ -288,7 +311,8 @@ void parse_hardware(const json& h, Scenario& s, Errors& errors) {
     if (has_pools) {
         ok = parse_pools(*pools, hw, errors);
         if (has_device) {
-            add_error(errors, "conflict", "hardware.device", "hardware.device cannot be combined with hardware.pools (each pool names its device)");
+            add_error(errors, "conflict", "hardware.device",
+                      "hardware.device cannot be combined with hardware.pools (each pool names its device)");
             ok = false;
         }
     } else if (!has_device) {
@@ -309,7 +333,8 @@ void parse_hardware(const json& h, Scenario& s, Errors& errors) {
         }
         if ((given & field_bit(hardware_fields(), "count")) && hw.count != total)
             add_error(errors, "conflict", "hardware.count",
-                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must equal the pools' total (" + fmt_num(static_cast<double>(total)) + ") or be left out");
+                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must equal the pools' total (" +
+                          fmt_num(static_cast<double>(total)) + ") or be left out");
         if ((given & field_bit(hardware_fields(), "sites")) && hw.sites != static_cast<Count>(sites.size()))
             add_error(errors, "conflict", "hardware.sites",
                       "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must equal the number of distinct pool sites (" +
@@ -416,8 +441,10 @@ void parse_roofline(const json& c, Scenario& s, Errors& errors) {
     bool ok = true;
     for (std::size_t i = 0; i < it->size(); ++i) {
         Device d;
-        if (device_from_scenario((*it)[i], "roofline.devices[" + std::to_string(i) + "]", d, errors)) r.devices.push_back(d);
-        else ok = false;
+        if (device_from_scenario((*it)[i], "roofline.devices[" + std::to_string(i) + "]", d, errors))
+            r.devices.push_back(d);
+        else
+            ok = false;
     }
     if (ok) s.roofline = r;
 }
@@ -436,12 +463,14 @@ void check_training_layout(Scenario& s, Errors& errors) {
         if (!t.dp) {
             if (n % model_par != 0)
                 add_error(errors, "divisibility", "training.tp",
-                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.cp x training.pp (" + fmt_num(model_par) + ")");
-            else t.dp = n / model_par, t.given |= field_bit(tf, "dp");
+                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.cp x training.pp (" +
+                              fmt_num(model_par) + ")");
+            else
+                t.dp = n / model_par, t.given |= field_bit(tf, "dp");
         } else if (*t.dp * model_par != n) {
             add_error(errors, "divisibility", "training.dp",
-                      "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) + ") must equal hardware.count (" +
-                          fmt_num(n) + ")");
+                      "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) +
+                          ") must equal hardware.count (" + fmt_num(n) + ")");
         }
     } else if (given("dp") && n % *t.dp != 0) {
         add_error(errors, "divisibility", "training.dp",
@@ -449,11 +478,12 @@ void check_training_layout(Scenario& s, Errors& errors) {
     }
     if (t.shard_group && t.dp && (*t.dp * t.cp) % *t.shard_group != 0)
         add_error(errors, "divisibility", "training.shard_group",
-                  "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" + fmt_num(*t.shard_group) + ")");
+                  "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" +
+                      fmt_num(*t.shard_group) + ")");
     if (t.cp > 1 && s.model && std::fmod(s.model->seq_len, 2.0 * static_cast<double>(t.cp)) != 0)
         add_error(errors, "divisibility", "training.cp",
-                  "model.seq_len (" + fmt_num(s.model->seq_len) + ") must be divisible by 2 x training.cp (" + fmt_num(2.0 * static_cast<double>(t.cp)) +
-                      "): causal load balancing gives each rank two chunks");
+                  "model.seq_len (" + fmt_num(s.model->seq_len) + ") must be divisible by 2 x training.cp (" +
+                      fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
     if (t.vpp > 1 && t.pp == 1 && (!automatic || given("pp")))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
     if (s.model && s.model->has_architecture) {
@@ -476,11 +506,13 @@ void check_training_layout(Scenario& s, Errors& errors) {
     const bool fsdp_pp = t.framework && zero_sharding_with_pipeline(*t.framework);
     if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!automatic || (given("zero") && given("pp"))))
         add_error(errors, "conflict", "training.zero",
-                  "training.zero " + fmt_num(t.zero) + " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
-                  "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1); PyTorch FSDP with pipelining "
-                  "(training.framework fsdp, as torchtitan and Llama 3) allows it");
+                  "training.zero " + fmt_num(t.zero) +
+                      " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
+                      "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1); PyTorch FSDP with pipelining "
+                      "(training.framework fsdp, as torchtitan and Llama 3) allows it");
     if (t.ep > 1) {
-        const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
+        const bool moe_by_count =
+            s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
         if (!s.model || (!s.model->is_moe() && !moe_by_count))
             add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
         else if (!divisible(s.model->experts, t.ep))
@@ -515,15 +547,16 @@ void check_network(Scenario& s, Errors& errors) {
         const Count dpn = std::max<Count>(1, hw.devices_per_node);
         if (hw.sites > hw.count)
             add_error(errors, "range", "hardware.sites",
-                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ")");
+                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" +
+                          fmt_num(static_cast<double>(hw.count)) + ")");
         else if (hw.count % hw.sites != 0)
             add_error(errors, "divisibility", "hardware.sites",
-                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) +
-                          "): sites are of equal size (use hardware.pools for unequal ones)");
+                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" +
+                          fmt_num(static_cast<double>(hw.sites)) + "): sites are of equal size (use hardware.pools for unequal ones)");
         else if (hw.count / hw.sites > dpn && (hw.count / hw.sites) % dpn != 0)
             add_error(errors, "divisibility", "hardware.sites",
-                      "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) + ") must be whole nodes of hardware.devices_per_node (" +
-                          fmt_num(static_cast<double>(dpn)) + ")");
+                      "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) +
+                          ") must be whole nodes of hardware.devices_per_node (" + fmt_num(static_cast<double>(dpn)) + ")");
     }
     const bool several_sites = hw.sites > 1 || nodes_are_sites;
     const char* wan_keys[] = {"wan", "wan_bytes_per_second", "wan_latency_seconds"};
@@ -542,22 +575,28 @@ void check_network(Scenario& s, Errors& errors) {
         const TrainingConfig& t = *s.training;
         if (t.outer_overlap_steps > t.local_steps)
             add_error(errors, "range", "training.outer_overlap_steps",
-                      "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) + ") must not exceed training.local_steps (" +
-                          fmt_num(static_cast<double>(t.local_steps)) + ")");
+                      "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) +
+                          ") must not exceed training.local_steps (" + fmt_num(static_cast<double>(t.local_steps)) + ")");
     }
     if (mixed_fleet(hw)) {
-        if (s.inference) add_error(errors, "unsupported", "hardware.pools", "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
-        if (s.finetune) add_error(errors, "unsupported", "hardware.pools", "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
+        if (s.inference)
+            add_error(errors, "unsupported", "hardware.pools",
+                      "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
+        if (s.finetune)
+            add_error(errors, "unsupported", "hardware.pools",
+                      "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
         if (s.training) {
             auto& t = *s.training;
             const auto& tf = training_fields();
             if (t.layout == LayoutMode::given)
                 add_error(errors, "conflict", "training.layout",
-                          "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp may be given)");
+                          "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp "
+                          "may be given)");
             for (const char* k : {"dp", "shard_group"}) {
                 if (!(t.given & field_bit(tf, k))) continue;
                 const std::string f = std::string("training.") + k;
-                add_error(errors, "conflict", f, f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
+                add_error(errors, "conflict", f,
+                          f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
             }
         }
     }
@@ -634,8 +673,8 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
         return false;
     }
     check_keys(j, "", errors,
-               {"model", "hardware", "training", "inference", "costs", "compare", "roofline", "scaling", "explain", "name",
-                "description", "finetune"});
+               {"model", "hardware", "training", "inference", "costs", "compare", "roofline", "scaling", "explain", "name", "description",
+                "finetune"});
     if (const json* m = object(j, "model", "", errors)) {
         ModelSpec spec;
         if (model_from_json(*m, "model", spec, errors)) s.model = spec;

@@ -25,21 +25,24 @@ const std::vector<Field<ModelSpec>>& model_fields() {
     using M = ModelSpec;
     static const std::vector<Field<M>> t = {
         field<&M::params>(number_spec("params", "parameters", {1, 1e16, false},
-                                      "total parameter count alone (enough for 6·N·D and weight memory)", "none: give params, a preset or an architecture")),
+                                      "total parameter count alone (enough for 6·N·D and weight memory)",
+                                      "none: give params, a preset or an architecture")),
         field<&M::active_params>(number_spec("active_params", "parameters", {1, 1e16, false},
                                              "parameters active per token (mixture of experts), with params", "params")),
-        field<&M::layers>(integer_spec("layers", "", 1, 1e5, "transformer blocks (required for an architecture)", "none: required for an architecture")),
-        field<&M::hidden>(integer_spec("hidden", "", 1, kMaxDim, "model width d_model (required for an architecture)", "none: required for an architecture")),
-        field<&M::heads>(integer_spec("heads", "", 1, 1e5, "query heads (required for an architecture)", "none: required for an architecture")),
+        field<&M::layers>(
+            integer_spec("layers", "", 1, 1e5, "transformer blocks (required for an architecture)", "none: required for an architecture")),
+        field<&M::hidden>(integer_spec("hidden", "", 1, kMaxDim, "model width d_model (required for an architecture)",
+                                       "none: required for an architecture")),
+        field<&M::heads>(
+            integer_spec("heads", "", 1, 1e5, "query heads (required for an architecture)", "none: required for an architecture")),
         field<&M::kv_heads>(integer_spec("kv_heads", "", 1, 1e5, "key/value heads: = heads (MHA), 1 (MQA), else GQA", "heads")),
         field<&M::head_dim>(integer_spec("head_dim", "", 1, 1e5, "width of one head", "hidden / heads")),
         field<&M::ffn_hidden>(integer_spec("ffn_hidden", "", 1, kMaxDim, "MLP inner width", "4 x hidden")),
-        field<&M::ffn_kind>(choice_spec("ffn_kind", {{"gelu", 0}, {"swiglu", 1}},
-                                        "2-matrix MLP (GPT) or 3-matrix gated MLP (Llama)")),
-        field<&M::vocab>(integer_spec("vocab", "tokens", 1, 1e8, "vocabulary size (required for an architecture)", "none: required for an architecture")),
+        field<&M::ffn_kind>(choice_spec("ffn_kind", {{"gelu", 0}, {"swiglu", 1}}, "2-matrix MLP (GPT) or 3-matrix gated MLP (Llama)")),
+        field<&M::vocab>(integer_spec("vocab", "tokens", 1, 1e8, "vocabulary size (required for an architecture)",
+                                      "none: required for an architecture")),
         field<&M::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "training sequence / context length")),
-        field<&M::tied_embeddings>(boolean_spec("tied_embeddings", "input and output embeddings shared",
-                                                "true for a custom architecture")),
+        field<&M::tied_embeddings>(boolean_spec("tied_embeddings", "input and output embeddings shared", "true for a custom architecture")),
         field<&M::biases>(boolean_spec("biases", "linear layers have biases (GPT) or not (Llama)")),
         field<&M::rmsnorm>(choice_spec("norm", {{"layernorm", 0}, {"rmsnorm", 1}}, "normalisation layers")),
         field<&M::pos>(choice_spec("position_embedding", {{"learned", 0}, {"rope", 1}, {"alibi", 2}},
@@ -53,8 +56,9 @@ const std::vector<Field<ModelSpec>>& model_fields() {
         field<&M::shared_experts>(integer_spec("shared_experts", "", 0, 1e5, "always-active experts per MoE layer")),
         field<&M::expert_ffn_hidden>(integer_spec("expert_ffn_hidden", "", 0, kMaxDim, "inner width of one expert", "ffn_hidden")),
         field<&M::dense_layers>(integer_spec("dense_layers", "", 0, 1e5, "leading layers with a dense MLP (DeepSeek-V3: 3)")),
-        field<&M::max_routed_nodes>(integer_spec("max_routed_nodes", "nodes", 0, 1e5,
-                                                 "node-limited routing: a token's experts span at most this many nodes (DeepSeek-V3: 4); 0 = any")),
+        field<&M::max_routed_nodes>(
+            integer_spec("max_routed_nodes", "nodes", 0, 1e5,
+                         "node-limited routing: a token's experts span at most this many nodes (DeepSeek-V3: 4); 0 = any")),
         field<&M::q_lora_rank>(integer_spec("q_lora_rank", "", 0, 1e6, "MLA query compression rank (0 = none)")),
         field<&M::kv_lora_rank>(integer_spec("kv_lora_rank", "", 0, 1e6, "MLA key/value latent rank (> 0 switches MLA on)")),
         field<&M::qk_nope_head_dim>(integer_spec("qk_nope_head_dim", "", 0, 1e5, "MLA query/key width without RoPE")),
@@ -71,8 +75,7 @@ const std::vector<Field<Hardware>>& hardware_fields() {
         field<&H::devices_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices sharing the scale-up domain",
                                                  "the device's reference system (8 for HGX)")),
         field<&H::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", positive_up_to(1e15),
-                                                          "network bandwidth per device, per direction",
-                                                          "the catalog's NIC per GPU")),
+                                                          "network bandwidth per device, per direction", "the catalog's NIC per GPU")),
         field<&H::network>(choice_spec("network", network_choices(),
                                        "network between nodes (`gpucalc networks`: InfiniBand, RoCE, Ethernet, WAN and internet "
                                        "presets with their sources); a WAN or internet preset puts every node in its own site on that link",
@@ -83,8 +86,7 @@ const std::vector<Field<Hardware>>& hardware_fields() {
         field<&H::sites>(integer_spec("sites", "sites", 1, 1e5,
                                       "sites of equal size joined by the WAN (data centres, or providers of a decentralized network)",
                                       "1; with pools, the distinct pool sites")),
-        field<&H::wan>(choice_spec("wan", network_choices(), "network between sites (a preset, per site)",
-                                   "internet-1g when sites > 1")),
+        field<&H::wan>(choice_spec("wan", network_choices(), "network between sites (a preset, per site)", "internet-1g when sites > 1")),
         field<&H::wan_bytes_per_second>(number_spec("wan_bytes_per_second", "B/s", {1e3, 1e13, false},
                                                     "bandwidth between sites, per site, per direction", "the wan preset's")),
         field<&H::wan_latency_seconds>(number_spec("wan_latency_seconds", "s", non_negative_up_to(10),
@@ -99,10 +101,9 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::tokens>(number_spec("tokens", "tokens", {1, 1e30, false}, "tokens to train on (run totals need it)")),
         field<&T::mfu>(number_spec("mfu", "fraction", fraction_open, "given model FLOPs utilisation, used instead of the prediction",
                                    "predicted by the performance model")),
-        field<&T::precision>(choice_spec("precision",
-                                         precision_choices({Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16,
-                                                            Precision::fp8}),
-                                         "precision of the matrix multiplies")),
+        field<&T::precision>(choice_spec(
+            "precision", precision_choices({Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16, Precision::fp8}),
+            "precision of the matrix multiplies")),
         field<&T::global_batch>(integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
                                              "about 4M tokens, rounded to the nearest multiple of dp x micro_batch")),
         field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
@@ -111,8 +112,9 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::dp>(integer_spec("dp", "devices", 1, kMaxCount, "data-parallel size", "count / (tp x pp)")),
         field<&T::vpp>(integer_spec("vpp", "", 1, 1e3, "interleaved pipeline chunks per device")),
         field<&T::ep>(integer_spec("ep", "devices", 1, 1e5, "expert-parallel size (MoE); divides dp and the expert count")),
-        field<&T::cp>(integer_spec("cp", "devices", 1, 1e5,
-                                   "context-parallel size: each sequence split over cp devices (ring attention); tp x cp x pp x dp = count")),
+        field<&T::cp>(
+            integer_spec("cp", "devices", 1, 1e5,
+                         "context-parallel size: each sequence split over cp devices (ring attention); tp x cp x pp x dp = count")),
         field<&T::zero>(integer_spec("zero", "", 0, 3, "ZeRO stage over the data-parallel group (3 = FSDP)")),
         field<&T::shard_group>(integer_spec("shard_group", "devices", 1, kMaxCount,
                                             "hybrid sharding (HSDP, MaxText multislice): ZeRO/FSDP shards within groups of this many "
@@ -121,31 +123,42 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::sequence_parallel>(boolean_spec("sequence_parallel", "Megatron sequence parallelism", "tp > 1")),
         field<&T::recompute>(choice_spec("recompute", {{"none", 0}, {"selective", 1}, {"full", 2}}, "activation recomputation")),
         field<&T::optimizer>(choice_spec("optimizer", {{"adam", 0}, {"adamw", 0}, {"sgd", 1}}, "optimizer (adamw = adam)")),
-        field<&T::attention>(choice_spec("attention", {{"flash", 0}, {"materialized", 1}},
-                                         "fused (FlashAttention) or materialised attention scores")),
-        field<&T::attention_kernel>(choice_spec("attention_kernel", {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}},
-                                                "fused attention kernel: fused = the device's best (cuDNN / FlashAttention-3 / Transformer "
-                                                "Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU); flash2 = "
-                                                "FlashAttention-2 (PyTorch SDPA); triton = FlashAttention in Triton (2022)",
-                                                "the framework's: flash2 for fsdp, torchtitan and deepspeed, triton for llm-foundry, fused for the others")),
+        field<&T::attention>(
+            choice_spec("attention", {{"flash", 0}, {"materialized", 1}}, "fused (FlashAttention) or materialised attention scores")),
+        field<&T::attention_kernel>(
+            choice_spec("attention_kernel", {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}},
+                        "fused attention kernel: fused = the device's best (cuDNN / FlashAttention-3 / Transformer "
+                        "Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU); flash2 = "
+                        "FlashAttention-2 (PyTorch SDPA); triton = FlashAttention in Triton (2022)",
+                        "the framework's: flash2 for fsdp, torchtitan and deepspeed, triton for llm-foundry, fused for the others")),
         field<&T::overlap_dp_comm>(boolean_spec("overlap_dp_comm", "data-parallel gradient reduction overlapped with backward")),
         field<&T::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
                                               "memory allowance per device (CUDA context, communication buffers)")),
-        field<&T::fragmentation>(number_spec("fragmentation", "fraction", fraction_closed,
-                                             "allocator fragmentation, fraction of the other memory terms")),
-        field<&T::framework>(choice_spec("framework", {{"megatron", 0}, {"nemo", 0}, {"fsdp", 1}, {"torchtitan", 5}, {"llm-foundry", 6},
-                                                       {"deepspeed", 2}, {"maxtext", 3}, {"megatron-legacy", 4}},
-                                         "training software (overlap, fusion, gradient precision, kernels): megatron = Megatron-LM/Core/NeMo; "
-                                         "fsdp = PyTorch FSDP (generic); torchtitan = PyTorch FSDP2 + torch.compile + torchao float8; "
-                                         "llm-foundry = MosaicML Composer FSDP (2023 benchmarks: Triton attention); deepspeed; maxtext = JAX/XLA; "
-                                         "megatron-legacy = "
-                                         "Megatron-LM/Megatron-DeepSpeed of 2020-2022 (GPT-3, BLOOM, OPT era)",
-                                         "maxtext on TPUs, megatron elsewhere")),
-        field<&T::fp32_gradients>(boolean_spec("fp32_gradients", "gradients accumulated and reduced in fp32 (+2 bytes/param, 2x the reduce bytes)",
-                                               "the framework's: megatron and fsdp true (main_grad buffers / fp32 reduce), deepspeed false")),
-        field<&T::goodput>(number_spec("goodput", "fraction", fraction_open,
-                                       "fraction of wall time spent on useful steps (failures, restarts, checkpoints); 1 turns the model off",
-                                       "from the cluster's failure rate and checkpoint/restart times")),
+        field<&T::fragmentation>(
+            number_spec("fragmentation", "fraction", fraction_closed, "allocator fragmentation, fraction of the other memory terms")),
+        field<&T::framework>(
+            choice_spec("framework",
+                        {{"megatron", 0},
+                         {"nemo", 0},
+                         {"fsdp", 1},
+                         {"torchtitan", 5},
+                         {"llm-foundry", 6},
+                         {"deepspeed", 2},
+                         {"maxtext", 3},
+                         {"megatron-legacy", 4}},
+                        "training software (overlap, fusion, gradient precision, kernels): megatron = Megatron-LM/Core/NeMo; "
+                        "fsdp = PyTorch FSDP (generic); torchtitan = PyTorch FSDP2 + torch.compile + torchao float8; "
+                        "llm-foundry = MosaicML Composer FSDP (2023 benchmarks: Triton attention); deepspeed; maxtext = JAX/XLA; "
+                        "megatron-legacy = "
+                        "Megatron-LM/Megatron-DeepSpeed of 2020-2022 (GPT-3, BLOOM, OPT era)",
+                        "maxtext on TPUs, megatron elsewhere")),
+        field<&T::fp32_gradients>(
+            boolean_spec("fp32_gradients", "gradients accumulated and reduced in fp32 (+2 bytes/param, 2x the reduce bytes)",
+                         "the framework's: megatron and fsdp true (main_grad buffers / fp32 reduce), deepspeed false")),
+        field<&T::goodput>(
+            number_spec("goodput", "fraction", fraction_open,
+                        "fraction of wall time spent on useful steps (failures, restarts, checkpoints); 1 turns the model off",
+                        "from the cluster's failure rate and checkpoint/restart times")),
         field<&T::layout>(choice_spec("layout", {{"auto", 0}, {"given", 1}},
                                       "auto: the plan search chooses every layout field not given (tp, pp, dp, vpp, micro_batch, "
                                       "zero, recompute, sequence_parallel, overlap_dp_comm); given: the fields as given",
@@ -175,16 +188,18 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
 const std::vector<Field<EfficiencyOverrides>>& efficiency_fields() {
     using E = EfficiencyOverrides;
     static const std::vector<Field<E>> t = {
-        field<&E::gemm>(number_spec("gemm", "fraction", fraction_open, "fraction of dense peak a large GEMM reaches",
-                                    "per device generation")),
-        field<&E::gemm_half_width>(number_spec("gemm_half_width", "", non_negative_up_to(1e6),
-                                               "GEMM inner dimension K at which a GEMM reaches half of gemm (training; fine-tuning: width hidden/tp)", "per device generation and precision")),
-        field<&E::attention>(number_spec("attention", "fraction", fraction_open, "fraction of peak in fused attention",
-                                         "per device generation")),
-        field<&E::memory>(number_spec("memory", "fraction", fraction_open, "fraction of HBM bandwidth in memory-bound kernels",
-                                      "per device generation")),
-        field<&E::network>(number_spec("network", "fraction", fraction_open, "fraction of link bandwidth in collectives",
-                                       "per device generation")),
+        field<&E::gemm>(
+            number_spec("gemm", "fraction", fraction_open, "fraction of dense peak a large GEMM reaches", "per device generation")),
+        field<&E::gemm_half_width>(
+            number_spec("gemm_half_width", "", non_negative_up_to(1e6),
+                        "GEMM inner dimension K at which a GEMM reaches half of gemm (training; fine-tuning: width hidden/tp)",
+                        "per device generation and precision")),
+        field<&E::attention>(
+            number_spec("attention", "fraction", fraction_open, "fraction of peak in fused attention", "per device generation")),
+        field<&E::memory>(
+            number_spec("memory", "fraction", fraction_open, "fraction of HBM bandwidth in memory-bound kernels", "per device generation")),
+        field<&E::network>(
+            number_spec("network", "fraction", fraction_open, "fraction of link bandwidth in collectives", "per device generation")),
     };
     return t;
 }
@@ -193,14 +208,12 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
     using I = InferenceConfig;
     static const std::vector<Field<I>> t = {
         field<&I::weight_precision>(choice_spec("weight_precision",
-                                                precision_choices({Precision::fp32, Precision::bf16, Precision::fp16,
-                                                                   Precision::fp8, Precision::int8, Precision::int4,
-                                                                   Precision::fp4}),
+                                                precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8,
+                                                                   Precision::int8, Precision::int4, Precision::fp4}),
                                                 "precision of the stored weights")),
-        field<&I::kv_precision>(choice_spec("kv_precision",
-                                            precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8,
-                                                               Precision::int8}),
-                                            "precision of the KV cache")),
+        field<&I::kv_precision>(choice_spec(
+            "kv_precision", precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8, Precision::int8}),
+            "precision of the KV cache")),
         field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance (fixed)",
                                       "the largest that fits (max throughput, continuous batching)")),
         field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
@@ -208,12 +221,11 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
         field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)")),
         field<&I::requests_per_day>(number_spec("requests_per_day", "requests/day", non_negative_up_to(1e15),
                                                 "traffic to size the deployment for; 0 = no traffic sizing")),
-        field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false},
-                                               "provisioning headroom for the daily peak")),
+        field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false}, "provisioning headroom for the daily peak")),
         field<&I::latency_target_seconds_per_token>(number_spec("latency_target_seconds_per_token", "s", positive_up_to(1e6),
                                                                 "maximum decode time per output token (warns when exceeded)")),
-        field<&I::quant_group_size>(integer_spec("quant_group_size", "weights", 1, 1e6,
-                                                 "int4/fp4 weights: one fp16 scale and zero point per group")),
+        field<&I::quant_group_size>(
+            integer_spec("quant_group_size", "weights", 1, 1e6, "int4/fp4 weights: one fp16 scale and zero point per group")),
         field<&I::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
                                               "memory allowance per device (CUDA context, workspace, activations)")),
         field<&I::batch_limit>(integer_spec("batch_limit", "sequences", 1, 1e7,
@@ -235,9 +247,9 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
         field<&I::gpu_layers>(integer_spec("gpu_layers", "layers", 0, 1e5,
                                            "layers kept on the device; the others run from host memory (CPU offload, llama.cpp -ngl)",
                                            "all layers")),
-        field<&I::host_memory_bandwidth_bytes_per_second>(number_spec("host_memory_bandwidth_bytes_per_second", "B/s",
-                                                                      {1e8, 1e13, false},
-                                                                      "host memory bandwidth for offloaded layers (dual-channel DDR5-5600)")),
+        field<&I::host_memory_bandwidth_bytes_per_second>(
+            number_spec("host_memory_bandwidth_bytes_per_second", "B/s", {1e8, 1e13, false},
+                        "host memory bandwidth for offloaded layers (dual-channel DDR5-5600)")),
     };
     return t;
 }
@@ -259,8 +271,8 @@ const std::vector<Field<SpeculativeConfig>>& speculative_fields() {
         field<&P::draft_params>(number_spec("draft_params", "parameters", {1e3, 1e13, false},
                                             "parameters of the draft model (or MTP module) read per proposed token")),
         field<&P::draft_tokens>(integer_spec("draft_tokens", "tokens", 1, 16, "tokens proposed per verification step")),
-        field<&P::acceptance_rate>(number_spec("acceptance_rate", "fraction", {0, 0.999, false},
-                                               "probability that a proposed token is accepted")),
+        field<&P::acceptance_rate>(
+            number_spec("acceptance_rate", "fraction", {0, 0.999, false}, "probability that a proposed token is accepted")),
     };
     return t;
 }
@@ -275,7 +287,8 @@ const std::vector<Field<FinetuneConfig>>& finetune_fields() {
                                             "adapted matrices: q and v, all attention projections, or every linear layer")),
         field<&F::batch>(integer_spec("batch", "sequences", 1, 1e6, "sequences per device per step")),
         field<&F::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "tokens per sequence")),
-        field<&F::gradient_checkpointing>(boolean_spec("gradient_checkpointing", "keep each layer's input only; recompute the layer in backward")),
+        field<&F::gradient_checkpointing>(
+            boolean_spec("gradient_checkpointing", "keep each layer's input only; recompute the layer in backward")),
         field<&F::optimizer>(choice_spec("optimizer", {{"adamw", 0}, {"adam", 0}, {"adamw_8bit", 1}, {"paged_adamw_8bit", 2}, {"sgd", 3}},
                                          "optimizer (paged states live in host-backed unified memory)")),
         field<&F::master_weights>(boolean_spec("master_weights", "fp32 copy of the trainable weights and fp32 optimizer states")),
@@ -295,17 +308,18 @@ const std::vector<Field<Costs>>& costs_fields() {
     static const std::vector<Field<C>> t = {
         field<&C::gpu_hour_usd>(number_spec("gpu_hour_usd", "USD/h", non_negative_up_to(1e6), "price of one device-hour",
                                             "the catalog's price of the device on price_basis")),
-        field<&C::price_basis>(choice_spec("price_basis", {{"marketplace", 0}, {"hyperscaler", 1}},
-                                           "catalog price used when gpu_hour_usd is not given: GPU-cloud on-demand (RunPod, Lambda, ...) "
-                                           "or hyperscaler on-demand (AWS, Azure, Google Cloud); a device without that basis uses the other, "
-                                           "with a warning")),
-        field<&C::electricity_usd_per_kwh>(number_spec("electricity_usd_per_kwh", "USD/kWh", non_negative_up_to(100),
-                                                       "electricity price (owned hardware)")),
+        field<&C::price_basis>(
+            choice_spec("price_basis", {{"marketplace", 0}, {"hyperscaler", 1}},
+                        "catalog price used when gpu_hour_usd is not given: GPU-cloud on-demand (RunPod, Lambda, ...) "
+                        "or hyperscaler on-demand (AWS, Azure, Google Cloud); a device without that basis uses the other, "
+                        "with a warning")),
+        field<&C::electricity_usd_per_kwh>(
+            number_spec("electricity_usd_per_kwh", "USD/kWh", non_negative_up_to(100), "electricity price (owned hardware)")),
         field<&C::pue>(number_spec("pue", "ratio", {1, 10, false}, "data-centre power usage effectiveness")),
-        field<&C::grid_kg_co2_per_kwh>(number_spec("grid_kg_co2_per_kwh", "kg/kWh", non_negative_up_to(10),
-                                                   "grid carbon intensity (LLaMA paper's US average)")),
-        field<&C::ownership>(choice_spec("ownership", {{"cloud", 0}, {"owned", 1}},
-                                         "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
+        field<&C::grid_kg_co2_per_kwh>(
+            number_spec("grid_kg_co2_per_kwh", "kg/kWh", non_negative_up_to(10), "grid carbon intensity (LLaMA paper's US average)")),
+        field<&C::ownership>(
+            choice_spec("ownership", {{"cloud", 0}, {"owned", 1}}, "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
         field<&C::lifetime_years>(number_spec("lifetime_years", "years", {0.1, 50, false}, "amortisation period of owned hardware")),
     };
     return t;
@@ -338,12 +352,13 @@ const std::vector<Field<CompareRequest>>& compare_fields() {
 const std::vector<Field<InverseQuestion>>& inverse_fields() {
     using Q = InverseQuestion;
     static const std::vector<Field<Q>> t = {
-        field<&Q::question>(choice_spec("question", {{"what_can_train", 0}, {"gpus_needed", 1}},
-                                        "what_can_train: the model this cluster can train; gpus_needed: devices for a model by a deadline")),
+        field<&Q::question>(
+            choice_spec("question", {{"what_can_train", 0}, {"gpus_needed", 1}},
+                        "what_can_train: the model this cluster can train; gpus_needed: devices for a model by a deadline")),
         field<&Q::days>(number_spec("days", "days", {1e-3, 1e5, false}, "time available / deadline")),
         field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
-        field<&Q::tokens_per_param>(number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false},
-                                                "training tokens per parameter (Chinchilla: 20)")),
+        field<&Q::tokens_per_param>(
+            number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false}, "training tokens per parameter (Chinchilla: 20)")),
         field<&Q::compare_networks>(boolean_spec("compare_networks",
                                                  "what_can_train: also answer for the same devices in one InfiniBand cluster, across sites "
                                                  "synchronously, and across sites with DiLoCo (inverse.networks[], side by side)")),
@@ -370,14 +385,13 @@ const std::vector<Field<Device>>& custom_device_fields() {
     // memory, link or power figure is below these.
     static const std::vector<Field<D>> t = {
         field<&D::memory_bytes>(number_spec("memory_bytes", "bytes", {1e6, 1e16, false}, "device memory (required without base)")),
-        field<&D::memory_bandwidth_bytes_per_second>(number_spec("memory_bandwidth_bytes_per_second", "B/s", {1e6, 1e16, false},
-                                                                 "device memory bandwidth (required without base)")),
+        field<&D::memory_bandwidth_bytes_per_second>(
+            number_spec("memory_bandwidth_bytes_per_second", "B/s", {1e6, 1e16, false}, "device memory bandwidth (required without base)")),
         field<&D::tdp_watts>(number_spec("tdp_watts", "W", {0.1, 1e6, false}, "board power")),
-        field<&D::scale_up_bytes_per_second_bidirectional>(number_spec("scale_up_bytes_per_second_bidirectional", "B/s",
-                                                                       {1e3, 1e15, false},
+        field<&D::scale_up_bytes_per_second_bidirectional>(number_spec("scale_up_bytes_per_second_bidirectional", "B/s", {1e3, 1e15, false},
                                                                        "scale-up link (NVLink-like), both directions summed")),
-        field<&D::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", {1e3, 1e15, false},
-                                                          "network bandwidth per device, per direction")),
+        field<&D::scale_out_bytes_per_second>(
+            number_spec("scale_out_bytes_per_second", "B/s", {1e3, 1e15, false}, "network bandwidth per device, per direction")),
         field<&D::gpus_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices in the scale-up domain")),
         field<&D::cloud_usd_per_hour>(number_spec("cloud_usd_per_hour", "USD/h", non_negative_up_to(1e6), "rental price")),
         field<&D::price_usd>(number_spec("price_usd", "USD", non_negative_up_to(1e10), "purchase price")),

@@ -47,13 +47,14 @@ Convergence diloco_convergence(double local_steps) {
     // exp(ln(1 + change) / 0.046962), with 0.046962 = ln(16.23 / 14.72) / ln 8; written out (4
     // significant digits) so that native and WebAssembly builds, whose exp and log may differ in the
     // last bit, give byte-identical reports.
-    c.token_multiplier_low = 0.6748;   // exp(ln(15.02 / 15.30) / 0.046962)
-    c.token_multiplier_high = 1.838;   // exp(ln(1.029) / 0.046962)
+    c.token_multiplier_low = 0.6748;  // exp(ln(15.02 / 15.30) / 0.046962)
+    c.token_multiplier_high = 1.838;  // exp(ln(1.029) / 0.046962)
     c.beyond_published = local_steps > 2000;
-    c.basis = "DiLoCo (arXiv:2311.08105) Table 2: 8 workers at H=500 reach perplexity 15.02 vs 15.30 for synchronous data parallelism "
-              "at the same batch (-1.8%); Sec. 3.1: H=1000 costs +2.9% perplexity vs H=50 (H tested 50-2000, models 60M-400M); "
-              "tokens for the same loss derived with Table 2's scaling (8x updates: 16.23 -> 14.72, d ln ppl / d ln tokens = 0.047). "
-              "INTELLECT-1 (10B, H=100, int8) and Streaming DiLoCo (1B-4B) report no loss of quality";
+    c.basis =
+        "DiLoCo (arXiv:2311.08105) Table 2: 8 workers at H=500 reach perplexity 15.02 vs 15.30 for synchronous data parallelism "
+        "at the same batch (-1.8%); Sec. 3.1: H=1000 costs +2.9% perplexity vs H=50 (H tested 50-2000, models 60M-400M); "
+        "tokens for the same loss derived with Table 2's scaling (8x updates: 16.23 -> 14.72, d ln ppl / d ln tokens = 0.047). "
+        "INTELLECT-1 (10B, H=100, int8) and Streaming DiLoCo (1B-4B) report no loss of quality";
     return c;
 }
 
@@ -173,36 +174,41 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     if (tm.assumed_shape)
         r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
                              " layers, hidden " + jr::fmt_num(shaped.hidden) + ") holding the stated parameter counts" +
-                             (tm.assumed_experts ? "; the parameters beyond the active count are treated as " + jr::fmt_num(tm.in.experts) + " routed experts, 2 per token" : ""));
+                             (tm.assumed_experts ? "; the parameters beyond the active count are treated as " + jr::fmt_num(tm.in.experts) +
+                                                       " routed experts, 2 per token"
+                                                 : ""));
     if (eff.fallback_used)
-        r.warnings.push_back(d.name + " matches no calibrated device generation: generic efficiency constants used (" + eff.gen.basis + ")");
+        r.warnings.push_back(d.name + " matches no calibrated device generation: generic efficiency constants used (" + eff.gen.basis +
+                             ")");
     r.model_flops_per_token = model.has_architecture ? model_flops_per_token_training(model) : 6.0 * pc.active;
     r.flops_6nd = 6.0 * pc.active * r.tokens;
     r.flops = r.model_flops_per_token * r.tokens;
 
     const StepInputs& in = tm.in;
     const StepEstimate est = estimate_step(in, hw, cfg, eff);
-    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node))
-        r.warnings.push_back(assumed_scale_out_warning(d.name));
+    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
     const NetworkLevels levels = network_levels(hw);
     r.network = network_levels_json(hw, levels);
     r.wan = est.wan.value_or(WanTraffic{});
     if (!est.wan) r.wan.inner_step_seconds = est.step.total;
     const WanTraffic& w = r.wan;
-    if (est.step.total > 0) r.compute_utilization = std::max(0.0, est.step.total - w.exchange_exposed_seconds - w.pp_seconds) / est.step.total;
+    if (est.step.total > 0)
+        r.compute_utilization = std::max(0.0, est.step.total - w.exchange_exposed_seconds - w.pp_seconds) / est.step.total;
     if (cfg.local_steps > 1 && w.sites_dp <= 1)
-        r.warnings.push_back(levels.sites <= 1 ? "training.local_steps has no effect: the cluster is one site (set hardware.sites, pools in several "
-                                                 "sites, or a WAN preset as hardware.network); data parallelism synchronises every step"
-                                               : "training.local_steps has no effect: the data-parallel group does not span sites (each replica spans " +
-                                                     jr::fmt_num(w.sites_pp) + " sites); nothing is exchanged across sites between local steps");
+        r.warnings.push_back(levels.sites <= 1
+                                 ? "training.local_steps has no effect: the cluster is one site (set hardware.sites, pools in several "
+                                   "sites, or a WAN preset as hardware.network); data parallelism synchronises every step"
+                                 : "training.local_steps has no effect: the data-parallel group does not span sites (each replica spans " +
+                                       jr::fmt_num(w.sites_pp) + " sites); nothing is exchanged across sites between local steps");
     if (cfg.local_steps > 1 && w.sites_dp > 1) {
         r.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
-        r.warnings.push_back("DiLoCo convergence: with " + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
-                             " local steps, published perplexity at the same tokens ranges from -1.8% to +2.9% of synchronous training "
-                             "(DiLoCo Table 2 and Sec. 3.1, 60M-400M models): the same loss may take x" +
-                             jr::fmt_num(*r.convergence->token_multiplier_low) + " to x" + jr::fmt_num(*r.convergence->token_multiplier_high) +
-                             " the tokens (training.local_sgd)" +
-                             (r.convergence->beyond_published ? "; local_steps above the largest published H (2,000): no published figure" : ""));
+        r.warnings.push_back(
+            "DiLoCo convergence: with " + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
+            " local steps, published perplexity at the same tokens ranges from -1.8% to +2.9% of synchronous training "
+            "(DiLoCo Table 2 and Sec. 3.1, 60M-400M models): the same loss may take x" +
+            jr::fmt_num(*r.convergence->token_multiplier_low) + " to x" + jr::fmt_num(*r.convergence->token_multiplier_high) +
+            " the tokens (training.local_sgd)" +
+            (r.convergence->beyond_published ? "; local_steps above the largest published H (2,000): no published figure" : ""));
     }
     if (levels.sites > 1 && w.sites_dp > 1 && cfg.local_steps == 1 && r.compute_utilization < 0.5)
         r.warnings.push_back("synchronous data parallelism across " + jr::fmt_num(w.sites_dp) + " sites waits " +
@@ -243,12 +249,14 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const Calibration& cal = calibration();
     double lo = 1.0, hi = 1.0;
     if (!r.mfu_given) {
-        const bool calibrated = !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
+        const bool calibrated =
+            !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
         const double widen = calibrated ? 1.0 : cal.band.extrapolation;
         lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
         hi = 1.0 + (cal.band.high - 1.0) * widen;
-        r.band_basis = cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name +
-                                                                   " has no calibration runs)");
+        r.band_basis = cal.band.basis + (calibrated ? ""
+                                                    : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name +
+                                                          " has no calibration runs)");
         r.mfu_low = r.mfu * lo;
         r.mfu_high = r.mfu * hi;
     } else {
@@ -293,31 +301,47 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
         explain_step(in, cfg, eff, est, trace);
         if (w.sites_dp > 1) {
             const bool sparse = cfg.outer_topk < 1.0;
-            trace.add("training.communication.exchange_seconds",
-                      sparse ? "(sites - 1) x exchange_bytes_per_site / (wan x network) + ceil(log2 sites) x wan_latency (top-k: all-gather)"
-                             : "2 (sites - 1) / sites x exchange_bytes_per_site / (wan x network) + 2 ceil(log2 sites) x wan_latency (all-reduce)",
-                      {{"sites", w.sites_dp}, {"exchange_bytes_per_site", w.exchange_bytes_per_site}, {"wan_bytes_per_second", levels.wan},
-                       {"network", eff.gen.network}, {"wan_latency_seconds", levels.wan_latency}, {"outer_topk", cfg.outer_topk}},
-                      w.exchange_seconds, "s",
-                      "hierarchical all-reduce, alpha-beta model (Thakur, Rabenseifner & Gropp 2005, Int. J. HPC Appl. 19(1), Sec. 4); "
-                      "bytes per value: outer precision, top-k adds a 12-bit index (SparseLoCo chunks of 4,096)");
+            trace.add(
+                "training.communication.exchange_seconds",
+                sparse
+                    ? "(sites - 1) x exchange_bytes_per_site / (wan x network) + ceil(log2 sites) x wan_latency (top-k: all-gather)"
+                    : "2 (sites - 1) / sites x exchange_bytes_per_site / (wan x network) + 2 ceil(log2 sites) x wan_latency (all-reduce)",
+                {{"sites", w.sites_dp},
+                 {"exchange_bytes_per_site", w.exchange_bytes_per_site},
+                 {"wan_bytes_per_second", levels.wan},
+                 {"network", eff.gen.network},
+                 {"wan_latency_seconds", levels.wan_latency},
+                 {"outer_topk", cfg.outer_topk}},
+                w.exchange_seconds, "s",
+                "hierarchical all-reduce, alpha-beta model (Thakur, Rabenseifner & Gropp 2005, Int. J. HPC Appl. 19(1), Sec. 4); "
+                "bytes per value: outer precision, top-k adds a 12-bit index (SparseLoCo chunks of 4,096)");
             if (cfg.local_steps > 1)
-                trace.add("training.step_breakdown_seconds.outer_comm", "max(0, exchange_seconds - min(outer_overlap_steps, local_steps) x inner_step) / local_steps",
-                          {{"exchange_seconds", w.exchange_seconds}, {"outer_overlap_steps", static_cast<double>(cfg.outer_overlap_steps)},
-                           {"local_steps", static_cast<double>(cfg.local_steps)}, {"inner_step_seconds", w.inner_step_seconds}},
+                trace.add("training.step_breakdown_seconds.outer_comm",
+                          "max(0, exchange_seconds - min(outer_overlap_steps, local_steps) x inner_step) / local_steps",
+                          {{"exchange_seconds", w.exchange_seconds},
+                           {"outer_overlap_steps", static_cast<double>(cfg.outer_overlap_steps)},
+                           {"local_steps", static_cast<double>(cfg.local_steps)},
+                           {"inner_step_seconds", w.inner_step_seconds}},
                           est.step.outer_comm, "s",
                           "DiLoCo (Douillard et al. 2023, arXiv:2311.08105) Algorithm 1; Streaming DiLoCo overlap (arXiv:2501.18512)");
         }
         if (w.sites_pp > 1)
-            trace.add("training.communication.pipeline_wan_seconds_per_step",
-                      "microbatches x max(0, vpp x x - t_microbatch) + 2 vpp (sites - 1)(x + wan_latency), x = bytes / (wan x network / senders)",
-                      {{"bytes_per_microbatch", w.pp_bytes_per_microbatch}, {"wan_bytes_per_second", levels.wan}, {"sites", w.sites_pp},
-                       {"wan_latency_seconds", levels.wan_latency}, {"microbatches", est.microbatches}, {"t_microbatch", est.microbatch_seconds}},
-                      w.pp_seconds, "s", "pipeline across sites: SWARM (Ryabinin et al. 2023, arXiv:2301.11913) bandwidth bound; 1F1B fill and drain");
+            trace.add(
+                "training.communication.pipeline_wan_seconds_per_step",
+                "microbatches x max(0, vpp x x - t_microbatch) + 2 vpp (sites - 1)(x + wan_latency), x = bytes / (wan x network / senders)",
+                {{"bytes_per_microbatch", w.pp_bytes_per_microbatch},
+                 {"wan_bytes_per_second", levels.wan},
+                 {"sites", w.sites_pp},
+                 {"wan_latency_seconds", levels.wan_latency},
+                 {"microbatches", est.microbatches},
+                 {"t_microbatch", est.microbatch_seconds}},
+                w.pp_seconds, "s",
+                "pipeline across sites: SWARM (Ryabinin et al. 2023, arXiv:2301.11913) bandwidth bound; 1F1B fill and drain");
         if (levels.sites > 1)
             trace.add("training.communication.compute_utilization", "(step - exposed exchange - pipeline sends across sites) / step",
                       {{"step_seconds", est.step.total}, {"exchange_exposed", w.exchange_exposed_seconds}, {"pipeline_wan", w.pp_seconds}},
-                      r.compute_utilization, "fraction", "INTELLECT-1's compute utilization (arXiv:2412.01152): time not waiting on the WAN");
+                      r.compute_utilization, "fraction",
+                      "INTELLECT-1's compute utilization (arXiv:2412.01152): time not waiting on the WAN");
         if (model.has_architecture)
             trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
                       {{"N_active", pc.active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},
@@ -328,29 +352,43 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
             trace.add("training.flops", "model_flops_per_token x D", {{"model_flops_per_token", r.model_flops_per_token}, {"D", r.tokens}},
                       r.flops, "FLOP", "PaLM App. B convention");
         }
-        trace.add("training.mfu", r.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x dense 16-bit peak)",
-                  {{"model_flops_per_token", r.model_flops_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n},
+        trace.add("training.mfu",
+                  r.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x dense 16-bit peak)",
+                  {{"model_flops_per_token", r.model_flops_per_token},
+                   {"tokens_per_second", r.tokens_per_second},
+                   {"devices", n},
                    {"peak_flops_per_second", peak}},
                   r.mfu, "fraction", "PaLM (arXiv:2204.02311) Sec. 4.1 / App. B; FP8 runs too are measured against the 16-bit peak");
         trace.add("training.hfu", "hardware_flops_per_token x tokens_per_second / (devices x peak)",
-                  {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}, {"peak_flops_per_second", peak}},
+                  {{"hardware_flops_per_token", hw_per_token},
+                   {"tokens_per_second", r.tokens_per_second},
+                   {"devices", n},
+                   {"peak_flops_per_second", peak}},
                   r.hfu, "fraction", "PaLM (arXiv:2204.02311) App. B: HFU counts recomputation");
         trace.add("training.hardware_flops_per_token", "model_flops_per_token + recomputed FLOPs",
                   {{"model_flops_per_token", r.model_flops_per_token}, {"recompute_flops_per_token", est.recompute_flops_per_token}},
                   hw_per_token, "FLOP/token", "Korthikanti et al. 2022 Sec. 5 (what recomputation re-executes)");
-        trace.add("training.tokens_per_second", r.mfu_given ? "MFU x devices x peak / model_flops_per_token" : "tokens_per_step / step_seconds",
-                  {{"tokens_per_step", r.tokens_per_step}, {"step_seconds", r.step_seconds}, {"mfu", r.mfu}, {"devices", n}, {"peak_flops_per_second", peak}},
+        trace.add("training.tokens_per_second",
+                  r.mfu_given ? "MFU x devices x peak / model_flops_per_token" : "tokens_per_step / step_seconds",
+                  {{"tokens_per_step", r.tokens_per_step},
+                   {"step_seconds", r.step_seconds},
+                   {"mfu", r.mfu},
+                   {"devices", n},
+                   {"peak_flops_per_second", peak}},
                   r.tokens_per_second, "tokens/s", "");
         trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
                   {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
                   r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
-        trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
-                  r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
+        trace.add("training.fits", "memory_per_gpu.total <= device memory",
+                  {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}}, r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
         trace.add("training.goodput",
-                  r.goodput.given ? "given in the scenario"
-                                  : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF)",
-                  {{"failures_per_hour", r.goodput.failures_per_hour}, {"checkpoint_seconds", r.goodput.checkpoint_seconds},
-                   {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds}, {"restart_seconds", r.goodput.restart_seconds}},
+                  r.goodput.given
+                      ? "given in the scenario"
+                      : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF)",
+                  {{"failures_per_hour", r.goodput.failures_per_hour},
+                   {"checkpoint_seconds", r.goodput.checkpoint_seconds},
+                   {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
+                   {"restart_seconds", r.goodput.restart_seconds}},
                   r.goodput.value, "fraction",
                   "failures: Llama 3 (arXiv:2407.21783 Table 5) 419 in 54 days on 16,384 GPUs; restart: MegaScale (arXiv:2402.15627); "
                   "checkpoint interval: Young 1974 / Daly 2006");
@@ -364,16 +402,21 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
             trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
             if (r.cost_usd && costs.ownership == Ownership::owned)
                 trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
-                          {{"gpu_hours", gpu_hours}, {"price_usd", d.price_usd.value_or(0)}, {"lifetime_years", costs.lifetime_years},
-                           {"energy_kwh", energy}, {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
+                          {{"gpu_hours", gpu_hours},
+                           {"price_usd", d.price_usd.value_or(0)},
+                           {"lifetime_years", costs.lifetime_years},
+                           {"energy_kwh", energy},
+                           {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
                           *r.cost_usd, "USD", "straight-line amortisation");
             else if (r.cost_usd)
-                trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", rate}}, *r.cost_usd, "USD",
-                          hourly.what);
-            trace.add("training.energy_kwh", "gpu_hours x TDP x PUE", {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}},
-                      energy, "kWh", "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
-            trace.add("training.co2_kg", "energy_kwh x grid intensity", {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}},
-                      *r.co2_kg, "kg CO2e", "LLaMA Sec. 6 (0.385 kg/kWh US average)");
+                trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", rate}}, *r.cost_usd,
+                          "USD", hourly.what);
+            trace.add("training.energy_kwh", "gpu_hours x TDP x PUE",
+                      {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, energy, "kWh",
+                      "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
+            trace.add("training.co2_kg", "energy_kwh x grid intensity",
+                      {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *r.co2_kg, "kg CO2e",
+                      "LLaMA Sec. 6 (0.385 kg/kWh US average)");
         }
     }
     return r;

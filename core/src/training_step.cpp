@@ -122,11 +122,12 @@ StepInputs step_inputs(const ModelSpec& m) {
     const double moe_layers = m.is_moe() ? m.layers - std::min(m.dense_layers, m.layers) : 0.0;
     const double dense_layers = m.layers - moe_layers;
     in.ffn_matmul_params_per_layer_active = (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_active) / m.layers;
-    in.params_total_layers =
-        c.attention_per_layer + c.norms_per_layer + (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_total) / m.layers;
+    in.params_total_layers = c.attention_per_layer + c.norms_per_layer +
+                             (dense_layers * c.mlp_dense_per_layer + moe_layers * c.mlp_moe_per_layer_total) / m.layers;
     const double expert_width = m.expert_ffn_hidden > 0 ? m.expert_ffn_hidden : m.ffn_hidden;
-    in.ffn_width_active = m.is_moe() ? (dense_layers * m.ffn_hidden + moe_layers * expert_width * (m.experts_per_token + m.shared_experts)) / m.layers
-                                     : m.ffn_hidden;
+    in.ffn_width_active =
+        m.is_moe() ? (dense_layers * m.ffn_hidden + moe_layers * expert_width * (m.experts_per_token + m.shared_experts)) / m.layers
+                   : m.ffn_hidden;
     if (m.is_moe()) {
         // Routed experts (the part expert parallelism shards), averaged over all layers.
         in.expert_params_per_layer = moe_layers * c.expert_per_layer * m.experts / m.layers;
@@ -165,8 +166,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net,
-                           bool memory_only) {
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                           const NetworkLevels& net, bool memory_only) {
     StepEstimate r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
@@ -216,7 +217,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
     if (sg_dp > 1) shard_dense = std::min(shard_dense, dp * cp / sg_dp);
     const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
-    auto sharded = [&](double stage) { return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu; };
+    auto sharded = [&](double stage) {
+        return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
+    };
     r.memory.weights = sharded(3) * wbytes;
     r.memory.gradients = sharded(2) * gbytes;
     // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
@@ -232,9 +235,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     }
     const LayerActivations act = layer_activations(in, cfg);
     // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
-    r.activation_bytes_per_layer = full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
-                                        : act.split + act.unsplit / (sp ? t : 1.0) +
-                                              ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
+    r.activation_bytes_per_layer =
+        full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+             : act.split + act.unsplit / (sp ? t : 1.0) +
+                   ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
@@ -277,9 +281,10 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
     // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
     // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
-    const double expert_active = in.experts > 0 ? in.moe_layer_fraction * in.experts_per_token * (in.expert_params_per_layer / std::max(1.0, in.experts)) /
-                                                      std::max(1e-9, in.moe_layer_fraction)
-                                                : 0.0;
+    const double expert_active = in.experts > 0
+                                     ? in.moe_layer_fraction * in.experts_per_token *
+                                           (in.expert_params_per_layer / std::max(1.0, in.experts)) / std::max(1e-9, in.moe_layer_fraction)
+                                     : 0.0;
     const double f_dense = 2.0 * tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / t;
     const double f_expert = 2.0 * tokens * expert_active / t;
     const double f_logit = 2.0 * tokens * h * V / t;
@@ -306,7 +311,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         };
         double layer = three(qkv, s_h, slow(qkv / h / t), s_tok, 1.0) + three(out_proj, slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
         if (ffn_dense > 0)
-            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) + three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
+            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
+                     three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
         layer *= 2.0 * tokens / t;
         const double logit = 2.0 * tokens * h * V / t * (s_h + slow(V / t) + s_tok);
         mb.gemm = (Ls * layer + logit) / (peak_gemm * e_long);
@@ -319,8 +325,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             const double m_slow = (rows + kGemmHalfRows) / rows;
             const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
             const double s_rows = slow(rows), s_fe = slow(fe);
-            const double e_layer = 2.0 * tokens / t * per_expert *
-                                   (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
+            const double e_layer =
+                2.0 * tokens / t * per_expert *
+                (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
             mb.gemm += fw.moe_overhead * Ls * e_layer / (peak_gemm * e_long);
         }
         const double flops = Ls * (f_dense * (3.0 + rc_gemm) + f_expert * (3.0 + rc_gemm)) + f_logit * 3.0;
@@ -339,7 +346,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
             // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
             // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
-            r.attention_efficiency = ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+            r.attention_efficiency =
+                ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
             mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * r.attention_efficiency);  // backward = 2.5 x forward
         } else {
             const double rc_att = (full || selective) ? 1.0 : 0.0;
@@ -374,8 +382,15 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
         if (net.sites > 1 && span > dps) return std::max(lat, net.wan_latency);
         return span <= dpn ? lat : std::max(lat, net.scale_out_latency);
     };
-    const Fabric fabric{net.scale_up * g.network, net.scale_out * g.network, dpn, lat, std::max(lat, net.scale_out_latency),
-                        net.sites, dps, net.wan * g.network, net.wan_latency};
+    const Fabric fabric{net.scale_up * g.network,
+                        net.scale_out * g.network,
+                        dpn,
+                        lat,
+                        std::max(lat, net.scale_out_latency),
+                        net.sites,
+                        dps,
+                        net.wan * g.network,
+                        net.wan_latency};
     if (t > 1) {
         // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
         // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
@@ -431,7 +446,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.step.pp_bubble = p > 1 ? (p - 1.0) / v * r.microbatch_seconds : 0.0;
     const double dpc = dp * cp;  // ranks that hold the same weights and reduce gradients together
     const double ov_dp = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
-    double raw_intra = 0;    // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
+    double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (dpc > 1) {
         // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
         // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
@@ -455,8 +470,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
             // of the updated weights (Megatron's distributed optimizer), overlapped with the last
             // micro-batch's backward and the next forward.
             const double grad = r.params_per_gpu * gbytes;
-            const double t_dp = zero >= 1 ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
-                                          : fabric.ring(2.0, grad, local, stride);
+            const double t_dp = zero >= 1
+                                    ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
+                                    : fabric.ring(2.0, grad, local, stride);
             r.dp_bytes = (zero >= 1 ? grad + r.params_per_gpu * wbytes : 2.0 * grad) * (shard - 1.0) / shard;
             r.step.dp_comm = std::max(0.0, t_dp - ov_dp);
             raw_intra = t_dp;
@@ -550,49 +566,83 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
     const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
     const double gbytes = cfg.fp32_gradients.value_or(eff.fw.fp32_gradients) ? 4.0 : wbytes;
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
-    const std::string zero_src = "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
+    const std::string zero_src =
+        "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
     trace.add("training.memory_per_gpu_bytes.weights",
               "first_stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
-              {{"first_stage_params", e.first_stage_params}, {"bytes_per_param", wbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp},
-               {"cp", cp}, {"ep", ep}},
+              {{"first_stage_params", e.first_stage_params},
+               {"bytes_per_param", wbytes},
+               {"zero", static_cast<double>(cfg.zero)},
+               {"dp", dp},
+               {"cp", cp},
+               {"ep", ep}},
               e.memory.weights, "bytes", zero_src);
-    trace.add("training.memory_per_gpu_bytes.gradients",
-              "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
-              {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
-              e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
+    trace.add(
+        "training.memory_per_gpu_bytes.gradients",
+        "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
+        {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+        e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     trace.add("training.memory_per_gpu_bytes.optimizer",
-              std::string("first_stage_params x ") + (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
+              std::string("first_stage_params x ") +
+                  (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
                   " / (zero >= 1 ? dp x cp : 1)",
-              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer, "bytes", zero_src);
+              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer,
+              "bytes", zero_src);
     trace.add("training.memory_per_gpu_bytes.activations",
               "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
-              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP ? tp : 1)",
-              {{"activation_bytes_per_layer", e.activation_bytes_per_layer}, {"first_stage_layers", e.first_stage_layers},
-               {"in_flight_microbatches", e.in_flight}, {"seq", in.seq}, {"micro_batch", static_cast<double>(cfg.micro_batch)},
-               {"hidden", in.hidden}, {"tp", static_cast<double>(cfg.tp)}, {"cp", cp}},
-              e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
+              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP "
+              "? tp : 1)",
+              {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
+               {"first_stage_layers", e.first_stage_layers},
+               {"in_flight_microbatches", e.in_flight},
+               {"seq", in.seq},
+               {"micro_batch", static_cast<double>(cfg.micro_batch)},
+               {"hidden", in.hidden},
+               {"tp", static_cast<double>(cfg.tp)},
+               {"cp", cp}},
+              e.memory.activations, "bytes",
+              "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
     trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
               {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
               "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
     trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
-              {{"weights", e.memory.weights}, {"gradients", e.memory.gradients}, {"optimizer", e.memory.optimizer},
-               {"activations", e.memory.activations}, {"overhead", e.memory.overhead}},
+              {{"weights", e.memory.weights},
+               {"gradients", e.memory.gradients},
+               {"optimizer", e.memory.optimizer},
+               {"activations", e.memory.activations},
+               {"overhead", e.memory.overhead}},
               e.memory.total, "bytes", "");
     const StepTime& s = e.step;
     trace.add("training.step_seconds",
-              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp comm + optimizer",
-              {{"microbatches", e.microbatches}, {"gemm", s.gemm}, {"attention", s.attention}, {"memory_bound", s.memory_bound},
-               {"overhead", s.overhead}, {"tp_comm", s.tp_comm}, {"cp_comm", s.cp_comm}, {"pp_comm", s.pp_comm}, {"ep_comm", s.ep_comm},
-               {"pp_bubble", s.pp_bubble}, {"dp_comm", s.dp_comm}, {"optimizer", s.optimizer}, {"gemm_efficiency", e.gemm_efficiency},
-               {"attention_efficiency", e.attention_efficiency}, {"memory_efficiency", eff.gen.memory}, {"network_efficiency", eff.gen.network}},
+              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
+              "comm + optimizer",
+              {{"microbatches", e.microbatches},
+               {"gemm", s.gemm},
+               {"attention", s.attention},
+               {"memory_bound", s.memory_bound},
+               {"overhead", s.overhead},
+               {"tp_comm", s.tp_comm},
+               {"cp_comm", s.cp_comm},
+               {"pp_comm", s.pp_comm},
+               {"ep_comm", s.ep_comm},
+               {"pp_bubble", s.pp_bubble},
+               {"dp_comm", s.dp_comm},
+               {"optimizer", s.optimizer},
+               {"gemm_efficiency", e.gemm_efficiency},
+               {"attention_efficiency", e.attention_efficiency},
+               {"memory_efficiency", eff.gen.memory},
+               {"network_efficiency", eff.gen.network}},
               s.total, "s",
-              "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis + "); " +
-                  eff.fw.name + " (" + eff.fw.basis + ")");
-    trace.add("training.step_breakdown_seconds.dp_comm",
-              "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
-              {{"bytes_per_step", e.dp_bytes}, {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
-               {"fsdp_overlap", eff.fw.fsdp_overlap}, {"dp_overlap", eff.fw.dp_overlap}},
-              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+              "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis +
+                  "); " + eff.fw.name + " (" + eff.fw.basis + ")");
+    trace.add(
+        "training.step_breakdown_seconds.dp_comm",
+        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
+        {{"bytes_per_step", e.dp_bytes},
+         {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+         {"fsdp_overlap", eff.fw.fsdp_overlap},
+         {"dp_overlap", eff.fw.dp_overlap}},
+        s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
 
 Framework framework_of(const TrainingConfig& cfg, const Device& d) {

@@ -7,9 +7,7 @@
 
 #include "gpucalc/api.hpp"
 
-inline nlohmann::json run(const nlohmann::json& scenario) {
-    return nlohmann::json::parse(gpucalc::estimate_json(scenario.dump()));
-}
+inline nlohmann::json run(const nlohmann::json& scenario) { return nlohmann::json::parse(gpucalc::estimate_json(scenario.dump())); }
 
 inline bool has_error(const nlohmann::json& r, const std::string& field, const std::string& code = "") {
     if (!r.contains("errors")) return false;
@@ -21,7 +19,8 @@ inline bool has_error(const nlohmann::json& r, const std::string& field, const s
 // Every number in a report is finite, and the core's safety net replaced none (it turns NaN/Inf into
 // null with an "internal" warning, which would otherwise hide the fault from a finiteness check).
 inline void all_finite_walk(const nlohmann::json& j) {
-    if (j.is_number()) CHECK(std::isfinite(j.get<double>()));
+    if (j.is_number())
+        CHECK(std::isfinite(j.get<double>()));
     else if (j.is_structured())
         for (const auto& v : j) all_finite_walk(v);
 }

@@ -21,12 +21,36 @@ TEST_CASE("catalog parses without errors and has the required devices") {
     for (const auto& d : catalog()) (d.kind == "cpu" ? cpus : accel)++;
     CHECK(accel >= 24);
     CHECK(cpus >= 6);
-    for (const char* id : {"nvidia-v100-sxm2-32gb", "nvidia-v100-pcie", "nvidia-a100-sxm4-40gb", "nvidia-a100-sxm4-80gb",
-                           "nvidia-a100-pcie-80gb", "nvidia-h100-sxm5-80gb", "nvidia-h100-pcie-80gb", "nvidia-h100-nvl",
-                           "nvidia-h200-sxm-141gb", "nvidia-b200", "nvidia-gb200-per-gpu", "nvidia-l4", "nvidia-l40s", "nvidia-t4",
-                           "nvidia-rtx-4090", "nvidia-a10g", "amd-mi250x", "amd-mi300x", "amd-mi325x", "google-tpu-v4",
-                           "google-tpu-v5e", "google-tpu-v5p", "intel-gaudi2", "intel-gaudi3", "amd-epyc-9654", "amd-epyc-7763",
-                           "intel-xeon-8480plus", "intel-xeon-8380", "intel-core-i9-13900k", "nvidia-grace-cpu-superchip"})
+    for (const char* id : {"nvidia-v100-sxm2-32gb",
+                           "nvidia-v100-pcie",
+                           "nvidia-a100-sxm4-40gb",
+                           "nvidia-a100-sxm4-80gb",
+                           "nvidia-a100-pcie-80gb",
+                           "nvidia-h100-sxm5-80gb",
+                           "nvidia-h100-pcie-80gb",
+                           "nvidia-h100-nvl",
+                           "nvidia-h200-sxm-141gb",
+                           "nvidia-b200",
+                           "nvidia-gb200-per-gpu",
+                           "nvidia-l4",
+                           "nvidia-l40s",
+                           "nvidia-t4",
+                           "nvidia-rtx-4090",
+                           "nvidia-a10g",
+                           "amd-mi250x",
+                           "amd-mi300x",
+                           "amd-mi325x",
+                           "google-tpu-v4",
+                           "google-tpu-v5e",
+                           "google-tpu-v5p",
+                           "intel-gaudi2",
+                           "intel-gaudi3",
+                           "amd-epyc-9654",
+                           "amd-epyc-7763",
+                           "intel-xeon-8480plus",
+                           "intel-xeon-8380",
+                           "intel-core-i9-13900k",
+                           "nvidia-grace-cpu-superchip"})
         CHECK(find_device(id) != nullptr);
 }
 
@@ -62,7 +86,7 @@ TEST_CASE("datasheet figures (dense peaks, memory, cores) across vendors") {
     // NVIDIA H100 whitepaper v1.04 Table 3 / datasheet: SXM5 BF16 1,979 sparse -> 989.4 dense; FP8 1,978.9 dense.
     CHECK(*dev("nvidia-h100-sxm5-80gb").peak(Precision::bf16) == Approx(989.4e12));
     CHECK(*dev("nvidia-h100-sxm5-80gb").peak(Precision::fp8) == Approx(1978.9e12));
-    CHECK(*dev("nvidia-h100-sxm5-80gb").simt_cores == 16896);        // 132 SMs x 128
+    CHECK(*dev("nvidia-h100-sxm5-80gb").simt_cores == 16896);           // 132 SMs x 128
     CHECK(*dev("nvidia-h100-sxm5-80gb").full_die_simt_cores == 18432);  // full GH100, never shipped
     CHECK(dev("nvidia-h100-sxm5-80gb").memory_type == "HBM3");
     CHECK(*dev("nvidia-h100-sxm5-80gb").memory_bandwidth_bytes_per_second == Approx(3.35e12));
@@ -115,8 +139,11 @@ TEST_CASE("1,000 H100 SXM: 16.9M CUDA cores (18.4M only for the full die), 80 TB
 
 TEST_CASE("custom devices: full object, base + override, field-level errors") {
     auto ok = run({{"hardware",
-                    {{"device", {{"name", "My GPU"}, {"peak_flops_per_second", {{"bf16", 500e12}}}, {"memory_bytes", 64e9},
-                                 {"memory_bandwidth_bytes_per_second", 2e12}}},
+                    {{"device",
+                      {{"name", "My GPU"},
+                       {"peak_flops_per_second", {{"bf16", 500e12}}},
+                       {"memory_bytes", 64e9},
+                       {"memory_bandwidth_bytes_per_second", 2e12}}},
                      {"count", 4}}}});
     REQUIRE_FALSE(ok.contains("errors"));
     CHECK(ok["cluster"]["peak_flops_per_second"]["bf16"].get<double>() == Approx(2000e12));

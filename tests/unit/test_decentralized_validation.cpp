@@ -26,7 +26,9 @@ std::string num(double v) {
 
 }  // namespace
 
-TEST_CASE("published decentralized runs: INTELLECT-1 and DiLoCo reproduce within 25% (tokens/s, utilisation, communication), each with its source") {
+TEST_CASE(
+    "published decentralized runs: INTELLECT-1 and DiLoCo reproduce within 25% (tokens/s, utilisation, communication), each with its "
+    "source") {
     std::ifstream f(std::string(GPUCALC_DATA) + "/decentralized_runs.json");
     const json doc = json::parse(f);
     REQUIRE(doc["runs"].size() >= 8);
@@ -65,9 +67,9 @@ TEST_CASE("published decentralized runs: INTELLECT-1 and DiLoCo reproduce within
             CHECK_FALSE(row.value("note", std::string()).empty());
         }
         ++checked;
-        md << "| " << row["name"].get<std::string>() << " | `" << row["metric"].get<std::string>() << "` | " << num(published) << " | " << num(*v)
-           << " | " << pct(err) << " | " << (expect ? "yes" : "no: " + row["note"].get<std::string>()) << " | " << sources << " | "
-           << row["assumptions"].get<std::string>() << " |\n";
+        md << "| " << row["name"].get<std::string>() << " | `" << row["metric"].get<std::string>() << "` | " << num(published) << " | "
+           << num(*v) << " | " << pct(err) << " | " << (expect ? "yes" : "no: " + row["note"].get<std::string>()) << " | " << sources
+           << " | " << row["assumptions"].get<std::string>() << " |\n";
     }
     CHECK(within >= 7);
     md << "\nNot reproduced as rows (figures secondary or setups not published in what could be retrieved): OpenDiLoCo's 90-95% "

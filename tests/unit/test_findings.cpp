@@ -17,7 +17,10 @@ namespace {
 
 json train(json model, const char* device, double count, json training) {
     training["goodput"] = 1;
-    return run({{"model", std::move(model)}, {"hardware", {{"device", device}, {"count", count}}}, {"training", std::move(training)}, {"explain", false}});
+    return run({{"model", std::move(model)},
+                {"hardware", {{"device", device}, {"count", count}}},
+                {"training", std::move(training)},
+                {"explain", false}});
 }
 
 // The step model with every efficiency constant at 1, no latency, no overlap: times are bytes or
@@ -27,7 +30,7 @@ Efficiency ideal(const Device& d) {
     e.gen.gemm = e.gen.gemm_fp8 = e.gen.attention = e.gen.memory = e.gen.network = 1.0;
     e.gen.gemm_half_width = 0;
     e.gen.gemm_k_half = e.gen.gemm_fp8_k_half = 0;  // GEMMs at full efficiency whatever their K
-    e.attention_given = 1.0;                          // attention at the peak whatever its sequence and head size
+    e.attention_given = 1.0;                        // attention at the peak whatever its sequence and head size
     e.gen.collective_latency_seconds = 0;
     e.fw = FrameworkProfile{};
     e.fw.tp_overlap = e.fw.dp_overlap = e.fw.fsdp_overlap = e.fw.ep_overlap = e.fw.cp_overlap = 0;
@@ -105,7 +108,8 @@ TEST_CASE("14.5 ZeRO-3 gathers the weights every micro-batch, holds the gathered
     const double nic_bound = 8 * n * (2 + 2 + 4) * 7.0 / 64 / 50e9;
     CHECK(c["training"]["step_breakdown_seconds"]["dp_comm"].get<double>() > nic_bound);
     CHECK(c["training"]["step_breakdown_seconds"]["dp_comm"].get<double>() < 2 * nic_bound);  // network efficiency, latency
-    CHECK(a["training"]["step_breakdown_seconds"]["dp_comm"].get<double>() < c["training"]["step_breakdown_seconds"]["dp_comm"].get<double>());
+    CHECK(a["training"]["step_breakdown_seconds"]["dp_comm"].get<double>() <
+          c["training"]["step_breakdown_seconds"]["dp_comm"].get<double>());
     // DeepSpeed refuses ZeRO-2/3 with pipeline parallelism; so do the estimator and the plan search.
     t["pp"] = 2;
     t["zero"] = 2;
@@ -121,8 +125,10 @@ TEST_CASE("14.5 ZeRO-3 gathers the weights every micro-batch, holds the gathered
     for (const Plan& p : plans.best) CHECK_FALSE((p.config.pp > 1 && p.config.zero >= 2));
 }
 
-TEST_CASE("14.6 gradient precision follows the framework: Megatron keeps fp32 gradient buffers (+2 bytes/param, twice the reduce-scatter)") {
-    const json mega = train({{"preset", "llama2-7b"}}, "nvidia-h100-sxm5-80gb", 8, {{"tp", 1}, {"pp", 1}, {"zero", 1}, {"global_batch", 64}});
+TEST_CASE(
+    "14.6 gradient precision follows the framework: Megatron keeps fp32 gradient buffers (+2 bytes/param, twice the reduce-scatter)") {
+    const json mega =
+        train({{"preset", "llama2-7b"}}, "nvidia-h100-sxm5-80gb", 8, {{"tp", 1}, {"pp", 1}, {"zero", 1}, {"global_batch", 64}});
     const json bf16 = train({{"preset", "llama2-7b"}}, "nvidia-h100-sxm5-80gb", 8,
                             {{"tp", 1}, {"pp", 1}, {"zero", 1}, {"global_batch", 64}, {"fp32_gradients", false}});
     const double n = count_params(*find_model_preset("llama2-7b")).total;
@@ -170,7 +176,8 @@ TEST_CASE("14.8 causal attention does half the work of full attention in the ste
     CHECK(e.step.attention == Approx(32 * fwd * 3.5 / 989.4e12).epsilon(1e-6));
     // The MFU convention still counts the full 12 L h s per token (PaLM App. B) on top of 6 x the
     // parameters in matrix multiplies (all but the 32,000 x 4,096 input-embedding lookup): unchanged.
-    CHECK(model_flops_per_token_training(m) == Approx(6 * (count_params(m).total - 32000.0 * 4096) + 12.0 * 32 * 4096 * 4096).epsilon(1e-9));
+    CHECK(model_flops_per_token_training(m) ==
+          Approx(6 * (count_params(m).total - 32000.0 * 4096) + 12.0 * 32 * 4096 * 4096).epsilon(1e-9));
 }
 
 TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M nodes, and the framework's overlap hides part of it") {
@@ -195,7 +202,9 @@ TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M 
     // tokens x 2h x k x 7/64 over NVLink; 4 passes (dispatch + combine, forward + backward).
     const double tokens = 4096, h = 7168, k = 8, moe_layers = 58;
     const double nic = *hw.device.scale_out_bytes_per_second, up = *hw.device.scale_up_bytes_per_second();
-    auto a2a = [&](double per_node) { return 4 * moe_layers * (tokens * 2 * h * per_node * 7 / 8 / nic + tokens * 2 * h * k * 7 / 64 / up); };
+    auto a2a = [&](double per_node) {
+        return 4 * moe_layers * (tokens * 2 * h * per_node * 7 / 8 / nic + tokens * 2 * h * k * 7 / 64 / up);
+    };
     CHECK(limited.step.ep_comm == Approx(a2a(4)).epsilon(1e-6));
     CHECK(any.step.ep_comm == Approx(a2a(8)).epsilon(1e-6));
     // A framework that overlaps half of it (DualPipe-style) exposes half.
@@ -206,8 +215,8 @@ TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M 
 TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted and found by the plan search") {
     const ModelSpec& m = *find_model_preset("llama3.1-405b");
     REQUIRE(m.layers == 126);
-    const json r = train({{"preset", "llama3.1-405b"}}, "nvidia-h100-sxm5-80gb", 16384,
-                         {{"tp", 8}, {"pp", 16}, {"vpp", 2}, {"global_batch", 2048}});
+    const json r =
+        train({{"preset", "llama3.1-405b"}}, "nvidia-h100-sxm5-80gb", 16384, {{"tp", 8}, {"pp", 16}, {"vpp", 2}, {"global_batch", 2048}});
     REQUIRE_FALSE(r.contains("errors"));
     // The search with Meta's TP8 x PP16 fixed: the best plan keeps PP16 and, like Meta, needs no
     // activation recomputation at 8K tokens (arXiv:2407.21783 Sec. 3.3.2) at an MFU near the 41%
@@ -215,7 +224,7 @@ TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted a
     const json p = json::parse(plan_json(json({{"model", {{"preset", "llama3.1-405b"}}},
                                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}}},
                                                {"training", {{"tp", 8}, {"pp", 16}, {"global_batch", 2048}}}})
-                                              .dump()));
+                                             .dump()));
     REQUIRE(p.contains("plan"));
     const json& best = p["plan"]["best"][0];
     CHECK(best["pp"] == 16);
@@ -238,14 +247,18 @@ TEST_CASE("14.13 gpus_needed keeps the batch near 4M tokens and says what batch 
 }
 
 TEST_CASE("14.14 a missing link figure is an assumption the report states, in training and in serving") {
-    json dev = {{"name", "no-NIC accelerator"}, {"peak_flops_per_second", {{"bf16", 400e12}}}, {"memory_bytes", 80.0 * (1 << 30)},
-                {"memory_bandwidth_bytes_per_second", 2e12}, {"devices_per_node", 8}};
-    const json tr = run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", dev}, {"count", 64}}},
+    json dev = {{"name", "no-NIC accelerator"},
+                {"peak_flops_per_second", {{"bf16", 400e12}}},
+                {"memory_bytes", 80.0 * (1 << 30)},
+                {"memory_bandwidth_bytes_per_second", 2e12},
+                {"devices_per_node", 8}};
+    const json tr = run({{"model", {{"preset", "llama2-7b"}}},
+                         {"hardware", {{"device", dev}, {"count", 64}}},
                          {"training", {{"tp", 1}, {"pp", 1}, {"goodput", 1}}}});
     REQUIRE_FALSE(tr.contains("errors"));
     CHECK(tr["warnings"].dump().find("100 GbE NIC per device (12.5 GB/s) is assumed") != std::string::npos);
-    const json inf = run({{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", dev}, {"count", 16}}},
-                          {"inference", {{"tp", 16}}}});
+    const json inf =
+        run({{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", dev}, {"count", 16}}}, {"inference", {{"tp", 16}}}});
     REQUIRE_FALSE(inf.contains("errors"));
     CHECK(inf["warnings"].dump().find("100 GbE NIC per device (12.5 GB/s) is assumed") != std::string::npos);
     // The catalog's accelerators carry sourced link figures (TPU v4 ICI, MI300X Infinity Fabric).

@@ -21,8 +21,7 @@ TEST_CASE("KV cache per token, exact") {
     CHECK(kv_cache_bytes_per_token(l8, Precision::bf16) == 131072.0);
     CHECK(kv_cache_bytes_per_token(l8, Precision::bf16) * 128000 / (1024.0 * 1024 * 1024) == Approx(15.625));
     // Llama 3.1 70B: 2 x 80 x 8 x 128 x 2 = 327,680 (HF blog: 39.06 GiB at 128k).
-    CHECK(kv_cache_bytes_per_token(*find_model_preset("llama3-70b"), Precision::bf16) * 128000 / (1024.0 * 1024 * 1024) ==
-          Approx(39.0625));
+    CHECK(kv_cache_bytes_per_token(*find_model_preset("llama3-70b"), Precision::bf16) * 128000 / (1024.0 * 1024 * 1024) == Approx(39.0625));
     // DeepSeek-V3 MLA: 61 x (512 + 64) x 2 bytes = 70,272 B/token.
     CHECK(kv_cache_bytes_per_token(*find_model_preset("deepseek-v3"), Precision::bf16) == 70272.0);
 }
@@ -52,7 +51,8 @@ TEST_CASE("decode is memory-bound at batch 1 and turns compute-bound at a larger
 }
 
 TEST_CASE("Llama 2 70B does not fit one 80 GB GPU at bf16; fits with tp 2; int4 fits one") {
-    json s = {{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
+    json s = {{"model", {{"preset", "llama2-70b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
               {"inference", {{"batch", 1}}}};
     CHECK(run(s)["inference"]["fits"] == false);
     s["inference"]["tp"] = 2;
@@ -89,7 +89,9 @@ TEST_CASE("what the cluster can serve: replicas, users answered at once, total t
     const auto& inf = r["inference"];
     CHECK(inf["replicas"] == 2.0);
     CHECK(inf["concurrent_sequences"] == 64.0);
-    CHECK(inf["cluster_throughput_tokens_per_second"].get<double>() == Approx(8 * inf["throughput_tokens_per_second_per_gpu"].get<double>()));
-    auto none = run({{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"inference", {{"batch", 1}}}});
+    CHECK(inf["cluster_throughput_tokens_per_second"].get<double>() ==
+          Approx(8 * inf["throughput_tokens_per_second_per_gpu"].get<double>()));
+    auto none =
+        run({{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"inference", {{"batch", 1}}}});
     CHECK(none["inference"]["replicas"] == 0.0);  // 141 GB of weights on a 24 GB card
 }

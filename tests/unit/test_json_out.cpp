@@ -17,8 +17,22 @@ namespace {
 std::string dump(const json& j, int indent = -1) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 std::string random_bytes(std::mt19937_64& rng, bool ascii_only) {
-    static const unsigned char pieces[][4] = {{'a'}, {'"'}, {'\\'}, {'\n'}, {0x01}, {0x1F}, {0x7F}, {0xC3, 0xA9}, {0xE2, 0x80, 0x94},
-                                              {0xF0, 0x9F, 0x98, 0x80}, {0x80}, {0xFF}, {0xC3}, {0xE2, 0x80}, {0xED, 0xA0, 0x80}, {'\t'}};
+    static const unsigned char pieces[][4] = {{'a'},
+                                              {'"'},
+                                              {'\\'},
+                                              {'\n'},
+                                              {0x01},
+                                              {0x1F},
+                                              {0x7F},
+                                              {0xC3, 0xA9},
+                                              {0xE2, 0x80, 0x94},
+                                              {0xF0, 0x9F, 0x98, 0x80},
+                                              {0x80},
+                                              {0xFF},
+                                              {0xC3},
+                                              {0xE2, 0x80},
+                                              {0xED, 0xA0, 0x80},
+                                              {'\t'}};
     std::string s;
     const int n = static_cast<int>(rng() % 12);
     for (int i = 0; i < n; ++i) {
@@ -30,15 +44,21 @@ std::string random_bytes(std::mt19937_64& rng, bool ascii_only) {
 
 double random_double(std::mt19937_64& rng) {
     switch (rng() % 7) {
-        case 0: return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);
-        case 1: return std::ldexp(static_cast<double>(rng() % (1ull << 53)), static_cast<int>(rng() % 200) - 120);
-        case 2: return 1.0 / static_cast<double>(1 + rng() % 1000);
-        case 3: return static_cast<double>(rng() % 100000) * 1e9;
+        case 0:
+            return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);
+        case 1:
+            return std::ldexp(static_cast<double>(rng() % (1ull << 53)), static_cast<int>(rng() % 200) - 120);
+        case 2:
+            return 1.0 / static_cast<double>(1 + rng() % 1000);
+        case 3:
+            return static_cast<double>(rng() % 100000) * 1e9;
         case 4: {
             static const double edges[] = {-0.0, 0.0, 1e15, 1e15 - 1, -1e15 + 1, 999999999999999.5, 1e16, 9007199254740993.0, 0.5, -1.0};
             return edges[rng() % 10];
         }
-        case 5: return std::floor(std::ldexp(static_cast<double>(rng() % (1ull << 53)), static_cast<int>(rng() % 60) - 53)) * (rng() % 2 ? 1 : -1);
+        case 5:
+            return std::floor(std::ldexp(static_cast<double>(rng() % (1ull << 53)), static_cast<int>(rng() % 60) - 53)) *
+                   (rng() % 2 ? 1 : -1);
         default: {
             double d;
             std::uint64_t bits = rng();
@@ -52,12 +72,34 @@ double random_double(std::mt19937_64& rng) {
 json fill(std::mt19937_64& rng, jw::Val v, int depth) {
     const int kind = static_cast<int>(rng() % (depth > 3 ? 6 : 8));
     switch (kind) {
-        case 0: v = nullptr; return nullptr;
-        case 1: { const bool b = rng() % 2; v = b; return b; }
-        case 2: { const auto i = static_cast<std::int64_t>(rng()) >> (rng() % 64); v = i; return i; }
-        case 3: { const std::uint64_t u = rng() >> (rng() % 64); v = u; return u; }
-        case 4: { const double d = random_double(rng); v = d; return d; }
-        case 5: { const std::string s = random_bytes(rng, rng() % 2); v = s; return s; }
+        case 0:
+            v = nullptr;
+            return nullptr;
+        case 1: {
+            const bool b = rng() % 2;
+            v = b;
+            return b;
+        }
+        case 2: {
+            const auto i = static_cast<std::int64_t>(rng()) >> (rng() % 64);
+            v = i;
+            return i;
+        }
+        case 3: {
+            const std::uint64_t u = rng() >> (rng() % 64);
+            v = u;
+            return u;
+        }
+        case 4: {
+            const double d = random_double(rng);
+            v = d;
+            return d;
+        }
+        case 5: {
+            const std::string s = random_bytes(rng, rng() % 2);
+            v = s;
+            return s;
+        }
         case 6: {
             json j = json::object();
             v.set_object();

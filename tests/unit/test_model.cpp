@@ -10,8 +10,10 @@ TEST_CASE("every preset's parameter count matches its published figure") {
         const double n = count_params(p.spec).total;
         // Exact where the publication gives an exact count (HF checkpoints), else the rounding of the paper.
         const bool exact = p.published_params != std::floor(p.published_params / 1e7) * 1e7;
-        if (exact) CHECK(n == p.published_params);
-        else CHECK(n == Approx(p.published_params).epsilon(0.05));  // papers round (1.65B is "1.7B")
+        if (exact)
+            CHECK(n == p.published_params);
+        else
+            CHECK(n == Approx(p.published_params).epsilon(0.05));  // papers round (1.65B is "1.7B")
     }
 }
 
@@ -21,11 +23,11 @@ TEST_CASE("GPT-3 175B: 174,604,259,328 parameters (Brown et al. 2020 Table D.1: 
 
 TEST_CASE("MoE totals vs active: Mixtral 46.7B/12.9B, DeepSeek-V3 671B/37B") {
     const ParamCount mx = count_params(*find_model_preset("mixtral-8x7b"));
-    CHECK(mx.total == 46702792704.0);                      // HF safetensors total
-    CHECK(mx.active == Approx(12.9e9).epsilon(0.005));    // arXiv:2401.04088: 12.9B active
+    CHECK(mx.total == 46702792704.0);                   // HF safetensors total
+    CHECK(mx.active == Approx(12.9e9).epsilon(0.005));  // arXiv:2401.04088: 12.9B active
     const ParamCount ds = count_params(*find_model_preset("deepseek-v3"));
-    CHECK(ds.total == Approx(671e9).epsilon(0.001));       // arXiv:2412.19437: 671B
-    CHECK(ds.active == Approx(37e9).epsilon(0.02));        // 37B activated
+    CHECK(ds.total == Approx(671e9).epsilon(0.001));  // arXiv:2412.19437: 671B
+    CHECK(ds.active == Approx(37e9).epsilon(0.02));   // 37B activated
 }
 
 TEST_CASE("GPT-3 (175B params, 300B tokens) = 3.15e23 FLOPs by 6ND") {

@@ -13,8 +13,15 @@ json slow_link(int local_steps = 1) {
     return {{"model", {{"preset", "llama2-7b"}}},
             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}, {"network", "internet-1g"}}},
             {"training",
-             {{"tokens", 1e12}, {"tp", 8}, {"pp", 1}, {"dp", 125}, {"zero", 0}, {"overlap_dp_comm", false},
-              {"local_steps", local_steps}, {"outer_precision", "fp32"}, {"efficiency", {{"network", 1.0}}}}},
+             {{"tokens", 1e12},
+              {"tp", 8},
+              {"pp", 1},
+              {"dp", 125},
+              {"zero", 0},
+              {"overlap_dp_comm", false},
+              {"local_steps", local_steps},
+              {"outer_precision", "fp32"},
+              {"efficiency", {{"network", 1.0}}}}},
             {"explain", false}};
 }
 
@@ -179,11 +186,12 @@ TEST_CASE("one data centre is unchanged by naming its fabric: the H100's NIC is 
 }
 
 TEST_CASE("latency terms: with a fast WAN the exchange is 2 ceil(log2 sites) one-way latencies") {
-    json s = {{"model", {{"preset", "llama2-7b"}}},
-              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"sites", 8},
-                            {"wan_bytes_per_second", 1e13}, {"wan_latency_seconds", 0.05}}},
-              {"training", {{"tokens", 1e11}, {"tp", 8}, {"pp", 1}, {"dp", 8}, {"zero", 0}}},
-              {"explain", false}};
+    json s = {
+        {"model", {{"preset", "llama2-7b"}}},
+        {"hardware",
+         {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"sites", 8}, {"wan_bytes_per_second", 1e13}, {"wan_latency_seconds", 0.05}}},
+        {"training", {{"tokens", 1e11}, {"tp", 8}, {"pp", 1}, {"dp", 8}, {"zero", 0}}},
+        {"explain", false}};
     const json r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     const double bytes = num(r, "communication", "exchange_bytes_per_site");
@@ -196,11 +204,12 @@ TEST_CASE("a pipeline across sites is bounded by its activations over the WAN (S
     // Llama 2 13B on 2 sites of 8 H100 joined by 1 Gb/s: TP 8 inside the node, 2 pipeline stages, one
     // per site. Each micro-batch sends 2 x s x h / tp bytes per device (sequence parallel) =
     // 2 x 4096 x 5120 / 8 = 5.24 MB over its 1/8 share of the link: x = 5.24e6 / (0.125e9 / 8) = 0.336 s.
-    json s = {{"model", {{"preset", "llama2-13b"}}},
-              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan", "internet-1g"}}},
-              {"training", {{"tokens", 1e11}, {"tp", 8}, {"pp", 2}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 64},
-                            {"efficiency", {{"network", 1.0}}}}},
-              {"explain", false}};
+    json s = {
+        {"model", {{"preset", "llama2-13b"}}},
+        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan", "internet-1g"}}},
+        {"training",
+         {{"tokens", 1e11}, {"tp", 8}, {"pp", 2}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 64}, {"efficiency", {{"network", 1.0}}}}},
+        {"explain", false}};
     const json r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     const json& c = r["training"]["communication"];
@@ -228,8 +237,10 @@ TEST_CASE("a pipeline across sites is bounded by its activations over the WAN (S
 
 TEST_CASE("a mixed two-site fleet gets a layout per pool and a time: the slowest pool sets the synchronous step, load balancing evens it") {
     json s = {{"model", {{"preset", "llama2-70b"}}},
-              {"hardware", {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "us-east"}},
-                                       {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"site", "eu-west"}}}}}},
+              {"hardware",
+               {{"pools",
+                 {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "us-east"}},
+                  {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"site", "eu-west"}}}}}},
               {"training", {{"tokens", 1e12}, {"local_steps", 100}, {"outer_precision", "int8"}}},
               {"explain", false}};
     const json r = run(s);
@@ -270,8 +281,10 @@ TEST_CASE("a fleet whose pools cannot hold a replica trains as one pipeline thro
     // Llama 2 13B on 2 H100 + 2 A100: a pool of 2 x 80 GiB cannot hold the 13B x 18 bytes = 234 GB of
     // training state; one pipeline through the four devices can, the faster H100 pool holding more layers.
     json s = {{"model", {{"preset", "llama2-13b"}}},
-              {"hardware", {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}, {"site", "a"}},
-                                       {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 2}, {"site", "a"}}}}}},
+              {"hardware",
+               {{"pools",
+                 {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}, {"site", "a"}},
+                  {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 2}, {"site", "a"}}}}}},
               {"training", {{"tokens", 1e11}}},
               {"explain", false}};
     const json r = run(s);
@@ -354,10 +367,13 @@ TEST_CASE("hostile network and pool inputs are errors naming the field, never a 
         {{{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}}})}}, "hardware.pools[0].count", "missing"},
         {{{"pools", json::array({{{"device", "no-such-gpu"}, {"count", 8}}})}}, "hardware.pools[0].device", "unknown_device"},
         {{{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}, {"site", std::string(65, 's')}}})}},
-         "hardware.pools[0].site", "range"},
+         "hardware.pools[0].site",
+         "range"},
         {{{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}, {"site", ""}}})}}, "hardware.pools[0].site", "range"},
-        {{{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 99999999}}, {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 99999999}}})}},
-         "hardware.pools", "range"},
+        {{{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 99999999}},
+                                 {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 99999999}}})}},
+         "hardware.pools",
+         "range"},
         {{{"device", "nvidia-h100-sxm5-80gb"}, {"pools", json::array({good_pool})}}, "hardware.device", "conflict"},
         {{{"pools", json::array({good_pool})}, {"count", 9}}, "hardware.count", "conflict"},
         {{{"pools", json::array({good_pool})}, {"sites", 2}}, "hardware.sites", "conflict"},
@@ -368,12 +384,22 @@ TEST_CASE("hostile network and pool inputs are errors naming the field, never a 
         {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"network", "carrier-pigeon"}}, "hardware.network", "choice"},
         {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"latency_seconds", -1}}, "hardware.latency_seconds", "range"},
         {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"latency_seconds", 1e300}}, "hardware.latency_seconds", "range"},
-        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_bytes_per_second", 0}}, "hardware.wan_bytes_per_second", "range"},
-        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_bytes_per_second", 1e300}}, "hardware.wan_bytes_per_second", "range"},
-        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_latency_seconds", "far"}}, "hardware.wan_latency_seconds", "type"},
+        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_bytes_per_second", 0}},
+         "hardware.wan_bytes_per_second",
+         "range"},
+        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_bytes_per_second", 1e300}},
+         "hardware.wan_bytes_per_second",
+         "range"},
+        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_latency_seconds", "far"}},
+         "hardware.wan_latency_seconds",
+         "type"},
         {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"wan", "internet-1g"}}, "hardware.wan", "conflict"},
-        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"network", "internet-1g"}, {"wan_latency_seconds", 0.1}}, "hardware.wan_latency_seconds", "conflict"},
-        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"scale_out_bytes_per_second", -5}}, "hardware.scale_out_bytes_per_second", "range"},
+        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"network", "internet-1g"}, {"wan_latency_seconds", 0.1}},
+         "hardware.wan_latency_seconds",
+         "conflict"},
+        {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"scale_out_bytes_per_second", -5}},
+         "hardware.scale_out_bytes_per_second",
+         "range"},
     };
     for (const auto& c : cases) {
         const json s = {{"model", {{"preset", "llama2-7b"}}}, {"hardware", c.hardware}, {"training", {{"tokens", 1e11}}}};
@@ -393,26 +419,36 @@ TEST_CASE("hostile network and pool inputs are errors naming the field, never a 
         {{{"load_balance", "yes"}}, "training.load_balance"},
     };
     for (const auto& [t, field] : training) {
-        json s = {{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}}}, {"training", t}};
+        json s = {{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}}},
+                  {"training", t}};
         s["training"]["tokens"] = 1e11;
         INFO(s.dump());
         CHECK(has_error(run(s), field));
     }
     // A mixed fleet cannot serve, fine-tune, nor take a data-parallel size.
     const json pools = json::array({good_pool, {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}, {"site", "b"}}});
-    CHECK(has_error(run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"pools", pools}}}, {"inference", json::object()}}), "hardware.pools", "unsupported"));
-    CHECK(has_error(run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"pools", pools}}}, {"training", {{"dp", 2}}}}), "training.dp", "conflict"));
-    CHECK(has_error(run({{"hardware", {{"pools", pools}}}, {"inverse", {{"question", "what_can_train"}, {"days", 30}}}}), "hardware.pools", "unsupported"));
+    CHECK(has_error(run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"pools", pools}}}, {"inference", json::object()}}),
+                    "hardware.pools", "unsupported"));
+    CHECK(has_error(run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"pools", pools}}}, {"training", {{"dp", 2}}}}), "training.dp",
+                    "conflict"));
+    CHECK(has_error(run({{"hardware", {{"pools", pools}}}, {"inverse", {{"question", "what_can_train"}, {"days", 30}}}}), "hardware.pools",
+                    "unsupported"));
     // Extreme but valid: every figure finite.
     const std::vector<json> extreme = {
-        {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 100000}, {"sites", 100000}, {"wan_bytes_per_second", 1e3}, {"wan_latency_seconds", 10}},
+        {{"device", "nvidia-h100-sxm5-80gb"},
+         {"count", 100000},
+         {"sites", 100000},
+         {"wan_bytes_per_second", 1e3},
+         {"wan_latency_seconds", 10}},
         {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 100000}, {"network", "internet-100m"}, {"latency_seconds", 10}},
         {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}, {"wan_bytes_per_second", 1e13}, {"wan_latency_seconds", 0}},
         {{"pools", json::array({good_pool, {{"device", "nvidia-rtx-4090"}, {"count", 1}, {"site", "home"}}})}},
     };
     for (const auto& h : extreme) {
         for (int H : {1, 100000}) {
-            json s = {{"model", {{"preset", "llama2-7b"}}}, {"hardware", h},
+            json s = {{"model", {{"preset", "llama2-7b"}}},
+                      {"hardware", h},
                       {"training", {{"tokens", 1e12}, {"local_steps", H}, {"outer_topk", 1e-6}, {"outer_precision", "int2"}}}};
             INFO(s.dump());
             const json r = run(s);

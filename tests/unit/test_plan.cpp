@@ -31,16 +31,23 @@ TEST_CASE("plan search: counts, rejection reasons, ranking, every returned plan 
     }
     // The best plan's configuration, evaluated through the forward estimator, gives the same step time.
     json fwd = s;
-    for (const char* k : {"tp", "pp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm"}) fwd["training"][k] = best[0][k];
+    for (const char* k : {"tp", "pp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm"})
+        fwd["training"][k] = best[0][k];
     auto e = run(fwd);
     CHECK(e["training"]["step_seconds"].get<double>() == Approx(best[0]["step_seconds"].get<double>()));
     CHECK(e["training"]["fits"] == true);
 }
 
 TEST_CASE("published Megatron 2021 layouts: search is at least as fast and ranks them in the top 10 layouts") {
-    struct Row { const char* preset; double tp, pp, n, gb; };
-    const Row rows[] = {{"megatron-18b", 8, 1, 256, 1024}, {"megatron-39b", 8, 2, 512, 1536}, {"megatron-76b", 8, 4, 1024, 1792},
-                        {"megatron-145b", 8, 8, 1536, 2304}, {"megatron-310b", 8, 16, 1920, 2160}};
+    struct Row {
+        const char* preset;
+        double tp, pp, n, gb;
+    };
+    const Row rows[] = {{"megatron-18b", 8, 1, 256, 1024},
+                        {"megatron-39b", 8, 2, 512, 1536},
+                        {"megatron-76b", 8, 4, 1024, 1792},
+                        {"megatron-145b", 8, 8, 1536, 2304},
+                        {"megatron-310b", 8, 16, 1920, 2160}};
     for (const auto& row : rows) {
         INFO(row.preset);
         json s = {{"model", {{"preset", row.preset}}},

@@ -38,21 +38,21 @@ TEST_CASE("famous runs with known layouts land near the published figures") {
                     if (c["metric"] == metric) return std::abs(c["error"].get<double>());
         return 1e9;
     };
-    CHECK(err("megatron-gpt3-projection", "days") < 0.15);   // 34 days (Megatron-LM projection)
-    CHECK(err("llama-65b", "days") < 0.15);                  // 21 days (LLaMA Sec. 2.4)
+    CHECK(err("megatron-gpt3-projection", "days") < 0.15);  // 34 days (Megatron-LM projection)
+    CHECK(err("llama-65b", "days") < 0.15);                 // 21 days (LLaMA Sec. 2.4)
     CHECK(err("bloom-176b", "achieved_flops_per_second_per_gpu") < 0.10);
-    CHECK(err("gpt4-unofficial", "flops") < 0.05);           // 6 x 280B x 13T vs 2.15e25 claimed
+    CHECK(err("gpt4-unofficial", "flops") < 0.05);  // 6 x 280B x 13T vs 2.15e25 claimed
 }
 
 TEST_CASE("claims get their verdicts") {
     const json r = reality_report();
     std::map<std::string, std::string> v;
     for (const auto& c : r["claims"]) v[c["id"].get<std::string>()] = c["verdict"].get<std::string>();
-    CHECK(v["h100-cores"] == "inconsistent");          // 16,896,000, not 18,432,000
-    CHECK(v["a100-v100"] == "consistent");             // FP32 19.5 vs 15.7
-    CHECK(v["gpt3-256-a100-weeks"] == "inconsistent"); // months, at any plausible MFU
-    CHECK(v["gpt4-25k-a100"] == "depends");            // only at 32-36% MFU
-    CHECK(v["gpt4-100m"] == "depends");                // on the $/GPU-hour
+    CHECK(v["h100-cores"] == "inconsistent");           // 16,896,000, not 18,432,000
+    CHECK(v["a100-v100"] == "consistent");              // FP32 19.5 vs 15.7
+    CHECK(v["gpt3-256-a100-weeks"] == "inconsistent");  // months, at any plausible MFU
+    CHECK(v["gpt4-25k-a100"] == "depends");             // only at 32-36% MFU
+    CHECK(v["gpt4-100m"] == "depends");                 // on the $/GPU-hour
     CHECK(v["dgx-runs-chatgpt"] == "consistent");
     CHECK(v["chatgpt-500k-1m-day"] == "depends");
     CHECK(v["gpt3-10k-v100-cpus"] == "unverifiable");  // can never fail: nothing published to check it against
@@ -70,7 +70,8 @@ TEST_CASE("each case of a claim carries the scenario it was judged on; estimatin
             for (const auto& [metric, value] : e["values"].items()) {
                 const json* at = &again;
                 std::string rest = metric;
-                for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1)) at = &(*at)[rest.substr(0, dot)];
+                for (std::size_t dot; (dot = rest.find('.')) != std::string::npos; rest = rest.substr(dot + 1))
+                    at = &(*at)[rest.substr(0, dot)];
                 const json& got = (*at)[rest];
                 CHECK((got.is_boolean() ? (got.get<bool>() ? 1.0 : 0.0) : got.get<double>()) == value.get<double>());
             }
@@ -81,8 +82,9 @@ TEST_CASE("each case of a claim carries the scenario it was judged on; estimatin
 }
 
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {
-    auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
-                  {"claim", {{"checks", {{{"metric", "cluster.memory_bytes"}, {"expected", 1000 * 80 * 1073741824.0}, {"tolerance", 0.01}}}}}}});
+    auto r =
+        run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+             {"claim", {{"checks", {{{"metric", "cluster.memory_bytes"}, {"expected", 1000 * 80 * 1073741824.0}, {"tolerance", 0.01}}}}}}});
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["claim"]["verdict"] == "consistent");
     auto bad = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}}, {"claim", {{"checks", json::array()}}}});
@@ -98,21 +100,25 @@ TEST_CASE("inverse: what can 1,000 H100 train in 30 days? (round trip through th
     CHECK(d == Approx(20 * n));
     CHECK(a["mfu"].get<double>() > 0.2);
     // Forward: a model of N params on D tokens at that MFU takes 30 days.
-    auto f = run({{"model", {{"params", n}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+    auto f = run({{"model", {{"params", n}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
                   {"training", {{"tokens", d}, {"mfu", a["mfu"]}}}});
     CHECK(f["training"]["days"].get<double>() == Approx(30.0));
     CHECK(a["largest_fitting_params"].get<double>() == Approx(0.9 * 1000 * 80 * 1073741824.0 / 16));
 }
 
 TEST_CASE("inverse: how many GPUs for Llama 2 70B on 2T tokens in 30 days (round trip)") {
-    auto r = run({{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
-                  {"training", {{"tokens", 2e12}}}, {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}});
+    auto r = run({{"model", {{"preset", "llama2-70b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                  {"training", {{"tokens", 2e12}}},
+                  {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}});
     REQUIRE_FALSE(r.contains("errors"));
     const auto& a = r["inverse"];
     const double gpus = a["gpus"].get<double>();
     CHECK(std::fmod(gpus, 8) == 0);
     REQUIRE(a.contains("plan"));
-    json fwd = {{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
+    json fwd = {{"model", {{"preset", "llama2-70b"}}},
+                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
                 {"training", {{"tokens", 2e12}}}};
     for (const char* k : {"tp", "pp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm", "global_batch"})
         fwd["training"][k] = a["plan"][k];

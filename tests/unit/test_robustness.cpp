@@ -46,12 +46,14 @@ TEST_CASE("nesting deeper than 64 levels under any key is rejected before parsin
     }
     // claim.vary.values holding a deep array (58,000 levels crashed the old code).
     const std::string vary = R"({"hardware": {"device": "nvidia-t4"}, "claim": {"checks": [{"metric": "cluster.devices", "expected": 1}],
-        "vary": {"path": "hardware.count", "values": [)" + nested("[", "]", 58000) + "]}}}";
+        "vary": {"path": "hardware.count", "values": [)" +
+                             nested("[", "]", 58000) + "]}}}";
     CHECK(has_error(json::parse(gpucalc::estimate_json(vary)), "", "too_deep"));
     // 64 levels is the limit, not an error by itself.
     CHECK(gpucalc::json_nesting_depth(nested("[", "]", 64)) == 64);
     CHECK(gpucalc::json_nesting_depth("{\"a\": \"[[[[{{{{\"}") == 1);  // brackets inside strings do not count
-    const auto ok = json::parse(gpucalc::estimate_json("{\"hardware\": {\"device\": \"nvidia-t4\"}, \"name\": \"" + std::string(100, '[') + "\"}"));
+    const auto ok =
+        json::parse(gpucalc::estimate_json("{\"hardware\": {\"device\": \"nvidia-t4\"}, \"name\": \"" + std::string(100, '[') + "\"}"));
     CHECK_FALSE(ok.contains("errors"));
 }
 
@@ -71,7 +73,8 @@ TEST_CASE("a claim cannot vary the claim, an inverse question or the plan; its w
                                       {{"path", "costs.gpu_hour_usd"}, {"values", values}}});
     CHECK(has_error(run(s), "claim.vary", "range"));
     // Two inputs of 4 values: 16 cases, every combination evaluated.
-    s["claim"]["vary"] = json::array({{{"path", "hardware.count"}, {"values", {1, 2, 3, 4}}}, {{"path", "costs.pue"}, {"values", {1.1, 1.2, 1.3, 1.4}}}});
+    s["claim"]["vary"] =
+        json::array({{{"path", "hardware.count"}, {"values", {1, 2, 3, 4}}}, {{"path", "costs.pue"}, {"values", {1.1, 1.2, 1.3, 1.4}}}});
     auto r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["claim"]["evaluations"].size() == 16);
@@ -103,8 +106,10 @@ TEST_CASE("MoE with every expert active (top-k = experts) is a dense model in di
 }
 
 TEST_CASE("absurd custom-device figures are rejected with the field named") {
-    json s = {{"hardware", {{"device", {{"peak_flops_per_second", {{"bf16", 1e-300}}}, {"memory_bytes", 80e9},
-                                        {"memory_bandwidth_bytes_per_second", 3e12}}}, {"count", 1}}}};
+    json s = {
+        {"hardware",
+         {{"device", {{"peak_flops_per_second", {{"bf16", 1e-300}}}, {"memory_bytes", 80e9}, {"memory_bandwidth_bytes_per_second", 3e12}}},
+          {"count", 1}}}};
     CHECK(has_error(run(s), "hardware.device.peak_flops_per_second.bf16", "range"));
     s["hardware"]["device"]["peak_flops_per_second"]["bf16"] = 1e15;
     s["hardware"]["device"]["memory_bandwidth_bytes_per_second"] = 1e-3;
@@ -149,13 +154,17 @@ TEST_CASE("a setup that does not fit says so in the figures a reader uses (CLI a
 TEST_CASE("a valid scenario answers identically before and after any sequence of hostile inputs") {
     const std::string good = valid().dump();
     const std::string before = gpucalc::estimate_json(good);
-    const std::vector<std::string> hostile = {
-        nested("[", "]", 200000),
-        "{\"claim\": " + nested("{\"claim\":", "}", 5000) + "}",
-        std::string(3 << 20, '{'),
-        "{\"model\": {\"preset\": \"" + std::string(1000, '\xff') + "\"}}",
-        "{\"hardware\": {\"device\": \"nvidia-t4\"}, \"claim\": {\"checks\": [{\"metric\": \"a.b\", \"min\": 1}], \"vary\": {\"path\": \"claim\", \"values\": [{}]}}}",
-        "\"\\ud800\"", "[]", "null", "1e400", std::string("\0\0\0", 3)};
+    const std::vector<std::string> hostile = {nested("[", "]", 200000),
+                                              "{\"claim\": " + nested("{\"claim\":", "}", 5000) + "}",
+                                              std::string(3 << 20, '{'),
+                                              "{\"model\": {\"preset\": \"" + std::string(1000, '\xff') + "\"}}",
+                                              "{\"hardware\": {\"device\": \"nvidia-t4\"}, \"claim\": {\"checks\": [{\"metric\": \"a.b\", "
+                                              "\"min\": 1}], \"vary\": {\"path\": \"claim\", \"values\": [{}]}}}",
+                                              "\"\\ud800\"",
+                                              "[]",
+                                              "null",
+                                              "1e400",
+                                              std::string("\0\0\0", 3)};
     for (const auto& h : hostile) {
         const auto r = json::parse(gpucalc::estimate_json(h), nullptr, false);
         CHECK_FALSE(r.is_discarded());

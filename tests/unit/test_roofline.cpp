@@ -44,7 +44,9 @@ TEST_CASE("what one H100 is worth in EPYC 9654 cores (peak to peak)") {
 }
 
 TEST_CASE("workload timing: an N x N GEMM and one forward pass of a model on each device, with the bound") {
-    auto r = run({{"roofline", {{"devices", {"nvidia-a100-sxm4-80gb", "intel-xeon-8480plus"}}, {"matmul_n", 4096}, {"model", {{"preset", "llama2-7b"}}}}}});
+    auto r =
+        run({{"roofline",
+              {{"devices", {"nvidia-a100-sxm4-80gb", "intel-xeon-8480plus"}}, {"matmul_n", 4096}, {"model", {{"preset", "llama2-7b"}}}}}});
     REQUIRE_FALSE(r.contains("errors"));
     auto kernel = [&](const json& d, const char* id) {
         for (const auto& k : d["kernels"])

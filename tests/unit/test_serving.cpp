@@ -32,9 +32,10 @@ TEST_CASE("14.2 KV cache per device under TP: MLA latent on every rank, KV heads
     // per GPU (671 B params / 8 + 16-bit embedding and head) and 1 GiB overhead leave 66.2 GB, 90% of it
     // for the KV pool (59.6 GB); 61 x 576 x 2 B = 70,272 B per token on EVERY rank, 360 MB per
     // sequence -> 165 sequences (the old KV / tp model said 1,246).
-    json s = {{"model", {{"preset", "deepseek-v3"}}},
-              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
-              {"inference", {{"tp", 8}, {"weight_precision", "fp8"}, {"kv_precision", "bf16"}, {"prompt_tokens", 4608}, {"output_tokens", 512}}}};
+    json s = {
+        {"model", {{"preset", "deepseek-v3"}}},
+        {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+        {"inference", {{"tp", 8}, {"weight_precision", "fp8"}, {"kv_precision", "bf16"}, {"prompt_tokens", 4608}, {"output_tokens", 512}}}};
     auto r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     const double mb = r["inference"]["max_batch"].get<double>();
@@ -52,9 +53,10 @@ TEST_CASE("14.2 KV cache per device under TP: MLA latent on every rank, KV heads
 }
 
 TEST_CASE("14.10 decode: weights, KV, compute, dequantisation, kernel and communication terms add up to the step") {
-    auto r = run({{"model", {{"preset", "llama3-70b"}}},
-                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
-                  {"inference", {{"tp", 8}, {"batch", 256}, {"prompt_tokens", 2048}, {"output_tokens", 2048}, {"weight_precision", "fp8"}}}});
+    auto r =
+        run({{"model", {{"preset", "llama3-70b"}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+             {"inference", {{"tp", 8}, {"batch", 256}, {"prompt_tokens", 2048}, {"output_tokens", 2048}, {"weight_precision", "fp8"}}}});
     REQUIRE_FALSE(r.contains("errors"));
     const auto& t = r["inference"]["decode_breakdown_seconds"];
     for (const char* k : {"weights", "kv_cache", "compute", "kernel_overhead", "tp_comm"}) CHECK(t[k].get<double>() > 0);
@@ -91,10 +93,12 @@ TEST_CASE("14.11 quantised decode pays for dequantisation: gpt-fast int8 155.6 a
     CHECK(bf16["inference"]["decode_breakdown_seconds"]["dequantization"].get<double>() == 0.0);
     CHECK(int4["inference"]["decode_breakdown_seconds"]["dequantization"].get<double>() > 0.0);
     // FP8 weights multiply natively on Hopper (no dequantisation), not on Ampere.
-    auto h = run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+    auto h = run({{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
                   {"inference", {{"batch", 1}, {"weight_precision", "fp8"}}}});
     CHECK(h["inference"]["decode_breakdown_seconds"]["dequantization"].get<double>() == 0.0);
-    auto a = run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}}},
+    auto a = run({{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}}},
                   {"inference", {{"batch", 1}, {"weight_precision", "fp8"}}}});
     CHECK(a["inference"]["decode_breakdown_seconds"]["dequantization"].get<double>() > 0.0);
 }
@@ -110,14 +114,16 @@ TEST_CASE("batch omitted: the largest batch that fits (continuous batching); giv
     CHECK(inf["batch"].get<double>() == std::min(inf["max_batch"].get<double>(), 4096.0));
     CHECK(inf["fits"] == true);
     CHECK(r["inputs"]["inference"]["batch"].is_null());  // echoed as omitted: re-running gives the same answer
-    for (const char* k : {"throughput_tokens_per_second_per_gpu", "throughput_tokens_per_second_per_instance", "output_tokens_per_second_per_user",
-                          "tpot_seconds", "ttft_seconds"})
+    for (const char* k : {"throughput_tokens_per_second_per_gpu", "throughput_tokens_per_second_per_instance",
+                          "output_tokens_per_second_per_user", "tpot_seconds", "ttft_seconds"})
         CHECK(inf[k].get<double>() > 0);
-    CHECK(inf["cluster_throughput_tokens_per_second"].get<double>() == Approx(8 * inf["throughput_tokens_per_second_per_instance"].get<double>()));
+    CHECK(inf["cluster_throughput_tokens_per_second"].get<double>() ==
+          Approx(8 * inf["throughput_tokens_per_second_per_instance"].get<double>()));
     s["inference"]["batch"] = 1;
     auto one = run(s);
     CHECK(one["inference"]["batch_source"] == "given");
-    CHECK(one["inference"]["throughput_tokens_per_second_per_gpu"].get<double>() * 20 < inf["throughput_tokens_per_second_per_gpu"].get<double>());
+    CHECK(one["inference"]["throughput_tokens_per_second_per_gpu"].get<double>() * 20 <
+          inf["throughput_tokens_per_second_per_gpu"].get<double>());
     CHECK(one["inference"]["output_tokens_per_second_per_user"].get<double>() > 3 * inf["output_tokens_per_second_per_user"].get<double>());
     // The engine's cap applies.
     s["inference"].erase("batch");
@@ -201,8 +207,12 @@ TEST_CASE("prefix caching: cached input tokens need no prefill compute") {
 TEST_CASE("latency targets: the fewest GPUs meeting TTFT and TPOT, and why the others fail") {
     json s = {{"model", {{"preset", "llama3-70b"}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
-              {"inference", {{"tp", 8}, {"prompt_tokens", 1000}, {"output_tokens", 300}, {"requests_per_day", 2e6},
-                             {"slo", {{"ttft_seconds", 0.5}, {"tpot_seconds", 0.04}}}}}};
+              {"inference",
+               {{"tp", 8},
+                {"prompt_tokens", 1000},
+                {"output_tokens", 300},
+                {"requests_per_day", 2e6},
+                {"slo", {{"ttft_seconds", 0.5}, {"tpot_seconds", 0.04}}}}}};
     auto r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     const auto& slo = r["inference"]["slo"];
@@ -211,8 +221,10 @@ TEST_CASE("latency targets: the fewest GPUs meeting TTFT and TPOT, and why the o
     CHECK(c["ttft_seconds"].get<double>() <= 0.5);
     CHECK(c["tpot_seconds"].get<double>() <= 0.04);
     for (const auto& x : slo["candidates"]) {
-        if (x["met"] == true) CHECK(x["gpus"].get<double>() >= c["gpus"].get<double>());
-        else CHECK_FALSE(x["reason"].get<std::string>().empty());
+        if (x["met"] == true)
+            CHECK(x["gpus"].get<double>() >= c["gpus"].get<double>());
+        else
+            CHECK_FALSE(x["reason"].get<std::string>().empty());
     }
     // The choice re-run as a fixed configuration meets the targets at the same GPU count.
     json fixed = s;
@@ -250,8 +262,12 @@ TEST_CASE("speculative decoding: faster per user at batch 1, not at the largest 
     // (vLLM's speculative-decoding blog reports slowdowns at high request rates).
     json big = {{"model", {{"preset", "llama3-8b"}}},
                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
-                {"inference", {{"prompt_tokens", 128}, {"output_tokens", 128}, {"weight_precision", "fp8"}, {"kv_precision", "fp8"},
-                               {"speculative", {{"draft_params", 1e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.8}}}}}};
+                {"inference",
+                 {{"prompt_tokens", 128},
+                  {"output_tokens", 128},
+                  {"weight_precision", "fp8"},
+                  {"kv_precision", "fp8"},
+                  {"speculative", {{"draft_params", 1e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.8}}}}}};
     auto b = run(big)["inference"];
     CHECK(b["batch"].get<double>() >= 1024);
     CHECK(b["speculative"]["speedup"].get<double>() < 1.0);
@@ -268,8 +284,8 @@ TEST_CASE("prefill/decode disaggregation: decode steps free of prefill, KV moved
     CHECK(dis["tpot_seconds"].get<double>() < co["tpot_seconds"].get<double>());
     CHECK(dis["disaggregation"]["prefill_instances"].get<double>() >= 1);
     CHECK(dis["disaggregation"]["kv_transfer_seconds"].get<double>() > 0);
-    CHECK(dis["gpus_needed"].get<double>() == Approx(8 * (dis["disaggregation"]["prefill_instances"].get<double>() +
-                                                          dis["disaggregation"]["decode_instances"].get<double>())));
+    CHECK(dis["gpus_needed"].get<double>() ==
+          Approx(8 * (dis["disaggregation"]["prefill_instances"].get<double>() + dis["disaggregation"]["decode_instances"].get<double>())));
 }
 
 TEST_CASE("expert parallelism: experts sharded over tp x ep devices, all-to-all time") {
@@ -285,13 +301,16 @@ TEST_CASE("expert parallelism: experts sharded over tp x ep devices, all-to-all 
     auto one = run(s);
     CHECK(r["inference"]["weights_bytes_per_gpu"].get<double>() < 0.6 * one["inference"]["weights_bytes_per_gpu"].get<double>());
     // EP needs a mixture of experts that it divides.
-    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
                          {"inference", {{"ep", 2}}}}),
                     "inference.ep"));
-    CHECK(has_error(run({{"model", {{"preset", "mixtral-8x7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 3}}},
+    CHECK(has_error(run({{"model", {{"preset", "mixtral-8x7b"}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 3}}},
                          {"inference", {{"ep", 3}}}}),
                     "inference.ep"));
-    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
                          {"inference", {{"attention_dp", true}}}}),
                     "inference.attention_dp"));
 }
@@ -317,12 +336,13 @@ TEST_CASE("hostile serving inputs: errors name the field, answers stay finite") 
     CHECK(has_error(with({{"weight_format", "q3_xxs"}}), "inference.weight_format"));
     CHECK(has_error(with({{"host_memory_bandwidth_bytes_per_second", 1e300}}), "inference.host_memory_bandwidth_bytes_per_second"));
     // Absurd but valid: huge traffic, long prompts, tight targets, everything on: finite or null, never NaN.
-    for (const json& inf : {json{{"requests_per_day", 1e15}, {"peak_to_average", 100}, {"slo", {{"ttft_seconds", 1e-6}, {"tpot_seconds", 1e6}}}},
-                            json{{"prompt_tokens", 1e8}, {"output_tokens", 1e8}},
-                            json{{"batch", 1e7}, {"prefix_cache_hit_rate", 0.99}, {"disaggregated", true}, {"requests_per_day", 1}},
-                            json{{"speculative", {{"draft_params", 1e13}, {"draft_tokens", 16}, {"acceptance_rate", 0}}}, {"batch_limit", 1e7}},
-                            json{{"gpu_layers", 0}, {"weight_format", "q4_0"}, {"host_memory_bandwidth_bytes_per_second", 1e8}},
-                            json{{"slo", {{"tpot_seconds", 1e-6}}}, {"requests_per_day", 1e15}, {"tp", 8}}}) {
+    for (const json& inf :
+         {json{{"requests_per_day", 1e15}, {"peak_to_average", 100}, {"slo", {{"ttft_seconds", 1e-6}, {"tpot_seconds", 1e6}}}},
+          json{{"prompt_tokens", 1e8}, {"output_tokens", 1e8}},
+          json{{"batch", 1e7}, {"prefix_cache_hit_rate", 0.99}, {"disaggregated", true}, {"requests_per_day", 1}},
+          json{{"speculative", {{"draft_params", 1e13}, {"draft_tokens", 16}, {"acceptance_rate", 0}}}, {"batch_limit", 1e7}},
+          json{{"gpu_layers", 0}, {"weight_format", "q4_0"}, {"host_memory_bandwidth_bytes_per_second", 1e8}},
+          json{{"slo", {{"tpot_seconds", 1e-6}}}, {"requests_per_day", 1e15}, {"tp", 8}}}) {
         const auto r = with(inf);
         INFO(inf.dump());
         REQUIRE_FALSE(r.contains("errors"));
@@ -407,16 +427,19 @@ TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that 
     s["hardware"] = {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}};
     CHECK(run(s)["finetune"]["fits"] == true);
     // Hostile values: errors name the field.
-    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"method", "dora"}}}}),
-                    "finetune.method"));
-    CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"lora_rank", 0}}}}),
-                    "finetune.lora_rank"));
+    CHECK(has_error(
+        run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"method", "dora"}}}}),
+        "finetune.method"));
+    CHECK(has_error(
+        run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"lora_rank", 0}}}}),
+        "finetune.lora_rank"));
     CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"finetune", json::object()}}), "hardware"));
     CHECK(has_error(run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", {{"x", 1}}}}),
                     "finetune.x"));
     for (const json& ft : {json{{"seq_len", 1e8}, {"batch", 1e6}}, json{{"lora_rank", 65536}, {"lora_modules", "all_linear"}},
                            json{{"method", "full"}, {"cpu_offload", true}, {"tokens", 1e16}}}) {
-        auto x = run({{"model", {{"preset", "deepseek-v3"}}}, {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 64}}}, {"finetune", ft}});
+        auto x = run(
+            {{"model", {{"preset", "deepseek-v3"}}}, {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 64}}}, {"finetune", ft}});
         INFO(ft.dump());
         REQUIRE_FALSE(x.contains("errors"));
         all_finite(x);

@@ -26,18 +26,47 @@ json model_json(const std::string& id) {
     if (id == "mixtral_8x7b") return {{"preset", "mixtral-8x7b"}};
     if (id == "llama2_7b") return {{"preset", "llama2-7b"}};
     if (id == "llama2_70b") return {{"preset", "llama2-70b"}};
-    const json llama = {{"ffn_kind", "swiglu"}, {"norm", "rmsnorm"}, {"position_embedding", "rope"}, {"biases", false}, {"tied_embeddings", false}};
+    const json llama = {
+        {"ffn_kind", "swiglu"}, {"norm", "rmsnorm"}, {"position_embedding", "rope"}, {"biases", false}, {"tied_embeddings", false}};
     json m = llama;
     if (id == "mistral_7b") {  // mistralai/Mistral-7B-v0.1 (sliding window not modelled: the engines ran full attention)
-        m.update({{"name", "Mistral 7B"}, {"layers", 32}, {"hidden", 4096}, {"heads", 32}, {"kv_heads", 8}, {"ffn_hidden", 14336}, {"vocab", 32000}});
+        m.update({{"name", "Mistral 7B"},
+                  {"layers", 32},
+                  {"hidden", 4096},
+                  {"heads", 32},
+                  {"kv_heads", 8},
+                  {"ffn_hidden", 14336},
+                  {"vocab", 32000}});
     } else if (id == "mixtral_8x22b") {  // mistralai/Mixtral-8x22B-v0.1
-        m.update({{"name", "Mixtral 8x22B"}, {"layers", 56}, {"hidden", 6144}, {"heads", 48}, {"kv_heads", 8}, {"ffn_hidden", 16384}, {"vocab", 32768},
-                  {"experts", 8}, {"experts_per_token", 2}, {"expert_ffn_hidden", 16384}});
+        m.update({{"name", "Mixtral 8x22B"},
+                  {"layers", 56},
+                  {"hidden", 6144},
+                  {"heads", 48},
+                  {"kv_heads", 8},
+                  {"ffn_hidden", 16384},
+                  {"vocab", 32768},
+                  {"experts", 8},
+                  {"experts_per_token", 2},
+                  {"expert_ffn_hidden", 16384}});
     } else if (id == "llama2_13b") {  // meta-llama/Llama-2-13b-hf
-        m.update({{"name", "Llama 2 13B"}, {"layers", 40}, {"hidden", 5120}, {"heads", 40}, {"kv_heads", 40}, {"ffn_hidden", 13824}, {"vocab", 32000}});
+        m.update({{"name", "Llama 2 13B"},
+                  {"layers", 40},
+                  {"hidden", 5120},
+                  {"heads", 40},
+                  {"kv_heads", 40},
+                  {"ffn_hidden", 13824},
+                  {"vocab", 32000}});
     } else if (id == "gptj_6b") {  // EleutherAI/gpt-j-6b: parallel attention + MLP, rotary, untied output with bias
-        m = {{"name", "GPT-J 6B"}, {"layers", 28}, {"hidden", 4096}, {"heads", 16}, {"ffn_hidden", 16384}, {"vocab", 50400}, {"ffn_kind", "gelu"},
-             {"position_embedding", "rope"}, {"parallel_attention", true}, {"tied_embeddings", false}};
+        m = {{"name", "GPT-J 6B"},
+             {"layers", 28},
+             {"hidden", 4096},
+             {"heads", 16},
+             {"ffn_hidden", 16384},
+             {"vocab", 50400},
+             {"ffn_kind", "gelu"},
+             {"position_embedding", "rope"},
+             {"parallel_attention", true},
+             {"tied_embeddings", false}};
     }
     return m;
 }
@@ -417,20 +446,38 @@ struct GptFast {
 // Quantization", Mixtral table): 8 x A100-80GB power-limited to 330 W, hybrid cube mesh, batch 1,
 // 5-token prompt, 200 new tokens; "peak bandwidth is about 1700 GB/s" (same README).
 const GptFast kGptFast[] = {
-    {"llama2_7b", 1, "bf16", 104.9, false},    {"llama2_7b", 1, "int8", 155.58, false},   {"llama2_7b", 1, "int4", 196.8, false},
-    {"llama2_70b", 1, "int8", 19.13, false},   {"llama2_70b", 1, "int4", 25.25, false},   {"llama31_8b", 1, "bf16", 93.89, false},
-    {"llama31_8b", 1, "int8", 137.64, false},  {"llama31_70b", 1, "int8", 18.04, false},  {"llama2_7b", 2, "bf16", 168.84, false},
-    {"llama2_7b", 4, "bf16", 254.02, false},   {"llama2_7b", 8, "bf16", 328.43, false},   {"llama2_70b", 2, "bf16", 21.32, false},
-    {"llama2_70b", 4, "bf16", 38.01, false},   {"llama2_70b", 8, "bf16", 62.5, false},    {"llama31_8b", 2, "bf16", 149.10, false},
-    {"llama31_8b", 4, "bf16", 217.21, false},  {"llama31_8b", 8, "bf16", 276.01, false},
+    {"llama2_7b", 1, "bf16", 104.9, false},
+    {"llama2_7b", 1, "int8", 155.58, false},
+    {"llama2_7b", 1, "int4", 196.8, false},
+    {"llama2_70b", 1, "int8", 19.13, false},
+    {"llama2_70b", 1, "int4", 25.25, false},
+    {"llama31_8b", 1, "bf16", 93.89, false},
+    {"llama31_8b", 1, "int8", 137.64, false},
+    {"llama31_70b", 1, "int8", 18.04, false},
+    {"llama2_7b", 2, "bf16", 168.84, false},
+    {"llama2_7b", 4, "bf16", 254.02, false},
+    {"llama2_7b", 8, "bf16", 328.43, false},
+    {"llama2_70b", 2, "bf16", 21.32, false},
+    {"llama2_70b", 4, "bf16", 38.01, false},
+    {"llama2_70b", 8, "bf16", 62.5, false},
+    {"llama31_8b", 2, "bf16", 149.10, false},
+    {"llama31_8b", 4, "bf16", 217.21, false},
+    {"llama31_8b", 8, "bf16", 276.01, false},
     // Slower than Llama-2-70B on 2 GPUs (21.32) with the same weights per GPU: not explained by bytes.
     {"llama31_70b", 2, "bf16", 16.03, true},
-    {"llama31_70b", 4, "bf16", 37.45, false},  {"llama31_70b", 8, "bf16", 58.78, false},  {"llama2_70b", 8, "int8", 80.44, false},
-    {"llama2_70b", 8, "int4", 90.77, false},   {"llama31_70b", 8, "int8", 75.58, false},
+    {"llama31_70b", 4, "bf16", 37.45, false},
+    {"llama31_70b", 8, "bf16", 58.78, false},
+    {"llama2_70b", 8, "int8", 80.44, false},
+    {"llama2_70b", 8, "int4", 90.77, false},
+    {"llama31_70b", 8, "int8", 75.58, false},
     // 816 GB/s per GPU achieved, far below the other 8-GPU int8 rows (727-752 GB/s at 70B): unexplained.
     {"llama31_405b", 8, "int8", 15.60, true},
-    {"mixtral_8x7b", 2, "bf16", 96.67, false}, {"mixtral_8x7b", 4, "bf16", 155.35, false}, {"mixtral_8x7b", 8, "bf16", 227.82, false},
-    {"mixtral_8x7b", 1, "int8", 97.92, false}, {"mixtral_8x7b", 2, "int8", 155.03, false}, {"mixtral_8x7b", 4, "int8", 216.87, false},
+    {"mixtral_8x7b", 2, "bf16", 96.67, false},
+    {"mixtral_8x7b", 4, "bf16", 155.35, false},
+    {"mixtral_8x7b", 8, "bf16", 227.82, false},
+    {"mixtral_8x7b", 1, "int8", 97.92, false},
+    {"mixtral_8x7b", 2, "int8", 155.03, false},
+    {"mixtral_8x7b", 4, "int8", 216.87, false},
     {"mixtral_8x7b", 8, "int8", 279.35, false},
 };
 
@@ -443,12 +490,14 @@ json trt_scenario(const Row& r) {
 }
 
 json gptfast_scenario(const GptFast& g) {
-    return {{"model", model_json(g.model)},
-            {"hardware", {{"device", {{"base", "nvidia-a100-sxm4-80gb"}, {"name", "A100 80GB at 330 W (gpt-fast)"},
-                                      {"memory_bandwidth_bytes_per_second", 1.7e12}}},
-                          {"count", g.tp}}},
-            {"inference", {{"batch", 1}, {"tp", g.tp}, {"prompt_tokens", 5}, {"output_tokens", 200}, {"weight_precision", g.precision}}},
-            {"explain", false}};
+    return {
+        {"model", model_json(g.model)},
+        {"hardware",
+         {{"device",
+           {{"base", "nvidia-a100-sxm4-80gb"}, {"name", "A100 80GB at 330 W (gpt-fast)"}, {"memory_bandwidth_bytes_per_second", 1.7e12}}},
+          {"count", g.tp}}},
+        {"inference", {{"batch", 1}, {"tp", g.tp}, {"prompt_tokens", 5}, {"output_tokens", 200}, {"weight_precision", g.precision}}},
+        {"explain", false}};
 }
 
 struct Stats {
@@ -480,7 +529,9 @@ std::string num(double v) {
 
 }  // namespace
 
-TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4) within 10%, TensorRT-LLM max throughput within 25% (median <= 12%)") {
+TEST_CASE(
+    "serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4) within 10%, TensorRT-LLM max throughput within 25% (median <= "
+    "12%)") {
     std::string md;
     std::string summary = "| set | rows | fitted on it | median abs. error | max abs. error |\n|---|---|---|---|---|\n";
     // gpt-fast.
@@ -515,18 +566,22 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
             CHECK(std::abs(e) < 0.25);
             s.abs_err.push_back(std::abs(e));
             groups[std::string(row.model) + " | " + row.device + " | " + std::to_string(row.tp)].abs_err.push_back(std::abs(e));
-            table += std::string("| ") + row.model + " | " + row.device + " | " + std::to_string(row.tp) + " | " + (row.fp8 ? "fp8" : "fp16") + " | " +
-                     std::to_string(row.isl) + "/" + std::to_string(row.osl) + " | " + num(row.published) + " | " + num(pred) + " | " +
-                     num(r["inference"]["batch"].get<double>()) + " | " + pct(e) + " |\n";
+            table += std::string("| ") + row.model + " | " + row.device + " | " + std::to_string(row.tp) + " | " +
+                     (row.fp8 ? "fp8" : "fp16") + " | " + std::to_string(row.isl) + "/" + std::to_string(row.osl) + " | " +
+                     num(row.published) + " | " + num(pred) + " | " + num(r["inference"]["batch"].get<double>()) + " | " + pct(e) + " |\n";
         }
         CHECK(s.median() <= median_bound);
-        summary += std::string("| ") + name + " | " + std::to_string(n) + " | " + fitted + " | " + apct(s.median()) + " | " + apct(s.max()) + " |\n";
+        summary += std::string("| ") + name + " | " + std::to_string(n) + " | " + fitted + " | " + apct(s.median()) + " | " +
+                   apct(s.max()) + " |\n";
     };
-    std::string t017 = "| model | device | TP | precision | ISL/OSL | published tok/s | predicted | batch (predicted) | error |\n|---|---|---|---|---|---|---|---|---|\n";
+    std::string t017 =
+        "| model | device | TP | precision | ISL/OSL | published tok/s | predicted | batch (predicted) | error "
+        "|\n|---|---|---|---|---|---|---|---|---|\n";
     std::string t10 = t017;
     trt(kTrt017, sizeof kTrt017 / sizeof kTrt017[0], "TensorRT-LLM perf-overview @ 258c7540 (v0.17), max throughput",
         "GEMM efficiency (16-bit, 8-bit), width half-point, per-sequence step time", 0.12, t017);
-    trt(kTrt10, sizeof kTrt10 / sizeof kTrt10[0], "TensorRT-LLM perf-overview @ 00f37686 (v1.0 era), max throughput", "nothing (held out)", 0.12, t10);
+    trt(kTrt10, sizeof kTrt10 / sizeof kTrt10[0], "TensorRT-LLM perf-overview @ 00f37686 (v1.0 era), max throughput", "nothing (held out)",
+        0.12, t10);
     // TensorRT-LLM v0.5 blogs: static batching at a stated batch (held out).
     struct Fixed {
         const char* model;
@@ -551,7 +606,9 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         {"gptj_6b", "nvidia-a100-sxm4-80gb", 1, false, 128, 128, 64, 3679, h100},
     };
     Stats fs;
-    std::string tf = "| model | device | TP | precision | ISL/OSL | batch | published tok/s/GPU | predicted | error | source |\n|---|---|---|---|---|---|---|---|---|---|\n";
+    std::string tf =
+        "| model | device | TP | precision | ISL/OSL | batch | published tok/s/GPU | predicted | error | source "
+        "|\n|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& f : fixed) {
         json sc = trt_scenario(Row{f.model, f.device, f.tp, f.fp8, f.isl, f.osl, 0});
         sc["inference"]["batch"] = f.batch;
@@ -563,12 +620,12 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         const double e = (pred - f.published_per_gpu) / f.published_per_gpu;
         fs.abs_err.push_back(std::abs(e));  // reported; an engine 14 months older than the fitted table
         tf += std::string("| ") + f.model + " | " + f.device + " | " + std::to_string(f.tp) + " | " + (f.fp8 ? "fp8" : "fp16") + " | " +
-              std::to_string(f.isl) + "/" + std::to_string(f.osl) + " | " + std::to_string(f.batch) + " | " + num(f.published_per_gpu) + " | " +
-              num(pred) + " | " + pct(e) + " | " + f.source + " |\n";
+              std::to_string(f.isl) + "/" + std::to_string(f.osl) + " | " + std::to_string(f.batch) + " | " + num(f.published_per_gpu) +
+              " | " + num(pred) + " | " + pct(e) + " | " + f.source + " |\n";
     }
     CHECK(fs.median() < 0.30);
-    summary += "| TensorRT-LLM v0.5 blogs, static batch given (Llama 2 13B/70B H200, GPT-J H100/A100) | " + std::to_string(fs.abs_err.size()) +
-               " | nothing (held out) | " + apct(fs.median()) + " | " + apct(fs.max()) + " |\n";
+    summary += "| TensorRT-LLM v0.5 blogs, static batch given (Llama 2 13B/70B H200, GPT-J H100/A100) | " +
+               std::to_string(fs.abs_err.size()) + " | nothing (held out) | " + apct(fs.median()) + " | " + apct(fs.max()) + " |\n";
     // llama.cpp, batch 1 (held out): XiongjieDai/GPU-Benchmarks-on-LLM-Inference README @ aa72e0ec (2024-05-12),
     // "Average speed (tokens/s) of generating 1024 tokens by GPUs on LLaMA 3". Consumer, workstation and
     // Apple devices are within 40%; on data-center GPUs llama.cpp of that date stays far below the memory
@@ -581,26 +638,40 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         bool bounded;
     };
     const Cpp cpp[] = {
-        {"nvidia-rtx-3090", "llama31_8b", true, 111.74, true},        {"nvidia-rtx-3090", "llama31_8b", false, 46.51, true},
-        {"nvidia-rtx-4090", "llama31_8b", true, 127.74, true},        {"nvidia-rtx-4090", "llama31_8b", false, 54.34, true},
-        {"nvidia-rtx-a6000", "llama31_8b", true, 102.22, true},       {"nvidia-rtx-a6000", "llama31_8b", false, 40.25, true},
-        {"nvidia-rtx-a6000", "llama31_70b", true, 14.58, true},       {"nvidia-rtx-6000-ada", "llama31_8b", true, 130.99, true},
-        {"nvidia-rtx-6000-ada", "llama31_8b", false, 51.97, true},    {"nvidia-rtx-6000-ada", "llama31_70b", true, 18.36, true},
-        {"apple-m2-ultra", "llama31_8b", true, 76.28, true},          {"apple-m2-ultra", "llama31_8b", false, 36.25, true},
-        {"apple-m2-ultra", "llama31_70b", true, 12.13, true},         {"apple-m3-max", "llama31_8b", true, 50.74, true},
-        {"apple-m3-max", "llama31_8b", false, 22.39, true},           {"apple-m3-max", "llama31_70b", true, 7.53, true},
-        {"nvidia-l40s", "llama31_8b", true, 113.6, true},             {"nvidia-l40s", "llama31_8b", false, 43.42, true},
-        {"nvidia-l40s", "llama31_70b", true, 15.31, true},            {"nvidia-a100-sxm4-80gb", "llama31_8b", true, 133.38, false},
-        {"nvidia-a100-sxm4-80gb", "llama31_8b", false, 53.18, false}, {"nvidia-a100-sxm4-80gb", "llama31_70b", true, 24.33, false},
-        {"nvidia-h100-pcie-80gb", "llama31_8b", true, 144.49, false}, {"nvidia-h100-pcie-80gb", "llama31_8b", false, 67.79, false},
+        {"nvidia-rtx-3090", "llama31_8b", true, 111.74, true},
+        {"nvidia-rtx-3090", "llama31_8b", false, 46.51, true},
+        {"nvidia-rtx-4090", "llama31_8b", true, 127.74, true},
+        {"nvidia-rtx-4090", "llama31_8b", false, 54.34, true},
+        {"nvidia-rtx-a6000", "llama31_8b", true, 102.22, true},
+        {"nvidia-rtx-a6000", "llama31_8b", false, 40.25, true},
+        {"nvidia-rtx-a6000", "llama31_70b", true, 14.58, true},
+        {"nvidia-rtx-6000-ada", "llama31_8b", true, 130.99, true},
+        {"nvidia-rtx-6000-ada", "llama31_8b", false, 51.97, true},
+        {"nvidia-rtx-6000-ada", "llama31_70b", true, 18.36, true},
+        {"apple-m2-ultra", "llama31_8b", true, 76.28, true},
+        {"apple-m2-ultra", "llama31_8b", false, 36.25, true},
+        {"apple-m2-ultra", "llama31_70b", true, 12.13, true},
+        {"apple-m3-max", "llama31_8b", true, 50.74, true},
+        {"apple-m3-max", "llama31_8b", false, 22.39, true},
+        {"apple-m3-max", "llama31_70b", true, 7.53, true},
+        {"nvidia-l40s", "llama31_8b", true, 113.6, true},
+        {"nvidia-l40s", "llama31_8b", false, 43.42, true},
+        {"nvidia-l40s", "llama31_70b", true, 15.31, true},
+        {"nvidia-a100-sxm4-80gb", "llama31_8b", true, 133.38, false},
+        {"nvidia-a100-sxm4-80gb", "llama31_8b", false, 53.18, false},
+        {"nvidia-a100-sxm4-80gb", "llama31_70b", true, 24.33, false},
+        {"nvidia-h100-pcie-80gb", "llama31_8b", true, 144.49, false},
+        {"nvidia-h100-pcie-80gb", "llama31_8b", false, 67.79, false},
         {"nvidia-h100-pcie-80gb", "llama31_70b", true, 25.01, false},
     };
     Stats cs, cs_all;
     std::string tc = "| device | model | weights | published tok/s | predicted | error |\n|---|---|---|---|---|---|\n";
     for (const auto& c : cpp) {
         json inf = {{"batch", 1}, {"prompt_tokens", 16}, {"output_tokens", 1024}};
-        if (c.q4km) inf["weight_format"] = "q4_k_m";
-        else inf["weight_precision"] = "fp16";
+        if (c.q4km)
+            inf["weight_format"] = "q4_k_m";
+        else
+            inf["weight_precision"] = "fp16";
         const json r = run({{"model", model_json(c.model)}, {"hardware", {{"device", c.device}}}, {"inference", inf}, {"explain", false}});
         INFO(c.device << " " << c.model << " " << r.dump().substr(0, 300));
         REQUIRE_FALSE(r.contains("errors"));
@@ -612,14 +683,15 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
             cs.abs_err.push_back(std::abs(e));
             CHECK(std::abs(e) < 0.40);
         }
-        tc += std::string("| ") + c.device + " | " + c.model + " | " + (c.q4km ? "Q4_K_M" : "F16") + " | " + num(c.published) + " | " + num(pred) +
-              " | " + pct(e) + (c.bounded ? "" : " (data-center GPU, reported only)") + " |\n";
+        tc += std::string("| ") + c.device + " | " + c.model + " | " + (c.q4km ? "Q4_K_M" : "F16") + " | " + num(c.published) + " | " +
+              num(pred) + " | " + pct(e) + (c.bounded ? "" : " (data-center GPU, reported only)") + " |\n";
     }
     CHECK(cs.median() < 0.15);
     summary += "| llama.cpp batch-1 generation, consumer / workstation / Apple / L40S (XiongjieDai table @ aa72e0ec) | " +
                std::to_string(cs.abs_err.size()) + " | nothing (held out) | " + apct(cs.median()) + " | " + apct(cs.max()) + " |\n";
-    summary += "| the same table, all rows incl. A100/H100 (llama.cpp far below their bandwidth) | " + std::to_string(cs_all.abs_err.size()) +
-               " | nothing (held out) | " + apct(cs_all.median()) + " | " + apct(cs_all.max()) + " |\n";
+    summary += "| the same table, all rows incl. A100/H100 (llama.cpp far below their bandwidth) | " +
+               std::to_string(cs_all.abs_err.size()) + " | nothing (held out) | " + apct(cs_all.median()) + " | " + apct(cs_all.max()) +
+               " |\n";
     // Large-MoE serving layout (held out): SGLang's DeepSeek-V3 decode on 9 H100 nodes with expert
     // parallelism and DP attention, batch 256 per device at a 2,000-token KV cache: 22,282 output tok/s
     // per node (lm-sys blog 2025-05-05-large-scale-ep.md @ 2db4e404). EP72 used 32 redundant experts;
@@ -627,8 +699,15 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
     {
         const json sc = {{"model", {{"preset", "deepseek-v3"}}},
                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
-                         {"inference", {{"tp", 1}, {"ep", 64}, {"batch", 256 * 64}, {"weight_precision", "fp8"}, {"kv_precision", "bf16"},
-                                        {"prompt_tokens", 1999}, {"output_tokens", 2}, {"disaggregated", true}}},
+                         {"inference",
+                          {{"tp", 1},
+                           {"ep", 64},
+                           {"batch", 256 * 64},
+                           {"weight_precision", "fp8"},
+                           {"kv_precision", "bf16"},
+                           {"prompt_tokens", 1999},
+                           {"output_tokens", 2},
+                           {"disaggregated", true}}},
                          {"explain", false}};
         const json r = run(sc);
         REQUIRE_FALSE(r.contains("errors"));
@@ -636,8 +715,9 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         const double pred = 8 * r["inference"]["throughput_tokens_per_second_per_gpu"].get<double>();
         const double e = (pred - 22282) / 22282;
         CHECK(std::abs(e) < 0.25);
-        summary += "| SGLang DeepSeek-V3 decode, EP + DP attention, 256 sequences per H100 (output tok/s per node) | 1 | nothing (held out) | " +
-                   apct(std::abs(e)) + " | " + apct(std::abs(e)) + " |\n";
+        summary +=
+            "| SGLang DeepSeek-V3 decode, EP + DP attention, 256 sequences per H100 (output tok/s per node) | 1 | nothing (held out) | " +
+            apct(std::abs(e)) + " | " + apct(std::abs(e)) + " |\n";
     }
     // Online serving (held out, reported): TensorRT-LLM perf-overview @ 258c7540 "Online Serving
     // Measurements" (v0.14 through Triton, BF16, 467 input / 256 output tokens, 500 requests at a
@@ -656,13 +736,20 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         {"llama31_8b", "nvidia-h200-sxm-141gb", 1, 2, 21, 6},   {"llama31_8b", "nvidia-h200-sxm-141gb", 1, 8, 24, 7},
     };
     Stats ot, oi;
-    std::string to = "| model | device | TP | requests/s | batch (Little) | TTFT published ms | predicted | error | ITL published ms | TPOT predicted | error |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
+    std::string to =
+        "| model | device | TP | requests/s | batch (Little) | TTFT published ms | predicted | error | ITL published ms | TPOT predicted | "
+        "error |\n|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& o : online) {
         const double batch = std::max(1.0, std::round(o.rate * (o.ttft_ms + 256 * o.itl_ms) / 1000));
         const json r = run({{"model", model_json(o.model)},
                             {"hardware", {{"device", o.device}, {"count", o.tp}}},
-                            {"inference", {{"tp", o.tp}, {"batch", batch}, {"prompt_tokens", 467}, {"output_tokens", 256},
-                                           {"requests_per_day", o.rate * 86400}, {"peak_to_average", 1}}},
+                            {"inference",
+                             {{"tp", o.tp},
+                              {"batch", batch},
+                              {"prompt_tokens", 467},
+                              {"output_tokens", 256},
+                              {"requests_per_day", o.rate * 86400},
+                              {"peak_to_average", 1}}},
                             {"explain", false}});
         REQUIRE_FALSE(r.contains("errors"));
         const double ttft = r["inference"]["ttft_seconds"].get<double>() * 1e3, tpot = r["inference"]["tpot_seconds"].get<double>() * 1e3;
@@ -671,13 +758,14 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
         oi.abs_err.push_back(std::abs(ei));
         CHECK(std::abs(et) < 0.7);
         CHECK(std::abs(ei) < 0.5);
-        to += std::string("| ") + o.model + " | " + o.device + " | " + std::to_string(o.tp) + " | " + num(o.rate) + " | " + num(batch) + " | " +
-              num(o.ttft_ms) + " | " + num(ttft) + " | " + pct(et) + " | " + num(o.itl_ms) + " | " + num(tpot) + " | " + pct(ei) + " |\n";
+        to += std::string("| ") + o.model + " | " + o.device + " | " + std::to_string(o.tp) + " | " + num(o.rate) + " | " + num(batch) +
+              " | " + num(o.ttft_ms) + " | " + num(ttft) + " | " + pct(et) + " | " + num(o.itl_ms) + " | " + num(tpot) + " | " + pct(ei) +
+              " |\n";
     }
     summary += "| TensorRT-LLM online serving (Triton), TTFT per user at 2-8 requests/s (reported) | " + std::to_string(ot.abs_err.size()) +
                " | nothing (held out) | " + apct(ot.median()) + " | " + apct(ot.max()) + " |\n";
-    summary += "| the same rows, time per output token vs inter-token latency | " + std::to_string(oi.abs_err.size()) + " | nothing (held out) | " +
-               apct(oi.median()) + " | " + apct(oi.max()) + " |\n";
+    summary += "| the same rows, time per output token vs inter-token latency | " + std::to_string(oi.abs_err.size()) +
+               " | nothing (held out) | " + apct(oi.median()) + " | " + apct(oi.max()) + " |\n";
     md += "### Summary\n\n" + summary + "\n### gpt-fast, batch-1 decode\n\n" + gf_table +
           "\n### TensorRT-LLM v1.0-era table (held out)\n\n" + t10 + "\n### TensorRT-LLM v0.5 blogs, fixed batch (held out)\n\n" + tf +
           "\n### llama.cpp, batch-1 generation of 1,024 tokens (held out)\n\n" + tc +
@@ -687,9 +775,10 @@ TEST_CASE("serving validation: gpt-fast batch-1 decode (1-8 A100, bf16/int8/int4
 }
 
 TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (torchtune README, QLoRA paper)") {
-    const json l32_3b = {{"name", "Llama 3.2 3B"}, {"layers", 28}, {"hidden", 3072}, {"heads", 24}, {"kv_heads", 8}, {"ffn_hidden", 8192},
-                         {"vocab", 128256}, {"ffn_kind", "swiglu"}, {"norm", "rmsnorm"}, {"position_embedding", "rope"}, {"biases", false},
-                         {"tied_embeddings", true}};
+    const json l32_3b = {
+        {"name", "Llama 3.2 3B"}, {"layers", 28},           {"hidden", 3072},       {"heads", 24},       {"kv_heads", 8},
+        {"ffn_hidden", 8192},     {"vocab", 128256},        {"ffn_kind", "swiglu"}, {"norm", "rmsnorm"}, {"position_embedding", "rope"},
+        {"biases", false},        {"tied_embeddings", true}};
     struct Ft {
         const char* what;
         json model;
@@ -703,49 +792,137 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
     const char* ladder = "torchtune README @ bd2a0fc7, 'Optimization flags' (Llama 3.2 3B, batch 2, seq 4096, A100, compile, chunked CE)";
     const char* table = "torchtune README @ 30b8519e, 'Memory and training speed' (batch 2, packed seq 2048; configs at that commit)";
     const Ft rows[] = {
-        {"3B full, checkpointing", l32_3b, "nvidia-a100-sxm4-80gb", 1, {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}}, 24.9, ladder, false},
-        {"3B full, + optimizer in backward", l32_3b, "nvidia-a100-sxm4-80gb", 1,
-         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}}, 23.1, ladder, false},
-        {"3B full, + activation offload", l32_3b, "nvidia-a100-sxm4-80gb", 1,
-         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}, {"activation_offload", true}}, 21.8, ladder, false},
-        {"3B full, + 8-bit AdamW", l32_3b, "nvidia-a100-sxm4-80gb", 1,
-         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}, {"activation_offload", true}, {"optimizer", "adamw_8bit"}},
-         17.6, ladder, false},
-        {"3B LoRA r64 (q, v, o, MLP)", l32_3b, "nvidia-a100-sxm4-80gb", 1,
-         {{"method", "lora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 2}, {"seq_len", 4096}, {"activation_offload", true}}, 8.5, ladder, true},
-        {"3B QLoRA r64 (q, v, o, MLP)", l32_3b, "nvidia-a100-sxm4-80gb", 1,
-         {{"method", "qlora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 2}, {"seq_len", 4096}, {"activation_offload", true}}, 4.6, ladder, true},
-        {"Llama 3.1 8B full, paged 8-bit AdamW, optimizer in backward", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1,
-         {{"method", "full"}, {"optimizer", "paged_adamw_8bit"}, {"optimizer_in_backward", true}}, 18.9, table, false},
+        {"3B full, checkpointing",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}},
+         24.9,
+         ladder,
+         false},
+        {"3B full, + optimizer in backward",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}},
+         23.1,
+         ladder,
+         false},
+        {"3B full, + activation offload",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"optimizer_in_backward", true}, {"activation_offload", true}},
+         21.8,
+         ladder,
+         false},
+        {"3B full, + 8-bit AdamW",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "full"},
+          {"batch", 2},
+          {"seq_len", 4096},
+          {"optimizer_in_backward", true},
+          {"activation_offload", true},
+          {"optimizer", "adamw_8bit"}},
+         17.6,
+         ladder,
+         false},
+        {"3B LoRA r64 (q, v, o, MLP)",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "lora"},
+          {"lora_rank", 64},
+          {"lora_modules", "all_linear"},
+          {"batch", 2},
+          {"seq_len", 4096},
+          {"activation_offload", true}},
+         8.5,
+         ladder,
+         true},
+        {"3B QLoRA r64 (q, v, o, MLP)",
+         l32_3b,
+         "nvidia-a100-sxm4-80gb",
+         1,
+         {{"method", "qlora"},
+          {"lora_rank", 64},
+          {"lora_modules", "all_linear"},
+          {"batch", 2},
+          {"seq_len", 4096},
+          {"activation_offload", true}},
+         4.6,
+         ladder,
+         true},
+        {"Llama 3.1 8B full, paged 8-bit AdamW, optimizer in backward",
+         {{"preset", "llama3-8b"}},
+         "nvidia-rtx-4090",
+         1,
+         {{"method", "full"}, {"optimizer", "paged_adamw_8bit"}, {"optimizer_in_backward", true}},
+         18.9,
+         table,
+         false},
         {"Llama 3.1 8B LoRA r8 (q, v)", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1, {{"method", "lora"}}, 16.2, table, true},
-        {"Llama 3.1 8B QLoRA r8 (q, k, v, o, MLP)", {{"preset", "llama3-8b"}}, "nvidia-rtx-4090", 1,
-         {{"method", "qlora"}, {"lora_modules", "all_linear"}}, 7.4, table, true},
-        {"Llama 3.1 70B LoRA r16 (q, v, o, MLP), FSDP", {{"preset", "llama3-70b"}}, "nvidia-a100-sxm4-80gb", 8,
-         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}}, 27.6, table, true},
-        {"Llama 3.1 70B full, FSDP + CPU offload", {{"preset", "llama3-70b"}}, "nvidia-a100-sxm4-80gb", 8,
-         {{"method", "full"}, {"cpu_offload", true}, {"optimizer_in_backward", true}}, 13.9, table, false},
-        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed)", {{"preset", "llama3.1-405b"}}, "nvidia-a100-sxm4-80gb", 8,
-         {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}}, 44.8e9 / (1024.0 * 1024 * 1024), table, true},
+        {"Llama 3.1 8B QLoRA r8 (q, k, v, o, MLP)",
+         {{"preset", "llama3-8b"}},
+         "nvidia-rtx-4090",
+         1,
+         {{"method", "qlora"}, {"lora_modules", "all_linear"}},
+         7.4,
+         table,
+         true},
+        {"Llama 3.1 70B LoRA r16 (q, v, o, MLP), FSDP",
+         {{"preset", "llama3-70b"}},
+         "nvidia-a100-sxm4-80gb",
+         8,
+         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
+         27.6,
+         table,
+         true},
+        {"Llama 3.1 70B full, FSDP + CPU offload",
+         {{"preset", "llama3-70b"}},
+         "nvidia-a100-sxm4-80gb",
+         8,
+         {{"method", "full"}, {"cpu_offload", true}, {"optimizer_in_backward", true}},
+         13.9,
+         table,
+         false},
+        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed)",
+         {{"preset", "llama3.1-405b"}},
+         "nvidia-a100-sxm4-80gb",
+         8,
+         {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
+         44.8e9 / (1024.0 * 1024 * 1024),
+         table,
+         true},
     };
     Stats all;
     std::string t = "| run | devices | published GiB | predicted GiB | error | source |\n|---|---|---|---|---|---|\n";
     for (const auto& r : rows) {
-        const json rep = run({{"model", r.model}, {"hardware", {{"device", r.device}, {"count", r.devices}}}, {"finetune", r.finetune}, {"explain", false}});
+        const json rep = run(
+            {{"model", r.model}, {"hardware", {{"device", r.device}, {"count", r.devices}}}, {"finetune", r.finetune}, {"explain", false}});
         INFO(r.what << " " << rep.dump().substr(0, 300));
         REQUIRE_FALSE(rep.contains("errors"));
         const double pred = rep["finetune"]["peak_active_bytes"].get<double>() / (1024.0 * 1024 * 1024);
         const double e = (pred - r.published_gib) / r.published_gib;
         all.abs_err.push_back(std::abs(e));
         CHECK(std::abs(e) < 0.45);
-        t += std::string("| ") + r.what + " | " + std::to_string(r.devices) + " x " + r.device + " | " + num(r.published_gib) + " | " + num(pred) + " | " +
-             pct(e) + " | " + r.source + " |\n";
+        t += std::string("| ") + r.what + " | " + std::to_string(r.devices) + " x " + r.device + " | " + num(r.published_gib) + " | " +
+             num(pred) + " | " + pct(e) + " | " + r.source + " |\n";
     }
     CHECK(all.median() < 0.15);
     // QLoRA paper (arXiv:2305.14314) abstract: 65B fine-tuning in < 48 GB with NF4, double quantisation and paged
     // optimizers (LoRA r = 64 on all linear layers; batch 1, 512 tokens for the memory figure in its appendix).
-    const json q65 = run({{"model", {{"preset", "llama-65b"}}}, {"hardware", {{"device", "nvidia-rtx-a6000"}}},
-                          {"finetune", {{"method", "qlora"}, {"lora_rank", 64}, {"lora_modules", "all_linear"}, {"batch", 1}, {"seq_len", 512},
-                                        {"optimizer", "paged_adamw_8bit"}}}});
+    const json q65 = run({{"model", {{"preset", "llama-65b"}}},
+                          {"hardware", {{"device", "nvidia-rtx-a6000"}}},
+                          {"finetune",
+                           {{"method", "qlora"},
+                            {"lora_rank", 64},
+                            {"lora_modules", "all_linear"},
+                            {"batch", 1},
+                            {"seq_len", 512},
+                            {"optimizer", "paged_adamw_8bit"}}}});
     REQUIRE_FALSE(q65.contains("errors"));
     CHECK(q65["finetune"]["fits"] == true);
     const double q65_gib = q65["finetune"]["memory_per_gpu_bytes"]["total"].get<double>() / 1e9;
@@ -754,7 +931,8 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          " GB | fits | Dettmers et al. 2023 (arXiv:2305.14314) abstract |\n";
     std::ofstream("finetune-validation-table.md")
         << "### Fine-tuning peak memory\n\nMedian absolute error " << apct(all.median()) << ", max " << apct(all.max()) << " over "
-        << all.abs_err.size() << " rows (nothing fitted on them).\n\n" << t;
+        << all.abs_err.size() << " rows (nothing fitted on them).\n\n"
+        << t;
 }
 
 // Cross-validation of fitted serving constants: rows grouped by model family; for each family the
@@ -792,7 +970,8 @@ std::vector<CvResult> leave_one_family_out(const std::vector<CvRow>& rows, const
                                            CvError error, bool log_error) {
     std::vector<CvResult> out;
     for (const auto& p : rows)
-        if (std::none_of(out.begin(), out.end(), [&](const CvResult& c) { return c.family == p.family; })) out.push_back({p.family, {}, {}});
+        if (std::none_of(out.begin(), out.end(), [&](const CvResult& c) { return c.family == p.family; }))
+            out.push_back({p.family, {}, {}});
     for (auto& c : out) {
         double best = 1e300;
         for (const auto& e : grid) {
@@ -839,17 +1018,22 @@ TEST_CASE("serving cross-validation: TensorRT-LLM 0.17, leave one model family o
                     grid.push_back(e);
                 }
     Stats held;
-    std::string t = "| held-out family | rows | constants refitted on the others (g16, g8, half width, s/seq) | median abs. error | max abs. error |\n|---|---|---|---|---|\n";
+    std::string t =
+        "| held-out family | rows | constants refitted on the others (g16, g8, half width, s/seq) | median abs. error | max abs. error "
+        "|\n|---|---|---|---|---|\n";
     for (const auto& c : leave_one_family_out(cv_rows(kTrt017, trt_scenario), grid, throughput_error, true)) {
         held.abs_err.insert(held.abs_err.end(), c.held.abs_err.begin(), c.held.abs_err.end());
         char k[128];
         std::snprintf(k, sizeof k, "%.2f, %.2f, %.0f, %.0f us", c.chosen.gemm_max_16bit, c.chosen.gemm_max_8bit, c.chosen.gemm_half_width,
                       c.chosen.seconds_per_sequence_step * 1e6);
-        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + k + " | " + apct(c.held.median()) + " | " + apct(c.held.max()) + " |\n";
+        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + k + " | " + apct(c.held.median()) + " | " +
+             apct(c.held.max()) + " |\n";
     }
-    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
+    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | | " + apct(held.median()) + " | " + apct(held.max()) +
+         " |\n";
     CHECK(held.median() < 0.12);
-    std::ofstream("serving-cv-table.md") << "### Cross-validation of the TensorRT-LLM-fitted constants (leave one model family out)\n\n" << t;
+    std::ofstream("serving-cv-table.md") << "### Cross-validation of the TensorRT-LLM-fitted constants (leave one model family out)\n\n"
+                                         << t;
 }
 
 TEST_CASE("serving cross-validation: gpt-fast, leave one model out") {
@@ -874,10 +1058,11 @@ TEST_CASE("serving cross-validation: gpt-fast, leave one model out") {
     std::string t = "| held-out model | rows | median abs. error | max abs. error |\n|---|---|---|---|\n";
     for (const auto& c : leave_one_family_out(cv_rows(kGptFast, gptfast_scenario), grid, decode_error, false)) {
         held.abs_err.insert(held.abs_err.end(), c.held.abs_err.begin(), c.held.abs_err.end());
-        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + apct(c.held.median()) + " | " + apct(c.held.max()) + " |\n";
+        t += "| " + c.family + " | " + std::to_string(c.held.abs_err.size()) + " | " + apct(c.held.median()) + " | " + apct(c.held.max()) +
+             " |\n";
     }
-    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | " + apct(held.median()) + " | " + apct(held.max()) + " |\n";
+    t += "| all, each held out once | " + std::to_string(held.abs_err.size()) + " | " + apct(held.median()) + " | " + apct(held.max()) +
+         " |\n";
     CHECK(held.median() < 0.10);
     std::ofstream("gptfast-cv-table.md") << "### Cross-validation of the gpt-fast-fitted constants (leave one model out)\n\n" << t;
 }
-

@@ -33,14 +33,16 @@ TEST_CASE("ZeRO (Rajbhandari et al. 2020, Fig. 1): 7.5B params, 64 GPUs: 120 / 3
     const double expected[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
     for (int z = 0; z < 4; ++z) {
         c.zero = z;
-        const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
+        const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c,
+                                     efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
         // The paper's model states exclude ZeRO-3's gathered-layer buffers (reported separately).
         const double states = e.memory.weights + e.memory.gradients + e.memory.optimizer - e.zero3_buffer_bytes;
         INFO("ZeRO stage " << z);
         CHECK(states == Approx(expected[z]).epsilon(0.02));
     }
     c.zero = 0;
-    const auto e = estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
+    const auto e =
+        estimate_step(in, hw("nvidia-a100-sxm4-80gb", 64), c, efficiency_for(*find_device("nvidia-a100-sxm4-80gb"), Framework::deepspeed));
     CHECK(e.memory.weights + e.memory.gradients + e.memory.optimizer == 16.0 * 7.5e9);  // the 16 psi rule
 }
 
@@ -117,7 +119,8 @@ TEST_CASE("more GPUs do not make it proportionally faster: scaling efficiency fa
     const auto& c = r["scaling"];
     CHECK(c[0]["efficiency"].get<double>() == Approx(1.0));
     CHECK(c[c.size() - 1]["efficiency"].get<double>() < 0.95);
-    for (std::size_t i = 1; i < c.size(); ++i) CHECK(c[i]["tokens_per_second"].get<double>() > c[i - 1]["tokens_per_second"].get<double>() * 0.99);
+    for (std::size_t i = 1; i < c.size(); ++i)
+        CHECK(c[i]["tokens_per_second"].get<double>() > c[i - 1]["tokens_per_second"].get<double>() * 0.99);
 }
 
 TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follows capacity") {
@@ -156,7 +159,7 @@ TEST_CASE("expert parallelism: shards the routed experts, adds all-to-all time, 
     CHECK(r8["training"]["step_breakdown_seconds"]["ep_comm"].get<double>() > 0);
     s["training"]["ep"] = 3;
     CHECK(has_error(run(s), "training.ep", "divisibility"));
-    json dense = {{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
-                  {"training", {{"ep", 2}}}};
+    json dense = {
+        {"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"training", {{"ep", 2}}}};
     CHECK(has_error(run(dense), "training.ep", "range"));
 }

@@ -66,15 +66,22 @@ TEST_CASE("training throughput on 380+ published runs: in-sample error of the sh
 TEST_CASE("FP8 training: MFU against the 16-bit peak, faster than BF16 on Hopper, reported as such") {
     json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", 4096}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
-              {"training", {{"tokens", 1e12}, {"tp", 1}, {"micro_batch", 1}, {"global_batch", 128}, {"zero", 1}, {"goodput", 1},
-                            {"fp32_gradients", false}}}};  // NeMo's performance recipes: bf16 gradient reduction
+              {"training",
+               {{"tokens", 1e12},
+                {"tp", 1},
+                {"micro_batch", 1},
+                {"global_batch", 128},
+                {"zero", 1},
+                {"goodput", 1},
+                {"fp32_gradients", false}}}};  // NeMo's performance recipes: bf16 gradient reduction
     const auto bf16 = run(s);
     s["training"]["precision"] = "fp8";
     const auto fp8 = run(s);
     REQUIRE_FALSE(fp8.contains("errors"));
     CHECK(fp8["training"]["tokens_per_second"].get<double>() > 1.2 * bf16["training"]["tokens_per_second"].get<double>());
     // MFU = model FLOPs x tokens/s / (devices x 989.4 TFLOP/s BF16), not the 1,979 FP8 peak.
-    const double mfu = fp8["training"]["model_flops_per_token"].get<double>() * fp8["training"]["tokens_per_second"].get<double>() / (8 * 989.4e12);
+    const double mfu =
+        fp8["training"]["model_flops_per_token"].get<double>() * fp8["training"]["tokens_per_second"].get<double>() / (8 * 989.4e12);
     CHECK(fp8["training"]["mfu"].get<double>() == Approx(mfu));
     CHECK(fp8["explain"]["training.mfu"]["source"].get<std::string>().find("16-bit") != std::string::npos);
     // A100 has no FP8: rejected with the field named.

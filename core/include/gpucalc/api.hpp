@@ -10,7 +10,7 @@
 namespace gpucalc {
 
 constexpr std::size_t kMaxScenarioBytes = 1 << 20;  // 1 MiB of JSON is far more than any scenario
-constexpr int kMaxNestingDepth = 64;                 // a real scenario nests fewer than 10 levels
+constexpr int kMaxNestingDepth = 64;                // a real scenario nests fewer than 10 levels
 
 std::string estimate_json(const std::string& scenario_text);  // report (or inverse answer, claim verdict) or errors
 // Derivations on demand: {"gpucalc_version", "explain": {key: {formula, values, result, unit, source}}}
@@ -19,12 +19,12 @@ std::string estimate_json(const std::string& scenario_text);  // report (or inve
 // the "explain" member of estimate_json's report with "explain": true. ("claim" and "inverse"
 // are ignored: only the scenario's report is explained.)
 std::string explain_json(const std::string& scenario_text, const std::string& key);
-std::string plan_json(const std::string& scenario_text);      // parallel layouts for a training scenario
-std::string devices_json();                                   // the catalog (SI units)
-std::string presets_json();                                   // model presets with parameter counts
-std::string reality_json();                                   // famous runs and claims with verdicts
-std::string schema_json_text();                               // every scenario field: type, unit, range, default, doc
-std::string networks_json();                                  // network presets (hardware.network, hardware.wan) with sources
+std::string plan_json(const std::string& scenario_text);  // parallel layouts for a training scenario
+std::string devices_json();                               // the catalog (SI units)
+std::string presets_json();                               // model presets with parameter counts
+std::string reality_json();                               // famous runs and claims with verdicts
+std::string schema_json_text();                           // every scenario field: type, unit, range, default, doc
+std::string networks_json();                              // network presets (hardware.network, hardware.wan) with sources
 
 // Depth of the deepest [ or { in JSON text, by a linear scan (no recursion); strings skipped.
 int json_nesting_depth(const std::string& text);

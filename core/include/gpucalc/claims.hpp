@@ -18,7 +18,7 @@ struct ClaimCheck {
     std::optional<double> expected, tolerance, min, max;
 };
 struct ClaimVary {
-    std::string path;                   // dotted scenario path, e.g. "training.mfu"
+    std::string path;                    // dotted scenario path, e.g. "training.mfu"
     std::vector<nlohmann::json> values;  // 1 to 16 values
 };
 struct Claim {

@@ -12,9 +12,9 @@ namespace gpucalc {
 
 struct ClusterResult {
     double devices = 0;
-    std::optional<double> simt_cores;            // CUDA cores / stream processors (shipping SKU)
-    std::optional<double> full_die_simt_cores;   // what the full die would have (not shipped)
-    std::optional<double> matrix_units;          // Tensor/Matrix cores
+    std::optional<double> simt_cores;           // CUDA cores / stream processors (shipping SKU)
+    std::optional<double> full_die_simt_cores;  // what the full die would have (not shipped)
+    std::optional<double> matrix_units;         // Tensor/Matrix cores
     std::optional<double> cpu_cores;
     std::optional<double> memory_bytes;
     std::optional<double> memory_bandwidth_bytes_per_second;

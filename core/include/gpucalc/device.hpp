@@ -26,9 +26,9 @@ struct CloudPrice {
 };
 
 struct CpuCoreGroup {
-    std::string name;             // "cores", "P-cores", "E-cores"
-    double cores = 0;             // count
-    double clock_hz = 0;          // clock used for the peak (base clock unless stated)
+    std::string name;                 // "cores", "P-cores", "E-cores"
+    double cores = 0;                 // count
+    double clock_hz = 0;              // clock used for the peak (base clock unless stated)
     double fp64_flops_per_cycle = 0;  // per core: SIMD lanes x FMA units x 2
 };
 
@@ -71,9 +71,9 @@ struct Device {
     // (Metal recommendedMaxWorkingSetSize); absent = all of it.
     std::optional<double> usable_memory_fraction;
 
-    std::string scale_up_name;  // e.g. "NVLink 4.0 (18 links)"
+    std::string scale_up_name;                                      // e.g. "NVLink 4.0 (18 links)"
     std::optional<double> scale_up_bytes_per_second_bidirectional;  // per device, both directions
-    double gpus_per_node = 1;  // devices sharing the scale-up domain in the reference system
+    double gpus_per_node = 1;                                       // devices sharing the scale-up domain in the reference system
     std::string host_link_name;
     std::optional<double> host_link_bytes_per_second_bidirectional;
     std::optional<double> scale_out_bytes_per_second;  // per device, per direction (NIC per GPU)

@@ -27,7 +27,7 @@ struct GenerationEfficiency {
     double memory = 0.8;             // fraction of HBM bandwidth reached by memory-bound kernels
     double network = 0.75;           // fraction of link bandwidth reached by collectives (bus bandwidth / line rate)
     double collective_latency_seconds = 20e-6;  // fixed cost of one collective call
-    std::string basis;               // where the numbers come from
+    std::string basis;                          // where the numbers come from
     // A generation measured only relative to another: gemm, gemm_fp8 and attention are the reference
     // generation's (fitted) values times these ratios (0 = the generation's own value).
     std::string relative_to;
@@ -36,20 +36,20 @@ struct GenerationEfficiency {
 
 struct FrameworkProfile {
     std::string id, name;
-    bool fp32_gradients = true;      // gradients accumulated and reduced in fp32 (+2 bytes/param)
-    double tp_overlap = 0;           // fraction of tensor-parallel communication hidden behind GEMMs
-    double dp_overlap = 0.9;         // fraction of ZeRO-0/1/2 gradient reduction hidden behind the last backward
-    double fsdp_overlap = 0.8;       // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
-    double ep_overlap = 0;           // fraction of expert all-to-all hidden behind computation
-    double cp_overlap = 0.9;         // fraction of context-parallel KV exchange hidden behind attention
+    bool fp32_gradients = true;               // gradients accumulated and reduced in fp32 (+2 bytes/param)
+    double tp_overlap = 0;                    // fraction of tensor-parallel communication hidden behind GEMMs
+    double dp_overlap = 0.9;                  // fraction of ZeRO-0/1/2 gradient reduction hidden behind the last backward
+    double fsdp_overlap = 0.8;                // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
+    double ep_overlap = 0;                    // fraction of expert all-to-all hidden behind computation
+    double cp_overlap = 0.9;                  // fraction of context-parallel KV exchange hidden behind attention
     double kernel_seconds_per_layer = 50e-6;  // launch and small-kernel time per layer per pass
-    double attention_kernel = 1.0;   // residual factor on the framework's attention kernel (1 = as measured by the kernel papers)
+    double attention_kernel = 1.0;            // residual factor on the framework's attention kernel (1 = as measured by the kernel papers)
     AttentionKernel attention_impl = AttentionKernel::fused;  // the kernel the framework uses by default
-    double gemm_kernel = 1.0;        // the framework's GEMM stack relative to the generation's constant
-    double fp8_kernel = 1.0;         // the framework's FP8 recipe relative to the generation's FP8 GEMM constant
-    double selective_gemm_recompute = 0;  // forward GEMM FLOPs that `recompute: selective` repeats (flash attention)
-    double moe_overhead = 1.0;       // time of the routed-expert path (grouped GEMMs, permutation) relative to dense GEMMs
-    double memory_traffic = 1.0;     // memory-bound traffic relative to fused kernels (1 = fully fused)
+    double gemm_kernel = 1.0;                                 // the framework's GEMM stack relative to the generation's constant
+    double fp8_kernel = 1.0;                                  // the framework's FP8 recipe relative to the generation's FP8 GEMM constant
+    double selective_gemm_recompute = 0;                      // forward GEMM FLOPs that `recompute: selective` repeats (flash attention)
+    double moe_overhead = 1.0;    // time of the routed-expert path (grouped GEMMs, permutation) relative to dense GEMMs
+    double memory_traffic = 1.0;  // memory-bound traffic relative to fused kernels (1 = fully fused)
     std::string basis;
 };
 
@@ -66,20 +66,20 @@ struct Band {
 // dimension: e(s, d) = e_long x s / (s + seq_half) x [d / (d + head_dim_half)] / [128 / (128 + head_dim_half)]
 // (fitted to the FlashAttention-2 and -3 papers' kernel benchmarks, not to training runs).
 struct AttentionKernelShape {
-    double seq_half = 512;       // tokens at which a causal kernel reaches half its long-sequence speed
-    double head_dim_half = 0;    // head dimension at which it reaches half its large-head speed
+    double seq_half = 512;     // tokens at which a causal kernel reaches half its long-sequence speed
+    double head_dim_half = 0;  // head dimension at which it reaches half its large-head speed
 };
 
 struct Calibration {
     std::vector<GenerationEfficiency> generations;
     std::vector<FrameworkProfile> frameworks;
-    GenerationEfficiency fallback;   // a device of no known generation
-    AttentionKernelShape kernels[3];  // by AttentionKernel: fused, flash2, triton
-    double triton_over_flash2 = 0.42; // FlashAttention in Triton relative to FlashAttention-2 at long sequences
-    double ring_overhead = 0.25;      // ring attention (context parallelism) time: x (1 + ring_overhead (1 - 1/cp))
+    GenerationEfficiency fallback;     // a device of no known generation
+    AttentionKernelShape kernels[3];   // by AttentionKernel: fused, flash2, triton
+    double triton_over_flash2 = 0.42;  // FlashAttention in Triton relative to FlashAttention-2 at long sequences
+    double ring_overhead = 0.25;       // ring attention (context parallelism) time: x (1 + ring_overhead (1 - 1/cp))
     Band band;
     std::vector<std::string> calibrated_generations, calibrated_frameworks;  // with runs in the fit
-    std::string fitted_on;           // what the fitted constants were fitted on
+    std::string fitted_on;                                                   // what the fitted constants were fitted on
 };
 
 // The embedded calibration (core/data/calibration.json), parsed once.
@@ -98,7 +98,8 @@ struct Efficiency {
     FrameworkProfile fw;
     bool fallback_used = false;
     std::optional<double> attention_given;
-    std::optional<double> gemm_k_half_given;  // training.efficiency.gemm_half_width: the K at half efficiency  // training.efficiency.attention: used as the attention kernel's efficiency
+    std::optional<double> gemm_k_half_given;  // training.efficiency.gemm_half_width: the K at half efficiency  //
+                                              // training.efficiency.attention: used as the attention kernel's efficiency
 };
 Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal = calibration());
 // Applies the scenario's training.efficiency overrides.

@@ -12,12 +12,12 @@
 namespace gpucalc {
 
 struct Derivation {
-    std::string key;       // report key it explains, e.g. "training.flops"
-    std::string formula;   // e.g. "6 x N x D"
+    std::string key;                                     // report key it explains, e.g. "training.flops"
+    std::string formula;                                 // e.g. "6 x N x D"
     std::vector<std::pair<std::string, double>> values;  // inputs as put in, SI units
     double result = 0;
-    std::string unit;      // "FLOP", "s", "bytes", ...
-    std::string source;    // paper + equation/table, or datasheet
+    std::string unit;    // "FLOP", "s", "bytes", ...
+    std::string source;  // paper + equation/table, or datasheet
 };
 
 class Trace {

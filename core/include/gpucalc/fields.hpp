@@ -42,8 +42,8 @@ struct FieldSpec {
 template <class T>
 struct Field {
     FieldSpec spec;
-    bool (*has)(const T&);           // false for an unset optional member
-    double (*get)(const T&);         // numbers; booleans as 0/1; choices as their enum value
+    bool (*has)(const T&);    // false for an unset optional member
+    double (*get)(const T&);  // numbers; booleans as 0/1; choices as their enum value
     void (*set)(T&, double);
 };
 
@@ -74,33 +74,41 @@ constexpr bool is_optional = unopt<typename member<decltype(P)>::value>::optiona
 
 template <auto P>
 bool has(const Cls<P>& t) {
-    if constexpr (is_optional<P>) return (t.*P).has_value();
-    else return true;
+    if constexpr (is_optional<P>)
+        return (t.*P).has_value();
+    else
+        return true;
 }
 template <class V>
 double as_double(const V& v) {
-    if constexpr (std::is_enum_v<V>) return static_cast<double>(static_cast<int>(v));
-    else return static_cast<double>(v);
+    if constexpr (std::is_enum_v<V>)
+        return static_cast<double>(static_cast<int>(v));
+    else
+        return static_cast<double>(v);
 }
 template <auto P>
 double get(const Cls<P>& t) {
-    if constexpr (is_optional<P>) return as_double(*(t.*P));
-    else return as_double(t.*P);
+    if constexpr (is_optional<P>)
+        return as_double(*(t.*P));
+    else
+        return as_double(t.*P);
 }
 template <auto P>
 void set(Cls<P>& t, double x) {
     using V = Val<P>;
-    if constexpr (std::is_enum_v<V>) t.*P = static_cast<V>(static_cast<int>(x));
-    else if constexpr (std::is_same_v<V, bool>) t.*P = x != 0;
-    else t.*P = static_cast<V>(x);
+    if constexpr (std::is_enum_v<V>)
+        t.*P = static_cast<V>(static_cast<int>(x));
+    else if constexpr (std::is_same_v<V, bool>)
+        t.*P = x != 0;
+    else
+        t.*P = static_cast<V>(x);
 }
 }  // namespace fields_detail
 
 // A row for member P (e.g. &TrainingConfig::tp).
 template <auto P>
 Field<fields_detail::Cls<P>> field(FieldSpec spec) {
-    return Field<fields_detail::Cls<P>>{std::move(spec), &fields_detail::has<P>, &fields_detail::get<P>,
-                                        &fields_detail::set<P>};
+    return Field<fields_detail::Cls<P>>{std::move(spec), &fields_detail::has<P>, &fields_detail::get<P>, &fields_detail::set<P>};
 }
 
 // Range helpers for rows.
@@ -112,18 +120,17 @@ inline FieldSpec number_spec(std::string_view name, std::string_view unit, Bound
                              std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::number, unit, b.min, b.max, b.min_exclusive, {}, doc, default_doc};
 }
-inline FieldSpec integer_spec(std::string_view name, std::string_view unit, double min, double max,
-                              std::string_view doc, std::string_view default_doc = {}) {
+inline FieldSpec integer_spec(std::string_view name, std::string_view unit, double min, double max, std::string_view doc,
+                              std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::integer, unit, min, max, false, {}, doc, default_doc};
 }
 inline FieldSpec boolean_spec(std::string_view name, std::string_view doc, std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::boolean, {}, 0, 1, false, {}, doc, default_doc};
 }
-inline FieldSpec choice_spec(std::string_view name, std::vector<Choice> choices, std::string_view doc,
-                             std::string_view default_doc = {}) {
+inline FieldSpec choice_spec(std::string_view name, std::vector<Choice> choices, std::string_view doc, std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::choice, {}, 0, 0, false, std::move(choices), doc, default_doc};
 }
-constexpr Bounds fraction_open{0, 1, true};   // (0, 1]
+constexpr Bounds fraction_open{0, 1, true};     // (0, 1]
 constexpr Bounds fraction_closed{0, 1, false};  // [0, 1]
 constexpr Bounds positive_up_to(double max) { return Bounds{0, max, true}; }
 constexpr Bounds non_negative_up_to(double max) { return Bounds{0, max, false}; }
@@ -144,8 +151,7 @@ nlohmann::json field_schema_json(const FieldSpec& spec, const std::optional<doub
 
 // Reads every row present in obj into out; returns the rows that were given, as bits (row i = 1 << i).
 template <class T>
-std::uint64_t read_fields(const nlohmann::json& obj, const std::string& path, const std::vector<Field<T>>& table, T& out,
-                          Errors& errors) {
+std::uint64_t read_fields(const nlohmann::json& obj, const std::string& path, const std::vector<Field<T>>& table, T& out, Errors& errors) {
     std::uint64_t given = 0;
     for (std::size_t i = 0; i < table.size(); ++i)
         if (const auto v = read_field(obj, path, table[i].spec, errors)) {

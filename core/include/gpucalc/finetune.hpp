@@ -14,16 +14,16 @@
 
 namespace gpucalc {
 
-struct FinetuneMemory {  // bytes per device at the peak (end of the forward pass / start of backward)
-    double weights = 0;      // frozen or trained weights (bf16; QLoRA: NF4 layers + 16-bit embeddings)
-    double master = 0;       // fp32 copy of the trainable weights (master_weights)
-    double gradients = 0;    // gradients of the trainable weights
-    double optimizer = 0;    // optimizer states on the device
-    double activations = 0;  // checkpointed layer inputs + one layer's working set (or every layer's activations)
-    double logits = 0;       // output logits and the loss's fp32 copies
-    double fsdp_working = 0; // gathered full-size layer weights (FSDP, current + prefetched)
+struct FinetuneMemory {       // bytes per device at the peak (end of the forward pass / start of backward)
+    double weights = 0;       // frozen or trained weights (bf16; QLoRA: NF4 layers + 16-bit embeddings)
+    double master = 0;        // fp32 copy of the trainable weights (master_weights)
+    double gradients = 0;     // gradients of the trainable weights
+    double optimizer = 0;     // optimizer states on the device
+    double activations = 0;   // checkpointed layer inputs + one layer's working set (or every layer's activations)
+    double logits = 0;        // output logits and the loss's fp32 copies
+    double fsdp_working = 0;  // gathered full-size layer weights (FSDP, current + prefetched)
     double overhead = 0;
-    double total = 0;        // weights + master + optimizer + fsdp_working + max(activations + logits, gradients) + overhead
+    double total = 0;  // weights + master + optimizer + fsdp_working + max(activations + logits, gradients) + overhead
 };
 
 struct FinetuneResult {
@@ -33,14 +33,14 @@ struct FinetuneResult {
     double devices = 1;
     FinetuneMemory memory;
     double memory_capacity_bytes = 0;
-    double peak_active_bytes = 0;   // total without the fixed overhead (what allocators report as "active")
+    double peak_active_bytes = 0;  // total without the fixed overhead (what allocators report as "active")
     bool fits = true;
     std::string infeasible_reason;
-    double max_batch = 0;           // sequences per device that fit at seq_len
-    double max_seq_len = 0;         // tokens that fit at batch 1
-    double flops_per_token = 0;     // hardware FLOPs per trained token (incl. recomputation)
+    double max_batch = 0;        // sequences per device that fit at seq_len
+    double max_seq_len = 0;      // tokens that fit at batch 1
+    double flops_per_token = 0;  // hardware FLOPs per trained token (incl. recomputation)
     double step_seconds = 0;
-    double tokens_per_second = 0;   // all devices
+    double tokens_per_second = 0;  // all devices
     std::optional<double> seconds, gpu_hours, cost_usd;
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;

@@ -23,26 +23,26 @@ namespace gpucalc {
 
 struct FleetPool {
     Pool pool;
-    TrainingConfig layout;       // this pool's layout (data parallel: its own replicas; pipeline: its stages)
-    double layers = 0;           // pipeline: layers this pool holds
-    double batch_sequences = 0;  // data parallel: sequences per step this pool trains
-    double step_seconds = 0;     // data parallel: this pool's step on its share; pipeline: one micro-batch on its slowest stage
+    TrainingConfig layout;               // this pool's layout (data parallel: its own replicas; pipeline: its stages)
+    double layers = 0;                   // pipeline: layers this pool holds
+    double batch_sequences = 0;          // data parallel: sequences per step this pool trains
+    double step_seconds = 0;             // data parallel: this pool's step on its share; pipeline: one micro-batch on its slowest stage
     double tokens_per_second_alone = 0;  // data parallel: the pool training alone at its best layout
     double memory_per_gpu_bytes = 0, memory_capacity_bytes = 0;
-    double outer_optimizer_bytes = 0;    // DiLoCo's outer state per device (in memory_per_gpu_bytes)
+    double outer_optimizer_bytes = 0;  // DiLoCo's outer state per device (in memory_per_gpu_bytes)
     bool fits = true;
-    double peak_flops_per_second = 0;    // dense 16-bit peak of the pool (devices x peak)
+    double peak_flops_per_second = 0;  // dense 16-bit peak of the pool (devices x peak)
 };
 
 struct FleetResult {
-    TrainingResult total;              // the fleet as one run (the report's training section)
-    std::string mode;                  // "data_parallel" or "pipeline"
+    TrainingResult total;  // the fleet as one run (the report's training section)
+    std::string mode;      // "data_parallel" or "pipeline"
     std::vector<FleetPool> pools;
     double sites = 1;
-    std::string slowest_pool;          // data parallel: the pool that sets the step
-    double exchange_seconds = 0;       // one exchange between pools (inside sites + across them)
-    double pipeline_dp = 0;            // pipeline: data-parallel size (pipelines through the pools)
-    std::string why_not_other;         // why the other mode was not chosen
+    std::string slowest_pool;     // data parallel: the pool that sets the step
+    double exchange_seconds = 0;  // one exchange between pools (inside sites + across them)
+    double pipeline_dp = 0;       // pipeline: data-parallel size (pipelines through the pools)
+    std::string why_not_other;    // why the other mode was not chosen
     bool load_balanced = true;
 };
 

@@ -19,11 +19,11 @@ namespace gpucalc {
 struct InferenceEfficiency {
     // Fitted on gpt-fast batch-1 decode (README @ 32971d31, 31 rows, A100 at its stated ~1,700 GB/s
     // effective peak): memory, kernel_seconds_per_layer, collective_*, dequant_*.
-    double memory = 0.84;                     // fraction of memory bandwidth streamed by GEMV/attention kernels
-    double kernel_seconds_per_layer = 20e-6;  // launch + minimum kernel time of one layer's ~10 kernels
-    double collective_base_seconds = 4e-6;    // latency of one small all-reduce...
-    double collective_per_hop_seconds = 6e-6; // ...+ this x log2(tp) (tree / LL protocol hops, NCCL)
-    double dequant_alu = 0.70;                // fraction of the FP32 SIMT peak spent on dequantisation ops
+    double memory = 0.84;                             // fraction of memory bandwidth streamed by GEMV/attention kernels
+    double kernel_seconds_per_layer = 20e-6;          // launch + minimum kernel time of one layer's ~10 kernels
+    double collective_base_seconds = 4e-6;            // latency of one small all-reduce...
+    double collective_per_hop_seconds = 6e-6;         // ...+ this x log2(tp) (tree / LL protocol hops, NCCL)
+    double dequant_alu = 0.70;                        // fraction of the FP32 SIMT peak spent on dequantisation ops
     double dequant_kernel_seconds_per_layer = 15e-6;  // extra per-layer time of weight-only-quantised kernels
     // Fitted on TensorRT-LLM 0.17 perf-overview max-throughput rows (284 rows, H100/H200 FP8, A100 FP16).
     double gemm_max_16bit = 0.80;             // GEMM fraction of the dense 16-bit peak
@@ -31,9 +31,9 @@ struct InferenceEfficiency {
     double gemm_half_width = 400;             // per-device width hidden/tp at which GEMM efficiency is halved
     double seconds_per_sequence_step = 6e-6;  // runtime work per sequence per decode step (sampling, scheduling)
     // Documented, not fitted.
-    double attention = 0.50;                  // fused attention: fraction of 16-bit peak (FlashAttention-2/3 on H100: 35-75%)
-    double network = 0.75;                    // fraction of link bandwidth in collectives (as training)
-    double kv_block_tokens = 16;              // paged KV cache block (vLLM default block_size, arXiv:2309.06180 Sec. 4.2)
+    double attention = 0.50;      // fused attention: fraction of 16-bit peak (FlashAttention-2/3 on H100: 35-75%)
+    double network = 0.75;        // fraction of link bandwidth in collectives (as training)
+    double kv_block_tokens = 16;  // paged KV cache block (vLLM default block_size, arXiv:2309.06180 Sec. 4.2)
 };
 
 struct BatchPoint {
@@ -47,8 +47,8 @@ struct BatchPoint {
 // attention FLOPs). Weight streaming and GEMM math are added, not overlapped: a decode GEMM has few
 // rows per weight tile (fitted better than max() on the TensorRT-LLM rows: docs/VALIDATION.md).
 struct DecodeTerms {
-    double weights = 0, kv_cache = 0, compute = 0, attention = 0, dequantization = 0, kernel_overhead = 0,
-           sequence_overhead = 0, tp_comm = 0, ep_comm = 0, host_offload = 0, total = 0;
+    double weights = 0, kv_cache = 0, compute = 0, attention = 0, dequantization = 0, kernel_overhead = 0, sequence_overhead = 0,
+           tp_comm = 0, ep_comm = 0, host_offload = 0, total = 0;
     bool memory_bound = true;
 };
 
@@ -68,40 +68,40 @@ struct SloResult {
 struct InferenceResult {
     InferenceConfig config;
     double params_total = 0, params_active = 0;
-    double batch = 0;                       // the batch served (given, or the largest that fits)
+    double batch = 0;  // the batch served (given, or the largest that fits)
     bool batch_given = false;
-    double instance_gpus = 0;               // devices per model copy (tp x ep)
-    double weights_bytes = 0;               // whole model at the serving precision
+    double instance_gpus = 0;  // devices per model copy (tp x ep)
+    double weights_bytes = 0;  // whole model at the serving precision
     double weights_bytes_per_gpu = 0;
-    double host_weights_bytes = 0;          // CPU offload: weights kept in host memory
+    double host_weights_bytes = 0;  // CPU offload: weights kept in host memory
     double kv_cache_bytes_per_token = 0;
     double kv_cache_bytes_per_token_per_gpu = 0;  // with heads replicated under TP / MLA latent on every rank
-    double context_tokens = 0;              // prompt + output
-    double kv_cache_bytes = 0;              // the batch at full context, logical (one copy)
+    double context_tokens = 0;                    // prompt + output
+    double kv_cache_bytes = 0;                    // the batch at full context, logical (one copy)
     double kv_cache_bytes_per_gpu = 0;
     double overhead_bytes_per_gpu = 0;
     double memory_per_gpu_bytes = 0;
-    double memory_capacity_bytes = 0;       // usable device memory
+    double memory_capacity_bytes = 0;  // usable device memory
     bool fits = true;
     std::string infeasible_reason;
-    double max_batch = 0;                   // sequences that fit at full context
+    double max_batch = 0;  // sequences that fit at full context
     double instances_per_gpu = 0;
     double instances_per_cluster = 0;
-    double prefill_seconds = 0;             // one request's prompt on an idle instance
-    double decode_seconds_per_token = 0;    // one decode step of the batch
+    double prefill_seconds = 0;           // one request's prompt on an idle instance
+    double decode_seconds_per_token = 0;  // one decode step of the batch
     DecodeTerms decode;
     bool decode_memory_bound = true;
     double turn_batch = 0;
     double decode_tokens_per_second_per_user = 0;
-    double tpot_seconds = 0;                // time per output token with prefills interleaved
-    double ttft_seconds = 0;                // one user's wait for the first token (queueing + prefill)
-    bool ttft_defined = true;               // false when the instance is overloaded (queue grows without bound)
+    double tpot_seconds = 0;   // time per output token with prefills interleaved
+    double ttft_seconds = 0;   // one user's wait for the first token (queueing + prefill)
+    bool ttft_defined = true;  // false when the instance is overloaded (queue grows without bound)
     double output_tokens_per_second_per_user = 0;
     double throughput_tokens_per_second_per_gpu = 0;       // output tokens
     double throughput_tokens_per_second_per_instance = 0;  // output tokens
     double input_tokens_per_second_per_gpu = 0;
     double requests_per_second_per_instance = 0;
-    double request_seconds = 0;             // ttft + output_tokens x tpot
+    double request_seconds = 0;  // ttft + output_tokens x tpot
     double replicas = 0;
     double cluster_throughput_tokens_per_second = 0;
     double concurrent_sequences = 0;
@@ -111,9 +111,9 @@ struct InferenceResult {
     double energy_per_day_kwh = 0;
     double cost_per_million_output_tokens_usd = 0;
     double cost_per_million_input_tokens_usd = 0;
-    double input_cost_share = 0;            // share of GPU time (and cost) spent on input tokens
+    double input_cost_share = 0;  // share of GPU time (and cost) spent on input tokens
     double input_tokens_per_day = 0, output_tokens_per_day = 0;
-    std::string cost_split;                 // how the split is made, in words
+    std::string cost_split;  // how the split is made, in words
     double gpu_hour_usd = 0;
     // Speculative decoding.
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
@@ -130,10 +130,9 @@ struct InferenceResult {
 double kv_cache_bytes_per_token(const ModelSpec& m, Precision kv_precision);
 double kv_cache_bytes_per_token_per_gpu(const ModelSpec& m, Precision kv_precision, double tp, bool attention_dp);
 
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
-                                   Trace& trace);
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace);
 // The same with other constants (cross-validation of the fitted ones: test_serving_validation.cpp).
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
-                                   Trace& trace, const InferenceEfficiency& eff);
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace,
+                                   const InferenceEfficiency& eff);
 
 }  // namespace gpucalc

@@ -44,8 +44,10 @@ struct Scalar {
     Scalar(double v) : d(v), type(Type::number) {}
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
     Scalar(I v) {
-        if constexpr (std::is_signed_v<I>) type = Type::integer, i = static_cast<std::int64_t>(v);
-        else type = Type::unsigned_integer, u = static_cast<std::uint64_t>(v);
+        if constexpr (std::is_signed_v<I>)
+            type = Type::integer, i = static_cast<std::int64_t>(v);
+        else
+            type = Type::unsigned_integer, u = static_cast<std::uint64_t>(v);
     }
     Scalar(std::string_view v) : p(v.data()), n(static_cast<std::uint32_t>(v.size())), type(Type::string) {}
     Scalar(const char* v) : Scalar(std::string_view(v)) {}
@@ -123,8 +125,10 @@ public:
     Val& operator=(const std::optional<double>& v);  // null when absent
     template <class I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
     Val& operator=(I v) {
-        if constexpr (std::is_signed_v<I>) return set_int(static_cast<std::int64_t>(v));
-        else return set_uint(static_cast<std::uint64_t>(v));
+        if constexpr (std::is_signed_v<I>)
+            return set_int(static_cast<std::int64_t>(v));
+        else
+            return set_uint(static_cast<std::uint64_t>(v));
     }
     Val& operator=(std::initializer_list<Member> members);  // an object of scalars
     template <class J, std::enable_if_t<std::is_same_v<J, nlohmann::json>, int> = 0>
@@ -135,8 +139,8 @@ public:
     Val& copy(const Val& other);  // a deep copy of a value of any document (not of this value itself)
 
     bool contains(std::string_view key) const;  // an object with the member `key`
-    Val& set_object();  // an empty object (replacing what was there)
-    Val& set_array();   // an empty array
+    Val& set_object();                          // an empty object (replacing what was there)
+    Val& set_array();                           // an empty array
 
     bool is_null() const;
     std::uint32_t index() const { return index_; }
@@ -170,9 +174,9 @@ private:
     static constexpr std::uint32_t kNone = 0xFFFFFFFFu;
     struct Node {
         Kind kind = Kind::null;
-        std::uint32_t key_off = 0, key_len = 0;  // member name in chars_
+        std::uint32_t key_off = 0, key_len = 0;                   // member name in chars_
         std::uint32_t first = kNone, last = kNone, next = kNone;  // children (objects, arrays), next sibling
-        std::uint32_t count = 0;                 // children
+        std::uint32_t count = 0;                                  // children
         union {
             bool b;
             std::int64_t i;
@@ -194,17 +198,16 @@ private:
     std::uint32_t find(std::uint32_t i, std::string_view key) const;
     void write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
     void sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const;
-    void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found,
-                         std::vector<std::uint32_t>& scratch);
+    void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found, std::vector<std::uint32_t>& scratch);
 
     std::vector<Node> nodes_;
     Buf chars_;
 };
 
 // Text writers shared with the serialiser of nlohmann values (jr::to_text).
-void write_string(Buf& out, std::string_view s);  // quoted and escaped as nlohmann does
-void write_number(Buf& out, double v);            // shortest round-trip, "null" if not finite
-std::string string_text(std::string_view s);      // write_string as a string (tests)
+void write_string(Buf& out, std::string_view s);             // quoted and escaped as nlohmann does
+void write_number(Buf& out, double v);                       // shortest round-trip, "null" if not finite
+std::string string_text(std::string_view s);                 // write_string as a string (tests)
 std::string text(const nlohmann::json& j, int indent = -1);  // nlohmann::json::dump(indent, ..., replace)
 
 }  // namespace gpucalc::jw

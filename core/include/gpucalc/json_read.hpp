@@ -44,10 +44,10 @@ std::string shorten(const std::string& s, std::size_t max = 60);
 inline std::string to_text(const json& j, int indent = -1) { return jw::text(j, indent); }
 
 // Reads obj[key] as a number in range. Missing: returns nullopt (error "missing" if required).
-std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors,
-                             Range r, bool required = false);
-std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path,
-                                  Errors& errors, bool required = false, std::size_t max_len = 200);
+std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors, Range r,
+                             bool required = false);
+std::optional<std::string> string(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required = false,
+                                  std::size_t max_len = 200);
 std::optional<bool> boolean(const json& obj, std::string_view key, const std::string& path, Errors& errors);
 // A string that must be one of `allowed`.
 std::optional<std::string> choice(const json& obj, std::string_view key, const std::string& path, Errors& errors,
@@ -55,7 +55,6 @@ std::optional<std::string> choice(const json& obj, std::string_view key, const s
 // Reports keys of obj not in `known` as "unknown_field" (typos must not be silently ignored).
 void check_keys(const json& obj, const std::string& path, Errors& errors, std::initializer_list<std::string_view> known);
 // obj[key] must be an object if present; returns it or nullptr.
-const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors,
-                   bool required = false);
+const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required = false);
 
 }  // namespace gpucalc::jr

@@ -10,9 +10,9 @@
 namespace gpucalc {
 
 struct LayoutChoice {
-    TrainingConfig config;         // the layout to estimate (every field resolved)
-    bool searched = false;         // chosen by the plan search
-    bool found = true;             // false: no valid layout fits (config is the one needing least memory)
+    TrainingConfig config;           // the layout to estimate (every field resolved)
+    bool searched = false;           // chosen by the plan search
+    bool found = true;               // false: no valid layout fits (config is the one needing least memory)
     std::optional<Plan> suggestion;  // set when `config` does not fit and another layout does
 };
 

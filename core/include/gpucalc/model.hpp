@@ -3,10 +3,9 @@
 #include <string>
 #include <vector>
 
-
 namespace gpucalc {
 
-enum class FfnKind { gelu, swiglu };    // 2-matrix MLP (GPT) vs 3-matrix gated MLP (Llama)
+enum class FfnKind { gelu, swiglu };  // 2-matrix MLP (GPT) vs 3-matrix gated MLP (Llama)
 enum class PosEmbedding { learned, rope, alibi };
 
 struct ModelSpec {
@@ -16,20 +15,20 @@ struct ModelSpec {
     double params = 0;              // total parameters when !has_architecture (count)
     double active_params = 0;       // active parameters per token when !has_architecture (MoE); 0 = params
 
-    double layers = 0;       // transformer blocks
-    double hidden = 0;       // model width d_model
-    double heads = 0;        // query heads
-    double kv_heads = 0;     // key/value heads (== heads: MHA; 1: MQA; else GQA)
-    double head_dim = 0;     // per-head width; default hidden / heads
-    double ffn_hidden = 0;   // MLP inner width
+    double layers = 0;      // transformer blocks
+    double hidden = 0;      // model width d_model
+    double heads = 0;       // query heads
+    double kv_heads = 0;    // key/value heads (== heads: MHA; 1: MQA; else GQA)
+    double head_dim = 0;    // per-head width; default hidden / heads
+    double ffn_hidden = 0;  // MLP inner width
     FfnKind ffn_kind = FfnKind::gelu;
-    double vocab = 0;        // vocabulary size
-    double seq_len = 2048;   // training / context length, tokens
+    double vocab = 0;       // vocabulary size
+    double seq_len = 2048;  // training / context length, tokens
     bool tied_embeddings = false;
-    bool biases = true;      // linear-layer biases (GPT) vs none (Llama)
-    bool rmsnorm = false;    // RMSNorm (1 vector) vs LayerNorm (2 vectors)
+    bool biases = true;    // linear-layer biases (GPT) vs none (Llama)
+    bool rmsnorm = false;  // RMSNorm (1 vector) vs LayerNorm (2 vectors)
     PosEmbedding pos = PosEmbedding::learned;
-    double sliding_window = 0;  // tokens; 0 = full attention
+    double sliding_window = 0;        // tokens; 0 = full attention
     bool parallel_attention = false;  // attention and MLP in parallel from one norm (GPT-J, PaLM)
     bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)
     bool dropout = false;             // trained with dropout (GPT-3/Megatron/OPT: 0.1); Llama-style models have none
@@ -40,7 +39,7 @@ struct ModelSpec {
     double experts_per_token = 0;
     double shared_experts = 0;
     double expert_ffn_hidden = 0;
-    double dense_layers = 0;      // leading layers with a dense MLP (DeepSeek-V3: 3)
+    double dense_layers = 0;  // leading layers with a dense MLP (DeepSeek-V3: 3)
     bool router_bias = false;
     double max_routed_nodes = 0;  // node-limited routing: a token's experts span at most this many nodes (DeepSeek-V3: 4); 0 = any
 
@@ -56,14 +55,14 @@ struct ModelSpec {
 };
 
 struct ParamCount {
-    double total = 0;        // all parameters
-    double active = 0;       // parameters used per token (MoE: routed experts only count top-k)
-    double embedding = 0;    // input (+ untied output) embedding and position tables
+    double total = 0;      // all parameters
+    double active = 0;     // parameters used per token (MoE: routed experts only count top-k)
+    double embedding = 0;  // input (+ untied output) embedding and position tables
     double attention_per_layer = 0;
-    double mlp_dense_per_layer = 0;   // dense MLP block
+    double mlp_dense_per_layer = 0;  // dense MLP block
     double mlp_moe_per_layer_total = 0;
     double mlp_moe_per_layer_active = 0;
-    double expert_per_layer = 0;      // one routed expert in one MoE layer
+    double expert_per_layer = 0;  // one routed expert in one MoE layer
     double norms_per_layer = 0;
 };
 
@@ -82,11 +81,10 @@ double forward_flops_per_token(const ModelSpec& m, double context_tokens);
 struct ModelPreset {
     std::string id;
     ModelSpec spec;
-    double published_params;       // as published (see source)
+    double published_params;  // as published (see source)
     std::string published_source;
 };
 const std::vector<ModelPreset>& model_presets();
 const ModelSpec* find_model_preset(const std::string& id);
-
 
 }  // namespace gpucalc

@@ -16,10 +16,10 @@ struct Hardware;
 
 struct NetworkPreset {
     std::string id, name;
-    std::string level;             // "datacenter" (between nodes of a site) or "wan" (between sites)
-    std::string per;               // "device", "node" or "endpoint" (a site's uplink, or a node's)
-    double bytes_per_second = 0;   // per direction
-    double latency_seconds = 0;    // one-way, per message
+    std::string level;            // "datacenter" (between nodes of a site) or "wan" (between sites)
+    std::string per;              // "device", "node" or "endpoint" (a site's uplink, or a node's)
+    double bytes_per_second = 0;  // per direction
+    double latency_seconds = 0;   // one-way, per message
     std::vector<std::string> notes;
     std::vector<Source> sources;
     bool wan() const { return level == "wan"; }
@@ -37,16 +37,16 @@ nlohmann::json networks_to_json();
 // Bandwidth (per direction) and latency of each level, resolved from the catalog, the presets and
 // the scenario's overrides. Cheap (no allocation): the plan search calls it for every layout.
 struct NetworkLevels {
-    double scale_up = 0;          // per device, inside a node (catalog: NVLink, Infinity Fabric, ICI, PCIe)
-    double scale_out = 0;         // per device, between nodes of a site
-    double scale_out_latency = 0; // one-way, between nodes (0: only the calibrated per-call latency)
+    double scale_up = 0;             // per device, inside a node (catalog: NVLink, Infinity Fabric, ICI, PCIe)
+    double scale_out = 0;            // per device, between nodes of a site
+    double scale_out_latency = 0;    // one-way, between nodes (0: only the calibrated per-call latency)
     bool scale_out_assumed = false;  // no figure anywhere: 100 GbE per device assumed
-    double devices_per_node = 1;  // scale-up domain (never more than a site)
-    double sites = 1;             // sites joined by the WAN (1: one site)
-    double devices_per_site = 1;  // devices of one site (all of them when sites == 1)
-    double wan = 0;               // per site, per direction (0 when sites == 1)
-    double wan_latency = 0;       // one-way between sites
-    bool nodes_are_sites = false; // hardware.network is a WAN preset: every node its own site
+    double devices_per_node = 1;     // scale-up domain (never more than a site)
+    double sites = 1;                // sites joined by the WAN (1: one site)
+    double devices_per_site = 1;     // devices of one site (all of them when sites == 1)
+    double wan = 0;                  // per site, per direction (0 when sites == 1)
+    double wan_latency = 0;          // one-way between sites
+    bool nodes_are_sites = false;    // hardware.network is a WAN preset: every node its own site
 };
 NetworkLevels network_levels(const Hardware& hw);
 // What the report echoes under training.network (names, figures and where they come from).

@@ -17,12 +17,12 @@ struct Plan {
 };
 
 struct PlanResult {
-    std::vector<Plan> best;          // top-k plans by throughput (tokens/s), fastest first
+    std::vector<Plan> best;             // top-k plans by throughput (tokens/s), fastest first
     std::vector<Plan> best_per_layout;  // best plan of each (tp, pp) layout, fastest first
     std::optional<Plan> least_memory;   // the valid layout that needs the least memory per device (fits or not)
     double considered = 0, feasible = 0;
     double rejected_out_of_memory = 0, rejected_indivisible = 0;
-    double search_seconds = 0;       // filled by the caller that has a clock
+    double search_seconds = 0;  // filled by the caller that has a clock
 };
 
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt);

@@ -10,8 +10,8 @@ namespace gpucalc {
 enum class Precision { fp64, fp64_matrix, fp32, tf32, bf16, fp16, fp8, int8, int4, fp4 };
 constexpr int kPrecisionCount = 10;
 
-constexpr std::array<std::string_view, kPrecisionCount> kPrecisionNames = {
-    "fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"};
+constexpr std::array<std::string_view, kPrecisionCount> kPrecisionNames = {"fp64", "fp64_matrix", "fp32", "tf32", "bf16",
+                                                                           "fp16", "fp8",         "int8", "int4", "fp4"};
 
 inline std::string_view precision_name(Precision p) { return kPrecisionNames[static_cast<int>(p)]; }
 
@@ -25,11 +25,21 @@ inline std::optional<Precision> parse_precision(std::string_view s) {
 // quantisation scales are added separately (see inference.cpp).
 inline double bytes_per_element(Precision p) {
     switch (p) {
-        case Precision::fp64: case Precision::fp64_matrix: return 8.0;
-        case Precision::fp32: case Precision::tf32: return 4.0;
-        case Precision::bf16: case Precision::fp16: return 2.0;
-        case Precision::fp8: case Precision::int8: return 1.0;
-        case Precision::int4: case Precision::fp4: return 0.5;
+        case Precision::fp64:
+        case Precision::fp64_matrix:
+            return 8.0;
+        case Precision::fp32:
+        case Precision::tf32:
+            return 4.0;
+        case Precision::bf16:
+        case Precision::fp16:
+            return 2.0;
+        case Precision::fp8:
+        case Precision::int8:
+            return 1.0;
+        case Precision::int4:
+        case Precision::fp4:
+            return 0.5;
     }
     return 2.0;
 }

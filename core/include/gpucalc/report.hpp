@@ -15,7 +15,7 @@ namespace gpucalc {
 // derivations go under "explain".
 void write_report(jw::Val out, const Scenario& s);
 void write_errors(jw::Val out, const Errors& errors);  // {"errors": [{code, field, message}, ...]}
-void device_echo(jw::Val out, const Device& d);      // catalog id, or the custom device's fields
+void device_echo(jw::Val out, const Device& d);        // catalog id, or the custom device's fields
 void write_plan(jw::Val out, const Plan& p);
 void write_plan_result(jw::Val out, const PlanResult& r);
 

@@ -46,11 +46,11 @@ RooflineResult estimate_roofline(const RooflineRequest& req);
 struct CompareResult {
     std::string precision_a, precision_b;  // precision used on each side (B falls back when unsupported)
     double peak_a = 0, peak_b = 0;
-    double compute_ratio = 0;    // peak A / peak B: how many B match one A in compute
+    double compute_ratio = 0;               // peak A / peak B: how many B match one A in compute
     std::optional<double> bandwidth_ratio;  // bandwidth A / bandwidth B
     std::optional<double> flops_per_watt_a, flops_per_watt_b;
     std::optional<double> flops_per_usd_a, flops_per_usd_b;  // peak FLOP/s per purchase dollar
-    std::optional<double> cpu_cores_equivalent;  // when B is a CPU: compute_ratio x B's cores
+    std::optional<double> cpu_cores_equivalent;              // when B is a CPU: compute_ratio x B's cores
 };
 
 CompareResult estimate_compare(const CompareRequest& req, Trace& trace);

@@ -30,8 +30,8 @@ constexpr std::size_t kMaxPools = 64;  // hardware.pools: at most 64 pools (and 
 
 struct Hardware {
     Device device;
-    Count count = 1;             // devices in the cluster
-    Count devices_per_node = 0;  // 0 = the device's reference system (e.g. 8 for HGX)
+    Count count = 1;                                   // devices in the cluster
+    Count devices_per_node = 0;                        // 0 = the device's reference system (e.g. 8 for HGX)
     std::optional<double> scale_out_bytes_per_second;  // per device, per direction; overrides the catalog
     // Networks (network.hpp, core/data/networks.json). Between nodes: a preset and a latency override;
     // a WAN preset here puts every node in its own site. Between sites: how many (equal) sites, and
@@ -69,44 +69,44 @@ struct EfficiencyOverrides {
 };
 
 struct TrainingConfig {
-    std::optional<double> tokens;     // tokens to train on (run totals need it)
-    std::optional<double> mfu;        // given MFU (0..1]; absent: predicted by the performance model
+    std::optional<double> tokens;           // tokens to train on (run totals need it)
+    std::optional<double> mfu;              // given MFU (0..1]; absent: predicted by the performance model
     Precision precision = Precision::bf16;  // compute precision of the matrix multiplies
     std::optional<Count> global_batch;      // sequences per optimizer step; default ~4M tokens
-    Count micro_batch = 1;            // sequences per micro-batch per pipeline
-    Count tp = 1;                     // tensor-parallel size
-    Count pp = 1;                     // pipeline-parallel size
-    std::optional<Count> dp;          // data-parallel size; default count / (tp x pp)
-    Count vpp = 1;                    // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
-    Count ep = 1;                     // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
-    Count cp = 1;                     // context-parallel size: the sequence split over cp ranks (ring attention)
-    Count zero = 1;                   // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
-    std::optional<Count> shard_group; // hybrid sharding: ZeRO shards within groups of this many ranks; default all dp x cp
+    Count micro_batch = 1;                  // sequences per micro-batch per pipeline
+    Count tp = 1;                           // tensor-parallel size
+    Count pp = 1;                           // pipeline-parallel size
+    std::optional<Count> dp;                // data-parallel size; default count / (tp x pp)
+    Count vpp = 1;                          // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
+    Count ep = 1;                           // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
+    Count cp = 1;                           // context-parallel size: the sequence split over cp ranks (ring attention)
+    Count zero = 1;                         // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
+    std::optional<Count> shard_group;       // hybrid sharding: ZeRO shards within groups of this many ranks; default all dp x cp
     std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
     Recompute recompute = Recompute::selective;
     Optimizer optimizer = Optimizer::adam;
     Attention attention = Attention::flash;
-    std::optional<AttentionKernel> attention_kernel;  // default: the framework's
-    bool overlap_dp_comm = true;      // DP gradient reduction overlapped with the last backward pass
-    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;   // CUDA context + communication buffers, bytes
-    double fragmentation = 0.05;      // allocator fragmentation, fraction of the other memory terms
+    std::optional<AttentionKernel> attention_kernel;   // default: the framework's
+    bool overlap_dp_comm = true;                       // DP gradient reduction overlapped with the last backward pass
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context + communication buffers, bytes
+    double fragmentation = 0.05;                       // allocator fragmentation, fraction of the other memory terms
     EfficiencyOverrides efficiency;
-    std::optional<Framework> framework;     // default: maxtext on TPUs, megatron elsewhere
-    std::optional<bool> fp32_gradients;     // default: the framework's (Megatron with bf16: fp32 main_grad buffers)
-    std::optional<double> goodput;          // fraction of wall time on useful steps; default: failure/checkpoint model
+    std::optional<Framework> framework;  // default: maxtext on TPUs, megatron elsewhere
+    std::optional<bool> fp32_gradients;  // default: the framework's (Megatron with bf16: fp32 main_grad buffers)
+    std::optional<double> goodput;       // fraction of wall time on useful steps; default: failure/checkpoint model
     // Parallel layout: auto = the plan search picks every layout field the scenario does not give
     // (default when none of tp, pp, dp is given); given = the fields as given, defaults for the rest.
     std::optional<LayoutMode> layout;
     // Low-communication training across sites (DiLoCo, Douillard et al. 2023, arXiv:2311.08105): each
     // site takes local_steps inner steps, then the sites exchange pseudo-gradients (outer step).
-    Count local_steps = 1;                       // H; 1 = synchronous data parallelism
+    Count local_steps = 1;                          // H; 1 = synchronous data parallelism
     std::optional<OuterPrecision> outer_precision;  // bytes per exchanged value; default: gradients' (H = 1), fp32 (H > 1)
-    double outer_topk = 1;                       // share of the values sent (top-k sparsification); 1 = dense
-    Count outer_overlap_steps = 0;               // streaming: the exchange overlaps this many following inner steps
-    bool outer_offload = false;                  // outer optimizer state (anchor + momentum) in host memory
-    bool load_balance = true;                    // mixed fleets: batch split by each pool's speed (else by device count)
-    bool outer_state = false;                    // internal, not a field: a fleet pool holds DiLoCo's outer state
-    std::uint64_t given = 0;  // rows of training_fields() present in the scenario (not echoed)
+    double outer_topk = 1;                          // share of the values sent (top-k sparsification); 1 = dense
+    Count outer_overlap_steps = 0;                  // streaming: the exchange overlaps this many following inner steps
+    bool outer_offload = false;                     // outer optimizer state (anchor + momentum) in host memory
+    bool load_balance = true;                       // mixed fleets: batch split by each pool's speed (else by device count)
+    bool outer_state = false;                       // internal, not a field: a fleet pool holds DiLoCo's outer state
+    std::uint64_t given = 0;                        // rows of training_fields() present in the scenario (not echoed)
 };
 
 // Latency targets of a serving deployment (inference.slo).
@@ -119,9 +119,9 @@ struct ServingSlo {
 // Speculative decoding: a draft proposes `draft_tokens`, the target verifies them in one step
 // (Leviathan et al. 2023, arXiv:2211.17192).
 struct SpeculativeConfig {
-    double draft_params = 0;        // parameters of the draft model (MTP head: its own parameters)
-    Count draft_tokens = 4;         // tokens proposed per verification step (gamma)
-    double acceptance_rate = 0.7;   // probability a proposed token is accepted (alpha)
+    double draft_params = 0;       // parameters of the draft model (MTP head: its own parameters)
+    Count draft_tokens = 4;        // tokens proposed per verification step (gamma)
+    double acceptance_rate = 0.7;  // probability a proposed token is accepted (alpha)
 };
 
 // Weight storage formats of llama.cpp (GGUF); native = weight_precision.
@@ -130,29 +130,29 @@ enum class WeightFormat { native, q4_0, q4_k_m, q5_k_m, q6_k, q8_0 };
 struct InferenceConfig {
     Precision weight_precision = Precision::bf16;
     Precision kv_precision = Precision::bf16;
-    std::optional<Count> batch;       // concurrent sequences per model instance; absent: the largest that fits (max throughput)
+    std::optional<Count> batch;  // concurrent sequences per model instance; absent: the largest that fits (max throughput)
     Count prompt_tokens = 512;
     Count output_tokens = 256;
-    Count tp = 1;                     // GPUs per model instance (tensor parallel)
-    double requests_per_day = 0;      // traffic; 0 = no traffic sizing
-    double peak_to_average = 2.0;     // provisioning headroom for the daily peak
+    Count tp = 1;                                            // GPUs per model instance (tensor parallel)
+    double requests_per_day = 0;                             // traffic; 0 = no traffic sizing
+    double peak_to_average = 2.0;                            // provisioning headroom for the daily peak
     std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
-    Count quant_group_size = 32;     // int4/fp4 weights: one fp16 scale + zero per group
-    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, workspace, activations
+    Count quant_group_size = 32;                             // int4/fp4 weights: one fp16 scale + zero per group
+    double overhead_bytes = 1.0 * 1024 * 1024 * 1024;        // CUDA context, workspace, activations
     // Serving (issue 15). Continuous batching: the engine's cap on concurrent sequences
     // (TensorRT-LLM trtllm-bench caps max_batch_size at 4,096: tensorrt_llm/bench/build/tuning.py).
     Count batch_limit = 4096;
     // Share of the memory left after weights and overhead that the engine gives its KV-cache pool
     // (TensorRT-LLM KvCacheConfig.free_gpu_memory_fraction, default 0.9; the rest holds activations).
     double kv_cache_memory_fraction = 0.9;
-    double prefix_cache_hit_rate = 0;  // fraction of input tokens whose KV is already cached (no prefill compute)
-    std::optional<ServingSlo> slo;     // latency targets: search precision, TP and batch for the fewest GPUs
-    bool disaggregated = false;        // prefill and decode on separate instances (KV moved between them)
-    std::optional<SpeculativeConfig> speculative;  // draft-model / MTP speculative decoding
-    Count ep = 1;                      // expert parallelism (MoE): routed experts sharded over ep devices
-    bool attention_dp = false;         // data-parallel attention (MLA models): each rank keeps its own sequences' KV
-    WeightFormat weight_format = WeightFormat::native;  // GGUF block formats (llama.cpp) instead of weight_precision
-    std::optional<Count> gpu_layers;   // layers kept on the device; the rest run from host memory (CPU offload)
+    double prefix_cache_hit_rate = 0;                        // fraction of input tokens whose KV is already cached (no prefill compute)
+    std::optional<ServingSlo> slo;                           // latency targets: search precision, TP and batch for the fewest GPUs
+    bool disaggregated = false;                              // prefill and decode on separate instances (KV moved between them)
+    std::optional<SpeculativeConfig> speculative;            // draft-model / MTP speculative decoding
+    Count ep = 1;                                            // expert parallelism (MoE): routed experts sharded over ep devices
+    bool attention_dp = false;                               // data-parallel attention (MLA models): each rank keeps its own sequences' KV
+    WeightFormat weight_format = WeightFormat::native;       // GGUF block formats (llama.cpp) instead of weight_precision
+    std::optional<Count> gpu_layers;                         // layers kept on the device; the rest run from host memory (CPU offload)
     double host_memory_bandwidth_bytes_per_second = 89.6e9;  // dual-channel DDR5-5600: 2 x 8 B x 5.6e9 transfers/s
 };
 
@@ -168,12 +168,12 @@ struct FinetuneConfig {
     Count seq_len = 2048;                        // tokens per sequence (packed)
     bool gradient_checkpointing = true;          // keep only each layer's input; recompute the layer in backward
     FinetuneOptimizer optimizer = FinetuneOptimizer::adamw;
-    bool master_weights = false;                 // fp32 copy of trainable weights and fp32 optimizer states (mixed precision)
-    bool optimizer_in_backward = false;          // step each parameter as its gradient arrives (one layer's gradients live)
-    bool chunked_cross_entropy = true;           // fp32 loss over the logits in 8 chunks (torchtune CEWithChunkedOutputLoss)
-    bool activation_offload = false;             // checkpointed layer inputs kept in host memory
-    bool cpu_offload = false;                    // FSDP CPU offload: parameters, gradients and optimizer states in host memory
-    std::optional<double> tokens;                // tokens to train on (time and cost need it)
+    bool master_weights = false;                       // fp32 copy of trainable weights and fp32 optimizer states (mixed precision)
+    bool optimizer_in_backward = false;                // step each parameter as its gradient arrives (one layer's gradients live)
+    bool chunked_cross_entropy = true;                 // fp32 loss over the logits in 8 chunks (torchtune CEWithChunkedOutputLoss)
+    bool activation_offload = false;                   // checkpointed layer inputs kept in host memory
+    bool cpu_offload = false;                          // FSDP CPU offload: parameters, gradients and optimizer states in host memory
+    std::optional<double> tokens;                      // tokens to train on (time and cost need it)
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;  // CUDA context, allocator, communication buffers
 };
 
@@ -184,10 +184,10 @@ struct Costs {
     std::optional<double> gpu_hour_usd;  // default: the device's catalog price on price_basis
     PriceBasis price_basis = PriceBasis::marketplace;
     double electricity_usd_per_kwh = 0.10;
-    double pue = 1.2;                    // data-centre power usage effectiveness
-    double grid_kg_co2_per_kwh = 0.385;  // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
+    double pue = 1.2;                        // data-centre power usage effectiveness
+    double grid_kg_co2_per_kwh = 0.385;      // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
     Ownership ownership = Ownership::cloud;  // cloud: pay gpu_hour_usd; owned: amortise price + energy
-    double lifetime_years = 4;           // amortisation period for owned hardware
+    double lifetime_years = 4;               // amortisation period for owned hardware
 };
 
 struct CompareRequest {
@@ -198,9 +198,9 @@ struct CompareRequest {
 struct RooflineRequest {
     std::vector<Device> devices;
     Precision precision = Precision::bf16;
-    Count matmul_n = 8192;               // size of the N x N x N GEMM workload
-    std::optional<ModelSpec> model;      // adds "one forward pass" workloads for this model
-    Count prompt_tokens = 2048;          // tokens of the prefill forward pass
+    Count matmul_n = 8192;           // size of the N x N x N GEMM workload
+    std::optional<ModelSpec> model;  // adds "one forward pass" workloads for this model
+    Count prompt_tokens = 2048;      // tokens of the prefill forward pass
 };
 
 // Inverse questions: "what can this cluster train in D days / for $X?", "how many GPUs for model
@@ -216,8 +216,8 @@ struct InverseQuestion {
 
 // Options of the parallelism plan search (gpucalc plan).
 struct PlanOptions {
-    Count max_tp = 8;         // tensor-parallel sizes 1..max_tp (powers of two dividing heads)
-    Count max_vpp = 4;        // interleaving 1..max_vpp
+    Count max_tp = 8;   // tensor-parallel sizes 1..max_tp (powers of two dividing heads)
+    Count max_vpp = 4;  // interleaving 1..max_vpp
     Count max_micro_batch = 8;
     Count top_k = 10;
     std::optional<Count> only_tp;  // search this tensor-parallel size only (lets a caller split the search)
@@ -232,8 +232,8 @@ struct Scenario {
     std::optional<CompareRequest> compare;
     std::optional<RooflineRequest> roofline;
     std::optional<FinetuneConfig> finetune;
-    bool scaling = false;   // include the training scaling curve
-    bool explain = true;    // include derivations ("show the work")
+    bool scaling = false;  // include the training scaling curve
+    bool explain = true;   // include derivations ("show the work")
 };
 
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).

@@ -19,7 +19,7 @@ struct MemoryPerGpu {
     double outer_optimizer = 0;  // DiLoCo: fp32 anchor weights + outer Nesterov momentum (0 when synchronous or offloaded)
 };
 
-struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline stage)
+struct StepTime {             // seconds per optimizer step, by cause (the slowest pipeline stage)
     double gemm = 0;          // dense matrix multiplies (incl. recomputation)
     double attention = 0;     // attention scores / flash attention
     double memory_bound = 0;  // norms, activations, softmax, dropout, residuals, casts at HBM bandwidth
@@ -37,16 +37,16 @@ struct StepTime {  // seconds per optimizer step, by cause (the slowest pipeline
 
 // Communication across sites (the WAN level), per optimizer step unless stated.
 struct WanTraffic {
-    double sites_dp = 1, sites_pp = 1;     // sites the data-parallel group and one pipeline span
-    double exchange_seconds = 0;           // one exchange across sites (gradients, or DiLoCo pseudo-gradients), not hidden
-    double exchange_exposed_seconds = 0;   // of it, per step, what the step waits for
-    double exchange_bytes_per_site = 0;    // one exchange, each site's share of the payload (compressed)
+    double sites_dp = 1, sites_pp = 1;        // sites the data-parallel group and one pipeline span
+    double exchange_seconds = 0;              // one exchange across sites (gradients, or DiLoCo pseudo-gradients), not hidden
+    double exchange_exposed_seconds = 0;      // of it, per step, what the step waits for
+    double exchange_bytes_per_site = 0;       // one exchange, each site's share of the payload (compressed)
     double sync_bytes_per_site_per_step = 0;  // what synchronous data parallelism would move per step (uncompressed gradients)
-    double bytes_per_site_per_step = 0;    // what this configuration moves per step (exchange / local_steps)
-    double pp_seconds = 0;                 // pipeline sends across sites, per step (fill/drain latency + bandwidth shortfall)
-    double pp_bytes_per_microbatch = 0;    // activations one device sends across a site boundary per micro-batch
-    double pp_bound_tokens_per_second = 0; // the throughput the WAN links allow a pipeline across sites (0: none)
-    double inner_step_seconds = 0;         // the step without the outer exchange (DiLoCo inner step)
+    double bytes_per_site_per_step = 0;       // what this configuration moves per step (exchange / local_steps)
+    double pp_seconds = 0;                    // pipeline sends across sites, per step (fill/drain latency + bandwidth shortfall)
+    double pp_bytes_per_microbatch = 0;       // activations one device sends across a site boundary per micro-batch
+    double pp_bound_tokens_per_second = 0;    // the throughput the WAN links allow a pipeline across sites (0: none)
+    double inner_step_seconds = 0;            // the step without the outer exchange (DiLoCo inner step)
 };
 
 // The model's dimensions as the step model uses them (layout-independent).
@@ -65,13 +65,13 @@ struct StepEstimate {
     StepTime step;
     double recompute_flops_per_token = 0;
     // Intermediate terms.
-    double params_per_gpu = 0;        // parameters held by one device of the slowest stage (before ZeRO sharding)
-    double zero3_buffer_bytes = 0;    // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
-    double layers_per_stage = 0;      // ceil(layers / pp): the slowest stage
-    double first_stage_layers = 0;    // layers on the first stage (memory): one fewer with uneven stages
-    double first_stage_params = 0;    // parameters the first stage holds (before ZeRO sharding)
-    double microbatches = 0;          // per step per pipeline
-    double in_flight = 0;             // micro-batches whose activations the first stage holds
+    double params_per_gpu = 0;      // parameters held by one device of the slowest stage (before ZeRO sharding)
+    double zero3_buffer_bytes = 0;  // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
+    double layers_per_stage = 0;    // ceil(layers / pp): the slowest stage
+    double first_stage_layers = 0;  // layers on the first stage (memory): one fewer with uneven stages
+    double first_stage_params = 0;  // parameters the first stage holds (before ZeRO sharding)
+    double microbatches = 0;        // per step per pipeline
+    double in_flight = 0;           // micro-batches whose activations the first stage holds
     double activation_bytes_per_layer = 0;
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision
@@ -79,8 +79,8 @@ struct StepEstimate {
     double microbatch_seconds = 0;    // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
     double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
-    bool scale_out_assumed = false;   // the catalog has no scale-out figure: 100 GbE assumed
-    std::optional<WanTraffic> wan;    // across sites (set only when the cluster spans several sites)
+    bool scale_out_assumed = false;  // the catalog has no scale-out figure: 100 GbE assumed
+    std::optional<WanTraffic> wan;   // across sites (set only when the cluster spans several sites)
 };
 
 StepInputs step_inputs(const ModelSpec& m);
@@ -104,8 +104,8 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
                            bool memory_only = false);
 // The same with the network levels already resolved (network_levels(hw)): the plan search resolves
 // them once for all the layouts it evaluates.
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net,
-                           bool memory_only = false);
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                           const NetworkLevels& net, bool memory_only = false);
 // The derivations of the step model's figures, from the same intermediate values.
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
 
@@ -137,7 +137,7 @@ struct Convergence {
     double local_steps = 1;
     double perplexity_change_low = 0, perplexity_change_high = 0;
     std::optional<double> token_multiplier_low, token_multiplier_high;  // tokens for the synchronous run's loss
-    bool beyond_published = false;  // local_steps above the largest published H
+    bool beyond_published = false;                                      // local_steps above the largest published H
     std::string basis;
 };
 Convergence diloco_convergence(double local_steps);
@@ -153,18 +153,18 @@ struct TrainingResult {
     double flops = 0;                     // model FLOPs for the run
     double flops_6nd = 0;                 // 6 x N_active x D
     MemoryPerGpu memory;
-    double zero3_buffer_bytes = 0;        // ZeRO-3/FSDP gathered layers + their unsharded gradients (in memory)
-    double dp_comm_bytes_per_step = 0;    // bytes one device sends in data-parallel collectives per step
+    double zero3_buffer_bytes = 0;      // ZeRO-3/FSDP gathered layers + their unsharded gradients (in memory)
+    double dp_comm_bytes_per_step = 0;  // bytes one device sends in data-parallel collectives per step
     bool fits = true;
     double memory_capacity_bytes = 0;
     StepTime step;
     double step_seconds = 0;
     double tokens_per_step = 0;
     double tokens_per_second = 0;
-    double mfu = 0, hfu = 0;              // against the dense 16-bit peak, also for FP8 training
-    double mfu_predicted = 0;             // what the model predicts even when mfu was given
+    double mfu = 0, hfu = 0;   // against the dense 16-bit peak, also for FP8 training
+    double mfu_predicted = 0;  // what the model predicts even when mfu was given
     bool mfu_given = false;
-    double peak_flops_per_second = 0;     // the dense 16-bit peak per device MFU is measured against
+    double peak_flops_per_second = 0;              // the dense 16-bit peak per device MFU is measured against
     double achieved_flops_per_second_per_gpu = 0;  // hardware FLOP/s per GPU
     Goodput goodput;
     // Run totals: undefined (nullopt) without training.tokens or a rate; the report also leaves every
@@ -178,12 +178,11 @@ struct TrainingResult {
     // Networks and sites (network.hpp): the levels used, and the traffic across sites.
     nlohmann::json network;
     WanTraffic wan;
-    double compute_utilization = 1;   // share of the step not waiting on the WAN (INTELLECT-1's "compute utilization")
+    double compute_utilization = 1;          // share of the step not waiting on the WAN (INTELLECT-1's "compute utilization")
     std::optional<Convergence> convergence;  // DiLoCo (local_steps > 1): the published convergence caveat
 };
 
-TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
-                                 Trace& trace);
+TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
 
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
 // whole multiple of `granule` sequences (dp x micro_batch).
