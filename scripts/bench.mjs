@@ -16,7 +16,10 @@ import { wasm, fixtures, cli, site, root } from '../tests/node/common.mjs';
 const quick = process.argv.includes('--quick');
 const N = quick ? 50 : 500;
 const CONTEXTS = 5;
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+};
 const us = (s) => (s * 1e6).toFixed(1) + ' µs';
 const ms = (s) => (s * 1e3).toFixed(2) + ' ms';
 const kib = (n) => (n / 1024).toFixed(1) + ' KiB';
@@ -29,32 +32,56 @@ function nativeRun(text, n) {
 }
 const nativeTime = (text, n) => nativeRun(text, n).median_seconds;
 function wasmTime(fn, n) {
-  for (let i = 0; i < Math.min(n, 50); i++) fn();  // warm-up: let the JIT tier up, as a page does
+  for (let i = 0; i < Math.min(n, 50); i++) fn(); // warm-up: let the JIT tier up, as a page does
   const t = [];
-  for (let i = 0; i < n; i++) { const t0 = performance.now(); fn(); t.push((performance.now() - t0) / 1e3); }
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    fn();
+    t.push((performance.now() - t0) / 1e3);
+  }
   return median(t);
 }
-const withExplain = (text, on) => { const j = JSON.parse(text); j.explain = on; return JSON.stringify(j); };
+const withExplain = (text, on) => {
+  const j = JSON.parse(text);
+  j.explain = on;
+  return JSON.stringify(j);
+};
 
 const m = await wasm();
-console.log(`gpucalc bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} x ${cpus()[0].model.trim()}`);
+console.log(
+  `gpucalc bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString().slice(0, 10)}, node ${process.version}, ${cpus().length} x ${cpus()[0].model.trim()}`
+);
 
 // ---- one estimate ----
 console.log(`\nOne estimate, median of ${N} (derivations: the report's "explain", on by default; the page asks without them)`);
 console.log('\n| fixture | native | native, no derivations | wasm | wasm, no derivations | wasm/native |\n|---|---|---|---|---|---|');
-const searches = /gpt3-a100\.json|owned-cluster|slo-search/;  // these run a layout or latency-target search
+const searches = /gpt3-a100\.json|owned-cluster|slo-search/; // these run a layout or latency-target search
 const rows = [];
 for (const f of fixtures().filter((x) => !x.name.startsWith('invalid'))) {
-  const on = withExplain(f.text, true), off = withExplain(f.text, false);
-  const r = { name: f.name, nat: nativeTime(on, N), natOff: nativeTime(off, N), w: wasmTime(() => m.estimate(on), N), wOff: wasmTime(() => m.estimate(off), N) };
+  const on = withExplain(f.text, true),
+    off = withExplain(f.text, false);
+  const r = {
+    name: f.name,
+    nat: nativeTime(on, N),
+    natOff: nativeTime(off, N),
+    w: wasmTime(() => m.estimate(on), N),
+    wOff: wasmTime(() => m.estimate(off), N)
+  };
   rows.push(r);
-  console.log(`| ${f.name}${searches.test(f.name) ? ' (searches)' : ''} | ${us(r.nat)} | ${us(r.natOff)} | ${us(r.w)} | ${us(r.wOff)} | ${(r.w / r.nat).toFixed(2)} |`);
+  console.log(
+    `| ${f.name}${searches.test(f.name) ? ' (searches)' : ''} | ${us(r.nat)} | ${us(r.natOff)} | ${us(r.w)} | ${us(r.wOff)} | ${(r.w / r.nat).toFixed(2)} |`
+  );
 }
 const plain = rows.filter((r) => !searches.test(r.name));
-console.log(`median over the ${plain.length} fixtures that search nothing: native ${us(median(plain.map((r) => r.nat)))}, without derivations ${us(median(plain.map((r) => r.natOff)))}; ` +
-  `wasm ${us(median(plain.map((r) => r.w)))}, without derivations ${us(median(plain.map((r) => r.wOff)))} (slowest ${us(Math.max(...plain.map((r) => r.wOff)))}); median wasm/native ${median(rows.map((r) => r.w / r.nat)).toFixed(2)}`);
+console.log(
+  `median over the ${plain.length} fixtures that search nothing: native ${us(median(plain.map((r) => r.nat)))}, without derivations ${us(median(plain.map((r) => r.natOff)))}; ` +
+    `wasm ${us(median(plain.map((r) => r.w)))}, without derivations ${us(median(plain.map((r) => r.wOff)))} (slowest ${us(Math.max(...plain.map((r) => r.wOff)))}); median wasm/native ${median(rows.map((r) => r.w / r.nat)).toFixed(2)}`
+);
 const ex = JSON.stringify(JSON.parse(readFileSync(join(root, 'tests', 'fixtures', 'llama2-70b-h100-training.json'), 'utf8')));
-if (m.explain) console.log(`derivations on demand (wasm, Llama 2 70B training): all ${us(wasmTime(() => m.explain(withExplain(ex, false), ''), N))}, one figure ${us(wasmTime(() => m.explain(withExplain(ex, false), 'training.flops'), N))}`);
+if (m.explain)
+  console.log(
+    `derivations on demand (wasm, Llama 2 70B training): all ${us(wasmTime(() => m.explain(withExplain(ex, false), ''), N))}, one figure ${us(wasmTime(() => m.explain(withExplain(ex, false), 'training.flops'), N))}`
+  );
 
 const train = JSON.parse(ex);
 const withCurve = JSON.stringify(train);
@@ -64,31 +91,48 @@ const curve = wasmTime(() => m.estimate(withCurve), N) - wasmTime(() => m.estima
 console.log(`scaling curve (wasm): ${us(Math.max(0, curve))}`);
 
 // ---- plan search ----
-console.log('\nPlan search: the search alone as timed by the core (search_seconds), per plan evaluated by the model (feasible or out of memory); the whole call adds reading and writing JSON');
+console.log(
+  '\nPlan search: the search alone as timed by the core (search_seconds), per plan evaluated by the model (feasible or out of memory); the whole call adds reading and writing JSON'
+);
 for (const [label, sc] of [
-  ['GPT-3 175B / 1,024 A100, batch 1,536', { model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 1024 }, training: { global_batch: 1536 } }],
-  ['GPT 1T / 3,072 A100, batch 3,072', { model: { preset: 'megatron-1t' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 3072 }, training: { global_batch: 3072 } }],
+  [
+    'GPT-3 175B / 1,024 A100, batch 1,536',
+    { model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 1024 }, training: { global_batch: 1536 } }
+  ],
+  [
+    'GPT 1T / 3,072 A100, batch 3,072',
+    { model: { preset: 'megatron-1t' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 3072 }, training: { global_batch: 3072 } }
+  ]
 ]) {
   const text = JSON.stringify(sc);
   const p = JSON.parse(m.plan(text)).plan;
   const evaluated = p.feasible + p.rejected.out_of_memory;
   const runs = quick ? 9 : 41;
-  const ws = [], wt = [];
+  const ws = [],
+    wt = [];
   for (let i = 0; i < runs + 3; i++) {
     const t0 = performance.now();
     const r = JSON.parse(m.plan(text)).plan;
-    if (i >= 3) { wt.push((performance.now() - t0) / 1e3); ws.push(r.search_seconds); }
+    if (i >= 3) {
+      wt.push((performance.now() - t0) / 1e3);
+      ws.push(r.search_seconds);
+    }
   }
   const nat = nativeRun(text.replace(/}$/, ',"plan":{"top_k":10}}'), runs);
-  if (nat.search_median_seconds === undefined) {  // an older CLI: the search time from `gpucalc plan` itself
+  if (nat.search_median_seconds === undefined) {
+    // an older CLI: the search time from `gpucalc plan` itself
     const t = [];
     for (let i = 0; i < runs; i++) t.push(JSON.parse(execFileSync(cli, ['plan', '-'], { input: text }).toString()).plan.search_seconds);
     nat.search_median_seconds = median(t);
   }
-  const ns = (s) => (s / evaluated * 1e9).toFixed(1) + ' ns';
-  console.log(`${label}: space ${p.considered.toLocaleString('en-US')} plans (${evaluated.toLocaleString('en-US')} evaluated by the model, ${p.feasible.toLocaleString('en-US')} feasible)`);
-  console.log(`  native: search ${ms(nat.search_median_seconds)} = ${ns(nat.search_median_seconds)} per evaluated plan (whole call ${ms(nat.median_seconds)}); ` +
-    `wasm: search ${ms(median(ws))} = ${ns(median(ws))} per evaluated plan (whole call ${ms(median(wt))})`);
+  const ns = (s) => ((s / evaluated) * 1e9).toFixed(1) + ' ns';
+  console.log(
+    `${label}: space ${p.considered.toLocaleString('en-US')} plans (${evaluated.toLocaleString('en-US')} evaluated by the model, ${p.feasible.toLocaleString('en-US')} feasible)`
+  );
+  console.log(
+    `  native: search ${ms(nat.search_median_seconds)} = ${ns(nat.search_median_seconds)} per evaluated plan (whole call ${ms(nat.median_seconds)}); ` +
+      `wasm: search ${ms(median(ws))} = ${ns(median(ws))} per evaluated plan (whole call ${ms(median(wt))})`
+  );
 }
 
 // ---- browser: what the page loads, and how fast it answers ----
@@ -96,13 +140,17 @@ let loaded = null;
 try {
   const { launch, pageUrl } = await import('../tests/browser/browser.mjs');
   const browser = await launch();
-  const first = [], painted = [], ready = [];
+  const first = [],
+    painted = [],
+    ready = [];
   let recompute = 0;
   for (let i = 0; i < CONTEXTS; i++) {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
     const files = new Set();
-    page.on('request', (r) => { if (r.url().startsWith('file:')) files.add(fileURLToPath(r.url())); });
+    page.on('request', (r) => {
+      if (r.url().startsWith('file:')) files.add(fileURLToPath(r.url()));
+    });
     // The first painted answer: the page's own mark (gpucalc-first-paint) if it has one, else the
     // end of the first frame rendered after the first result was put in the DOM (a task posted from
     // that frame's animation callback runs once the frame is painted).
@@ -114,15 +162,22 @@ try {
       };
     });
     await page.goto(pageUrl());
-    await page.waitForFunction(() => performance.getEntriesByName('bench-first-painted-answer').length > 0 || performance.getEntriesByName('gpucalc-first-paint').length > 0, null, { timeout: 30000 });
+    await page.waitForFunction(
+      () => performance.getEntriesByName('bench-first-painted-answer').length > 0 || performance.getEntriesByName('gpucalc-first-paint').length > 0,
+      null,
+      { timeout: 30000 }
+    );
     const marks = await page.evaluate(() => {
-      const at = (n) => { const e = performance.getEntriesByName(n)[0]; return e ? e.startTime : null; };
+      const at = (n) => {
+        const e = performance.getEntriesByName(n)[0];
+        return e ? e.startTime : null;
+      };
       return { first: at('gpucalc-first-result'), painted: at('gpucalc-first-paint') ?? at('bench-first-painted-answer'), ready: at('gpucalc-module-ready') };
     });
     first.push(marks.first / 1e3);
     painted.push(marks.painted / 1e3);
     if (marks.ready !== null) ready.push(marks.ready / 1e3);
-    await page.waitForTimeout(1500);  // let the idle-time sections and the worker finish
+    await page.waitForTimeout(1500); // let the idle-time sections and the worker finish
     recompute = await page.evaluate(() => {
       const el = document.querySelector('gpu-calc');
       const t = [];
@@ -138,15 +193,19 @@ try {
     await ctx.close();
   }
   await browser.close();
-  console.log(`\nCold file:// load in headless Chromium, median of ${CONTEXTS} fresh contexts: first result ${ms(median(first))}, first painted answer ${ms(median(painted))}` +
-    (ready.length ? ` (module ready at ${ms(median(ready))})` : '') + `; whole-page recompute (6 sections with their charts; the plan search runs in a worker): ${ms(recompute)}`);
+  console.log(
+    `\nCold file:// load in headless Chromium, median of ${CONTEXTS} fresh contexts: first result ${ms(median(first))}, first painted answer ${ms(median(painted))}` +
+      (ready.length ? ` (module ready at ${ms(median(ready))})` : '') +
+      `; whole-page recompute (6 sections with their charts; the plan search runs in a worker): ${ms(recompute)}`
+  );
 } catch (e) {
   console.log('\nbrowser figures skipped: ' + e.message.split('\n')[0]);
 }
 
 // ---- weight ----
 const files = loaded || ['index.html', 'page.css', 'gpucalc-embed.js'].map((f) => join(site, f));
-let raw = 0, packed = 0;
+let raw = 0,
+  packed = 0;
 const parts = [];
 for (const f of files) {
   const b = readFileSync(f);
@@ -156,7 +215,15 @@ for (const f of files) {
 }
 const mod = readFileSync(join(site, 'gpucalc.js'));
 let bin = null;
-try { bin = readFileSync(join(site, '..', 'wasm', 'gpucalc-module.wasm')); } catch { /* another build layout */ }
-console.log(`\nWeight: every file the page loads${loaded ? ' (recorded in Chromium)' : ''}: ${kib(raw)} raw, ${kib(packed)} gzip (${(packed / 1000).toFixed(1)} kB) = ${parts.join(' + ')} (raw / gzip)`);
-console.log(`  of which the module (gpucalc.js, the wasm embedded): ${kib(mod.length)} raw, ${kib(gz(mod))} gzip` +
-  (bin ? `; the bare wasm ${kib(bin.length)} raw, ${kib(gz(bin))} gzip` : ''));
+try {
+  bin = readFileSync(join(site, '..', 'wasm', 'gpucalc-module.wasm'));
+} catch {
+  /* another build layout */
+}
+console.log(
+  `\nWeight: every file the page loads${loaded ? ' (recorded in Chromium)' : ''}: ${kib(raw)} raw, ${kib(packed)} gzip (${(packed / 1000).toFixed(1)} kB) = ${parts.join(' + ')} (raw / gzip)`
+);
+console.log(
+  `  of which the module (gpucalc.js, the wasm embedded): ${kib(mod.length)} raw, ${kib(gz(mod))} gzip` +
+    (bin ? `; the bare wasm ${kib(bin.length)} raw, ${kib(gz(bin))} gzip` : '')
+);

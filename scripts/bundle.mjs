@@ -35,8 +35,10 @@ export const PAGE_MODULES = [
   ['section-reality.js', 'RealitySection'],
   ['section-json.js', 'JsonSection'],
   ['io.js', 'IO'],
+  ['notice.js', 'Notice'],
+  ['lazy.js', 'Lazy'],
   ['boot.js', 'Boot'],
-  ['app.js', 'GpuCalc'],
+  ['app.js', 'GpuCalc']
 ];
 
 // The page modules as one script: an immediately invoked function holding them all.
@@ -49,7 +51,7 @@ export function pageScript(root) {
   }
   parts.push('})();');
   const code = parts.join('\n');
-  new Script(code, { filename: 'gpucalc-page.js' });  // a syntax error (or a name declared twice) fails the build here
+  new Script(code, { filename: 'gpucalc-page.js' }); // a syntax error (or a name declared twice) fails the build here
   return code;
 }
 
@@ -70,7 +72,7 @@ function main() {
     read(join(uplotDir, 'uPlot.iife.min.js')),
     'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
     read(join(root, 'web', 'format.js')),
-    pageScript(root),
+    pageScript(root)
   ];
   mkdirSync(site, { recursive: true });
   writeFileSync(join(site, 'gpucalc-embed.js'), parts.join('\n;\n'));

@@ -27,7 +27,10 @@ export function latin1Literal(bytes, quote = '"') {
     else if (b === 0x00) c = '\\x00';
     else c = String.fromCharCode(b);
     run += c;
-    if (run.length > 65536) { parts.push(run); run = ''; }
+    if (run.length > 65536) {
+      parts.push(run);
+      run = '';
+    }
   }
   parts.push(run);
   return parts.join('');
@@ -38,12 +41,16 @@ export function chooseKey(bytes, quote = '"') {
   const freq = new Array(256).fill(0);
   for (const b of bytes) freq[b]++;
   const escaped = [quote.charCodeAt(0), 0x5c, 0x0a, 0x0d, 0x00];
-  let best = 0, cost = Infinity;
+  let best = 0,
+    cost = Infinity;
   for (let k = 1; k < 128; k++) {
     if (escaped.includes(k)) continue;
     let c = 0;
     for (const e of escaped) c += freq[e ^ k];
-    if (c < cost) { cost = c; best = k; }
+    if (c < cost) {
+      cost = c;
+      best = k;
+    }
   }
   return best;
 }
@@ -54,7 +61,12 @@ export function embed(glue, wasm) {
   const quote = glue[at - 1];
   if ((quote !== '"' && quote !== "'") || glue[at + PLACEHOLDER.length] !== quote) throw new Error('the placeholder must be a string literal');
   const key = chooseKey(wasm, quote);
-  const body = String.fromCharCode(key) + latin1Literal(wasm.map((b) => b ^ key), quote);
+  const body =
+    String.fromCharCode(key) +
+    latin1Literal(
+      wasm.map((b) => b ^ key),
+      quote
+    );
   return '\ufeff' + glue.slice(0, at) + body + glue.slice(at + PLACEHOLDER.length);
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Project checks that need no build: one version source, actions pinned by SHA, least-privilege CI,
-# page modules small, no user text into innerHTML. Called by scripts/test.sh; exits 1 on the first
-# failure with a message that says what to fix.
+# page modules small, no user text into innerHTML, formatting, function length. Called by
+# scripts/test.sh; exits 1 on the first failure with a message that says what to fix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "lint: $*" >&2; exit 1; }
@@ -31,4 +31,11 @@ done
 if grep -nE 'innerHTML|outerHTML|insertAdjacentHTML|document\.write' web/*.js web/*.html | grep -vE ':\s*(//|\*)'; then
   fail "build DOM with web/dom.js helpers, never HTML strings"
 fi
+# Formatting: clang-format (.clang-format) for the C++, Prettier (.prettierrc.json) for the JavaScript.
+cxx=$(git ls-files 'core/*.cpp' 'core/*.hpp' 'wasm/*.cpp' 'tools/*.cpp' 'tests/unit/*.cpp' 'tests/unit/*.hpp' 'tests/fuzz/*.cpp')
+# shellcheck disable=SC2086
+clang-format --dry-run -Werror $cxx 2>/dev/null || fail "C++ not formatted: clang-format -i \$(git ls-files '*.cpp' '*.hpp')"
+node_modules/.bin/prettier --check --log-level warn 'web/*.js' 'tests/browser/*.mjs' 'tests/node/*.mjs' 'scripts/*.mjs' ||
+  fail "JavaScript not formatted: npx prettier --write 'web/*.js' 'tests/**/*.mjs' 'scripts/*.mjs'"
+
 echo "lint: ok"

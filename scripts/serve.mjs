@@ -9,7 +9,10 @@ const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '
 createServer(async (req, res) => {
   const path = normalize(decodeURIComponent(new URL(req.url, 'http://localhost').pathname)).replace(/^(\.\.[/\\])+/, '');
   const file = join(root, path.endsWith('/') ? path + 'index.html' : path);
-  if (!file.startsWith(normalize(root))) { res.writeHead(403).end(); return; }
+  if (!file.startsWith(normalize(root))) {
+    res.writeHead(403).end();
+    return;
+  }
   try {
     const body = await readFile(file);
     res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' }).end(body);

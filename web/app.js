@@ -3,11 +3,17 @@
 // every number shown comes from the core's report; the page only formats and draws.
 // Security: no user-controlled string reaches innerHTML; the DOM is built with textContent.
 // First paint: only the first section is built and computed at once; the others are built when
-// they come near the viewport or when the browser is idle, so nothing below the fold delays the
-// first answer. This file is the last of the page modules that scripts/bundle.mjs concatenates.
+// they come near the viewport or when the browser is idle (web/lazy.js), so nothing below the fold
+// delays the first answer. This file is the last of the page modules that scripts/bundle.mjs concatenates.
 const SECTION_VIEWS = {
-  train: TrainSection, serve: ServeSection, finetune: FinetuneSection, plan: PlanSection, cluster: ClusterSection,
-  explain: ExplainSection, reality: RealitySection, json: JsonSection
+  train: TrainSection,
+  serve: ServeSection,
+  finetune: FinetuneSection,
+  plan: PlanSection,
+  cluster: ClusterSection,
+  explain: ExplainSection,
+  reality: RealitySection,
+  json: JsonSection
 };
 
 class GpuCalc extends HTMLElement {
@@ -26,7 +32,10 @@ class GpuCalc extends HTMLElement {
     this._state = this._initialState();
     const loading = Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator\u2026' });
     this._root.appendChild(loading);
-    if (typeof globalThis.createGpucalc !== 'function') { this._startFailed(loading, 'its script (gpucalc-embed.js) did not load completely'); return; }
+    if (typeof globalThis.createGpucalc !== 'function') {
+      this._startFailed(loading, 'its script (gpucalc-embed.js) did not load completely');
+      return;
+    }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
     Promise.all([this._core.call('devices'), this._core.call('presets')]).then(([d, p]) => {
@@ -39,15 +48,11 @@ class GpuCalc extends HTMLElement {
     });
   }
 
-  // A start that failed says why, in the element: a Content-Security-Policy without
-  // 'wasm-unsafe-eval' (WebAssembly refused) gets the directive the host page needs.
   _startFailed(box, why) {
-    const csp = /Content.Security.Policy|unsafe-eval|CompileError|Refused to compile/i.test(why);
-    box.setAttribute('role', 'alert');
-    box.className = 'loading failed';
-    box.textContent = 'The calculator could not start: ' + (csp
-      ? 'this page\u2019s Content-Security-Policy does not allow WebAssembly. The page needs script-src \u2019self\u2019 \u2019wasm-unsafe-eval\u2019 (and worker-src blob: for the plan search).'
-      : why + '.');
+    Notice.startFailed(box, why);
+  }
+  _notice(text, alert) {
+    Notice.show(this, text, alert);
   }
 
   // Asks the module through the shared handle (web/core.js): if the module throws, the handle
@@ -56,25 +61,24 @@ class GpuCalc extends HTMLElement {
     const out = this._core.tryCall(name, arg);
     if (out !== null) return JSON.parse(out);
     const retry = again && !this._retrying;
-    if (retry) this._core.load().then(() => { this._retrying = true; try { again(); } finally { this._retrying = false; } }, () => {});
+    if (retry)
+      this._core.load().then(
+        () => {
+          this._retrying = true;
+          try {
+            again();
+          } finally {
+            this._retrying = false;
+          }
+        },
+        () => {}
+      );
     return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
   }
 
-  // A short message above the calculator (restored settings dropped, module restarted); `alert`
-  // for problems the reader must see (a bad scenario attribute).
-  _notice(text, alert) {
-    for (const p of this._notices.children) if (p.firstChild.textContent === text) return;
-    const p = Dom.h('p', { class: 'notice', role: alert ? 'alert' : 'status' }, Dom.h('span', { text }), ' ',
-      Dom.h('button', { type: 'button', class: 'notice-close', 'aria-label': 'Dismiss notice', onclick: () => {
-        // Focus goes to the next notice, else to the top of the calculator (never lost to the page).
-        p.remove();
-        const next = this._notices.querySelector('button') || this._root.querySelector('.questions a, nav a, h2');
-        if (next) next.focus();
-      } }, '\u00d7'));
-    this._notices.appendChild(p);
+  _initialState() {
+    return Boot.initialState(this);
   }
-
-  _initialState() { return Boot.initialState(this); }
 
   // Saving the state is debounced: browsers throttle history.replaceState (Chromium: 100 calls per
   // 10 s) and typing must not wait for storage.
@@ -106,11 +110,14 @@ class GpuCalc extends HTMLElement {
     this._sections = {};
     this._built = {};
     for (const s of this._visibleSections()) {
-      const sec = h('section', { id: s, 'data-section': s, 'aria-labelledby': 'h-' + s },
+      const sec = h(
+        'section',
+        { id: s, 'data-section': s, 'aria-labelledby': 'h-' + s },
         h('h2', { id: 'h-' + s, tabindex: '-1', text: State.TITLES[s] }),
         h('div', { class: 'origin-slot' }),
         h('div', { class: 'answer-slot', 'aria-live': 'polite' }, Card.waiting(s, 'Computing\u2026')),
-        h('div', { class: 'body' }));
+        h('div', { class: 'body' })
+      );
       this._sections[s] = sec;
       wrap.appendChild(sec);
     }
@@ -118,47 +125,17 @@ class GpuCalc extends HTMLElement {
     root.appendChild(wrap);
     this._chartCache = {};
     this._chartWidth = 0;
-    Charts.watchTheme(this, () => { for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s); });
+    Charts.watchTheme(this, () => {
+      for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s);
+    });
     const vis = this._visibleSections();
     const first = vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
     this._update(first);
-    if (first !== vis[0]) this._pin(first);
-    this._lazy(vis.filter((s) => s !== first));
-  }
-
-  // The other sections: built when within 300 px of the viewport, or one per idle moment.
-  _lazy(pending) {
-    const gen = (this._renderGen = (this._renderGen || 0) + 1);
-    const later = (fn, t) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: t }) : setTimeout(fn, 0));
-    const fill = (s) => {
-      if (gen !== this._renderGen || this._built[s]) return;
-      this._update(s);
-      if (this._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(this._pinned)) Nav.goto(this, this._pinned, false);
-    };
-    if (globalThis.IntersectionObserver) {
-      const io = new IntersectionObserver((entries) => {
-        for (const e of entries) if (e.isIntersecting) { io.unobserve(e.target); fill(e.target.dataset.section); }
-      }, { rootMargin: '300px 0px' });
-      for (const s of pending) io.observe(this._sections[s]);
-    }
-    const queue = pending.slice();
-    const next = () => {
-      if (gen !== this._renderGen) return;
-      const s = queue.shift();
-      if (!s) { this._allBuilt = true; this.dispatchEvent(new CustomEvent('gpucalc-built')); return; }
-      fill(s);
-      later(next, 1000);
-    };
-    later(next, 1000);
-  }
-
-  // A link that names a section opens there, and stays there while the sections above it are built,
-  // until the reader scrolls, types or clicks.
-  _pin(sec) {
-    this._pinned = sec;
-    Nav.goto(this, sec, false);
-    const stop = () => { this._pinned = null; for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) removeEventListener(t, stop, true); };
-    for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
+    if (first !== vis[0]) Lazy.pin(this, first);
+    Lazy.fill(
+      this,
+      vis.filter((s) => s !== first)
+    );
   }
 
   // Builds a section's form (once).
@@ -197,8 +174,11 @@ class GpuCalc extends HTMLElement {
     if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
     const text = typeof built.scenario === 'string' ? built.scenario : JSON.stringify(built.scenario);
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
-    const report = built.problems.length ? { errors: built.problems }
-      : why ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] } : this._ask('estimate', text, () => this._update(sec));
+    const report = built.problems.length
+      ? { errors: built.problems }
+      : why
+        ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] }
+        : this._ask('estimate', text, () => this._update(sec));
     Forms.showErrors(this, sec, report.errors || []);
     this._persist();
     const res = this._sections[sec].querySelector('.results');
@@ -242,17 +222,40 @@ class GpuCalc extends HTMLElement {
     return sec;
   }
 
-  _goto(sec, focus) { Nav.goto(this, sec, focus); }
-  _focusAnswer(sec) { Nav.focusAnswer(this, sec); }
+  _goto(sec, focus) {
+    Nav.goto(this, sec, focus);
+  }
+  _focusAnswer(sec) {
+    Nav.focusAnswer(this, sec);
+  }
 
   // Public API (also used by the tests and the embedding page).
-  usePlan(p) { PlanSection.use(this, p); }
-  exportScenario(sec) { return IO.exportScenario(this, sec); }
-  exportReport(sec) { return IO.exportReport(this, sec); }
-  exportCsv() { return IO.exportCsv(this); }
-  importScenario(text) { return IO.importScenario(this, text); }
-  shareCode(sec, kind) { return Share.code(this, sec, kind); }
+  usePlan(p) {
+    PlanSection.use(this, p);
+  }
+  exportScenario(sec) {
+    return IO.exportScenario(this, sec);
+  }
+  exportReport(sec) {
+    return IO.exportReport(this, sec);
+  }
+  exportCsv() {
+    return IO.exportCsv(this);
+  }
+  importScenario(text) {
+    return IO.importScenario(this, text);
+  }
+  shareCode(sec, kind) {
+    return Share.code(this, sec, kind);
+  }
 }
 
 if (!customElements.get('gpu-calc')) customElements.define('gpu-calc', GpuCalc);
-globalThis.gpucalcPage = { encodeState: State.encodeState, decodeState: State.decodeState, sanitizeState: State.sanitizeState, csvCell: IO.csvCell, core: Core.page, parse: Parse.parse };
+globalThis.gpucalcPage = {
+  encodeState: State.encodeState,
+  decodeState: State.decodeState,
+  sanitizeState: State.sanitizeState,
+  csvCell: IO.csvCell,
+  core: Core.page,
+  parse: Parse.parse
+};

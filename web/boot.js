@@ -9,12 +9,28 @@ const Boot = (function () {
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
     if (why) return el._notice(what + ' was not used: ' + why + '.', true);
     let sc;
-    try { sc = JSON.parse(text); } catch (e) { return el._notice(what + ' is not valid JSON (' + e.message + '); the calculator shows its defaults instead.', true); }
+    try {
+      sc = JSON.parse(text);
+    } catch (e) {
+      return el._notice(what + ' is not valid JSON (' + e.message + '); the calculator shows its defaults instead.', true);
+    }
     const mapped = Scenario.toState(sc);
     const want = el._visibleSections();
     if (!mapped || !want.includes(mapped.section)) {
-      if (want.includes('json')) { st.json.text = text; st.view.section = 'json'; return; }
-      return el._notice(what + ' was not used: ' + (mapped ? 'it is a ' + State.TITLES[mapped.section] + ' scenario, and this view shows ' + want.map((s) => State.TITLES[s]).join(', ') : 'the forms cannot hold it (use the Scenario JSON section)') + '.', true);
+      if (want.includes('json')) {
+        st.json.text = text;
+        st.view.section = 'json';
+        return;
+      }
+      return el._notice(
+        what +
+          ' was not used: ' +
+          (mapped
+            ? 'it is a ' + State.TITLES[mapped.section] + ' scenario, and this view shows ' + want.map((s) => State.TITLES[s]).join(', ')
+            : 'the forms cannot hold it (use the Scenario JSON section)') +
+          '.',
+        true
+      );
     }
     Object.assign(st[mapped.section], mapped.state[mapped.section]);
     st.view.section = mapped.section;
@@ -25,7 +41,8 @@ const Boot = (function () {
   function initialState(el) {
     let st = State.cloneDefaults();
     const hash = typeof location !== 'undefined' ? location.hash : '';
-    const params = /^#?(section|scenario)=/.test(hash) && (el.hasAttribute('hash-params') || el.hasAttribute('sync-url')) ? new URLSearchParams(hash.slice(1)) : null;
+    const params =
+      /^#?(section|scenario)=/.test(hash) && (el.hasAttribute('hash-params') || el.hasAttribute('sync-url')) ? new URLSearchParams(hash.slice(1)) : null;
     if (params && State.SECTIONS.includes(params.get('section'))) el._sectionOverride = params.get('section');
     const attr = el.getAttribute('scenario');
     if (attr !== null) scenarioInto(el, st, attr, 'The scenario attribute');
@@ -37,7 +54,9 @@ const Boot = (function () {
       if (got) st = got.state;
       if (got && got.problems.length) {
         // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
-        el._notice('Some ' + (fromHash ? 'settings from the link' : 'saved settings') + ' could not be restored and were reset: ' + got.problems.join('; ') + '.');
+        el._notice(
+          'Some ' + (fromHash ? 'settings from the link' : 'saved settings') + ' could not be restored and were reset: ' + got.problems.join('; ') + '.'
+        );
         State.save(State.sanitizeState(st));
       }
     }

@@ -9,16 +9,33 @@ const Card = (function () {
   function card(sec, o) {
     const c = h('div', { class: 'answer', 'data-answer': sec });
     if (o.fit === true || o.fit === false) {
-      c.appendChild(h('p', { class: 'fit ' + (o.fit ? 'yes' : 'no'), 'data-fit': o.fit ? 'yes' : 'no' },
-        h('span', { class: 'mark', 'aria-hidden': 'true', text: o.fit ? '\u2714' : '\u2718' }), ' ', o.fitText));
+      c.appendChild(
+        h(
+          'p',
+          { class: 'fit ' + (o.fit ? 'yes' : 'no'), 'data-fit': o.fit ? 'yes' : 'no' },
+          h('span', { class: 'mark', 'aria-hidden': 'true', text: o.fit ? '\u2714' : '\u2718' }),
+          ' ',
+          o.fitText
+        )
+      );
     }
     if (o.lead) c.appendChild(h('p', { class: 'lead' }, o.lead));
     const figs = (o.figures || []).filter(Boolean);
     if (figs.length) {
-      c.appendChild(h('dl', { class: 'figures' }, figs.map(([label, value, sub, key]) =>
-        h('div', { class: 'figure', 'data-figure': key || label },
-          h('dt', { text: label }),
-          h('dd', null, h('span', { class: 'big', text: value }), sub ? h('span', { class: 'sub', text: sub }) : null)))));
+      c.appendChild(
+        h(
+          'dl',
+          { class: 'figures' },
+          figs.map(([label, value, sub, key]) =>
+            h(
+              'div',
+              { class: 'figure', 'data-figure': key || label },
+              h('dt', { text: label }),
+              h('dd', null, h('span', { class: 'big', text: value }), sub ? h('span', { class: 'sub', text: sub }) : null)
+            )
+          )
+        )
+      );
     }
     for (const n of o.notes || []) if (n) c.appendChild(n);
     if (o.actions && o.actions.length) c.appendChild(h('div', { class: 'actions' }, o.actions));
@@ -28,9 +45,17 @@ const Card = (function () {
   // No answer while a field cannot be read or the core refuses the scenario: the reasons, never a
   // stale figure beside them.
   function blocked(sec, count) {
-    return h('div', { class: 'answer blocked', 'data-answer': sec },
-      h('p', { class: 'fit no', 'data-fit': 'error' }, h('span', { class: 'mark', 'aria-hidden': 'true', text: '!' }), ' ',
-        'No answer yet: ' + (count === 1 ? 'one field needs' : count + ' fields need') + ' fixing (marked below).'));
+    return h(
+      'div',
+      { class: 'answer blocked', 'data-answer': sec },
+      h(
+        'p',
+        { class: 'fit no', 'data-fit': 'error' },
+        h('span', { class: 'mark', 'aria-hidden': 'true', text: '!' }),
+        ' ',
+        'No answer yet: ' + (count === 1 ? 'one field needs' : count + ' fields need') + ' fixing (marked below).'
+      )
+    );
   }
 
   function waiting(sec, text) {
@@ -40,11 +65,23 @@ const Card = (function () {
   // "TP 8 · PP 4 · DP 32 · micro-batch 1 · ZeRO 1 · recompute selective": a layout in words.
   function layoutText(t) {
     if (!t) return '';
-    const parts = [['TP', t.tp], ['PP', t.pp], ['DP', t.dp], ['CP', t.cp], ['EP', t.ep], ['VPP', t.vpp], ['micro-batch', t.micro_batch],
-      ['ZeRO', t.zero], ['recompute', t.recompute], ['sequence parallel', t.sequence_parallel === undefined ? undefined : t.sequence_parallel ? 'on' : 'off'],
-      ['global batch', t.global_batch]];
-    return parts.filter(([k, v]) => v !== undefined && v !== null && !((k === 'CP' || k === 'EP' || k === 'VPP') && v === 1))
-      .map(([k, v]) => k + ' ' + (typeof v === 'number' ? F.count(v) : v)).join(' \u00b7 ');
+    const parts = [
+      ['TP', t.tp],
+      ['PP', t.pp],
+      ['DP', t.dp],
+      ['CP', t.cp],
+      ['EP', t.ep],
+      ['VPP', t.vpp],
+      ['micro-batch', t.micro_batch],
+      ['ZeRO', t.zero],
+      ['recompute', t.recompute],
+      ['sequence parallel', t.sequence_parallel === undefined ? undefined : t.sequence_parallel ? 'on' : 'off'],
+      ['global batch', t.global_batch]
+    ];
+    return parts
+      .filter(([k, v]) => v !== undefined && v !== null && !((k === 'CP' || k === 'EP' || k === 'VPP') && v === 1))
+      .map(([k, v]) => k + ' ' + (typeof v === 'number' ? F.count(v) : v))
+      .join(' \u00b7 ');
   }
 
   return { card, blocked, waiting, layoutText };

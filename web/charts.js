@@ -12,7 +12,9 @@ const Charts = (function () {
     dark: { c0: '#74c0fc', c1: '#8ce99a', c2: '#ffa94d', c3: '#e599f7', mark: '#ffa94d', grid: '#646c77' }
   };
 
-  function dark() { return !!(globalThis.matchMedia && matchMedia('(prefers-color-scheme: dark)').matches); }
+  function dark() {
+    return !!(globalThis.matchMedia && matchMedia('(prefers-color-scheme: dark)').matches);
+  }
 
   // The element's text and line colours (its CSS variables) and the palette of the scheme.
   function theme(el) {
@@ -38,7 +40,7 @@ const Charts = (function () {
       c.lineTo(x, u.bbox.top + u.bbox.height);
       c.stroke();
       c.font = 'bold ' + Math.round(12 * devicePixelRatio) + 'px system-ui, sans-serif';
-      const right = x > u.bbox.left + u.bbox.width / 2;  // keep the label inside the plot
+      const right = x > u.bbox.left + u.bbox.width / 2; // keep the label inside the plot
       c.textAlign = right ? 'right' : 'left';
       c.fillText(mark.label, right ? x - 6 : x + 6, u.bbox.top + 14 * devicePixelRatio);
       c.restore();
@@ -60,12 +62,26 @@ const Charts = (function () {
     // Grid lines and ticks only where a tick has a label (a log axis has unlabelled minor splits).
     const labelled = (u, splits, i, space, incr) => u.axes[i].filter(u, splits, i, space, incr);
     o.axes = (opts.axes || []).map((a, i) => {
-      const x = Object.assign({
-        stroke: t.fg, font: '12px system-ui, sans-serif', labelFont: 'bold 12px system-ui, sans-serif', labelSize: 18, labelGap: 2,
-        grid: { stroke: t.grid, width: 1, filter: labelled }, ticks: { stroke: t.grid, width: 1, size: 5, filter: labelled }
-      }, a, i > 0 ? { size: sizeToLabels } : {}, a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1, filter: labelled }, a.grid) } : {});
+      const x = Object.assign(
+        {
+          stroke: t.fg,
+          font: '12px system-ui, sans-serif',
+          labelFont: 'bold 12px system-ui, sans-serif',
+          labelSize: 18,
+          labelGap: 2,
+          grid: { stroke: t.grid, width: 1, filter: labelled },
+          ticks: { stroke: t.grid, width: 1, size: 5, filter: labelled }
+        },
+        a,
+        i > 0 ? { size: sizeToLabels } : {},
+        a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1, filter: labelled }, a.grid) } : {}
+      );
       // A split without a label stays without one (never a '—').
-      if (typeof a.values === 'function') x.values = (u, vals, ...rest) => { const out = a.values(u, vals, ...rest); return vals.map((v, j) => (v == null ? null : out[j])); };
+      if (typeof a.values === 'function')
+        x.values = (u, vals, ...rest) => {
+          const out = a.values(u, vals, ...rest);
+          return vals.map((v, j) => (v == null ? null : out[j]));
+        };
       return x;
     });
     o.series = opts.series.map((s) => {
@@ -78,7 +94,7 @@ const Charts = (function () {
   }
 
   function draw(el, job) {
-    const cache = el._chartCache = el._chartCache || {};
+    const cache = (el._chartCache = el._chartCache || {});
     const cached = cache[job.key];
     if (cached && cached.sig === job.sig) {
       job.holder.replaceChildren(cached.u.root);
@@ -106,18 +122,33 @@ const Charts = (function () {
     el._chartJobs.set(job.holder, job);
     const run = (holder) => {
       const j = el._chartJobs.get(holder);
-      if (!j || !holder.isConnected) { el._chartJobs.delete(holder); return; }
+      if (!j || !holder.isConnected) {
+        el._chartJobs.delete(holder);
+        return;
+      }
       el._chartJobs.delete(holder);
       draw(el, j);
     };
     if (globalThis.IntersectionObserver) {
-      el._chartIO = el._chartIO || new IntersectionObserver((entries) => {
-        for (const e of entries) if (e.isIntersecting) { el._chartIO.unobserve(e.target); run(e.target); }
-      }, { rootMargin: '200px 0px' });
+      el._chartIO =
+        el._chartIO ||
+        new IntersectionObserver(
+          (entries) => {
+            for (const e of entries)
+              if (e.isIntersecting) {
+                el._chartIO.unobserve(e.target);
+                run(e.target);
+              }
+          },
+          { rootMargin: '200px 0px' }
+        );
       el._chartIO.observe(job.holder);
     }
     const later = globalThis.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 3000 }) : (fn) => setTimeout(fn, 50);
-    later(() => { if (el._chartIO) el._chartIO.unobserve(job.holder); run(job.holder); });
+    later(() => {
+      if (el._chartIO) el._chartIO.unobserve(job.holder);
+      run(job.holder);
+    });
   }
 
   // Appends a figure with the chart (drawn now if it exists already, else when near or idle) and

@@ -13,9 +13,19 @@ const Core = (function () {
     function load() {
       if (inst) return Promise.resolve(inst);
       if (!loading) {
-        loading = Promise.resolve().then(factory).then(
-          function (m) { inst = m; loading = null; return m; },
-          function (e) { loading = null; throw e; });
+        loading = Promise.resolve()
+          .then(factory)
+          .then(
+            function (m) {
+              inst = m;
+              loading = null;
+              return m;
+            },
+            function (e) {
+              loading = null;
+              throw e;
+            }
+          );
       }
       return loading;
     }
@@ -28,8 +38,16 @@ const Core = (function () {
       } catch (e) {
         inst = null;
         restarts++;
-        if (onRestart) { try { onRestart(e, name); } catch (ignored) { /* a listener cannot break the core */ } }
-        load().catch(function () { /* reported when a call waits for it */ });
+        if (onRestart) {
+          try {
+            onRestart(e, name);
+          } catch (ignored) {
+            /* a listener cannot break the core */
+          }
+        }
+        load().catch(function () {
+          /* reported when a call waits for it */
+        });
         return null;
       }
     }
@@ -39,16 +57,36 @@ const Core = (function () {
     // One call that survives a failure: waits for an instance, retries once on a fresh one, and
     // answers an error report if that fails too. Never rejects.
     function call(name, arg) {
-      var attempt = function () { return load().then(function () { return tryCall(name, arg); }); };
+      var attempt = function () {
+        return load().then(function () {
+          return tryCall(name, arg);
+        });
+      };
       return attempt()
-        .then(function (a) { return a !== null ? a : attempt().then(function (b) { return b !== null ? b : failure(name, 'it threw again on a fresh instance'); }); })
-        .catch(function (e) { return failure(name, 'the module could not be loaded: ' + String(e && e.message || e)); });
+        .then(function (a) {
+          return a !== null
+            ? a
+            : attempt().then(function (b) {
+                return b !== null ? b : failure(name, 'it threw again on a fresh instance');
+              });
+        })
+        .catch(function (e) {
+          return failure(name, 'the module could not be loaded: ' + String((e && e.message) || e));
+        });
     }
     return {
-      load: load, tryCall: tryCall, call: call,
-      get ready() { return inst !== null; },
-      get restarts() { return restarts; },
-      get instance() { return inst; }  // for tests
+      load: load,
+      tryCall: tryCall,
+      call: call,
+      get ready() {
+        return inst !== null;
+      },
+      get restarts() {
+        return restarts;
+      },
+      get instance() {
+        return inst;
+      } // for tests
     };
   }
 
@@ -57,16 +95,30 @@ const Core = (function () {
   var listeners = [];
   function page() {
     if (!shared) {
-      shared = createCore(function () {
-        performance.mark('gpucalc-module-start');
-        return globalThis.createGpucalc().then(function (m) { performance.mark('gpucalc-module-ready'); return m; });
-      }, function (e, name) { listeners.forEach(function (fn) { fn(e, name); }); });
+      shared = createCore(
+        function () {
+          performance.mark('gpucalc-module-start');
+          return globalThis.createGpucalc().then(function (m) {
+            performance.mark('gpucalc-module-ready');
+            return m;
+          });
+        },
+        function (e, name) {
+          listeners.forEach(function (fn) {
+            fn(e, name);
+          });
+        }
+      );
     }
     return shared;
   }
   function onRestart(fn) {
     listeners.push(fn);
-    return function () { listeners = listeners.filter(function (x) { return x !== fn; }); };
+    return function () {
+      listeners = listeners.filter(function (x) {
+        return x !== fn;
+      });
+    };
   }
 
   return { createCore: createCore, page: page, onRestart: onRestart };

@@ -26,7 +26,9 @@ const Dom = (function () {
   }
 
   // Value at a dotted report path ("peak_flops_per_second.bf16"), undefined where absent.
-  function at(obj, path) { return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj); }
+  function at(obj, path) {
+    return path.split('.').reduce((o, k) => (o == null ? undefined : o[k]), obj);
+  }
 
   // A wide table scrolls sideways inside its own box on a phone (the page never does); the box is
   // focusable so that keyboard users can scroll it too.
@@ -35,8 +37,33 @@ const Dom = (function () {
   }
 
   function dataTable(headers, rows, label) {
-    return scroller(h('table', { class: 'data' }, h('thead', null, h('tr', null, headers.map((x) => h('th', { scope: 'col', text: x })))),
-      h('tbody', null, rows.map((r) => h('tr', null, r.map((c) => h('td', null, c)))))), label);
+    return scroller(
+      h(
+        'table',
+        { class: 'data' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            headers.map((x) => h('th', { scope: 'col', text: x }))
+          )
+        ),
+        h(
+          'tbody',
+          null,
+          rows.map((r) =>
+            h(
+              'tr',
+              null,
+              r.map((c) => h('td', null, c))
+            )
+          )
+        )
+      ),
+      label
+    );
   }
 
   // The derivation is built when the reader opens it: most are never opened, and building them all
@@ -47,9 +74,12 @@ const Dom = (function () {
       if (!d.open || d.childNodes.length > 1) return;
       const vals = h('ul');
       for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', F.exact(ex.values[k])));
-      d.append(h('div', null, h('code', { text: ex.formula })), vals,
+      d.append(
+        h('div', null, h('code', { text: ex.formula })),
+        vals,
         h('div', null, '= ', F.exact(ex.result), ' ', ex.unit),
-        ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : '');
+        ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : ''
+      );
     });
     return d;
   }
@@ -64,7 +94,11 @@ const Dom = (function () {
       const parts = key.split('.');
       const unitKey = parts.length > 1 && !/_/.test(parts[parts.length - 1]) ? parts[parts.length - 2] : parts[parts.length - 1];
       const shown = v === null ? '\u2014' : F.byKey(unitKey, v);
-      const cell = h('td', { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined }, h('span', { class: 'v', text: shown }));
+      const cell = h(
+        'td',
+        { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined },
+        h('span', { class: 'v', text: shown })
+      );
       const ex = explain && explain[prefix + '.' + key];
       if (ex) cell.appendChild(derivation(ex));
       tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), cell));
@@ -76,27 +110,41 @@ const Dom = (function () {
   function bar(caption, parts, capacity, fmt) {
     const total = parts.reduce((a, [, v]) => a + v, 0);
     const scale = Math.max(total, capacity || 0) || 1;
-    const b = h('div', { class: 'bar', role: 'img', 'aria-label': caption + ': ' + parts.map(([n, v]) => n + ' ' + fmt(v)).join(', ') + (capacity ? '; capacity ' + fmt(capacity) : '') });
+    const b = h('div', {
+      class: 'bar',
+      role: 'img',
+      'aria-label': caption + ': ' + parts.map(([n, v]) => n + ' ' + fmt(v)).join(', ') + (capacity ? '; capacity ' + fmt(capacity) : '')
+    });
     parts.forEach(([name, v], i) => {
       if (v <= 0) return;
       const seg = h('div', { class: 'seg c' + i, title: name + ': ' + fmt(v) });
-      seg.style.width = (100 * v / scale).toFixed(3) + '%';
+      seg.style.width = ((100 * v) / scale).toFixed(3) + '%';
       b.appendChild(seg);
     });
     if (capacity) {
       const cap = h('div', { class: 'cap', title: 'capacity ' + fmt(capacity) });
-      cap.style.left = (100 * capacity / scale).toFixed(3) + '%';
+      cap.style.left = ((100 * capacity) / scale).toFixed(3) + '%';
       b.appendChild(cap);
     }
     // The legend names what is there (a zero part is left out of it, as it is of the bar).
-    const legend = h('ul', { class: 'legend' }, parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v)) : null)));
+    const legend = h(
+      'ul',
+      { class: 'legend' },
+      parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v)) : null))
+    );
     return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), b, legend);
   }
 
   // The report's warnings in the page's words, as a list, or null when there are none.
   function warnings(list, sec) {
     const shown = (list || []).filter((w) => !/no parallel layout given: the plan search chose/.test(w));
-    return shown.length ? h('ul', { class: 'warnings', 'aria-label': 'Warnings' }, shown.map((w) => h('li', { text: Words.humanize(w, sec) }))) : null;
+    return shown.length
+      ? h(
+          'ul',
+          { class: 'warnings', 'aria-label': 'Warnings' },
+          shown.map((w) => h('li', { text: Words.humanize(w, sec) }))
+        )
+      : null;
   }
 
   // The catalog's sources of some devices, as links (the catalog holds https URLs only).
@@ -105,10 +153,19 @@ const Dom = (function () {
     for (const d of devices) {
       for (const src of (d && d.sources) || []) {
         if (typeof src.url !== 'string' || !/^https:\/\//.test(src.url)) continue;
-        items.push(h('li', null, d.name + ', ' + (src.what || 'figures') + ': ', h('a', { href: src.url, target: '_blank', rel: 'noopener noreferrer' }, src.url.replace(/^https:\/\/(www\.)?/, '').slice(0, 60))));
+        items.push(
+          h(
+            'li',
+            null,
+            d.name + ', ' + (src.what || 'figures') + ': ',
+            h('a', { href: src.url, target: '_blank', rel: 'noopener noreferrer' }, src.url.replace(/^https:\/\/(www\.)?/, '').slice(0, 60))
+          )
+        );
       }
     }
-    return items.length ? h('details', { class: 'sources' }, h('summary', { text: 'Sources of the catalog figures (' + items.length + ')' }), h('ul', null, items)) : null;
+    return items.length
+      ? h('details', { class: 'sources' }, h('summary', { text: 'Sources of the catalog figures (' + items.length + ')' }), h('ul', null, items))
+      : null;
   }
 
   // Offers text as a file download (a blob URL; no network).

@@ -7,10 +7,32 @@ const Fields = (function () {
   // options: a list of [value, text], or the name of a catalog list ('devices', 'gpus', 'presets',
   // 'presets+custom'). A select's '' option means "the core's default"; 'on'/'off' are booleans.
   const AUTO = (what) => [['', what || 'auto']];
-  const ONOFF = (dflt) => AUTO(dflt).concat([['on', 'on'], ['off', 'off']]);
-  const PRECISIONS = [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['tf32', 'TF32'], ['fp32', 'FP32']];
-  const SERVE_WEIGHTS = [['fp32', 'FP32'], ['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['int8', 'INT8'], ['int4', 'INT4'], ['fp4', 'FP4'],
-    ['gguf:q8_0', 'GGUF Q8_0'], ['gguf:q6_k', 'GGUF Q6_K'], ['gguf:q5_k_m', 'GGUF Q5_K_M'], ['gguf:q4_k_m', 'GGUF Q4_K_M'], ['gguf:q4_0', 'GGUF Q4_0']];
+  const ONOFF = (dflt) =>
+    AUTO(dflt).concat([
+      ['on', 'on'],
+      ['off', 'off']
+    ]);
+  const PRECISIONS = [
+    ['bf16', 'BF16'],
+    ['fp16', 'FP16'],
+    ['fp8', 'FP8'],
+    ['tf32', 'TF32'],
+    ['fp32', 'FP32']
+  ];
+  const SERVE_WEIGHTS = [
+    ['fp32', 'FP32'],
+    ['bf16', 'BF16'],
+    ['fp16', 'FP16'],
+    ['fp8', 'FP8'],
+    ['int8', 'INT8'],
+    ['int4', 'INT4'],
+    ['fp4', 'FP4'],
+    ['gguf:q8_0', 'GGUF Q8_0'],
+    ['gguf:q6_k', 'GGUF Q6_K'],
+    ['gguf:q5_k_m', 'GGUF Q5_K_M'],
+    ['gguf:q4_k_m', 'GGUF Q4_K_M'],
+    ['gguf:q4_0', 'GGUF Q4_0']
+  ];
 
   // key, path, kind ('select' for choices), label, extra: { unit, options, value (the form's default),
   // placeholder, group, custom (only for a custom model), dflt (a select's value when a scenario leaves
@@ -36,14 +58,55 @@ const Fields = (function () {
       f('vpp', 'training.vpp', 'count', 'Interleaving', { unit: 'chunks per GPU', placeholder: 'auto', group: 'layout' }),
       f('micro_batch', 'training.micro_batch', 'count', 'Micro-batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
       f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
-      f('zero', 'training.zero', 'select', 'ZeRO stage', { options: AUTO().concat([['0', '0'], ['1', '1'], ['2', '2'], ['3', '3 / FSDP']]), number: true, group: 'layout' }),
-      f('recompute', 'training.recompute', 'select', 'Recomputation', { options: AUTO().concat([['none', 'none'], ['selective', 'selective'], ['full', 'full']]), group: 'layout' }),
+      f('zero', 'training.zero', 'select', 'ZeRO stage', {
+        options: AUTO().concat([
+          ['0', '0'],
+          ['1', '1'],
+          ['2', '2'],
+          ['3', '3 / FSDP']
+        ]),
+        number: true,
+        group: 'layout'
+      }),
+      f('recompute', 'training.recompute', 'select', 'Recomputation', {
+        options: AUTO().concat([
+          ['none', 'none'],
+          ['selective', 'selective'],
+          ['full', 'full']
+        ]),
+        group: 'layout'
+      }),
       f('sequence_parallel', 'training.sequence_parallel', 'select', 'Sequence parallel', { options: ONOFF(), group: 'layout' }),
-      f('layout', 'training.layout', 'select', 'Layout', { options: [['', 'search when TP, PP and DP are blank'], ['auto', 'search every blank field'], ['given', 'as given (blanks: defaults)']], group: 'layout' }),
-      f('framework', 'training.framework', 'select', 'Framework', { options: AUTO('default (Megatron; MaxText on TPUs)').concat([['megatron', 'Megatron-LM / NeMo'], ['fsdp', 'PyTorch FSDP'], ['torchtitan', 'torchtitan'], ['llm-foundry', 'LLM Foundry'], ['deepspeed', 'DeepSpeed'], ['maxtext', 'MaxText (JAX)'], ['megatron-legacy', 'Megatron 2020–22'], ['nemo', 'NeMo']]), group: 'more' }),
+      f('layout', 'training.layout', 'select', 'Layout', {
+        options: [
+          ['', 'search when TP, PP and DP are blank'],
+          ['auto', 'search every blank field'],
+          ['given', 'as given (blanks: defaults)']
+        ],
+        group: 'layout'
+      }),
+      f('framework', 'training.framework', 'select', 'Framework', {
+        options: AUTO('default (Megatron; MaxText on TPUs)').concat([
+          ['megatron', 'Megatron-LM / NeMo'],
+          ['fsdp', 'PyTorch FSDP'],
+          ['torchtitan', 'torchtitan'],
+          ['llm-foundry', 'LLM Foundry'],
+          ['deepspeed', 'DeepSpeed'],
+          ['maxtext', 'MaxText (JAX)'],
+          ['megatron-legacy', 'Megatron 2020–22'],
+          ['nemo', 'NeMo']
+        ]),
+        group: 'more'
+      }),
       f('seq_len', 'model.seq_len', 'count', 'Sequence length', { unit: 'tokens', placeholder: 'the model\u2019s', group: 'more' }),
       f('goodput', 'training.goodput', 'fraction', 'Goodput', { unit: '0–1 or %', placeholder: 'from failure rates', group: 'more' }),
-      f('attention', 'training.attention', 'select', 'Attention kernel', { options: AUTO('flash (default)').concat([['flash', 'flash'], ['materialized', 'materialised scores']]), group: 'more' }),
+      f('attention', 'training.attention', 'select', 'Attention kernel', {
+        options: AUTO('flash (default)').concat([
+          ['flash', 'flash'],
+          ['materialized', 'materialised scores']
+        ]),
+        group: 'more'
+      }),
       f('overlap_dp_comm', 'training.overlap_dp_comm', 'select', 'Overlap gradient reduction', { options: ONOFF('auto (on)'), group: 'more' }),
       f('pue', 'costs.pue', 'number', 'PUE', { unit: 'facility / IT power', placeholder: '1.2', group: 'more' })
     ],
@@ -52,7 +115,17 @@ const Fields = (function () {
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs available', { unit: 'devices', value: '8', placeholder: '1' }),
       f('weights', 'inference.weight_precision', 'select', 'Weights', { options: SERVE_WEIGHTS, value: 'bf16', dflt: 'bf16' }),
-      f('kv_precision', 'inference.kv_precision', 'select', 'KV cache', { options: [['bf16', 'BF16'], ['fp16', 'FP16'], ['fp8', 'FP8'], ['int8', 'INT8'], ['fp32', 'FP32']], value: 'bf16', dflt: 'bf16' }),
+      f('kv_precision', 'inference.kv_precision', 'select', 'KV cache', {
+        options: [
+          ['bf16', 'BF16'],
+          ['fp16', 'FP16'],
+          ['fp8', 'FP8'],
+          ['int8', 'INT8'],
+          ['fp32', 'FP32']
+        ],
+        value: 'bf16',
+        dflt: 'bf16'
+      }),
       f('tp', 'inference.tp', 'count', 'GPUs per copy', { unit: 'tensor parallel', placeholder: '1', value: '4' }),
       f('batch', 'inference.batch', 'count', 'Batch', { unit: 'sequences', placeholder: 'max throughput' }),
       f('prompt_tokens', 'inference.prompt_tokens', 'count', 'Prompt', { unit: 'tokens', value: '1000' }),
@@ -65,24 +138,61 @@ const Fields = (function () {
       f('draft_params', 'inference.speculative.draft_params', 'count', 'Draft model', { unit: 'parameters', placeholder: 'none', group: 'more' }),
       f('draft_tokens', 'inference.speculative.draft_tokens', 'count', 'Draft tokens', { unit: 'per step', placeholder: '4', group: 'more' }),
       f('acceptance_rate', 'inference.speculative.acceptance_rate', 'fraction', 'Acceptance rate', { unit: '0–1 or %', placeholder: '70 %', group: 'more' }),
-      f('disaggregated', 'inference.disaggregated', 'select', 'Prefill and decode', { options: [['', 'on the same GPUs'], ['on', 'on separate GPUs']], group: 'more' }),
-      f('prefix_cache_hit_rate', 'inference.prefix_cache_hit_rate', 'fraction', 'Prefix cache hits', { unit: 'share of input', placeholder: '0 %', group: 'more' }),
+      f('disaggregated', 'inference.disaggregated', 'select', 'Prefill and decode', {
+        options: [
+          ['', 'on the same GPUs'],
+          ['on', 'on separate GPUs']
+        ],
+        group: 'more'
+      }),
+      f('prefix_cache_hit_rate', 'inference.prefix_cache_hit_rate', 'fraction', 'Prefix cache hits', {
+        unit: 'share of input',
+        placeholder: '0 %',
+        group: 'more'
+      }),
       f('ep', 'inference.ep', 'count', 'Expert parallel', { unit: 'GPUs (MoE)', placeholder: '1', group: 'more' }),
       f('gpu_layers', 'inference.gpu_layers', 'count', 'Layers on the GPU', { unit: 'rest from CPU memory', placeholder: 'all', group: 'more' }),
-      f('host_bandwidth', 'inference.host_memory_bandwidth_bytes_per_second', 'number', 'CPU memory bandwidth', { unit: 'GB/s', placeholder: '89.6', scale: 1e9, group: 'more' })
+      f('host_bandwidth', 'inference.host_memory_bandwidth_bytes_per_second', 'number', 'CPU memory bandwidth', {
+        unit: 'GB/s',
+        placeholder: '89.6',
+        scale: 1e9,
+        group: 'more'
+      })
     ],
     finetune: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'llama3-8b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-rtx-4090' }),
       f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1', placeholder: '1' }),
-      f('method', 'finetune.method', 'select', 'Method', { options: [['qlora', 'QLoRA (4-bit base)'], ['lora', 'LoRA (16-bit base)'], ['full', 'full fine-tuning']], value: 'qlora', dflt: 'lora' }),
+      f('method', 'finetune.method', 'select', 'Method', {
+        options: [
+          ['qlora', 'QLoRA (4-bit base)'],
+          ['lora', 'LoRA (16-bit base)'],
+          ['full', 'full fine-tuning']
+        ],
+        value: 'qlora',
+        dflt: 'lora'
+      }),
       f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { unit: 'r', placeholder: '8' }),
-      f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', { options: [['', 'q and v (default)'], ['attention', 'all attention'], ['all_linear', 'every linear layer']], value: 'all_linear' }),
+      f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', {
+        options: [
+          ['', 'q and v (default)'],
+          ['attention', 'all attention'],
+          ['all_linear', 'every linear layer']
+        ],
+        value: 'all_linear'
+      }),
       f('batch', 'finetune.batch', 'count', 'Batch', { unit: 'sequences per GPU', placeholder: '2' }),
       f('seq_len', 'finetune.seq_len', 'count', 'Sequence length', { unit: 'tokens', placeholder: '2,048' }),
       f('tokens', 'finetune.tokens', 'count', 'Tokens to train on', { unit: 'tokens', value: '50M' }),
       f('gpu_hour_usd', 'costs.gpu_hour_usd', 'usd', 'Price', { unit: '$ per GPU-hour', placeholder: 'catalog price' }),
-      f('optimizer', 'finetune.optimizer', 'select', 'Optimizer', { options: AUTO('AdamW (default)').concat([['adamw_8bit', 'AdamW 8-bit'], ['paged_adamw_8bit', 'paged AdamW 8-bit'], ['sgd', 'SGD']]), group: 'more' }),
+      f('optimizer', 'finetune.optimizer', 'select', 'Optimizer', {
+        options: AUTO('AdamW (default)').concat([
+          ['adamw_8bit', 'AdamW 8-bit'],
+          ['paged_adamw_8bit', 'paged AdamW 8-bit'],
+          ['sgd', 'SGD']
+        ]),
+        group: 'more'
+      }),
       f('gradient_checkpointing', 'finetune.gradient_checkpointing', 'select', 'Activation checkpointing', { options: ONOFF('on (default)'), group: 'more' }),
       f('master_weights', 'finetune.master_weights', 'select', 'FP32 master weights', { options: ONOFF('off (default)'), group: 'more' }),
       f('optimizer_in_backward', 'finetune.optimizer_in_backward', 'select', 'Optimizer in backward', { options: ONOFF('off (default)'), group: 'more' }),
@@ -102,7 +212,11 @@ const Fields = (function () {
     explain: [
       f('a', 'compare.a', 'select', 'Device A', { options: 'devices', value: 'nvidia-h100-sxm5-80gb' }),
       f('b', 'compare.b', 'select', 'Device B', { options: 'devices', value: 'amd-epyc-9654' }),
-      f('precision', 'compare.precision', 'select', 'Precision', { options: ['fp64', 'fp32', 'tf32', 'bf16', 'fp16', 'fp8', 'int8'].map((p) => [p, p.toUpperCase()]), value: 'bf16', dflt: 'bf16' }),
+      f('precision', 'compare.precision', 'select', 'Precision', {
+        options: ['fp64', 'fp32', 'tf32', 'bf16', 'fp16', 'fp8', 'int8'].map((p) => [p, p.toUpperCase()]),
+        value: 'bf16',
+        dflt: 'bf16'
+      }),
       f('matmul_n', 'roofline.matmul_n', 'count', 'Matrix multiply N', { unit: 'N×N×N', value: '8192', keep: true }),
       f('model', 'roofline.model.preset', 'select', 'Model (forward pass)', { options: 'presets', value: 'llama2-7b', keep: true })
     ],
@@ -121,9 +235,15 @@ const Fields = (function () {
     more: 'More settings'
   };
 
-  function specs(sec) { return SPECS[sec] || []; }
-  function spec(sec, key) { return specs(sec).find((s) => s.key === key); }
-  function bySpecPath(sec, path) { return specs(sec).find((s) => s.path === path); }
+  function specs(sec) {
+    return SPECS[sec] || [];
+  }
+  function spec(sec, key) {
+    return specs(sec).find((s) => s.key === key);
+  }
+  function bySpecPath(sec, path) {
+    return specs(sec).find((s) => s.path === path);
+  }
 
   return { SPECS, GROUPS, specs, spec, bySpecPath };
 })();

@@ -2,7 +2,9 @@
 // hover/expansion by the caller. Pure functions, no DOM; loaded as a classic script (works from file://).
 (function (root) {
   'use strict';
-  function finite(x) { return typeof x === 'number' && isFinite(x); }
+  function finite(x) {
+    return typeof x === 'number' && isFinite(x);
+  }
   function sig(x, digits) {
     if (x === 0) return '0';
     const a = Math.abs(x);
@@ -13,45 +15,79 @@
     if (!finite(x)) return '—';
     let i = 0;
     let v = x;
-    while (Math.abs(v) >= base && i < prefixes.length - 1) { v /= base; i++; }
+    while (Math.abs(v) >= base && i < prefixes.length - 1) {
+      v /= base;
+      i++;
+    }
     return sig(v) + '\u00a0' + prefixes[i] + unit;
   }
   // SI prefixes stop at E: beyond it the number grows ("1,200 EFLOP/s"), never Z, Y, R or Q.
   const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
-  function flops(x) { return scaled(x, 'FLOP/s', 1000, SI); }
+  function flops(x) {
+    return scaled(x, 'FLOP/s', 1000, SI);
+  }
   function flopCount(x) {
     if (!finite(x)) return '—';
     if (x < 1e6) return sig(x) + ' FLOP';
     const [m, e] = x.toExponential(2).split('e+');
-    return m + '\u00d710' + e.split('').map((c) => '\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079'[Number(c)]).join('') + ' FLOP';
+    return (
+      m +
+      '\u00d710' +
+      e
+        .split('')
+        .map((c) => '\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079'[Number(c)])
+        .join('') +
+      ' FLOP'
+    );
   }
   // Memory in binary units, as the vendors' capacities are (an "80 GB" H100 holds 80 GiB); rates
   // (bandwidth, FLOP/s) stay decimal, as datasheets print them.
   const IEC = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
-  function bytes(x) { return scaled(x, 'B', 1024, IEC); }
-  function bandwidth(x) { return scaled(x, 'B/s', 1000, SI); }
-  function watts(x) { return scaled(x, 'W', 1000, SI); }
-  function grouped(v) { return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : sig(v); }
+  function bytes(x) {
+    return scaled(x, 'B', 1024, IEC);
+  }
+  function bandwidth(x) {
+    return scaled(x, 'B/s', 1000, SI);
+  }
+  function watts(x) {
+    return scaled(x, 'W', 1000, SI);
+  }
+  function grouped(v) {
+    return Math.abs(v) >= 1000 ? Math.round(v).toLocaleString('en-US') : sig(v);
+  }
   function count(x) {
     if (!finite(x)) return '—';
     if (Math.abs(x) < 1e4) return Number.isInteger(x) || Math.abs(x) >= 1000 ? Math.round(x).toLocaleString('en-US') : sig(x);
     let i = 0;
     let v = x;
     const p = ['', 'k', 'M', 'B', 'T'];
-    while (Math.abs(v) >= 1000 && i < p.length - 1) { v /= 1000; i++; }
+    while (Math.abs(v) >= 1000 && i < p.length - 1) {
+      v /= 1000;
+      i++;
+    }
     return grouped(v) + '\u00a0' + p[i];
   }
   // Parameters: "70.6 B params".
-  function params(x) { return finite(x) ? count(x) + (Math.abs(x) >= 1e4 ? ' params' : '\u00a0params') : '—'; }
+  function params(x) {
+    return finite(x) ? count(x) + (Math.abs(x) >= 1e4 ? ' params' : '\u00a0params') : '—';
+  }
   // Energy in kWh, MWh, GWh, TWh; CO2 in kg, t, kt, Mt.
   function energy(kwh) {
     if (!finite(kwh)) return '—';
-    const u = [[1e9, 'TWh'], [1e6, 'GWh'], [1e3, 'MWh']].find(([f]) => Math.abs(kwh) >= f);
+    const u = [
+      [1e9, 'TWh'],
+      [1e6, 'GWh'],
+      [1e3, 'MWh']
+    ].find(([f]) => Math.abs(kwh) >= f);
     return u ? sig(kwh / u[0]) + '\u00a0' + u[1] : sig(kwh) + '\u00a0kWh';
   }
   function co2(kg) {
     if (!finite(kg)) return '—';
-    const u = [[1e9, 'Mt'], [1e6, 'kt'], [1e3, 't']].find(([f]) => Math.abs(kg) >= f);
+    const u = [
+      [1e9, 'Mt'],
+      [1e6, 'kt'],
+      [1e3, 't']
+    ].find(([f]) => Math.abs(kg) >= f);
     return (u ? sig(kg / u[0]) + '\u00a0' + u[1] : sig(kg) + '\u00a0kg') + ' CO\u2082';
   }
   function usd(x) {
@@ -75,9 +111,15 @@
     if (a < 86400 * 730) return sig(s / 86400) + '\u00a0days';
     return sig(s / (86400 * 365.25)) + '\u00a0years';
   }
-  function percent(x) { return finite(x) ? (x * 100).toFixed(1) + '\u00a0%' : '—'; }
-  function ratio(x) { return finite(x) ? sig(x) + '\u00d7' : '—'; }
-  function exact(x) { return finite(x) ? x.toLocaleString('en-US', { maximumSignificantDigits: 17 }) : String(x); }
+  function percent(x) {
+    return finite(x) ? (x * 100).toFixed(1) + '\u00a0%' : '—';
+  }
+  function ratio(x) {
+    return finite(x) ? sig(x) + '\u00d7' : '—';
+  }
+  function exact(x) {
+    return finite(x) ? x.toLocaleString('en-US', { maximumSignificantDigits: 17 }) : String(x);
+  }
   // Chooses a formatter from a report key's unit suffix (the contract: units are in the keys).
   function byKey(key, x) {
     if (typeof x === 'boolean') return x ? 'yes' : 'no';

@@ -16,7 +16,10 @@ const Forms = (function () {
 
   function options(el, sp, select) {
     const add = (parent, value, text) => parent.appendChild(h('option', { value }, text));
-    if (Array.isArray(sp.options)) { for (const [v, t] of sp.options) add(select, v, t); return; }
+    if (Array.isArray(sp.options)) {
+      for (const [v, t] of sp.options) add(select, v, t);
+      return;
+    }
     if (sp.options === 'devices' || sp.options === 'gpus') {
       for (const [name, test] of DEVICE_GROUPS) {
         const list = el._devices.filter((d) => test(d) && (sp.options === 'devices' || d.kind !== 'cpu'));
@@ -55,16 +58,30 @@ const Forms = (function () {
       options(el, sp, input);
       setSelect(input, el._state[sec][sp.key]);
     } else {
-      input = h('input', { id, name: sp.key, 'data-field': sp.key, type: 'text', inputmode: sp.kind === 'usd' || sp.kind === 'seconds' ? 'text' : 'decimal',
-        autocomplete: 'off', spellcheck: 'false', oninput: onchange, placeholder: sp.placeholder });
+      input = h('input', {
+        id,
+        name: sp.key,
+        'data-field': sp.key,
+        type: 'text',
+        inputmode: sp.kind === 'usd' || sp.kind === 'seconds' ? 'text' : 'decimal',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        oninput: onchange,
+        placeholder: sp.placeholder
+      });
       input.value = el._state[sec][sp.key];
     }
     const parsed = sp.kind === 'select' ? null : h('span', { class: 'parsed', id: id + '-parsed', 'aria-live': 'off' });
     const err = h('div', { class: 'field-error', id: id + '-error', role: 'alert' });
     input.setAttribute('aria-describedby', (parsed ? id + '-parsed ' : '') + id + '-error');
-    return h('div', { class: 'field', 'data-key': sp.key, hidden: sp.custom && el._state[sec].model !== 'custom-params' },
+    return h(
+      'div',
+      { class: 'field', 'data-key': sp.key, hidden: sp.custom && el._state[sec].model !== 'custom-params' },
       h('label', { for: id }, sp.label, sp.unit ? h('span', { class: 'unit', text: ' (' + sp.unit + ')' }) : null),
-      input, parsed, err);
+      input,
+      parsed,
+      err
+    );
   }
 
   function toggleCustom(el, sec) {
@@ -79,13 +96,21 @@ const Forms = (function () {
   function form(el, sec) {
     const specs = Fields.specs(sec);
     const f = h('form', { class: 'inputs', onsubmit: (e) => e.preventDefault(), 'aria-label': State.TITLES[sec] + ' inputs' });
-    const grid = h('div', { class: 'grid' }, specs.filter((s) => !s.group).map((s) => field(el, sec, s)));
+    const grid = h(
+      'div',
+      { class: 'grid' },
+      specs.filter((s) => !s.group).map((s) => field(el, sec, s))
+    );
     f.appendChild(grid);
     // Each group is folded unless one of its fields differs from the default.
     for (const g of ['layout', 'slo', 'more']) {
       const list = specs.filter((s) => s.group === g);
       if (!list.length) continue;
-      const body = h('div', { class: 'grid' }, list.map((s) => field(el, sec, s)));
+      const body = h(
+        'div',
+        { class: 'grid' },
+        list.map((s) => field(el, sec, s))
+      );
       const open = list.some((s) => el._state[sec][s.key] !== s.value);
       f.appendChild(h('details', { class: 'group', 'data-group': g, open }, h('summary', { text: Fields.GROUPS[g] }), body));
     }
@@ -103,12 +128,36 @@ const Forms = (function () {
     const text = el._state[sec].extra;
     if (!text) return;
     let obj;
-    try { obj = JSON.parse(text); } catch (e) { obj = {}; }
+    try {
+      obj = JSON.parse(text);
+    } catch (e) {
+      obj = {};
+    }
     const items = [];
-    const walk = (o, p) => { for (const k of Object.keys(o)) { const v = o[k]; if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, p + k + '.'); else items.push(Words.label(p + k, sec) + ': ' + (typeof v === 'object' ? JSON.stringify(v) : String(v))); } };
+    const walk = (o, p) => {
+      for (const k of Object.keys(o)) {
+        const v = o[k];
+        if (v && typeof v === 'object' && !Array.isArray(v)) walk(v, p + k + '.');
+        else items.push(Words.label(p + k, sec) + ': ' + (typeof v === 'object' ? JSON.stringify(v) : String(v)));
+      }
+    };
     walk(obj, '');
-    box.append(h('span', { text: 'Also set by the opened scenario: ' + items.join('; ') + '. ' }),
-      h('button', { type: 'button', class: 'link', onclick: () => { el._state[sec].extra = ''; showExtra(el, sec); el._update(sec); } }, 'Clear these'));
+    box.append(
+      h('span', { text: 'Also set by the opened scenario: ' + items.join('; ') + '. ' }),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'link',
+          onclick: () => {
+            el._state[sec].extra = '';
+            showExtra(el, sec);
+            el._update(sec);
+          }
+        },
+        'Clear these'
+      )
+    );
   }
 
   // Writes the state into the inputs (after "Open", "Use this plan", an import), without rebuilding.
@@ -152,8 +201,13 @@ const Forms = (function () {
     for (const e of errors) {
       let key = e.key;
       if (!key && e.field) {
-        const sp = Fields.specs(sec).find((s) => s.path === e.field || e.field.startsWith(s.path + '.')) ||
-          (e.field === 'inference.weight_format' ? Fields.spec(sec, 'weights') : e.field === 'model.params' || e.field === 'model' ? Fields.spec(sec, el._state[sec].model === 'custom-params' ? 'params' : 'model') : null);
+        const sp =
+          Fields.specs(sec).find((s) => s.path === e.field || e.field.startsWith(s.path + '.')) ||
+          (e.field === 'inference.weight_format'
+            ? Fields.spec(sec, 'weights')
+            : e.field === 'model.params' || e.field === 'model'
+              ? Fields.spec(sec, el._state[sec].model === 'custom-params' ? 'params' : 'model')
+              : null);
         key = sp ? sp.key : null;
       }
       const input = key ? secEl.querySelector('[data-field="' + CSS.escape(key) + '"]') : null;

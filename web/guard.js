@@ -4,7 +4,7 @@
 // Part of the page bundle (scripts/bundle.mjs); loadable on its own for the node tests.
 const Guard = (function () {
   const MAX_DEPTH = 64;
-  const MAX_EDITOR_CHARS = 65536;   // the Scenario JSON editor, and its saved text
+  const MAX_EDITOR_CHARS = 65536; // the Scenario JSON editor, and its saved text
   const MAX_IMPORT_CHARS = 1 << 20; // an imported file (the core's own limit is 1 MiB)
 
   // Deepest nesting of objects and arrays in a JSON text; brackets inside strings do not count.
@@ -16,10 +16,12 @@ const Guard = (function () {
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (inString) {
-        if (c === 92) i++;               // backslash: skip the escaped character
+        if (c === 92)
+          i++; // backslash: skip the escaped character
         else if (c === 34) inString = false;
       } else if (c === 34) inString = true;
-      else if (c === 123 || c === 91) {  // { [
+      else if (c === 123 || c === 91) {
+        // { [
         if (++d > max && (max = d) > limit) return max;
       } else if (c === 125 || c === 93) d--;
     }
@@ -51,7 +53,11 @@ const Guard = (function () {
     const why = checkText(text, maxChars);
     if (why) return why;
     let sc;
-    try { sc = JSON.parse(text); } catch (e) { return null; }
+    try {
+      sc = JSON.parse(text);
+    } catch (e) {
+      return null;
+    }
     return checkScenario(sc);
   }
 

@@ -4,20 +4,50 @@ const IO = (function () {
   const { h, download } = Dom;
 
   function toolbar(el) {
-    const file = h('input', { type: 'file', accept: 'application/json,.json', class: 'visually-hidden', id: 'import-file', tabindex: '-1', 'aria-hidden': 'true',
-      onchange: () => { const f = file.files[0]; if (f) f.text().then((t) => el.importScenario(t), () => el.importScenario(null)); file.value = ''; } });
+    const file = h('input', {
+      type: 'file',
+      accept: 'application/json,.json',
+      class: 'visually-hidden',
+      id: 'import-file',
+      tabindex: '-1',
+      'aria-hidden': 'true',
+      onchange: () => {
+        const f = file.files[0];
+        if (f)
+          f.text().then(
+            (t) => el.importScenario(t),
+            () => el.importScenario(null)
+          );
+        file.value = '';
+      }
+    });
     const status = h('div', { class: 'import-status', role: 'status', 'aria-live': 'polite' });
     el._importStatus = status;
     const save = (name, text, type) => download(el._root, name, text, type);
     // The import is a real button (keyboard focus, a visible ring) that opens the file picker.
-    return h('footer', { class: 'toolbar' },
-      h('div', { class: 'toolbar-row' },
-        h('button', { type: 'button', onclick: () => save('gpucalc-scenario.json', JSON.stringify(el.exportScenario(), null, 2), 'application/json') }, 'Export scenario'),
-        h('button', { type: 'button', onclick: () => save('gpucalc-report.json', JSON.stringify(el.exportReport(), null, 2), 'application/json') }, 'Export report'),
+    return h(
+      'footer',
+      { class: 'toolbar' },
+      h(
+        'div',
+        { class: 'toolbar-row' },
+        h(
+          'button',
+          { type: 'button', onclick: () => save('gpucalc-scenario.json', JSON.stringify(el.exportScenario(), null, 2), 'application/json') },
+          'Export scenario'
+        ),
+        h(
+          'button',
+          { type: 'button', onclick: () => save('gpucalc-report.json', JSON.stringify(el.exportReport(), null, 2), 'application/json') },
+          'Export report'
+        ),
         h('button', { type: 'button', onclick: () => save('gpucalc-tables.csv', el.exportCsv(), 'text/csv') }, 'Export CSV'),
-        h('button', { type: 'button', class: 'import-button', onclick: () => file.click() }, 'Import scenario'), file),
+        h('button', { type: 'button', class: 'import-button', onclick: () => file.click() }, 'Import scenario'),
+        file
+      ),
       status,
-      h('p', { class: 'fineprint', text: 'Runs entirely in your browser. Figures: vendor datasheets and papers (sources under each catalog figure).' }));
+      h('p', { class: 'fineprint', text: 'Runs entirely in your browser. Figures: vendor datasheets and papers (sources under each catalog figure).' })
+    );
   }
 
   // The section an export refers to when none is named: the one in view, else the training run if
@@ -27,8 +57,14 @@ const IO = (function () {
     if (vis.includes(el._state.view.section)) return el._state.view.section;
     return vis.includes('train') ? 'train' : vis.filter((s) => s !== 'json')[0];
   }
-  function exportScenario(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].scenario : null; }
-  function exportReport(el, sec) { sec = sec || activeSection(el); return el._last[sec] ? el._last[sec].report : null; }
+  function exportScenario(el, sec) {
+    sec = sec || activeSection(el);
+    return el._last[sec] ? el._last[sec].scenario : null;
+  }
+  function exportReport(el, sec) {
+    sec = sec || activeSection(el);
+    return el._last[sec] ? el._last[sec].report : null;
+  }
 
   // One CSV cell. Numbers are written as numbers (negative ones stay readable); text is quoted, and
   // text starting with = + - @ tab or CR gets a leading single quote so that a spreadsheet shows it
@@ -44,7 +80,10 @@ const IO = (function () {
     const lines = ['section,key,value'];
     for (const sec of Object.keys(el._last)) {
       const walk = (o, p) => {
-        if (o === null || typeof o !== 'object') { lines.push([sec, p, o].map(csvCell).join(',')); return; }
+        if (o === null || typeof o !== 'object') {
+          lines.push([sec, p, o].map(csvCell).join(','));
+          return;
+        }
         if (Array.isArray(o)) return;
         for (const k of Object.keys(o)) if (k !== 'explain' && k !== 'inputs') walk(o[k], p ? p + '.' + k : k);
       };
@@ -72,15 +111,25 @@ const IO = (function () {
     } catch (e) {
       if (JSON.stringify(el._state) !== before) {
         el._state = State.sanitizeState(JSON.parse(before));
-        try { for (const sec of Object.keys(el._built)) { Forms.sync(el, sec); el._update(sec); } } catch (e2) { /* the message below still tells the reader */ }
+        try {
+          for (const sec of Object.keys(el._built)) {
+            Forms.sync(el, sec);
+            el._update(sec);
+          }
+        } catch (e2) {
+          /* the message below still tells the reader */
+        }
       }
-      say(el, 'Import failed: ' + String(e && e.message || e) + '. Nothing was changed.', true);
+      say(el, 'Import failed: ' + String((e && e.message) || e) + '. Nothing was changed.', true);
       return false;
     }
   }
 
   function importChecked(el, text) {
-    const fail = (msg) => { say(el, 'Import failed: ' + msg, true); return false; };
+    const fail = (msg) => {
+      say(el, 'Import failed: ' + msg, true);
+      return false;
+    };
     if (typeof text !== 'string') return fail('the file could not be read as text.');
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
     if (why) return fail(why + '.');
@@ -89,8 +138,14 @@ const IO = (function () {
     const sc = JSON.parse(text);
     const mapped = Scenario.toState(sc);
     if (!mapped || !el._sections[mapped.section]) {
-      if (!el._sections.json) return fail(mapped ? 'this is a ' + State.TITLES[mapped.section] + ' scenario, which this view does not show.' : 'this scenario needs the Scenario JSON section, which this view does not show.');
-      if (text.length > Guard.MAX_EDITOR_CHARS) return fail('this scenario needs the Scenario JSON section, which holds at most ' + Guard.MAX_EDITOR_CHARS.toLocaleString('en-US') + ' characters.');
+      if (!el._sections.json)
+        return fail(
+          mapped
+            ? 'this is a ' + State.TITLES[mapped.section] + ' scenario, which this view does not show.'
+            : 'this scenario needs the Scenario JSON section, which this view does not show.'
+        );
+      if (text.length > Guard.MAX_EDITOR_CHARS)
+        return fail('this scenario needs the Scenario JSON section, which holds at most ' + Guard.MAX_EDITOR_CHARS.toLocaleString('en-US') + ' characters.');
     }
     const sec = el.openScenario(sc, 'an imported scenario.', { focus: false });
     say(el, sec === 'json' ? 'Imported into Scenario JSON (settings beyond the forms).' : 'Imported into ' + State.TITLES[sec] + '.');

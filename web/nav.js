@@ -16,21 +16,52 @@ const Nav = (function () {
   ];
 
   function link(el, sec, text, extra) {
-    return h('a', Object.assign({ href: '#' + sec, 'data-section': sec, onclick: (e) => { e.preventDefault(); goto(el, sec, true); } }, extra || {}), text);
+    return h(
+      'a',
+      Object.assign(
+        {
+          href: '#' + sec,
+          'data-section': sec,
+          onclick: (e) => {
+            e.preventDefault();
+            goto(el, sec, true);
+          }
+        },
+        extra || {}
+      ),
+      text
+    );
   }
 
   function header(el) {
     const visible = el._visibleSections();
     const qs = QUESTIONS.filter(([s]) => visible.includes(s));
-    return h('header', null,
+    return h(
+      'header',
+      null,
       h('h1', { text: 'gpucalc' }),
       h('p', { class: 'tagline', text: 'AI hardware questions, answered from datasheets and papers \u2014 every figure with its derivation.' }),
-      qs.length ? h('div', { class: 'questions' }, h('h2', { class: 'questions-title', id: 'questions-title', text: 'What do you want to know?' }),
-        h('ul', { 'aria-labelledby': 'questions-title' }, qs.map(([s, q]) => h('li', null, link(el, s, q, { class: 'question' }))))) : null);
+      qs.length
+        ? h(
+            'div',
+            { class: 'questions' },
+            h('h2', { class: 'questions-title', id: 'questions-title', text: 'What do you want to know?' }),
+            h(
+              'ul',
+              { 'aria-labelledby': 'questions-title' },
+              qs.map(([s, q]) => h('li', null, link(el, s, q, { class: 'question' })))
+            )
+          )
+        : null
+    );
   }
 
   function nav(el) {
-    const n = h('nav', { 'aria-label': 'Sections' }, el._visibleSections().map((s) => link(el, s, State.TITLES[s])));
+    const n = h(
+      'nav',
+      { 'aria-label': 'Sections' },
+      el._visibleSections().map((s) => link(el, s, State.TITLES[s]))
+    );
     // The nav's height, for the headings' scroll margin (it wraps to two lines on a phone).
     if (globalThis.ResizeObserver) new ResizeObserver(() => measure(el, n)).observe(n);
     return n;

@@ -9,10 +9,23 @@
 //   locale: decides what a lone "," or "." means ("1,000" is a thousand in en, "1,5" is 1.5 in de).
 const Parse = (function () {
   const MULTIPLIERS = {
-    k: 1e3, thousand: 1e3, m: 1e6, mn: 1e6, mio: 1e6, million: 1e6, b: 1e9, bn: 1e9, billion: 1e9, g: 1e9,
-    t: 1e12, tn: 1e12, trillion: 1e12, p: 1e15, quadrillion: 1e15
+    k: 1e3,
+    thousand: 1e3,
+    m: 1e6,
+    mn: 1e6,
+    mio: 1e6,
+    million: 1e6,
+    b: 1e9,
+    bn: 1e9,
+    billion: 1e9,
+    g: 1e9,
+    t: 1e12,
+    tn: 1e12,
+    trillion: 1e12,
+    p: 1e15,
+    quadrillion: 1e15
   };
-  const TIME_UNITS = { ns: 1e-9, 'µs': 1e-6, us: 1e-6, ms: 1e-3, s: 1, sec: 1, min: 60, h: 3600 };
+  const TIME_UNITS = { ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, sec: 1, min: 60, h: 3600 };
   const SPACES = /[\s\u00a0\u202f\u2009']/;
 
   // The decimal and group separators of a locale ('.' and ',' when Intl cannot tell).
@@ -32,7 +45,8 @@ const Parse = (function () {
     // Spaces, narrow spaces and apostrophes only ever group digits (1 000, 1'000).
     const spaced = s.split(SPACES).filter((x) => x !== '');
     if (spaced.length > 1) {
-      if (!spaced.slice(1).every((g) => /^\d{3}([.,]\d*)?$/.test(g)) || !/^\d{1,3}$/.test(spaced[0])) return { error: 'digits grouped by spaces must come in threes (1 000 000)' };
+      if (!spaced.slice(1).every((g) => /^\d{3}([.,]\d*)?$/.test(g)) || !/^\d{1,3}$/.test(spaced[0]))
+        return { error: 'digits grouped by spaces must come in threes (1 000 000)' };
       s = spaced.join('');
     }
     if (!/^\d*([.,]\d*)*$/.test(s) || !/\d/.test(s)) return { error: null };
@@ -75,23 +89,42 @@ const Parse = (function () {
     kind = kind || 'number';
     let s = String(text == null ? '' : text).trim();
     if (s === '') return { empty: true };
-    const hint = kind === 'fraction' ? 'a fraction like 0.4 or a percentage like 40 %'
-      : kind === 'usd' ? 'an amount like 2, $2 or $2.50'
-        : kind === 'seconds' ? 'a time like 0.5, 500 ms or 2 s'
-          : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
+    const hint =
+      kind === 'fraction'
+        ? 'a fraction like 0.4 or a percentage like 40 %'
+        : kind === 'usd'
+          ? 'an amount like 2, $2 or $2.50'
+          : kind === 'seconds'
+            ? 'a time like 0.5, 500 ms or 2 s'
+            : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
     const fail = (why) => ({ error: (why ? why + ': ' : 'not a number: ') + 'write ' + hint });
-    s = s.replace(/[\u2212\u2013]/g, '-');  // typographic minus
+    s = s.replace(/[\u2212\u2013]/g, '-'); // typographic minus
     let percent = false;
     let dollars = false;
     let scale = 1;
-    if (/%$/.test(s)) { percent = true; s = s.slice(0, -1).trim(); }
-    if (/^(us)?\$/i.test(s)) { dollars = true; s = s.replace(/^(us)?\$\s*/i, ''); }
-    if (/(\$|\busd)$/i.test(s)) { dollars = true; s = s.replace(/\s*(\$|usd)$/i, ''); }
+    if (/%$/.test(s)) {
+      percent = true;
+      s = s.slice(0, -1).trim();
+    }
+    if (/^(us)?\$/i.test(s)) {
+      dollars = true;
+      s = s.replace(/^(us)?\$\s*/i, '');
+    }
+    if (/(\$|\busd)$/i.test(s)) {
+      dollars = true;
+      s = s.replace(/\s*(\$|usd)$/i, '');
+    }
     let sign = 1;
-    if (/^[-+]/.test(s)) { if (s[0] === '-') sign = -1; s = s.slice(1).trim(); }
+    if (/^[-+]/.test(s)) {
+      if (s[0] === '-') sign = -1;
+      s = s.slice(1).trim();
+    }
     if (kind === 'seconds') {
       const m = /^(.*?)\s*(ns|µs|us|ms|sec|min|s|h)$/i.exec(s);
-      if (m && /\d/.test(m[1])) { scale = TIME_UNITS[m[2].toLowerCase()] || TIME_UNITS[m[2]]; s = m[1]; }
+      if (m && /\d/.test(m[1])) {
+        scale = TIME_UNITS[m[2].toLowerCase()] || TIME_UNITS[m[2]];
+        s = m[1];
+      }
     }
     // Word or letter multipliers: 15T, 70 B, 1.5 million, 2bn.
     const mult = /^(.*?\d[\d.,\s\u00a0\u202f']*)\s*([a-zA-Z]+)$/.exec(s);
@@ -104,7 +137,10 @@ const Parse = (function () {
     // Scientific notation: 1.5e12, 3E+11, 1.5×10^12, 1.5*10^12.
     let exp = 0;
     const sci = /^(.*?)(?:[eE]([-+]?\d+)|\s*[x×*]\s*10\s*\^\s*([-+]?\d+))$/.exec(s);
-    if (sci && /\d/.test(sci[1])) { exp = Number(sci[2] !== undefined ? sci[2] : sci[3]); s = sci[1].trim(); }
+    if (sci && /\d/.test(sci[1])) {
+      exp = Number(sci[2] !== undefined ? sci[2] : sci[3]);
+      s = sci[1].trim();
+    }
     const b = body(s, separators(locale));
     if (b.value === undefined) return fail(b.error);
     let value = sign * b.value * scale * Math.pow(10, exp);
@@ -116,8 +152,7 @@ const Parse = (function () {
       return { value: Number((value / 100).toPrecision(15)) };
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
-    if (kind === 'fraction' && value > 1 && value <= 100)
-      return { error: value + ' is more than 1: write ' + value + ' % or ' + value / 100 };
+    if (kind === 'fraction' && value > 1 && value <= 100) return { error: value + ' is more than 1: write ' + value + ' % or ' + value / 100 };
     return { value };
   }
 
@@ -128,12 +163,21 @@ const Parse = (function () {
     if (kind === 'usd') return '$' + value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 });
     if (kind === 'seconds') {
       const a = Math.abs(value);
-      return a < 1e-3 ? Number((value * 1e6).toPrecision(4)) + '\u00a0µs' : a < 1 ? Number((value * 1e3).toPrecision(4)) + '\u00a0ms' : Number(value.toPrecision(6)) + '\u00a0s';
+      return a < 1e-3
+        ? Number((value * 1e6).toPrecision(4)) + '\u00a0µs'
+        : a < 1
+          ? Number((value * 1e3).toPrecision(4)) + '\u00a0ms'
+          : Number(value.toPrecision(6)) + '\u00a0s';
     }
     const a = Math.abs(value);
     if (a < 1e9 && Number.isInteger(value)) return value.toLocaleString('en-US');
     if (a < 1e6) return value.toLocaleString('en-US', { maximumSignificantDigits: 8 });
-    const words = [[1e15, 'quadrillion'], [1e12, 'trillion'], [1e9, 'billion'], [1e6, 'million']];
+    const words = [
+      [1e15, 'quadrillion'],
+      [1e12, 'trillion'],
+      [1e9, 'billion'],
+      [1e6, 'million']
+    ];
     for (const [f, w] of words) if (a >= f) return Number((value / f).toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) + ' ' + w;
     return value.toLocaleString('en-US');
   }
@@ -143,7 +187,11 @@ const Parse = (function () {
   function text(value, locale) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '';
     const a = Math.abs(value);
-    for (const [f, w] of [[1e12, 'T'], [1e9, 'B'], [1e6, 'M']]) {
+    for (const [f, w] of [
+      [1e12, 'T'],
+      [1e9, 'B'],
+      [1e6, 'M']
+    ]) {
       if (a >= f) {
         const q = value / f;
         if (Number(q.toFixed(3)) === q) return String(q).replace('.', separators(locale).decimal) + w;

@@ -5,7 +5,9 @@ const Scenario = (function () {
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
   const SHAPE_KEYS = ['name', 'description', 'explain', 'scaling'];
 
-  function getPath(obj, path) { return path.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj); }
+  function getPath(obj, path) {
+    return path.split('.').reduce((o, k) => (o && typeof o === 'object' ? o[k] : undefined), obj);
+  }
   function setPath(obj, path, v) {
     const ks = path.split('.');
     let o = obj;
@@ -16,7 +18,11 @@ const Scenario = (function () {
   function delPath(obj, path) {
     const ks = path.split('.');
     const chain = [obj];
-    for (const k of ks.slice(0, -1)) { const n = chain[chain.length - 1][k]; if (!n || typeof n !== 'object') return; chain.push(n); }
+    for (const k of ks.slice(0, -1)) {
+      const n = chain[chain.length - 1][k];
+      if (!n || typeof n !== 'object') return;
+      chain.push(n);
+    }
     delete chain[chain.length - 1][ks[ks.length - 1]];
     for (let i = chain.length - 1; i > 0; i--) if (Object.keys(chain[i]).length === 0) delete chain[i - 1][ks[i - 1]];
   }
@@ -42,18 +48,28 @@ const Scenario = (function () {
       if (sp.kind === 'select') {
         // '' and the core's own default leave the field out: the scenario says only what was chosen.
         if (raw === '' || raw === sp.dflt || (sp.key === 'model' && raw === 'custom-params')) continue;
-        if (sp.key === 'weights' && raw.startsWith('gguf:')) { setPath(scenario, 'inference.weight_format', raw.slice(5)); continue; }
+        if (sp.key === 'weights' && raw.startsWith('gguf:')) {
+          setPath(scenario, 'inference.weight_format', raw.slice(5));
+          continue;
+        }
         setPath(scenario, sp.path, raw === 'on' ? true : raw === 'off' ? false : sp.number ? Number(raw) : raw);
         continue;
       }
       const r = Parse.parse(raw, sp.kind, locale());
       if (r.empty) continue;
-      if (r.error) { problems.push({ key: sp.key, message: r.error }); continue; }
+      if (r.error) {
+        problems.push({ key: sp.key, message: r.error });
+        continue;
+      }
       parsed[sp.key] = r.value;
       setPath(scenario, sp.path, sp.scale ? r.value * sp.scale : r.value);
     }
     if (s.extra) {
-      try { fill(scenario, JSON.parse(s.extra)); } catch (e) { problems.push({ key: 'extra', message: 'the settings from the opened scenario are not readable' }); }
+      try {
+        fill(scenario, JSON.parse(s.extra));
+      } catch (e) {
+        problems.push({ key: 'extra', message: 'the settings from the opened scenario are not readable' });
+      }
     }
     return { scenario, problems, parsed };
   }
@@ -62,11 +78,28 @@ const Scenario = (function () {
   // scenario is its text).
   const build = {
     // The section's own part is always there (every field left blank is still a training question).
-    train(s) { const b = fromSpecs('train', s); b.scenario.training = b.scenario.training || {}; b.scenario.scaling = true; return b; },
-    serve(s) { const b = fromSpecs('serve', s); b.scenario.inference = b.scenario.inference || {}; return b; },
-    finetune(s) { const b = fromSpecs('finetune', s); b.scenario.finetune = b.scenario.finetune || {}; return b; },
-    cluster(s) { return fromSpecs('cluster', s); },
-    plan(s) { return fromSpecs('plan', s); },
+    train(s) {
+      const b = fromSpecs('train', s);
+      b.scenario.training = b.scenario.training || {};
+      b.scenario.scaling = true;
+      return b;
+    },
+    serve(s) {
+      const b = fromSpecs('serve', s);
+      b.scenario.inference = b.scenario.inference || {};
+      return b;
+    },
+    finetune(s) {
+      const b = fromSpecs('finetune', s);
+      b.scenario.finetune = b.scenario.finetune || {};
+      return b;
+    },
+    cluster(s) {
+      return fromSpecs('cluster', s);
+    },
+    plan(s) {
+      return fromSpecs('plan', s);
+    },
     explain(s) {
       const b = fromSpecs('explain', s);
       const c = b.scenario.compare || {};
@@ -82,14 +115,21 @@ const Scenario = (function () {
       b.scenario = { hardware: sc.hardware, inverse: { question: 'what_can_train', days: sc.inverse ? sc.inverse.days : undefined } };
       return b;
     },
-    json(s, st) { return { scenario: s.text || JSON.stringify(build.train(st ? st.train : State.DEFAULTS.train).scenario, null, 1), problems: [], parsed: {} }; }
+    json(s, st) {
+      return { scenario: s.text || JSON.stringify(build.train(st ? st.train : State.DEFAULTS.train).scenario, null, 1), problems: [], parsed: {} };
+    }
   };
 
   // The reality section's second question: how many GPUs for this model, tokens and deadline.
   function gpusNeeded(s) {
     const b = fromSpecs('reality', s);
     const sc = b.scenario;
-    return { model: sc.model, hardware: { device: s.device }, training: sc.training, inverse: { question: 'gpus_needed', days: sc.inverse ? sc.inverse.deadline : undefined } };
+    return {
+      model: sc.model,
+      hardware: { device: s.device },
+      training: sc.training,
+      inverse: { question: 'gpus_needed', days: sc.inverse ? sc.inverse.deadline : undefined }
+    };
   }
 
   function sectionOf(sc) {
@@ -111,29 +151,43 @@ const Scenario = (function () {
     if (!sec) return null;
     const hw = sc.hardware;
     if (hw && typeof hw === 'object' && typeof hw.device === 'object') return null;
-    if (hw && typeof hw === 'object' && hw.pools !== undefined) return null;  // a mixed fleet: the JSON editor holds it
+    if (hw && typeof hw === 'object' && hw.pools !== undefined) return null; // a mixed fleet: the JSON editor holds it
     const rest = JSON.parse(JSON.stringify(sc));
     for (const k of SHAPE_KEYS) delete rest[k];
     const st = {};
-    const str = (v, sp) => (typeof v === 'number' ? Parse.text(sp && sp.scale ? v / sp.scale : v, locale()) : typeof v === 'boolean' ? (v ? 'on' : 'off') : typeof v === 'string' ? v : undefined);
+    const str = (v, sp) =>
+      typeof v === 'number'
+        ? Parse.text(sp && sp.scale ? v / sp.scale : v, locale())
+        : typeof v === 'boolean'
+          ? v
+            ? 'on'
+            : 'off'
+          : typeof v === 'string'
+            ? v
+            : undefined;
     for (const sp of Fields.specs(sec)) {
       let v = getPath(sc, sp.path);
-      if (sp.key === 'model' && sp.path === 'model.preset' && v === undefined && getPath(sc, 'model.params') !== undefined && Fields.spec(sec, 'params')) v = 'custom-params';
+      if (sp.key === 'model' && sp.path === 'model.preset' && v === undefined && getPath(sc, 'model.params') !== undefined && Fields.spec(sec, 'params'))
+        v = 'custom-params';
       if (sp.key === 'weights' && typeof getPath(sc, 'inference.weight_format') === 'string' && getPath(sc, 'inference.weight_format') !== 'native') {
         v = 'gguf:' + getPath(sc, 'inference.weight_format');
         delPath(rest, 'inference.weight_format');
       }
-      if (sp.key === 'model' && v === undefined && sc.model !== undefined) return null;  // a model this form cannot name
+      if (sp.key === 'model' && v === undefined && sc.model !== undefined) return null; // a model this form cannot name
       if (v !== undefined && typeof v === 'object') return null;
       const text = str(v, sp);
       if (sp.kind === 'select' && text !== undefined && text !== '' && !optionValues(sp).includes(text) && !Array.isArray(sp.options)) st[sp.key] = text;
       else if (text !== undefined && (sp.kind !== 'select' || optionValues(sp).includes(text))) st[sp.key] = text;
-      else if (text !== undefined) return null;  // a choice the form does not offer
+      else if (text !== undefined)
+        return null; // a choice the form does not offer
       else st[sp.key] = sp.keep ? sp.value : sp.dflt !== undefined ? sp.dflt : sp.kind === 'select' && !optionValues(sp).includes('') ? sp.value : '';
       if (v !== undefined) delPath(rest, sp.path);
     }
     // The explain section draws the compared devices at the compared precision: those are not settings.
-    if (sec === 'explain') { delPath(rest, 'roofline.devices'); delPath(rest, 'roofline.precision'); }
+    if (sec === 'explain') {
+      delPath(rest, 'roofline.devices');
+      delPath(rest, 'roofline.precision');
+    }
     delPath(rest, 'inference.weight_format');
     if (getPath(rest, 'inference.weight_format') === 'native') delPath(rest, 'inference.weight_format');
     if (Object.keys(rest).length) {
@@ -145,7 +199,9 @@ const Scenario = (function () {
     return { section: sec, state: { [sec]: st } };
   }
 
-  function optionValues(sp) { return Array.isArray(sp.options) ? sp.options.map((o) => o[0]) : []; }
+  function optionValues(sp) {
+    return Array.isArray(sp.options) ? sp.options.map((o) => o[0]) : [];
+  }
 
   return { build, gpusNeeded, toState, getPath, setPath, fromSpecs };
 })();

@@ -5,8 +5,14 @@ const ClusterSection = (function () {
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'cluster'));
-    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: every total, with sources' }),
-      h('div', { class: 'results', 'data-results': 'cluster' })));
+    body.appendChild(
+      h(
+        'details',
+        { class: 'details', open: true },
+        h('summary', { text: 'Details: every total, with sources' }),
+        h('div', { class: 'results', 'data-results': 'cluster' })
+      )
+    );
   }
 
   function answer(el, r) {
@@ -25,12 +31,32 @@ const ClusterSection = (function () {
   }
 
   function show(el, res, r) {
-    res.appendChild(kvTable('Cluster totals', r.cluster, [['devices', 'Devices'], ['nodes', 'Nodes'], ['cores', 'Cores (shipping SKU)'],
-      ['full_die_cores', 'Cores if every chip were a full die'], ['matrix_units', 'Tensor/matrix cores'], ['cpu_cores', 'CPU cores'],
-      ['memory_bytes', 'Memory'], ['memory_bandwidth_bytes_per_second', 'Aggregate bandwidth'], ['peak_flops_per_second.fp64', 'Peak FP64'],
-      ['peak_flops_per_second.fp32', 'Peak FP32'], ['peak_flops_per_second.bf16', 'Peak BF16 (dense)'], ['peak_flops_per_second.fp8', 'Peak FP8 (dense)'],
-      ['power_watts', 'Power (TDP sum)'], ['facility_power_watts', 'Facility power (× PUE)'], ['price_usd', 'Purchase price (devices)'], ['cloud_usd_per_hour', 'Cloud cost per hour']],
-    r.explain, 'cluster'));
+    res.appendChild(
+      kvTable(
+        'Cluster totals',
+        r.cluster,
+        [
+          ['devices', 'Devices'],
+          ['nodes', 'Nodes'],
+          ['cores', 'Cores (shipping SKU)'],
+          ['full_die_cores', 'Cores if every chip were a full die'],
+          ['matrix_units', 'Tensor/matrix cores'],
+          ['cpu_cores', 'CPU cores'],
+          ['memory_bytes', 'Memory'],
+          ['memory_bandwidth_bytes_per_second', 'Aggregate bandwidth'],
+          ['peak_flops_per_second.fp64', 'Peak FP64'],
+          ['peak_flops_per_second.fp32', 'Peak FP32'],
+          ['peak_flops_per_second.bf16', 'Peak BF16 (dense)'],
+          ['peak_flops_per_second.fp8', 'Peak FP8 (dense)'],
+          ['power_watts', 'Power (TDP sum)'],
+          ['facility_power_watts', 'Facility power (× PUE)'],
+          ['price_usd', 'Purchase price (devices)'],
+          ['cloud_usd_per_hour', 'Cloud cost per hour']
+        ],
+        r.explain,
+        'cluster'
+      )
+    );
     const src = Dom.sources([el._devices.find((d) => d.id === r.inputs.hardware.device)]);
     if (src) res.appendChild(src);
   }

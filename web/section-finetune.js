@@ -6,8 +6,14 @@ const FinetuneSection = (function () {
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'finetune'));
-    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: memory per GPU, time' }),
-      h('div', { class: 'results', 'data-results': 'finetune' })));
+    body.appendChild(
+      h(
+        'details',
+        { class: 'details', open: true },
+        h('summary', { text: 'Details: memory per GPU, time' }),
+        h('div', { class: 'results', 'data-results': 'finetune' })
+      )
+    );
   }
 
   function answer(el, r) {
@@ -16,13 +22,28 @@ const FinetuneSection = (function () {
     const method = { full: 'Full fine-tuning', lora: 'LoRA', qlora: 'QLoRA' }[r.inputs.finetune.method] || r.inputs.finetune.method;
     const o = { figures: [], notes: [] };
     o.fit = t.fits;
-    o.fitText = t.fits ? method + ' fits on ' + (t.devices > 1 ? F.count(t.devices) + ' \u00d7 ' : '') + name + ': ' + F.bytes(t.memory_per_gpu_bytes.total) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU.'
+    o.fitText = t.fits
+      ? method +
+        ' fits on ' +
+        (t.devices > 1 ? F.count(t.devices) + ' \u00d7 ' : '') +
+        name +
+        ': ' +
+        F.bytes(t.memory_per_gpu_bytes.total) +
+        ' of ' +
+        F.bytes(t.memory_capacity_bytes) +
+        ' per GPU.'
       : method + ' does not fit: ' + Words.humanize(t.infeasible_reason, 'finetune') + '.';
-    o.figures.push(['Biggest batch', t.max_batch > 0 ? F.count(t.max_batch) : 'none', 'sequences of ' + F.count(r.inputs.finetune.seq_len) + ' tokens per GPU', 'max_batch']);
+    o.figures.push([
+      'Biggest batch',
+      t.max_batch > 0 ? F.count(t.max_batch) : 'none',
+      'sequences of ' + F.count(r.inputs.finetune.seq_len) + ' tokens per GPU',
+      'max_batch'
+    ]);
     o.figures.push(['Longest sequence', t.max_seq_len > 0 ? F.count(t.max_seq_len) + ' tokens' : 'none', 'at batch 1', 'max_seq_len']);
     o.figures.push(['Trained', F.params(t.trainable_params), 'of ' + F.params(t.params), 'trainable']);
     if (t.fits && t.step_seconds !== null) o.figures.push(['Step time', F.duration(t.step_seconds), F.count(t.tokens_per_second) + ' tokens/s', 'step']);
-    if (t.fits && t.seconds !== null) o.figures.push(['Time and cost', F.duration(t.seconds), F.usd(t.cost_usd) + ' at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour', 'time']);
+    if (t.fits && t.seconds !== null)
+      o.figures.push(['Time and cost', F.duration(t.seconds), F.usd(t.cost_usd) + ' at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour', 'time']);
     else if (t.fits) o.lead = 'Give the tokens to train on to see the time and cost.';
     return Card.card('finetune', o);
   }
@@ -32,12 +53,47 @@ const FinetuneSection = (function () {
     const price = el._sections.finetune.querySelector('[data-field="gpu_hour_usd"]');
     if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
     const m = t.memory_per_gpu_bytes;
-    res.appendChild(bar('Memory per GPU', [['weights', m.weights], ['master weights', m.master_weights], ['gradients', m.gradients], ['optimizer', m.optimizer],
-      ['activations', m.activations], ['logits', m.logits], ['FSDP working set', m.fsdp_working], ['overhead', m.overhead]], t.memory_capacity_bytes, F.bytes));
-    res.appendChild(kvTable('Fine-tuning', t, [['params', 'Parameters'], ['trainable_params', 'Trainable parameters'], ['memory_per_gpu_bytes.total', 'Memory per GPU'],
-      ['peak_active_bytes', 'Peak while running'], ['memory_capacity_bytes', 'Usable memory'], ['fits', 'Fits'], ['max_batch', 'Biggest batch that fits'],
-      ['max_seq_len', 'Longest sequence at batch 1'], ['flops_per_token', 'FLOPs per token'], ['step_seconds', 'Step time'], ['tokens_per_second', 'Tokens per second'],
-      ['seconds', 'Time'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost']], r.explain, 'finetune'));
+    res.appendChild(
+      bar(
+        'Memory per GPU',
+        [
+          ['weights', m.weights],
+          ['master weights', m.master_weights],
+          ['gradients', m.gradients],
+          ['optimizer', m.optimizer],
+          ['activations', m.activations],
+          ['logits', m.logits],
+          ['FSDP working set', m.fsdp_working],
+          ['overhead', m.overhead]
+        ],
+        t.memory_capacity_bytes,
+        F.bytes
+      )
+    );
+    res.appendChild(
+      kvTable(
+        'Fine-tuning',
+        t,
+        [
+          ['params', 'Parameters'],
+          ['trainable_params', 'Trainable parameters'],
+          ['memory_per_gpu_bytes.total', 'Memory per GPU'],
+          ['peak_active_bytes', 'Peak while running'],
+          ['memory_capacity_bytes', 'Usable memory'],
+          ['fits', 'Fits'],
+          ['max_batch', 'Biggest batch that fits'],
+          ['max_seq_len', 'Longest sequence at batch 1'],
+          ['flops_per_token', 'FLOPs per token'],
+          ['step_seconds', 'Step time'],
+          ['tokens_per_second', 'Tokens per second'],
+          ['seconds', 'Time'],
+          ['gpu_hours', 'GPU-hours'],
+          ['cost_usd', 'Cost']
+        ],
+        r.explain,
+        'finetune'
+      )
+    );
     const w = warnings(r.warnings, 'finetune');
     if (w) res.appendChild(w);
   }

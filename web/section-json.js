@@ -3,7 +3,7 @@
 // module sees it; long texts are evaluated once typing pauses. Part of the page bundle.
 const JsonSection = (function () {
   const { h } = Dom;
-  const TYPE_AHEAD_CHARS = 4096;  // up to this length, every keystroke recomputes
+  const TYPE_AHEAD_CHARS = 4096; // up to this length, every keystroke recomputes
   const PAUSE_MS = 150;
 
   function typed(el, ta) {
@@ -15,9 +15,21 @@ const JsonSection = (function () {
   }
 
   function build(el, sec) {
-    sec.appendChild(h('p', { class: 'prose', text: 'Any scenario, including custom devices and architectures (the keys are listed in docs/SCHEMA.md). The report is shown as returned by the core.' }));
-    const ta = h('textarea', { id: 'json-text', 'data-field': 'text', rows: '8', spellcheck: 'false', 'aria-label': 'Scenario JSON', 'aria-describedby': 'json-text-error',
-      oninput: () => typed(el, ta) });
+    sec.appendChild(
+      h('p', {
+        class: 'prose',
+        text: 'Any scenario, including custom devices and architectures (the keys are listed in docs/SCHEMA.md). The report is shown as returned by the core.'
+      })
+    );
+    const ta = h('textarea', {
+      id: 'json-text',
+      'data-field': 'text',
+      rows: '8',
+      spellcheck: 'false',
+      'aria-label': 'Scenario JSON',
+      'aria-describedby': 'json-text-error',
+      oninput: () => typed(el, ta)
+    });
     ta.value = el._state.json.text || Scenario.build.json(el._state.json, el._state).scenario;
     sec.appendChild(ta);
     sec.appendChild(h('div', { class: 'field-error', id: 'json-text-error', role: 'alert' }));
@@ -27,7 +39,11 @@ const JsonSection = (function () {
   // A short answer from whatever the report holds.
   function answer(el, r) {
     const o = { figures: [] };
-    for (const [k, name] of [['training', 'Training'], ['inference', 'Serving'], ['finetune', 'Fine-tuning']]) {
+    for (const [k, name] of [
+      ['training', 'Training'],
+      ['inference', 'Serving'],
+      ['finetune', 'Fine-tuning']
+    ]) {
       const x = r[k];
       if (!x || typeof x.fits !== 'boolean') continue;
       o.fit = x.fits;
@@ -42,7 +58,14 @@ const JsonSection = (function () {
   }
 
   function show(el, res, r) {
-    res.appendChild(h('pre', { class: 'report', tabindex: '0', 'aria-label': 'Report JSON', text: JSON.stringify(r, (k, v) => (k === 'explain' || k === 'curve' ? undefined : v), 1).slice(0, 20000) }));
+    res.appendChild(
+      h('pre', {
+        class: 'report',
+        tabindex: '0',
+        'aria-label': 'Report JSON',
+        text: JSON.stringify(r, (k, v) => (k === 'explain' || k === 'curve' ? undefined : v), 1).slice(0, 20000)
+      })
+    );
   }
 
   return { build, answer, show };

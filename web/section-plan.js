@@ -7,15 +7,26 @@ const PlanSection = (function () {
   const TPS = [1, 2, 4, 8];
 
   function build(el, sec) {
-    sec.appendChild(h('p', { class: 'prose', text: 'Every valid layout — tensor, pipeline (with interleaving), data parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:' }));
+    sec.appendChild(
+      h('p', {
+        class: 'prose',
+        text: 'Every valid layout — tensor, pipeline (with interleaving), data parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:'
+      })
+    );
     sec.appendChild(Forms.form(el, 'plan'));
     const progress = h('progress', { max: String(TPS.length), value: '0', 'aria-label': 'Plan search progress' });
     const status = h('span', { class: 'plan-status', role: 'status', 'aria-live': 'polite' });
     const cancelButton = h('button', { type: 'button', class: 'plan-cancel', onclick: () => cancel(el, 'cancelled') }, 'Cancel');
     sec.appendChild(h('div', { class: 'plan-controls' }, progress, ' ', status, ' ', cancelButton));
     el._planUi = { progress, status, cancel: cancelButton };
-    sec.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: the best plans, step time vs memory' }),
-      h('div', { class: 'results', 'data-results': 'plan' })));
+    sec.appendChild(
+      h(
+        'details',
+        { class: 'details', open: true },
+        h('summary', { text: 'Details: the best plans, step time vs memory' }),
+        h('div', { class: 'results', 'data-results': 'plan' })
+      )
+    );
   }
 
   // The same plan can come twice: recomputation that costs nothing (selective recompute with flash
@@ -23,7 +34,19 @@ const PlanSection = (function () {
   function dedupe(plans) {
     const seen = new Map();
     for (const p of plans) {
-      const k = [p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.zero, p.sequence_parallel, p.overlap_dp_comm, p.training && p.training.cp, p.training && p.training.ep, p.step_seconds.toPrecision(12)].join('|');
+      const k = [
+        p.tp,
+        p.pp,
+        p.dp,
+        p.vpp,
+        p.micro_batch,
+        p.zero,
+        p.sequence_parallel,
+        p.overlap_dp_comm,
+        p.training && p.training.cp,
+        p.training && p.training.ep,
+        p.step_seconds.toPrecision(12)
+      ].join('|');
       const old = seen.get(k);
       if (!old || p.memory_per_gpu_bytes < old.memory_per_gpu_bytes) seen.set(k, p);
     }
@@ -32,18 +55,29 @@ const PlanSection = (function () {
 
   function answer(el, acc) {
     const b = acc.best[0];
-    if (!b) return Card.card('plan', { fit: false, fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.' });
+    if (!b)
+      return Card.card('plan', {
+        fit: false,
+        fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.'
+      });
     return Card.card('plan', {
-      fit: true, fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
+      fit: true,
+      fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
       lead: Card.layoutText(b) + '.',
-      figures: [['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'], ['MFU', F.percent(b.mfu), 'predicted', 'mfu'],
-        ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']],
+      figures: [
+        ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
+        ['MFU', F.percent(b.mfu), 'predicted', 'mfu'],
+        ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
+      ],
       actions: [h('button', { type: 'button', class: 'primary', 'data-action': 'use-plan', onclick: () => el.usePlan(b) }, 'Use the fastest plan')]
     });
   }
 
   function cancel(el, why) {
-    if (el._worker) { el._worker.terminate(); el._worker = null; }
+    if (el._worker) {
+      el._worker.terminate();
+      el._worker = null;
+    }
     if (why && el._planUi) el._planUi.status.textContent = why === 'cancelled' ? 'Search cancelled.' : '';
     if (el._planUi) el._planUi.cancel.disabled = true;
   }
@@ -54,11 +88,18 @@ const PlanSection = (function () {
     const built = Scenario.build.plan(el._state.plan);
     const scenario = built.scenario;
     Forms.showParsed(el, 'plan', built.parsed);
-    const check = built.problems.length ? { errors: built.problems } : el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
+    const check = built.problems.length
+      ? { errors: built.problems }
+      : el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
     Forms.showErrors(el, 'plan', check.errors || []);
     el._persist();
     const res = el._sections.plan.querySelector('.results');
-    if (check.errors) { res.textContent = ''; el._setAnswer('plan', Card.blocked('plan', check.errors.length)); el._planUi.status.textContent = ''; return; }
+    if (check.errors) {
+      res.textContent = '';
+      el._setAnswer('plan', Card.blocked('plan', check.errors.length));
+      el._planUi.status.textContent = '';
+      return;
+    }
     el._setAnswer('plan', Card.waiting('plan', 'Searching every layout…'));
     const ui = el._planUi;
     ui.progress.max = TPS.length;
@@ -72,7 +113,8 @@ const PlanSection = (function () {
       const d = e.data;
       if (d.id !== id) return;
       const failed = (d.result.errors || []).filter((x) => x.code === 'internal');
-      if (failed.length) {  // the worker's module failed twice on this search
+      if (failed.length) {
+        // the worker's module failed twice on this search
         cancel(el);
         ui.status.textContent = 'Search failed: ' + failed.map((x) => x.message).join(' ');
         res.removeAttribute('aria-busy');
@@ -80,8 +122,10 @@ const PlanSection = (function () {
       }
       const p = d.result.plan;
       if (p) {
-        acc.considered += p.considered; acc.feasible += p.feasible;
-        acc.oom += p.rejected.out_of_memory; acc.indivisible += p.rejected.indivisible;
+        acc.considered += p.considered;
+        acc.feasible += p.feasible;
+        acc.oom += p.rejected.out_of_memory;
+        acc.indivisible += p.rejected.indivisible;
         acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
         acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => a.step_seconds - b.step_seconds);
       }
@@ -89,8 +133,18 @@ const PlanSection = (function () {
       if (d.done === d.total) {
         cancel(el);
         const secs = (performance.now() - acc.t0) / 1e3;
-        ui.status.textContent = 'Done: ' + F.count(acc.considered) + ' plans considered, ' + F.count(acc.feasible) + ' feasible (' +
-          F.count(acc.oom) + ' out of memory, ' + F.count(acc.indivisible) + ' indivisible) in ' + F.duration(secs) + '.';
+        ui.status.textContent =
+          'Done: ' +
+          F.count(acc.considered) +
+          ' plans considered, ' +
+          F.count(acc.feasible) +
+          ' feasible (' +
+          F.count(acc.oom) +
+          ' out of memory, ' +
+          F.count(acc.indivisible) +
+          ' indivisible) in ' +
+          F.duration(secs) +
+          '.';
         res.removeAttribute('aria-busy');
         res.classList.remove('stale');
         res.textContent = '';
@@ -102,11 +156,21 @@ const PlanSection = (function () {
     };
     const query = { id, scenario: JSON.stringify(scenario), tps: TPS, top_k: 20 };
     let w = null;
-    try { w = PlanWorker.create(); } catch (e) { w = null; }
+    try {
+      w = PlanWorker.create();
+    } catch (e) {
+      w = null;
+    }
     if (w) {
       el._worker = w;
       w.onmessage = onmessage;
-      w.onerror = () => { if (el._worker === w) { cancel(el); el._planInPage = true; inPage(el, query, onmessage); } };
+      w.onerror = () => {
+        if (el._worker === w) {
+          cancel(el);
+          el._planInPage = true;
+          inPage(el, query, onmessage);
+        }
+      };
       w.postMessage(query);
     } else inPage(el, query, onmessage);
   }
@@ -132,24 +196,71 @@ const PlanSection = (function () {
 
   function show(el, res, acc) {
     res.textContent = '';
-    const rows = acc.best.map((p, i) => h('tr', { 'data-plan': String(i) },
-      h('td', { text: String(i + 1) }), h('td', { text: String(p.tp) }), h('td', { text: String(p.pp) }), h('td', { text: String(p.dp) }),
-      h('td', { text: String(p.vpp) }), h('td', { text: String(p.micro_batch) }), h('td', { text: String(p.zero) }), h('td', { text: p.recompute }),
-      h('td', { text: p.sequence_parallel ? 'on' : 'off' }), h('td', { text: F.duration(p.step_seconds) }), h('td', { text: F.bytes(p.memory_per_gpu_bytes) }),
-      h('td', { text: F.percent(p.mfu) }),
-      h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))));
-    res.appendChild(Dom.scroller(h('table', { class: 'data plans' }, h('caption', { text: 'Best plans by step time' }),
-      h('thead', null, h('tr', null, ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' })))),
-      h('tbody', null, rows)), 'Best plans'));
+    const rows = acc.best.map((p, i) =>
+      h(
+        'tr',
+        { 'data-plan': String(i) },
+        h('td', { text: String(i + 1) }),
+        h('td', { text: String(p.tp) }),
+        h('td', { text: String(p.pp) }),
+        h('td', { text: String(p.dp) }),
+        h('td', { text: String(p.vpp) }),
+        h('td', { text: String(p.micro_batch) }),
+        h('td', { text: String(p.zero) }),
+        h('td', { text: p.recompute }),
+        h('td', { text: p.sequence_parallel ? 'on' : 'off' }),
+        h('td', { text: F.duration(p.step_seconds) }),
+        h('td', { text: F.bytes(p.memory_per_gpu_bytes) }),
+        h('td', { text: F.percent(p.mfu) }),
+        h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))
+      )
+    );
+    res.appendChild(
+      Dom.scroller(
+        h(
+          'table',
+          { class: 'data plans' },
+          h('caption', { text: 'Best plans by step time' }),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) => h('th', { scope: 'col', text: x })),
+              h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' }))
+            )
+          ),
+          h('tbody', null, rows)
+        ),
+        'Best plans'
+      )
+    );
     const pts = acc.layouts.slice().sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
     if (pts.length > 1) {
-      Charts.chart(el, res, 'Best plan of each (TP, PP) layout: step time vs memory per GPU', {
-        mode: 1,
-        scales: { x: { time: false } },
-        axes: [{ label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) }, { label: 'step time', values: (u, v) => v.map((x) => F.duration(x)) }],
-        series: [{ label: 'memory' }, { label: 'step time', stroke: 'c0', width: 0, points: { show: true, size: 8, fill: 'c0' }, value: (u, v) => F.duration(v) }]
-      }, [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
-      dataTable(['TP', 'PP', 'step', 'memory/GPU', 'MFU'], pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)]), 'Plans per layout'));
+      Charts.chart(
+        el,
+        res,
+        'Best plan of each (TP, PP) layout: step time vs memory per GPU',
+        {
+          mode: 1,
+          scales: { x: { time: false } },
+          axes: [
+            { label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) },
+            { label: 'step time', values: (u, v) => v.map((x) => F.duration(x)) }
+          ],
+          series: [
+            { label: 'memory' },
+            { label: 'step time', stroke: 'c0', width: 0, points: { show: true, size: 8, fill: 'c0' }, value: (u, v) => F.duration(v) }
+          ]
+        },
+        [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
+        dataTable(
+          ['TP', 'PP', 'step', 'memory/GPU', 'MFU'],
+          pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)]),
+          'Plans per layout'
+        )
+      );
     }
   }
 

@@ -8,7 +8,12 @@ const RealitySection = (function () {
     sec.appendChild(h('h3', { text: 'What can this cluster train, and how many GPUs for a deadline?' }));
     sec.appendChild(Forms.form(el, 'reality'));
     sec.appendChild(h('div', { class: 'results', 'data-results': 'reality' }));
-    sec.appendChild(h('p', { class: 'prose', text: 'Published training runs next to our estimate, and claims people repeat, each checked with the same model. \u201cOpen\u201d loads the scenario into its form.' }));
+    sec.appendChild(
+      h('p', {
+        class: 'prose',
+        text: 'Published training runs next to our estimate, and claims people repeat, each checked with the same model. \u201cOpen\u201d loads the scenario into its form.'
+      })
+    );
     sec.appendChild(h('div', { class: 'reality-tables' }));
   }
 
@@ -16,10 +21,19 @@ const RealitySection = (function () {
     const a = r.inverse;
     const p = Scenario.fromSpecs('reality', el._state.reality).parsed;
     return Card.card('reality', {
-      lead: 'In ' + F.count(p.days) + ' days, ' + F.count(p.count) + ' \u00d7 ' + ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) + ' can train:',
-      figures: [['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
+      lead:
+        'In ' +
+        F.count(p.days) +
+        ' days, ' +
+        F.count(p.count) +
+        ' \u00d7 ' +
+        ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) +
+        ' can train:',
+      figures: [
+        ['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
         ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
-        ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']]
+        ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']
+      ]
     });
   }
 
@@ -33,14 +47,29 @@ const RealitySection = (function () {
 
   function openClaim(el, c) {
     const { scenario, pick } = claimScenario(c);
-    const shown = pick ? Object.keys(pick.values || {}).map((k) => Words.label(k) + ' ' + F.byKey(k.split('.').pop(), pick.values[k])).join(', ') : '';
-    const when = pick && pick.case !== 'as given' ? ' Shown at ' + Words.humanize(pick.case) + ': ' + shown + (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).') : '';
+    const shown = pick
+      ? Object.keys(pick.values || {})
+          .map((k) => Words.label(k) + ' ' + F.byKey(k.split('.').pop(), pick.values[k]))
+          .join(', ')
+      : '';
+    const when =
+      pick && pick.case !== 'as given'
+        ? ' Shown at ' + Words.humanize(pick.case) + ': ' + shown + (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).')
+        : '';
     el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.humanize(c.reason) + '.' + when);
   }
 
   function openRun(el, run) {
     const c = (run.comparisons || []).find((x) => x.metric === 'days') || (run.comparisons || [])[0];
-    const fig = c ? ' Published ' + Words.label(c.metric) + ': ' + F.byKey(c.metric, c.published) + '; our estimate ' + (c.estimate === null ? '\u2014' : F.byKey(c.metric, c.estimate)) + '.' : '';
+    const fig = c
+      ? ' Published ' +
+        Words.label(c.metric) +
+        ': ' +
+        F.byKey(c.metric, c.published) +
+        '; our estimate ' +
+        (c.estimate === null ? '\u2014' : F.byKey(c.metric, c.estimate)) +
+        '.'
+      : '';
     el.openScenario(run.scenario, 'Famous run: ' + run.name + '.' + fig);
   }
 
@@ -51,47 +80,114 @@ const RealitySection = (function () {
     for (const run of rep.runs) {
       for (const c of run.comparisons) {
         const flag = (c.unofficial ? 'unofficial' : '') + (c.from_assumptions ? (c.unofficial ? ', ' : '') + 'computed from assumptions' : '');
-        runRows.push(h('tr', { 'data-run': run.id },
-          h('th', { scope: 'row', text: run.name }),
-          h('td', { class: 'metric', text: Words.label(c.metric) }),
-          h('td', { 'data-label': 'Published', title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
-          h('td', { 'data-label': 'Our estimate', title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
-          h('td', { class: 'err', 'data-label': 'Error', text: pct(c.error) }),
-          h('td', { class: 'note' }, flag ? h('strong', { text: flag + '. ' }) : null, c.note || '', ' ', h('span', { class: 'source', text: c.source })),
-          h('td', { class: 'open' }, h('button', { type: 'button', 'aria-label': 'Open ' + run.name, 'data-open-run': run.id, onclick: () => openRun(el, run) }, 'Open'))));
+        runRows.push(
+          h(
+            'tr',
+            { 'data-run': run.id },
+            h('th', { scope: 'row', text: run.name }),
+            h('td', { class: 'metric', text: Words.label(c.metric) }),
+            h('td', { 'data-label': 'Published', title: F.exact(c.published) }, F.byKey(c.metric, c.published)),
+            h('td', { 'data-label': 'Our estimate', title: F.exact(c.estimate) }, c.estimate === null ? '—' : F.byKey(c.metric, c.estimate)),
+            h('td', { class: 'err', 'data-label': 'Error', text: pct(c.error) }),
+            h('td', { class: 'note' }, flag ? h('strong', { text: flag + '. ' }) : null, c.note || '', ' ', h('span', { class: 'source', text: c.source })),
+            h(
+              'td',
+              { class: 'open' },
+              h('button', { type: 'button', 'aria-label': 'Open ' + run.name, 'data-open-run': run.id, onclick: () => openRun(el, run) }, 'Open')
+            )
+          )
+        );
       }
     }
-    return Dom.scroller(h('table', { class: 'data runs' }, h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
-      h('thead', null, h('tr', null, ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source'].map((x) => h('th', { scope: 'col', text: x })), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Open' })))),
-      h('tbody', null, runRows)), 'Famous runs');
+    return Dom.scroller(
+      h(
+        'table',
+        { class: 'data runs' },
+        h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ['Run', 'Figure', 'Published', 'Our estimate', 'Error', 'Notes and source'].map((x) => h('th', { scope: 'col', text: x })),
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Open' }))
+          )
+        ),
+        h('tbody', null, runRows)
+      ),
+      'Famous runs'
+    );
   }
 
   // The famous runs and claims (one call to the core, cached on the element).
   function renderTables(el, box) {
     box.textContent = '';
     const rep = el._reality || el._ask('reality', undefined, () => renderTables(el, box));
-    if (rep.errors) { box.appendChild(h('p', { class: 'field-error', text: rep.errors.map((e) => e.message).join(' ') })); return; }
+    if (rep.errors) {
+      box.appendChild(h('p', { class: 'field-error', text: rep.errors.map((e) => e.message).join(' ') }));
+      return;
+    }
     el._reality = rep;
     box.appendChild(runsTable(el, rep));
-    box.appendChild(h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' }));
-    const claimRows = rep.claims.map((c) => h('li', { class: 'claim', 'data-claim': c.id },
-      h('span', { class: 'verdict ' + c.verdict, text: c.verdict }), ' ', h('q', { text: c.text }), ' — ', Words.humanize(c.reason), '. ',
-      h('span', { class: 'prose', text: c.explanation || '' }), ' ',
-      h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, 'data-open-claim': c.id, onclick: () => openClaim(el, c) }, 'Open')));
+    box.appendChild(
+      h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' })
+    );
+    const claimRows = rep.claims.map((c) =>
+      h(
+        'li',
+        { class: 'claim', 'data-claim': c.id },
+        h('span', { class: 'verdict ' + c.verdict, text: c.verdict }),
+        ' ',
+        h('q', { text: c.text }),
+        ' — ',
+        Words.humanize(c.reason),
+        '. ',
+        h('span', { class: 'prose', text: c.explanation || '' }),
+        ' ',
+        h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, 'data-open-claim': c.id, onclick: () => openClaim(el, c) }, 'Open')
+      )
+    );
     box.appendChild(h('h3', { text: 'Claims checked' }));
     box.appendChild(h('ul', { class: 'claims' }, claimRows));
   }
 
   function show(el, res, r) {
     const a = r.inverse;
-    res.appendChild(kvTable('What this cluster can train', a, [['compute_flops', 'Compute budget'], ['mfu', 'MFU (' + a.mfu_source + ')'],
-      ['compute_optimal_params', 'Compute-optimal model (parameters)'], ['compute_optimal_tokens', 'Compute-optimal tokens'],
-      ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']], null, 'inverse'));
+    res.appendChild(
+      kvTable(
+        'What this cluster can train',
+        a,
+        [
+          ['compute_flops', 'Compute budget'],
+          ['mfu', 'MFU (' + a.mfu_source + ')'],
+          ['compute_optimal_params', 'Compute-optimal model (parameters)'],
+          ['compute_optimal_tokens', 'Compute-optimal tokens'],
+          ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']
+        ],
+        null,
+        'inverse'
+      )
+    );
     res.appendChild(h('p', { class: 'prose', text: Words.humanize(a.formula) + '. ' + a.source + '.' }));
     const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
     if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));
-    else res.appendChild(kvTable('GPUs needed for the model, tokens and deadline', g.inverse, [['gpus', 'GPUs'], ['mfu', 'Predicted MFU'],
-      ['seconds_at_gpus', 'Time at that count'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost']], null, 'inverse'));
+    else
+      res.appendChild(
+        kvTable(
+          'GPUs needed for the model, tokens and deadline',
+          g.inverse,
+          [
+            ['gpus', 'GPUs'],
+            ['mfu', 'Predicted MFU'],
+            ['seconds_at_gpus', 'Time at that count'],
+            ['gpu_hours', 'GPU-hours'],
+            ['cost_usd', 'Cost']
+          ],
+          null,
+          'inverse'
+        )
+      );
   }
 
   return { build, answer, renderTables, show, claimScenario };

@@ -9,8 +9,14 @@ const ServeSection = (function () {
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'serve'));
-    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: memory, decode step, costs, batch curve' }),
-      h('div', { class: 'results', 'data-results': 'serve' })));
+    body.appendChild(
+      h(
+        'details',
+        { class: 'details', open: true },
+        h('summary', { text: 'Details: memory, decode step, costs, batch curve' }),
+        h('div', { class: 'results', 'data-results': 'serve' })
+      )
+    );
   }
 
   const tok = (x) => F.count(x) + ' tok/s';
@@ -35,28 +41,104 @@ const ServeSection = (function () {
     const o = { figures: [], notes: [] };
     o.fit = t.fits;
     const per = t.instance_gpus > 1 ? F.count(t.instance_gpus) + ' \u00d7 ' + name : name;
-    o.fitText = t.fits ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
+    o.fitText = t.fits
+      ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
     if (!t.fits) return Card.card('serve', o);
     o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
-    o.figures.push(['First token', F.duration(t.ttft_seconds), r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy', 'ttft']);
-    o.figures.push(['Batch', F.count(t.batch), t.batch_source === 'max_throughput' ? 'the most that fit (max throughput)' : 'as given; at most ' + F.count(t.max_batch) + ' fit', 'batch']);
-    o.figures.push(['Throughput', tok(t.throughput_tokens_per_second_per_gpu) + ' per GPU', F.count(t.requests_per_second_per_instance) + ' requests/s per copy', 'throughput']);
-    if (t.gpus_needed !== null) o.figures.push(['GPUs for the traffic', F.count(t.gpus_needed), F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average), 'gpus']);
-    if (t.cost_per_day_usd !== null) o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens', 'cost']);
-    else if (t.cost_per_million_output_tokens_usd !== null) o.figures.push(['Cost', F.usd(t.cost_per_million_output_tokens_usd), 'per million output tokens, ' + F.usd(t.cost_per_million_input_tokens_usd) + ' per million input', 'cost']);
-    if (t.speculative) o.figures.push(['Speculative decoding', F.ratio(t.speculative.speedup) + ' faster', F.count(t.speculative.tokens_per_step) + ' tokens per step', 'speculative']);
-    if (t.host_weights_bytes > 0) o.notes.push(h('p', { class: 'muted', text: F.bytes(t.host_weights_bytes) + ' of the weights are read from CPU memory for every token: that, not the GPU, sets the speed.' }));
-    if (t.disaggregation) o.notes.push(h('p', { class: 'muted', text: 'Prefill on ' + F.count(t.disaggregation.prefill_instances) + ' copies, decode on ' + F.count(t.disaggregation.decode_instances) + '; moving one request\u2019s KV cache takes ' + F.duration(t.disaggregation.kv_transfer_seconds) + '.' }));
+    o.figures.push([
+      'First token',
+      F.duration(t.ttft_seconds),
+      r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
+      'ttft'
+    ]);
+    o.figures.push([
+      'Batch',
+      F.count(t.batch),
+      t.batch_source === 'max_throughput' ? 'the most that fit (max throughput)' : 'as given; at most ' + F.count(t.max_batch) + ' fit',
+      'batch'
+    ]);
+    o.figures.push([
+      'Throughput',
+      tok(t.throughput_tokens_per_second_per_gpu) + ' per GPU',
+      F.count(t.requests_per_second_per_instance) + ' requests/s per copy',
+      'throughput'
+    ]);
+    if (t.gpus_needed !== null)
+      o.figures.push([
+        'GPUs for the traffic',
+        F.count(t.gpus_needed),
+        F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average),
+        'gpus'
+      ]);
+    if (t.cost_per_day_usd !== null)
+      o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens', 'cost']);
+    else if (t.cost_per_million_output_tokens_usd !== null)
+      o.figures.push([
+        'Cost',
+        F.usd(t.cost_per_million_output_tokens_usd),
+        'per million output tokens, ' + F.usd(t.cost_per_million_input_tokens_usd) + ' per million input',
+        'cost'
+      ]);
+    if (t.speculative)
+      o.figures.push([
+        'Speculative decoding',
+        F.ratio(t.speculative.speedup) + ' faster',
+        F.count(t.speculative.tokens_per_step) + ' tokens per step',
+        'speculative'
+      ]);
+    if (t.host_weights_bytes > 0)
+      o.notes.push(
+        h('p', {
+          class: 'muted',
+          text: F.bytes(t.host_weights_bytes) + ' of the weights are read from CPU memory for every token: that, not the GPU, sets the speed.'
+        })
+      );
+    if (t.disaggregation)
+      o.notes.push(
+        h('p', {
+          class: 'muted',
+          text:
+            'Prefill on ' +
+            F.count(t.disaggregation.prefill_instances) +
+            ' copies, decode on ' +
+            F.count(t.disaggregation.decode_instances) +
+            '; moving one request\u2019s KV cache takes ' +
+            F.duration(t.disaggregation.kv_transfer_seconds) +
+            '.'
+        })
+      );
     const slo = t.slo;
     if (slo) {
       const c = slo.chosen;
       if (slo.met && c) {
-        o.notes.push(h('p', { class: 'suggestion', 'data-slo': 'met' }, h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
-          'weights ' + c.weight_precision.toUpperCase() + ', KV cache ' + c.kv_precision.toUpperCase() + ', ' + F.count(c.tp) + ' GPU' + (c.tp > 1 ? 's' : '') + ' per copy, batch ' + F.count(c.batch) +
-          ' (first token ' + F.duration(c.ttft_seconds) + ', ' + F.duration(c.tpot_seconds) + ' per token).'));
+        o.notes.push(
+          h(
+            'p',
+            { class: 'suggestion', 'data-slo': 'met' },
+            h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
+            'weights ' +
+              c.weight_precision.toUpperCase() +
+              ', KV cache ' +
+              c.kv_precision.toUpperCase() +
+              ', ' +
+              F.count(c.tp) +
+              ' GPU' +
+              (c.tp > 1 ? 's' : '') +
+              ' per copy, batch ' +
+              F.count(c.batch) +
+              ' (first token ' +
+              F.duration(c.ttft_seconds) +
+              ', ' +
+              F.duration(c.tpot_seconds) +
+              ' per token).'
+          )
+        );
         o.actions = [h('button', { type: 'button', class: 'primary', 'data-action': 'use-slo', onclick: () => useCandidate(el, c) }, 'Use this configuration')];
-      } else o.notes.push(h('p', { class: 'suggestion', 'data-slo': 'missed', text: 'No configuration tried meets the latency targets; the closest are in the details below.' }));
+      } else
+        o.notes.push(
+          h('p', { class: 'suggestion', 'data-slo': 'missed', text: 'No configuration tried meets the latency targets; the closest are in the details below.' })
+        );
     }
     return Card.card('serve', o);
   }
@@ -64,13 +146,27 @@ const ServeSection = (function () {
   function batchChart(el, res, t) {
     const c = t.batch_curve;
     if (!c || c.length < 2) return;
-    Charts.chart(el, res, 'Tokens/s vs batch (compute-bound from batch ' + F.count(t.turn_batch) + ')', {
-      markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
-      scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
-      axes: [{ label: 'batch' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }],
-      series: [{ label: 'batch' }, { label: 'per GPU', stroke: 'c1', width: 2, value: (u, v) => F.count(v) }, { label: 'per user', stroke: 'c3', width: 2, value: (u, v) => F.count(v) }]
-    }, [c.map((p) => p.batch), c.map((p) => p.tokens_per_second_per_gpu), c.map((p) => p.tokens_per_second_per_user)],
-    dataTable(['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'], c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no']), 'Batch curve data'));
+    Charts.chart(
+      el,
+      res,
+      'Tokens/s vs batch (compute-bound from batch ' + F.count(t.turn_batch) + ')',
+      {
+        markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
+        scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
+        axes: [{ label: 'batch' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }],
+        series: [
+          { label: 'batch' },
+          { label: 'per GPU', stroke: 'c1', width: 2, value: (u, v) => F.count(v) },
+          { label: 'per user', stroke: 'c3', width: 2, value: (u, v) => F.count(v) }
+        ]
+      },
+      [c.map((p) => p.batch), c.map((p) => p.tokens_per_second_per_gpu), c.map((p) => p.tokens_per_second_per_user)],
+      dataTable(
+        ['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'],
+        c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no']),
+        'Batch curve data'
+      )
+    );
   }
 
   function show(el, res, r) {
@@ -79,23 +175,102 @@ const ServeSection = (function () {
     if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
     const batch = el._sections.serve.querySelector('[data-field="batch"]');
     if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max: ' + F.count(t.batch) : 'max throughput';
-    res.appendChild(kvTable('Serving', t, [['params', 'Parameters'], ['weights_bytes', 'Weights'], ['kv_cache_bytes_per_token', 'KV cache per token'], ['kv_cache_bytes', 'KV cache (batch, full context)'],
-      ['max_batch', 'Most sequences that fit'], ['instance_gpus', 'GPUs per copy'], ['ttft_seconds', 'Time to first token (per user)'], ['prefill_seconds', 'Prefill on an idle copy'],
-      ['tpot_seconds', 'Time per output token'], ['decode_bound', 'Decode is'], ['turn_batch', 'Batch where GEMMs turn compute-bound'],
-      ['output_tokens_per_second_per_user', 'Speed per user'], ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'], ['request_seconds', 'One request, start to end'],
-      ['replicas', 'Copies the GPUs can hold'], ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'], ['concurrent_sequences', 'Users answered at once'],
-      ['gpus_needed', 'GPUs for the traffic'], ['cost_per_day_usd', 'Cost per day'], ['energy_per_day_kwh', 'Energy per day'],
-      ['cost_per_million_output_tokens_usd', '$ per million output tokens'], ['cost_per_million_input_tokens_usd', '$ per million input tokens'], ['fits', 'Fits']], r.explain, 'inference'));
+    res.appendChild(
+      kvTable(
+        'Serving',
+        t,
+        [
+          ['params', 'Parameters'],
+          ['weights_bytes', 'Weights'],
+          ['kv_cache_bytes_per_token', 'KV cache per token'],
+          ['kv_cache_bytes', 'KV cache (batch, full context)'],
+          ['max_batch', 'Most sequences that fit'],
+          ['instance_gpus', 'GPUs per copy'],
+          ['ttft_seconds', 'Time to first token (per user)'],
+          ['prefill_seconds', 'Prefill on an idle copy'],
+          ['tpot_seconds', 'Time per output token'],
+          ['decode_bound', 'Decode is'],
+          ['turn_batch', 'Batch where GEMMs turn compute-bound'],
+          ['output_tokens_per_second_per_user', 'Speed per user'],
+          ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'],
+          ['request_seconds', 'One request, start to end'],
+          ['replicas', 'Copies the GPUs can hold'],
+          ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'],
+          ['concurrent_sequences', 'Users answered at once'],
+          ['gpus_needed', 'GPUs for the traffic'],
+          ['cost_per_day_usd', 'Cost per day'],
+          ['energy_per_day_kwh', 'Energy per day'],
+          ['cost_per_million_output_tokens_usd', '$ per million output tokens'],
+          ['cost_per_million_input_tokens_usd', '$ per million input tokens'],
+          ['fits', 'Fits']
+        ],
+        r.explain,
+        'inference'
+      )
+    );
     const cap = t.memory_capacity_bytes;
-    res.appendChild(bar('Memory per GPU', [['weights', t.weights_bytes_per_gpu], ['KV cache', t.kv_cache_bytes_per_gpu], ['overhead', t.overhead_bytes_per_gpu]], cap, F.bytes));
+    res.appendChild(
+      bar(
+        'Memory per GPU',
+        [
+          ['weights', t.weights_bytes_per_gpu],
+          ['KV cache', t.kv_cache_bytes_per_gpu],
+          ['overhead', t.overhead_bytes_per_gpu]
+        ],
+        cap,
+        F.bytes
+      )
+    );
     const d = t.decode_breakdown_seconds;
-    if (t.fits && d) res.appendChild(bar('One decode step', [['weights', d.weights], ['dequantisation', d.dequantization], ['CPU offload', d.host_offload], ['compute', d.compute],
-      ['attention / KV', d.attention], ['kernel launches', d.kernel_overhead], ['per-sequence work', d.sequence_overhead], ['TP comm', d.tp_comm], ['EP comm', d.ep_comm]], 0, F.duration));
-    if (t.cost_split) res.appendChild(h('p', { class: 'band', text: 'How the cost is split: ' + Words.humanize(t.cost_split, 'serve').replace(/price_in|price_out|cost_per_day_usd/g, (m) => ({ price_in: 'input price', price_out: 'output price', cost_per_day_usd: 'the cost per day' }[m])) + '.' }));
+    if (t.fits && d)
+      res.appendChild(
+        bar(
+          'One decode step',
+          [
+            ['weights', d.weights],
+            ['dequantisation', d.dequantization],
+            ['CPU offload', d.host_offload],
+            ['compute', d.compute],
+            ['attention / KV', d.attention],
+            ['kernel launches', d.kernel_overhead],
+            ['per-sequence work', d.sequence_overhead],
+            ['TP comm', d.tp_comm],
+            ['EP comm', d.ep_comm]
+          ],
+          0,
+          F.duration
+        )
+      );
+    if (t.cost_split)
+      res.appendChild(
+        h('p', {
+          class: 'band',
+          text:
+            'How the cost is split: ' +
+            Words.humanize(t.cost_split, 'serve').replace(
+              /price_in|price_out|cost_per_day_usd/g,
+              (m) => ({ price_in: 'input price', price_out: 'output price', cost_per_day_usd: 'the cost per day' })[m]
+            ) +
+            '.'
+        })
+      );
     if (t.slo && t.slo.candidates && t.slo.candidates.length) {
-      res.appendChild(dataTable(['weights', 'KV cache', 'GPUs per copy', 'batch', 'GPUs', 'first token', 'per token', 'meets the targets'],
-        t.slo.candidates.map((c) => [c.weight_precision.toUpperCase(), c.kv_precision.toUpperCase(), F.count(c.tp), F.count(c.batch), F.count(c.gpus), F.duration(c.ttft_seconds), F.duration(c.tpot_seconds),
-          c.met ? (c.reason ? 'yes (' + Words.humanize(c.reason, 'serve') + ')' : 'yes, fewest GPUs') : 'no: ' + Words.humanize(c.reason, 'serve')]), 'Latency-target search'));
+      res.appendChild(
+        dataTable(
+          ['weights', 'KV cache', 'GPUs per copy', 'batch', 'GPUs', 'first token', 'per token', 'meets the targets'],
+          t.slo.candidates.map((c) => [
+            c.weight_precision.toUpperCase(),
+            c.kv_precision.toUpperCase(),
+            F.count(c.tp),
+            F.count(c.batch),
+            F.count(c.gpus),
+            F.duration(c.ttft_seconds),
+            F.duration(c.tpot_seconds),
+            c.met ? (c.reason ? 'yes (' + Words.humanize(c.reason, 'serve') + ')' : 'yes, fewest GPUs') : 'no: ' + Words.humanize(c.reason, 'serve')
+          ]),
+          'Latency-target search'
+        )
+      );
     }
     if (t.fits) batchChart(el, res, t);
     const w = warnings(r.warnings, 'serve');

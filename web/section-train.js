@@ -9,8 +9,14 @@ const TrainSection = (function () {
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'train'));
-    body.appendChild(h('details', { class: 'details', open: true }, h('summary', { text: 'Details: layout, memory, step time, goodput, scaling' }),
-      h('div', { class: 'results', 'data-results': 'train' })));
+    body.appendChild(
+      h(
+        'details',
+        { class: 'details', open: true },
+        h('summary', { text: 'Details: layout, memory, step time, goodput, scaling' }),
+        h('div', { class: 'results', 'data-results': 'train' })
+      )
+    );
   }
 
   // Writes a training layout (a report's inputs.training, a suggested layout, a plan's training) into
@@ -52,7 +58,8 @@ const TrainSection = (function () {
     const searched = t.layout_searched;
     const o = { figures: [], notes: [] };
     o.fit = t.fits;
-    o.fitText = t.fits ? 'Fits in memory: ' + F.bytes(need) + ' of ' + F.bytes(cap) + ' per GPU.'
+    o.fitText = t.fits
+      ? 'Fits in memory: ' + F.bytes(need) + ' of ' + F.bytes(cap) + ' per GPU.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason || 'needs ' + F.bytes(need) + ' per GPU, which has ' + F.bytes(cap), 'train') + '.';
     if (!t.fits) {
       const s = t.suggested_layout;
@@ -66,26 +73,66 @@ const TrainSection = (function () {
     if (t.seconds === null) o.lead = 'Give the training tokens to see the time and cost.';
     else {
       o.figures.push(['Time', F.duration(t.seconds), F.count(t.gpu_hours) + ' GPU-hours', 'days']);
-      o.figures.push(['Cost', F.usd(t.cost_usd), 'at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour' + (r.inputs.costs.gpu_hour_usd === null ? ' (catalog, ' + r.inputs.costs.price_basis + ')' : ''), 'cost']);
+      o.figures.push([
+        'Cost',
+        F.usd(t.cost_usd),
+        'at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour' + (r.inputs.costs.gpu_hour_usd === null ? ' (catalog, ' + r.inputs.costs.price_basis + ')' : ''),
+        'cost'
+      ]);
       if (u.seconds_low !== null && u.seconds_high !== null && t.mfu_source !== 'given')
-        o.figures.push(['Range', range(F.duration(u.seconds_low), F.duration(u.seconds_high)), F.usd(u.cost_usd_low) + ' \u2013 ' + F.usd(u.cost_usd_high) + ' (9 in 10 published runs)', 'range']);
+        o.figures.push([
+          'Range',
+          range(F.duration(u.seconds_low), F.duration(u.seconds_high)),
+          F.usd(u.cost_usd_low) + ' \u2013 ' + F.usd(u.cost_usd_high) + ' (9 in 10 published runs)',
+          'range'
+        ]);
       else o.figures.push(['Range', 'none', 'MFU given: the band is yours', 'range']);
     }
-    o.figures.push(['MFU', F.percent(t.mfu), (t.mfu_source === 'given' ? 'given' : 'predicted') + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak', 'mfu']);
+    o.figures.push([
+      'MFU',
+      F.percent(t.mfu),
+      (t.mfu_source === 'given' ? 'given' : 'predicted') + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak',
+      'mfu'
+    ]);
     o.figures.push(['Goodput', F.percent(t.goodput), 'time on useful steps', 'goodput']);
     const layout = Card.layoutText(r.inputs.training);
-    o.notes.push(h('p', { class: 'layout-line', 'data-layout': searched ? 'auto' : 'given' },
-      h('strong', { text: searched ? 'Layout chosen by the plan search: ' : 'Layout: ' }), layout + '. ', h('span', { class: 'muted', text: 'Framework: ' + t.framework + '.' })));
+    o.notes.push(
+      h(
+        'p',
+        { class: 'layout-line', 'data-layout': searched ? 'auto' : 'given' },
+        h('strong', { text: searched ? 'Layout chosen by the plan search: ' : 'Layout: ' }),
+        layout + '. ',
+        h('span', { class: 'muted', text: 'Framework: ' + t.framework + '.' })
+      )
+    );
     return Card.card('train', o);
   }
 
   function scaling(el, res, sc) {
-    Charts.chart(el, res, 'Scaling: tokens/s and efficiency vs GPU count (same model and batch)', {
-      scales: { x: { distr: 3, log: 2 }, eff: { range: [0, 1.05] } },
-      axes: [{ label: 'GPUs' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }, { side: 1, scale: 'eff', label: 'efficiency', grid: { show: false }, values: (u, v) => v.map((x) => F.percent(x)) }],
-      series: [{ label: 'GPUs' }, { label: 'tokens/s', stroke: 'c0', width: 2, value: (u, v) => F.count(v) }, { label: 'efficiency', scale: 'eff', stroke: 'c2', width: 2, value: (u, v) => F.percent(v) }]
-    }, [sc.map((p) => p.gpus), sc.map((p) => p.tokens_per_second), sc.map((p) => p.efficiency)],
-    dataTable(['GPUs', 'tokens/s', 'efficiency', 'MFU'], sc.map((p) => [F.count(p.gpus), F.count(p.tokens_per_second), F.percent(p.efficiency), F.percent(p.mfu)]), 'Scaling data'));
+    Charts.chart(
+      el,
+      res,
+      'Scaling: tokens/s and efficiency vs GPU count (same model and batch)',
+      {
+        scales: { x: { distr: 3, log: 2 }, eff: { range: [0, 1.05] } },
+        axes: [
+          { label: 'GPUs' },
+          { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) },
+          { side: 1, scale: 'eff', label: 'efficiency', grid: { show: false }, values: (u, v) => v.map((x) => F.percent(x)) }
+        ],
+        series: [
+          { label: 'GPUs' },
+          { label: 'tokens/s', stroke: 'c0', width: 2, value: (u, v) => F.count(v) },
+          { label: 'efficiency', scale: 'eff', stroke: 'c2', width: 2, value: (u, v) => F.percent(v) }
+        ]
+      },
+      [sc.map((p) => p.gpus), sc.map((p) => p.tokens_per_second), sc.map((p) => p.efficiency)],
+      dataTable(
+        ['GPUs', 'tokens/s', 'efficiency', 'MFU'],
+        sc.map((p) => [F.count(p.gpus), F.count(p.tokens_per_second), F.percent(p.efficiency), F.percent(p.mfu)]),
+        'Scaling data'
+      )
+    );
   }
 
   // The form shows what "auto" and "catalog" became: placeholders like "auto: 8".
@@ -106,28 +153,134 @@ const TrainSection = (function () {
     const t = r.training;
     placeholders(el, r);
     const g = t.goodput_breakdown || {};
-    res.appendChild(kvTable('Run', t, [['days', 'Days'], ['seconds', 'Wall-clock time'], ['gpu_hours', 'GPU-hours'], ['cost_usd', 'Cost'],
-      ['energy_kwh', 'Energy'], ['co2_kg', 'CO2'], ['params', 'Parameters'], ['active_params', 'Active parameters'], ['flops', 'Model FLOPs'], ['flops_6nd', '6·N·D'],
-      ['mfu', 'MFU (' + t.mfu_source + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak)'], ['hfu', 'HFU'],
-      ['tokens_per_second', 'Throughput'], ['achieved_flops_per_second_per_gpu', 'Achieved per GPU'], ['step_seconds', 'Step time'], ['goodput', 'Goodput'], ['fits', 'Fits in memory']], r.explain, 'training'));
+    res.appendChild(
+      kvTable(
+        'Run',
+        t,
+        [
+          ['days', 'Days'],
+          ['seconds', 'Wall-clock time'],
+          ['gpu_hours', 'GPU-hours'],
+          ['cost_usd', 'Cost'],
+          ['energy_kwh', 'Energy'],
+          ['co2_kg', 'CO2'],
+          ['params', 'Parameters'],
+          ['active_params', 'Active parameters'],
+          ['flops', 'Model FLOPs'],
+          ['flops_6nd', '6·N·D'],
+          ['mfu', 'MFU (' + t.mfu_source + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak)'],
+          ['hfu', 'HFU'],
+          ['tokens_per_second', 'Throughput'],
+          ['achieved_flops_per_second_per_gpu', 'Achieved per GPU'],
+          ['step_seconds', 'Step time'],
+          ['goodput', 'Goodput'],
+          ['fits', 'Fits in memory']
+        ],
+        r.explain,
+        'training'
+      )
+    );
     const used = r.inputs.training;
-    res.appendChild(h('div', { class: 'kv-wrap' }, h('table', { class: 'kv layout' }, h('caption', { text: t.layout_searched ? 'Layout (chosen by the plan search)' : 'Layout (as given)' }),
-      h('tbody', null, [['tp', 'Tensor parallel'], ['pp', 'Pipeline parallel'], ['dp', 'Data parallel'], ['cp', 'Context parallel'], ['ep', 'Expert parallel'], ['vpp', 'Interleaving'],
-        ['micro_batch', 'Micro-batch'], ['global_batch', 'Global batch'], ['zero', 'ZeRO stage'], ['recompute', 'Recomputation'], ['sequence_parallel', 'Sequence parallel'],
-        ['precision', 'Precision']].map(([k, label]) => h('tr', null, h('th', { scope: 'row', text: label }),
-        h('td', { 'data-key': 'inputs.training.' + k, text: typeof used[k] === 'boolean' ? (used[k] ? 'on' : 'off') : used[k] === null || used[k] === undefined ? '\u2014' : String(used[k]) })))))));
+    res.appendChild(
+      h(
+        'div',
+        { class: 'kv-wrap' },
+        h(
+          'table',
+          { class: 'kv layout' },
+          h('caption', { text: t.layout_searched ? 'Layout (chosen by the plan search)' : 'Layout (as given)' }),
+          h(
+            'tbody',
+            null,
+            [
+              ['tp', 'Tensor parallel'],
+              ['pp', 'Pipeline parallel'],
+              ['dp', 'Data parallel'],
+              ['cp', 'Context parallel'],
+              ['ep', 'Expert parallel'],
+              ['vpp', 'Interleaving'],
+              ['micro_batch', 'Micro-batch'],
+              ['global_batch', 'Global batch'],
+              ['zero', 'ZeRO stage'],
+              ['recompute', 'Recomputation'],
+              ['sequence_parallel', 'Sequence parallel'],
+              ['precision', 'Precision']
+            ].map(([k, label]) =>
+              h(
+                'tr',
+                null,
+                h('th', { scope: 'row', text: label }),
+                h('td', {
+                  'data-key': 'inputs.training.' + k,
+                  text: typeof used[k] === 'boolean' ? (used[k] ? 'on' : 'off') : used[k] === null || used[k] === undefined ? '\u2014' : String(used[k])
+                })
+              )
+            )
+          )
+        )
+      )
+    );
     const m = t.memory_per_gpu_bytes;
-    res.appendChild(bar('Memory per GPU', [['weights', m.weights], ['gradients', m.gradients], ['optimizer', m.optimizer], ['activations', m.activations], ['overhead', m.overhead]],
-      t.memory_capacity_bytes, F.bytes));
+    res.appendChild(
+      bar(
+        'Memory per GPU',
+        [
+          ['weights', m.weights],
+          ['gradients', m.gradients],
+          ['optimizer', m.optimizer],
+          ['activations', m.activations],
+          ['overhead', m.overhead]
+        ],
+        t.memory_capacity_bytes,
+        F.bytes
+      )
+    );
     const sb = t.step_breakdown_seconds;
-    if (sb.total !== null) res.appendChild(bar('Step time breakdown', [['GEMM', sb.gemm], ['attention', sb.attention], ['memory-bound', sb.memory_bound], ['TP comm', sb.tp_comm],
-      ['CP comm', sb.cp_comm], ['PP comm', sb.pp_comm], ['EP all-to-all', sb.ep_comm], ['PP bubble', sb.pp_bubble], ['DP comm (exposed)', sb.dp_comm], ['optimizer', sb.optimizer],
-      ['kernel overhead', sb.overhead]], 0, F.duration));
-    res.appendChild(h('div', { class: 'kv-wrap' }, h('table', { class: 'kv goodput' }, h('caption', { text: 'Goodput: ' + F.percent(t.goodput) + ' of the wall time on useful steps' }),
-      h('tbody', null, [['Failures per hour (whole cluster)', F.count(g.failures_per_hour)], ['Checkpoint write', F.duration(g.checkpoint_seconds)],
-        ['Checkpoint every', F.duration(g.checkpoint_interval_seconds)], ['Restart after a failure', F.duration(g.restart_seconds)],
-        ['From', g.source === 'training.goodput' ? 'the Goodput field' : 'the failure and checkpoint model']].map(([a, b]) => h('tr', null, h('th', { scope: 'row', text: a }), h('td', { text: b })))))));
-    if (t.uncertainty && t.uncertainty.band_basis) res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' }, 'Range: ' + t.uncertainty.band_basis + '.'));
+    if (sb.total !== null)
+      res.appendChild(
+        bar(
+          'Step time breakdown',
+          [
+            ['GEMM', sb.gemm],
+            ['attention', sb.attention],
+            ['memory-bound', sb.memory_bound],
+            ['TP comm', sb.tp_comm],
+            ['CP comm', sb.cp_comm],
+            ['PP comm', sb.pp_comm],
+            ['EP all-to-all', sb.ep_comm],
+            ['PP bubble', sb.pp_bubble],
+            ['DP comm (exposed)', sb.dp_comm],
+            ['optimizer', sb.optimizer],
+            ['kernel overhead', sb.overhead]
+          ],
+          0,
+          F.duration
+        )
+      );
+    res.appendChild(
+      h(
+        'div',
+        { class: 'kv-wrap' },
+        h(
+          'table',
+          { class: 'kv goodput' },
+          h('caption', { text: 'Goodput: ' + F.percent(t.goodput) + ' of the wall time on useful steps' }),
+          h(
+            'tbody',
+            null,
+            [
+              ['Failures per hour (whole cluster)', F.count(g.failures_per_hour)],
+              ['Checkpoint write', F.duration(g.checkpoint_seconds)],
+              ['Checkpoint every', F.duration(g.checkpoint_interval_seconds)],
+              ['Restart after a failure', F.duration(g.restart_seconds)],
+              ['From', g.source === 'training.goodput' ? 'the Goodput field' : 'the failure and checkpoint model']
+            ].map(([a, b]) => h('tr', null, h('th', { scope: 'row', text: a }), h('td', { text: b })))
+          )
+        )
+      )
+    );
+    if (t.uncertainty && t.uncertainty.band_basis)
+      res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' }, 'Range: ' + t.uncertainty.band_basis + '.'));
     if (r.scaling && r.scaling.length > 1) scaling(el, res, r.scaling);
     const w = warnings(r.warnings, 'train');
     if (w) res.appendChild(w);

@@ -20,12 +20,26 @@ const Share = (function () {
   const attr = (s) => s.replace(/&/g, '&amp;').replace(/'/g, '&#39;');
 
   function elementCode(el, sec) {
-    return '<script src="gpucalc-embed.js"></script>\n<gpu-calc section="' + sec + '" scenario=\'' + attr(scenarioText(el, sec)) + '\'>' +
-      'Loading gpucalc\u2026 (if this stays, the script or WebAssembly was blocked: see the README)</gpu-calc>';
+    return (
+      '<script src="gpucalc-embed.js"></script>\n<gpu-calc section="' +
+      sec +
+      '" scenario=\'' +
+      attr(scenarioText(el, sec)) +
+      "'>" +
+      'Loading gpucalc\u2026 (if this stays, the script or WebAssembly was blocked: see the README)</gpu-calc>'
+    );
   }
 
   function iframeCode(el, sec) {
-    return '<iframe src="frame.html#section=' + sec + '&amp;scenario=' + encodeURIComponent(scenarioText(el, sec)) + '" width="100%" height="760" title="gpucalc: ' + State.TITLES[sec] + '"></iframe>';
+    return (
+      '<iframe src="frame.html#section=' +
+      sec +
+      '&amp;scenario=' +
+      encodeURIComponent(scenarioText(el, sec)) +
+      '" width="100%" height="760" title="gpucalc: ' +
+      State.TITLES[sec] +
+      '"></iframe>'
+    );
   }
 
   function code(el, sec, kind) {
@@ -34,7 +48,10 @@ const Share = (function () {
 
   // Copies text; the status next to the buttons says what happened. Focus stays on `button`.
   function copy(text, button, status, what) {
-    const done = () => { status.textContent = what + ' copied.'; button.focus(); };
+    const done = () => {
+      status.textContent = what + ' copied.';
+      button.focus();
+    };
     const manual = () => {
       const box = h('textarea', { class: 'copy-box', readonly: true, rows: '3', 'aria-label': what + ' to copy' });
       box.value = text;
@@ -42,14 +59,22 @@ const Share = (function () {
       status.append(what + ': the clipboard is not available here; copy it from this box. ', box);
       box.select();
       let ok = false;
-      try { ok = document.execCommand && document.execCommand('copy'); } catch (e) { ok = false; }
-      if (ok) { status.textContent = what + ' copied.'; }
+      try {
+        ok = document.execCommand && document.execCommand('copy');
+      } catch (e) {
+        ok = false;
+      }
+      if (ok) {
+        status.textContent = what + ' copied.';
+      }
       button.focus();
     };
     try {
       if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(done, manual);
       else manual();
-    } catch (e) { manual(); }
+    } catch (e) {
+      manual();
+    }
   }
 
   // The buttons under an answer (or in the toolbar): copy link (pages that keep their state in the

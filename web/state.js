@@ -3,17 +3,24 @@
 // whole state, only what differs from the defaults) and local storage.
 // Part of the page bundle (scripts/bundle.mjs).
 const State = (function () {
-  const MAX_HASH = 100000;   // a link holds the editor's text too (at most Guard.MAX_EDITOR_CHARS)
+  const MAX_HASH = 100000; // a link holds the editor's text too (at most Guard.MAX_EDITOR_CHARS)
   // The saved state: short form values plus the editor's text, which JSON escapes may grow up to 6x.
   const MAX_STORED = 6 * Guard.MAX_EDITOR_CHARS + 65536;
   const STORAGE_KEY = 'gpucalc-state';
   const MAX_FIELD = 120;
-  const MAX_EXTRA = 4000;    // settings from an opened scenario that the form has no field for (JSON)
+  const MAX_EXTRA = 4000; // settings from an opened scenario that the form has no field for (JSON)
 
   const SECTIONS = ['train', 'serve', 'finetune', 'plan', 'cluster', 'explain', 'reality', 'json'];
   const TITLES = {
-    train: 'Train', serve: 'Serve', finetune: 'Fine-tune', plan: 'Plan search', cluster: 'Cluster',
-    explain: 'Explain: GPU vs CPU', reality: 'Reality check', json: 'Scenario JSON', view: 'View'
+    train: 'Train',
+    serve: 'Serve',
+    finetune: 'Fine-tune',
+    plan: 'Plan search',
+    cluster: 'Cluster',
+    explain: 'Explain: GPU vs CPU',
+    reality: 'Reality check',
+    json: 'Scenario JSON',
+    view: 'View'
   };
   const WITH_EXTRA = ['train', 'serve', 'finetune'];
 
@@ -29,8 +36,12 @@ const State = (function () {
     return d;
   })();
 
-  function cloneDefaults() { return JSON.parse(JSON.stringify(DEFAULTS)); }
-  function limitOf(sec, key) { return sec === 'json' ? Guard.MAX_EDITOR_CHARS : key === 'extra' ? MAX_EXTRA : MAX_FIELD; }
+  function cloneDefaults() {
+    return JSON.parse(JSON.stringify(DEFAULTS));
+  }
+  function limitOf(sec, key) {
+    return sec === 'json' ? Guard.MAX_EDITOR_CHARS : key === 'extra' ? MAX_EXTRA : MAX_FIELD;
+  }
 
   // Copies only known sections/keys with short primitive values: hostile input (prototype keys,
   // huge strings, nested objects) cannot get in. `sections` limits what is taken (default: all);
@@ -41,7 +52,10 @@ const State = (function () {
     for (const sec of sections || Object.keys(DEFAULTS)) {
       if (!Object.prototype.hasOwnProperty.call(obj, sec)) continue;
       const src = obj[sec];
-      if (!src || typeof src !== 'object' || Array.isArray(src)) { if (problems) problems.push(TITLES[sec]); continue; }
+      if (!src || typeof src !== 'object' || Array.isArray(src)) {
+        if (problems) problems.push(TITLES[sec]);
+        continue;
+      }
       for (const key of Object.keys(DEFAULTS[sec])) {
         if (!Object.prototype.hasOwnProperty.call(src, key)) continue;
         const v = src[key];
@@ -56,8 +70,15 @@ const State = (function () {
       const x = out[sec].extra;
       if (!x) continue;
       let ok = Guard.depth(x, 8) <= 8;
-      try { ok = ok && JSON.parse(x) && typeof JSON.parse(x) === 'object' && !Array.isArray(JSON.parse(x)); } catch (e) { ok = false; }
-      if (!ok) { out[sec].extra = ''; if (problems) problems.push(TITLES[sec] + ' (settings from an opened scenario)'); }
+      try {
+        ok = ok && JSON.parse(x) && typeof JSON.parse(x) === 'object' && !Array.isArray(JSON.parse(x));
+      } catch (e) {
+        ok = false;
+      }
+      if (!ok) {
+        out[sec].extra = '';
+        if (problems) problems.push(TITLES[sec] + ' (settings from an opened scenario)');
+      }
     }
     return out;
   }
@@ -102,13 +123,19 @@ const State = (function () {
       const problems = [];
       const state = sanitizeState(JSON.parse(text), null, problems);
       const why = state.json.text ? Guard.check(state.json.text, Guard.MAX_EDITOR_CHARS) : null;
-      if (why) { state.json.text = ''; problems.push('Scenario JSON from the link: ' + why); }
+      if (why) {
+        state.json.text = '';
+        problems.push('Scenario JSON from the link: ' + why);
+      }
       return { state, problems };
     } catch (e) {
       return null;
     }
   }
-  function decodeState(hash) { const d = decodeHash(hash); return d ? d.state : null; }
+  function decodeState(hash) {
+    const d = decodeHash(hash);
+    return d ? d.state : null;
+  }
 
   // The state saved by an earlier visit: { state, problems } (problems: what was dropped, for the
   // reader), or null when nothing is saved. Bounded: a size limit and a one-pass shape check come
@@ -116,29 +143,52 @@ const State = (function () {
   // never reaches the module. The caller saves the cleaned state at once.
   function loadStored() {
     let saved;
-    try { saved = localStorage.getItem(STORAGE_KEY); } catch (e) { return null; /* storage unavailable (privacy mode, sandbox) */ }
+    try {
+      saved = localStorage.getItem(STORAGE_KEY);
+    } catch (e) {
+      return null; /* storage unavailable (privacy mode, sandbox) */
+    }
     if (typeof saved !== 'string' || saved === '') return null;
     const problems = [];
     let obj = null;
     if (saved.length > MAX_STORED) problems.push('the saved settings were too large');
-    else if (Guard.depth(saved, 8) > 8) problems.push('the saved settings were not in the expected form');  // the state is 2 deep; a little more is dropped key by key
+    else if (Guard.depth(saved, 8) > 8)
+      problems.push('the saved settings were not in the expected form'); // the state is 2 deep; a little more is dropped key by key
     else {
-      try { obj = JSON.parse(saved); } catch (e) { problems.push('the saved settings were not readable'); }
-      if (obj !== null && (typeof obj !== 'object' || Array.isArray(obj))) { problems.push('the saved settings were not in the expected form'); obj = null; }
+      try {
+        obj = JSON.parse(saved);
+      } catch (e) {
+        problems.push('the saved settings were not readable');
+      }
+      if (obj !== null && (typeof obj !== 'object' || Array.isArray(obj))) {
+        problems.push('the saved settings were not in the expected form');
+        obj = null;
+      }
     }
     const state = sanitizeState(obj, null, problems);
     const why = state.json.text ? Guard.check(state.json.text, Guard.MAX_EDITOR_CHARS) : null;
-    if (why) { state.json.text = ''; problems.push('Scenario JSON: ' + why); }
+    if (why) {
+      state.json.text = '';
+      problems.push('Scenario JSON: ' + why);
+    }
     return { state, problems };
   }
 
   // Writes the state to the URL hash and to local storage; editor text that the editor would not
   // evaluate is not saved.
   function save(st) {
-    try { history.replaceState(null, '', '#' + encodeState(st)); } catch (e) { /* sandboxed iframe */ }
+    try {
+      history.replaceState(null, '', '#' + encodeState(st));
+    } catch (e) {
+      /* sandboxed iframe */
+    }
     let keep = st;
     if (st.json.text && Guard.check(st.json.text, Guard.MAX_EDITOR_CHARS)) keep = Object.assign({}, st, { json: { text: '' } });
-    try { localStorage.setItem(STORAGE_KEY, JSON.stringify(keep)); } catch (e) { /* no storage */ }
+    try {
+      localStorage.setItem(STORAGE_KEY, JSON.stringify(keep));
+    } catch (e) {
+      /* no storage */
+    }
   }
 
   return { DEFAULTS, SECTIONS, TITLES, WITH_EXTRA, cloneDefaults, sanitizeState, encodeState, decodeHash, decodeState, loadStored, save, base64url };

@@ -5,12 +5,28 @@
 const Words = (function () {
   const PATH = /\b(model|hardware|training|inference|finetune|costs|compare|roofline|inverse|plan|claim)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*/g;
   const EXTRA = {
-    'training.dp': 'Data parallel', 'hardware.count': 'GPUs', 'inference.batch_limit': 'the engine\u2019s batch limit',
-    'inference.slo': 'the latency targets', 'training.layout': 'Layout', 'model.heads': 'the model\u2019s attention heads',
-    'model.kv_heads': 'the model\u2019s key/value heads', 'model.experts': 'the model\u2019s experts', 'model.layers': 'the model\u2019s layers',
+    'training.dp': 'Data parallel',
+    'hardware.count': 'GPUs',
+    'inference.batch_limit': 'the engine\u2019s batch limit',
+    'inference.slo': 'the latency targets',
+    'training.layout': 'Layout',
+    'model.heads': 'the model\u2019s attention heads',
+    'model.kv_heads': 'the model\u2019s key/value heads',
+    'model.experts': 'the model\u2019s experts',
+    'model.layers': 'the model\u2019s layers',
     // The report figures the famous runs compare.
-    days: 'Days', seconds: 'Time', flops: 'Model FLOPs', flops_6nd: 'FLOPs (6\u00b7N\u00b7D)', energy_kwh: 'Energy', co2_kg: 'CO2', cost_usd: 'Cost',
-    gpu_hours: 'GPU-hours', mfu: 'MFU', tokens_per_second: 'Throughput', step_seconds: 'Step time', achieved_flops_per_second_per_gpu: 'Achieved per GPU'
+    days: 'Days',
+    seconds: 'Time',
+    flops: 'Model FLOPs',
+    flops_6nd: 'FLOPs (6\u00b7N\u00b7D)',
+    energy_kwh: 'Energy',
+    co2_kg: 'CO2',
+    cost_usd: 'Cost',
+    gpu_hours: 'GPU-hours',
+    mfu: 'MFU',
+    tokens_per_second: 'Throughput',
+    step_seconds: 'Step time',
+    achieved_flops_per_second_per_gpu: 'Achieved per GPU'
   };
 
   // The label of a scenario path: the section's own field first, then any section's, then words.
@@ -37,9 +53,13 @@ const Words = (function () {
       .replace(/\s*\(run `gpucalc [^`]*`\)/g, '')
       .replace(/^(cluster|training|inference|finetune): /, '')
       .replace(/^does not fit: /, '')
-      .replace(/\b(\d+\.\d{2,})(?= GiB)/g, (m) => { const x = Number(m); return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2); })
+      .replace(/\b(\d+\.\d{2,})(?= GiB)/g, (m) => {
+        const x = Number(m);
+        return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+      })
       .replace(PATH, (p) => label(p, sec))
-      .replace(/ >= /g, ' at least ').replace(/ <= /g, ' at most ')
+      .replace(/ >= /g, ' at least ')
+      .replace(/ <= /g, ' at most ')
       .replace(/, got /g, ', not ')
       .replace(/\b\d(?:\.\d+)?e\+\d+\b/g, bigNumber)
       .replace(/\((\d{4,})\)/g, (m, n) => '(' + bigNumber(n) + ')')

@@ -7,8 +7,13 @@ const PlanWorker = (function () {
   let workerUrl = null;
   function create() {
     if (!workerUrl) {
-      const src = 'var _scriptDir = undefined;\nvar createGpucalc = (' + globalThis.createGpucalc.toString() + ');\n' +
-        'var createCore = (' + Core.createCore.toString() + ');\n' +
+      const src =
+        'var _scriptDir = undefined;\nvar createGpucalc = (' +
+        globalThis.createGpucalc.toString() +
+        ');\n' +
+        'var createCore = (' +
+        Core.createCore.toString() +
+        ');\n' +
         'var core = createCore(createGpucalc);\n' +
         'self.onmessage = function (e) {\n' +
         '  var q = e.data; var tps = q.tps; var i = 0;\n' +

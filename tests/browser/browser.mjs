@@ -11,8 +11,16 @@ mkdirSync(shotDir, { recursive: true });
 export async function launch() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--allow-file-access-from-files'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--allow-file-access-from-files'
+    ]
   });
 }
 
@@ -25,12 +33,19 @@ export async function open(browser, url = pageUrl(), opts = {}) {
   const dialogs = [];
   page.on('request', (r) => requests.push(r.url()));
   page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    d.dismiss();
+  });
   await page.goto(url);
   // The first section's answer (or the reasons there is none) is on screen.
   await page.waitForSelector('gpu-calc .answer:not(.waiting)', { timeout: 15000 });
   return { context, page, requests, errors, dialogs };
 }
 
-export const text = (page, key) => page.locator(`gpu-calc [data-key="${key}"]`).first().evaluate((el) => el.firstChild.textContent);
+export const text = (page, key) =>
+  page
+    .locator(`gpu-calc [data-key="${key}"]`)
+    .first()
+    .evaluate((el) => el.firstChild.textContent);
 export const exact = (page, key) => page.locator(`gpu-calc [data-key="${key}"]`).first().getAttribute('title');

@@ -9,13 +9,21 @@ import { launch, open } from './browser.mjs';
 import { cli } from '../node/common.mjs';
 
 let browser;
-before(async () => { browser = await launch(); });
-after(async () => { await browser.close(); });
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser.close();
+});
 
 const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const card = (page, sec) => page.locator(`gpu-calc [data-answer="${sec}"]`);
 const figure = (page, sec, key) => card(page, sec).locator(`[data-figure="${key}"] .big`);
-const report = (page, sec) => page.evaluate((s) => { const l = document.querySelector('gpu-calc')._last[s]; return l ? l.report : null; }, sec);
+const report = (page, sec) =>
+  page.evaluate((s) => {
+    const l = document.querySelector('gpu-calc')._last[s];
+    return l ? l.report : null;
+  }, sec);
 const scenarioOf = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s].scenario, sec);
 
 test('the Train answer opens with fits, then days, cost and the uncertainty range', async () => {
@@ -30,7 +38,11 @@ test('the Train answer opens with fits, then days, cost and the uncertainty rang
   assert.match(await c.locator('[data-figure="mfu"] .sub').textContent(), /predicted, of BF16 peak/);
   assert.match(await figure(page, 'train', 'goodput').textContent(), /^9\d\.\d\u00a0%$/);
   // The order on screen: heading, answer, form.
-  const order = await page.evaluate(() => [...document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="train"]').querySelectorAll('h2, .answer, form')].map((e) => e.tagName + (e.className ? '.' + e.className.split(' ')[0] : '')));
+  const order = await page.evaluate(() =>
+    [...document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="train"]').querySelectorAll('h2, .answer, form')].map(
+      (e) => e.tagName + (e.className ? '.' + e.className.split(' ')[0] : '')
+    )
+  );
   assert.deepEqual(order.slice(0, 3), ['H2', 'DIV.answer', 'FORM.inputs']);
   assert.deepEqual(errors, []);
   await context.close();
@@ -96,7 +108,9 @@ test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K
   await field(page, 'serve', 'prompt_tokens').fill('4000');
   await field(page, 'serve', 'output_tokens').fill('500');
   assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
-  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-70b-4090-offload.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  const fixture = JSON.parse(
+    execFileSync(cli, ['estimate', 'tests/fixtures/llama3-70b-4090-offload.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString()
+  );
   const r = await report(page, 'serve');
   assert.equal(r.inference.tpot_seconds, fixture.inference.tpot_seconds);
   assert.match(await figure(page, 'serve', 'speed').textContent(), /^2\.\d+ tok\/s$/);
@@ -131,7 +145,9 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.equal(await page.locator('gpu-calc #serve-tpot-parsed').textContent(), '= 25\u00a0ms');
   const slo = card(page, 'serve').locator('[data-slo]');
   assert.equal(await slo.getAttribute('data-slo'), 'met');
-  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-slo-search.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  const fixture = JSON.parse(
+    execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-slo-search.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString()
+  );
   const chosen = fixture.inference.slo.chosen;
   assert.match(await slo.textContent(), new RegExp('met with ' + chosen.gpus + ' GPUs: weights ' + chosen.weight_precision.toUpperCase()));
   await page.getByRole('button', { name: 'Use this configuration' }).click();
@@ -151,7 +167,9 @@ test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest 
   const { page, context } = await open(browser);
   const c = card(page, 'finetune');
   await c.locator('.fit').waitFor();
-  const fixture = JSON.parse(execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-qlora-4090.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString());
+  const fixture = JSON.parse(
+    execFileSync(cli, ['estimate', 'tests/fixtures/llama3-8b-qlora-4090.json'], { cwd: new URL('../..', import.meta.url).pathname }).toString()
+  );
   assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
   assert.match(await c.locator('.fit').textContent(), /QLoRA fits on GeForce RTX 4090/);
   assert.equal(await figure(page, 'finetune', 'max_batch').textContent(), String(fixture.finetune.max_batch));
@@ -165,8 +183,14 @@ test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest 
 
 test('the plan search lists no plan twice', async () => {
   const { page, context } = await open(browser);
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 30000 });
-  const keys = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report.plan.best.map((p) => [p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.zero, p.sequence_parallel, p.step_seconds].join('|')));
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
+    timeout: 30000
+  });
+  const keys = await page.evaluate(() =>
+    document
+      .querySelector('gpu-calc')
+      ._last.plan.report.plan.best.map((p) => [p.tp, p.pp, p.dp, p.vpp, p.micro_batch, p.zero, p.sequence_parallel, p.step_seconds].join('|'))
+  );
   assert.equal(keys.length, 10);
   assert.equal(new Set(keys).size, 10, keys.join('\n'));
   assert.match(await card(page, 'plan').textContent(), /layouts fit; the fastest:/);
@@ -187,12 +211,19 @@ test('every famous run and claim opens in a form, with the result its verdict wa
       if (run.estimate[k] === null || run.estimate[k] === undefined) continue;
       assert.ok(Math.abs(r.training[k] - run.estimate[k]) <= 1e-9 * Math.abs(run.estimate[k]), `${run.id} ${k}: ${r.training[k]} vs ${run.estimate[k]}`);
     }
-    assert.match(await page.locator('gpu-calc section[data-section="train"] .origin').textContent(), new RegExp('Famous run: ' + run.name.replace(/[()+.]/g, '.')));
+    assert.match(
+      await page.locator('gpu-calc section[data-section="train"] .origin').textContent(),
+      new RegExp('Famous run: ' + run.name.replace(/[()+.]/g, '.'))
+    );
   }
   const expected = { cluster: 'cluster', compare: 'explain', training: 'train', inference: 'serve' };
   for (const claim of reality.claims) {
     await page.locator(`gpu-calc button[data-open-claim="${claim.id}"]`).click();
-    const sec = Object.keys(expected).map((k) => (claim.scenario[k] ? expected[k] : null)).filter(Boolean).pop() || 'cluster';
+    const sec =
+      Object.keys(expected)
+        .map((k) => (claim.scenario[k] ? expected[k] : null))
+        .filter(Boolean)
+        .pop() || 'cluster';
     assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.id), 'h-' + sec, claim.id);
     const origin = page.locator(`gpu-calc section[data-section="${sec}"] .origin`);
     assert.match(await origin.textContent(), new RegExp(claim.verdict));
@@ -212,9 +243,15 @@ test('the first screen offers the questions people come with; each leads to the 
   const { page, context } = await open(browser, undefined, { viewport: { width: 1280, height: 900 } });
   const questions = page.locator('gpu-calc .questions a');
   const list = await questions.evaluateAll((as) => as.map((a) => [a.textContent, a.dataset.section, a.getBoundingClientRect().bottom]));
-  assert.deepEqual(list.map(([, s]) => s), ['train', 'serve', 'serve', 'finetune', 'reality', 'reality', 'explain']);
+  assert.deepEqual(
+    list.map(([, s]) => s),
+    ['train', 'serve', 'serve', 'finetune', 'reality', 'reality', 'explain']
+  );
   for (const [, , bottom] of list) assert.ok(bottom < 900, 'the questions are on the first screen');
-  assert.match(list.map(([q]) => q).join('\n'), /How long and how much to train model X on Y GPUs\?\nCan I run model X on my GPU\?.*\nHow many GPUs to serve X to N users/);
+  assert.match(
+    list.map(([q]) => q).join('\n'),
+    /How long and how much to train model X on Y GPUs\?\nCan I run model X on my GPU\?.*\nHow many GPUs to serve X to N users/
+  );
   for (let i = 0; i < list.length; i++) {
     await page.evaluate(() => scrollTo(0, 0));
     await questions.nth(i).click();
@@ -229,6 +266,6 @@ test('the first screen offers the questions people come with; each leads to the 
   }
   // The first section's answer is on the first screen too.
   await page.evaluate(() => scrollTo(0, 0));
-  assert.ok(await card(page, 'train').evaluate((c) => c.getBoundingClientRect().top) < 900);
+  assert.ok((await card(page, 'train').evaluate((c) => c.getBoundingClientRect().top)) < 900);
   await context.close();
 });

@@ -6,12 +6,19 @@ import assert from 'node:assert/strict';
 import { launch, open, text } from './browser.mjs';
 
 let browser;
-before(async () => { browser = await launch(); });
-after(async () => { await browser.close(); });
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser.close();
+});
 
 const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const parsed = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}-parsed`).textContent();
-const type = async (page, sec, key, value) => { await field(page, sec, key).fill(''); await field(page, sec, key).pressSequentially(value, { delay: 5 }); };
+const type = async (page, sec, key, value) => {
+  await field(page, sec, key).fill('');
+  await field(page, sec, key).pressSequentially(value, { delay: 5 });
+};
 const report = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s]?.report, sec);
 
 test('human numbers are read as people write them, with the parsed value shown next to the field', async () => {
@@ -113,7 +120,7 @@ test('one price basis everywhere: blank prices take the catalog\u2019s marketpla
   await page.locator('gpu-calc [data-answer="serve"] .fit').waitFor();
   const s = await report(page, 'serve');
   assert.equal(s.inputs.costs.price_basis, 'marketplace');
-  assert.equal(s.inference.gpu_hour_usd, t.training.gpu_hour_usd);   // the same H100, the same price
+  assert.equal(s.inference.gpu_hour_usd, t.training.gpu_hour_usd); // the same H100, the same price
   assert.equal(await field(page, 'serve', 'gpu_hour_usd').getAttribute('placeholder'), 'catalog: $' + s.inference.gpu_hour_usd.toFixed(2));
   await context.close();
 });

@@ -9,15 +9,21 @@ import { launch, open, pageUrl, shotDir } from './browser.mjs';
 import { join } from 'node:path';
 
 let browser;
-before(async () => { browser = await launch(); });
-after(async () => { await browser.close(); });
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser.close();
+});
 
 const SECTIONS = ['train', 'serve', 'finetune', 'plan', 'cluster', 'explain', 'reality', 'json'];
 
 // Every section built and computed (they are built lazily), the plan search done, details open.
 async function everything(page) {
   for (const s of SECTIONS) await page.locator(`gpu-calc section[data-section="${s}"] .body > *`).first().waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 30000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
+    timeout: 30000
+  });
   await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
   await page.locator('gpu-calc table.runs').waitFor();
 }
@@ -35,7 +41,13 @@ async function drawCharts(page) {
 
 // WCAG contrast of two [r, g, b] colours.
 function contrast(a, b) {
-  const lum = (c) => { const [r, g, bl] = c.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * bl; };
+  const lum = (c) => {
+    const [r, g, bl] = c.map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
   const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
   return (x + 0.05) / (y + 0.05);
 }
@@ -55,7 +67,12 @@ test('in dark mode (and light) chart tick labels reach 4.5:1 against the backgro
         const ratio = canvas.width / canvas.getBoundingClientRect().width;
         // The y axis's tick labels: left of the plot area; the x axis's: below it.
         const left = ctx.getImageData(0, 0, Math.max(1, Math.floor(u.bbox.left)), canvas.height).data;
-        const below = ctx.getImageData(0, Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio), canvas.width, Math.max(1, canvas.height - Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio))).data;
+        const below = ctx.getImageData(
+          0,
+          Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio),
+          canvas.width,
+          Math.max(1, canvas.height - Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio))
+        ).data;
         const bg = getComputedStyle(host).backgroundColor.match(/\d+/g).slice(0, 3).map(Number);
         return { bg, px: [Array.from(left), Array.from(below)], grid: holder.dataset.gridColor, axis: holder.dataset.axisColor, theme: holder.dataset.theme };
       });
@@ -79,18 +96,24 @@ test('in dark mode (and light) chart tick labels reach 4.5:1 against the backgro
 });
 
 test('axis titles never overlap tick labels: each y axis is as wide as its longest tick label plus tick and gap', async () => {
-  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 }
+  ]) {
     const { page, context } = await open(browser, pageUrl(), { viewport });
     await everything(page);
     const keys = await drawCharts(page);
     for (const k of keys) {
       const axes = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
         const u = document.querySelector('gpu-calc')._chartCache[holder.dataset.chart].u;
-        return u.axes.slice(1).filter((a) => a.show !== false).map((a) => {
-          u.ctx.font = a.font[0];
-          const w = Math.max(0, ...(a._values || []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
-          return { size: a._size, needed: w + a.ticks.size + a.gap, label: a.label };
-        });
+        return u.axes
+          .slice(1)
+          .filter((a) => a.show !== false)
+          .map((a) => {
+            u.ctx.font = a.font[0];
+            const w = Math.max(0, ...(a._values || []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
+            return { size: a._size, needed: w + a.ticks.size + a.gap, label: a.label };
+          });
       });
       for (const a of axes) assert.ok(a.size >= a.needed, `${viewport.width}px ${k} axis "${a.label}": ${a.size} < ${a.needed}`);
     }
@@ -102,7 +125,9 @@ test('on a 390 px phone nothing scrolls sideways: not the page, not a section, n
   const viewport = { width: 390, height: 844 };
   const { page, context } = await open(browser, pageUrl(), { viewport });
   await everything(page);
-  await page.evaluate(() => { for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true; });
+  await page.evaluate(() => {
+    for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true;
+  });
   await drawCharts(page);
   const m = await page.evaluate(() => {
     const r = document.querySelector('gpu-calc').shadowRoot;
@@ -133,22 +158,36 @@ test('on a 390 px phone nothing scrolls sideways: not the page, not a section, n
   await context.close();
   const e = await open(browser, pageUrl('embed.html'), { viewport });
   await e.page.frameLocator('#demo-frame').locator('gpu-calc .answer:not(.waiting)').waitFor();
-  assert.ok(await e.page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width);
-  assert.ok(await e.page.frameLocator('#demo-frame').locator('html').evaluate((h) => h.scrollWidth) <= viewport.width);
+  assert.ok((await e.page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+  assert.ok(
+    (await e.page
+      .frameLocator('#demo-frame')
+      .locator('html')
+      .evaluate((h) => h.scrollWidth)) <= viewport.width
+  );
   await e.context.close();
 });
 
 test('keyboard only: Tab to the nav, Enter on a section moves focus to its heading, clear of the sticky nav, with the answer in view', async () => {
-  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+  for (const viewport of [
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 }
+  ]) {
     const { page, context } = await open(browser, pageUrl(), { viewport });
     for (const s of SECTIONS) {
       await page.evaluate(() => scrollTo(0, 0));
-      await page.locator('gpu-calc header h1').click();   // the keyboard starts from the top
+      await page.locator('gpu-calc header h1').click(); // the keyboard starts from the top
       let tabs = 0;
       while (tabs < 40) {
         await page.keyboard.press('Tab');
         tabs++;
-        if (await page.evaluate((x) => { const a = document.querySelector('gpu-calc').shadowRoot.activeElement; return !!a && a.closest('nav') !== null && a.dataset.section === x; }, s)) break;
+        if (
+          await page.evaluate((x) => {
+            const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
+            return !!a && a.closest('nav') !== null && a.dataset.section === x;
+          }, s)
+        )
+          break;
       }
       assert.ok(tabs < 40, `${s}: the nav link is reachable by Tab`);
       await page.keyboard.press('Enter');
@@ -161,7 +200,14 @@ test('keyboard only: Tab to the nav, Enter on a section moves focus to its headi
         const hr = head.getBoundingClientRect();
         const hit = r.elementFromPoint(hr.left + 10, hr.top + hr.height / 2);
         const ans = r.querySelector('section[data-section="' + x + '"] .answer').getBoundingClientRect();
-        return { focused: r.activeElement === head, headTop: hr.top, navBottom: nav.bottom, hit: hit === head || head.contains(hit), answerTop: ans.top, outline: getComputedStyle(head).outlineStyle };
+        return {
+          focused: r.activeElement === head,
+          headTop: hr.top,
+          navBottom: nav.bottom,
+          hit: hit === head || head.contains(hit),
+          answerTop: ans.top,
+          outline: getComputedStyle(head).outlineStyle
+        };
       }, s);
       assert.ok(m.focused, `${viewport.width}px ${s}: focus on the heading`);
       assert.ok(m.headTop >= m.navBottom && m.hit, `${viewport.width}px ${s}: heading at ${m.headTop}, nav bottom ${m.navBottom}`);
@@ -184,7 +230,10 @@ test('every control reached by Tab shows a focus ring; the import button is a re
       const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
       if (!a) return null;
       const cs = getComputedStyle(a);
-      return { what: a.tagName + (a.id ? '#' + a.id : '') + ' ' + (a.textContent || '').slice(0, 20), ring: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2 };
+      return {
+        what: a.tagName + (a.id ? '#' + a.id : '') + ' ' + (a.textContent || '').slice(0, 20),
+        ring: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2
+      };
     });
     if (!f) continue;
     seen.push(f);
@@ -194,11 +243,16 @@ test('every control reached by Tab shows a focus ring; the import button is a re
   const exp = page.getByRole('button', { name: 'Export CSV' });
   await exp.focus();
   await page.keyboard.press('Tab');
-  const imp = await page.evaluate(() => { const a = document.querySelector('gpu-calc').shadowRoot.activeElement; return { text: a.textContent, ring: getComputedStyle(a).outlineStyle }; });
+  const imp = await page.evaluate(() => {
+    const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
+    return { text: a.textContent, ring: getComputedStyle(a).outlineStyle };
+  });
   assert.deepEqual(imp, { text: 'Import scenario', ring: 'solid' });
   const chooser = page.waitForEvent('filechooser');
   await page.keyboard.press('Enter');
-  await (await chooser).setFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}') });
+  await (
+    await chooser
+  ).setFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}') });
   await page.waitForFunction(() => /Imported into Cluster/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status').textContent));
   assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.textContent), 'Import scenario');
   await context.close();
@@ -213,8 +267,14 @@ test('the first paint shows the first section\u2019s answer; nothing below the f
     const m = await page.evaluate(() => {
       const at = (n) => performance.getEntriesByName(n)[0];
       const r = document.querySelector('gpu-calc').shadowRoot;
-      return { first: at('gpucalc-first-result').detail, result: at('gpucalc-first-result').startTime, painted: at('gpucalc-first-answer-painted').startTime,
-        ready: at('gpucalc-module-ready').startTime, chart: at('gpucalc-chart-drawn').startTime, answerTop: r.querySelector('[data-answer="train"]').getBoundingClientRect().top };
+      return {
+        first: at('gpucalc-first-result').detail,
+        result: at('gpucalc-first-result').startTime,
+        painted: at('gpucalc-first-answer-painted').startTime,
+        ready: at('gpucalc-module-ready').startTime,
+        chart: at('gpucalc-chart-drawn').startTime,
+        answerTop: r.querySelector('[data-answer="train"]').getBoundingClientRect().top
+      };
     });
     assert.deepEqual(m.first, { section: 'train', built: ['train'] });
     assert.ok(m.answerTop < 900, 'the answer is above the fold: ' + m.answerTop);
@@ -223,11 +283,16 @@ test('the first paint shows the first section\u2019s answer; nothing below the f
     await context.close();
   }
   const med = (k) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
-  t.diagnostic(`median of 5 cold file:// loads: module ready ${med('ready').toFixed(0)} ms, first result ${med('result').toFixed(0)} ms, first answer painted ${med('painted').toFixed(0)} ms after navigation`);
+  t.diagnostic(
+    `median of 5 cold file:// loads: module ready ${med('ready').toFixed(0)} ms, first result ${med('result').toFixed(0)} ms, first answer painted ${med('painted').toFixed(0)} ms after navigation`
+  );
 });
 
 test('screenshots of every section: desktop and phone, light and dark (build/screenshots/)', async () => {
-  for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
+  for (const [name, viewport] of [
+    ['desktop', { width: 1280, height: 900 }],
+    ['phone', { width: 390, height: 844 }]
+  ]) {
     for (const colorScheme of ['light', 'dark']) {
       const { page, context } = await open(browser, pageUrl(), { viewport, colorScheme });
       await everything(page);
@@ -236,12 +301,19 @@ test('screenshots of every section: desktop and phone, light and dark (build/scr
       await page.waitForTimeout(200);
       await page.screenshot({ path: join(shotDir, `top-${name}-${colorScheme}.png`) });
       for (const s of SECTIONS) {
-        const box = await page.locator(`gpu-calc section[data-section="${s}"]`).evaluate((e) => { const r = e.getBoundingClientRect(); return { y: r.top + scrollY, h: r.height }; });
+        const box = await page.locator(`gpu-calc section[data-section="${s}"]`).evaluate((e) => {
+          const r = e.getBoundingClientRect();
+          return { y: r.top + scrollY, h: r.height };
+        });
         for (let y = box.y, i = 0; y < box.y + box.h - 1; y += 1800, i++) {
-          await page.screenshot({ path: join(shotDir, `${s}-${name}-${colorScheme}-${i}.png`), fullPage: true, clip: { x: 0, y, width: viewport.width, height: Math.min(1800, box.y + box.h - y) } });
+          await page.screenshot({
+            path: join(shotDir, `${s}-${name}-${colorScheme}-${i}.png`),
+            fullPage: true,
+            clip: { x: 0, y, width: viewport.width, height: Math.min(1800, box.y + box.h - y) }
+          });
         }
       }
-      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= viewport.width);
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
       await context.close();
     }
   }

@@ -11,17 +11,32 @@ import { site } from '../node/common.mjs';
 
 let browser;
 const written = [];
-before(async () => { browser = await launch(); });
-after(async () => { await browser.close(); for (const f of written) rmSync(f, { force: true }); });
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser.close();
+  for (const f of written) rmSync(f, { force: true });
+});
 
 const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
-const shadowActive = (page) => page.evaluate(() => { const a = document.querySelector('gpu-calc').shadowRoot.activeElement; return a ? (a.dataset.share || a.id || a.textContent) : null; });
+const shadowActive = (page) =>
+  page.evaluate(() => {
+    const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
+    return a ? a.dataset.share || a.id || a.textContent : null;
+  });
 
 // A host page next to the site's files.
 function hostPage(name, body, csp) {
   const file = join(site, name);
-  writeFileSync(file, '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-    (csp ? '<meta http-equiv="Content-Security-Policy" content="' + csp + '">' : '') + '<title>host</title></head><body><main>' + body + '</main></body></html>');
+  writeFileSync(
+    file,
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+      (csp ? '<meta http-equiv="Content-Security-Policy" content="' + csp + '">' : '') +
+      '<title>host</title></head><body><main>' +
+      body +
+      '</main></body></html>'
+  );
   written.push(file);
   return pageUrl(name);
 }
@@ -70,7 +85,14 @@ test('"Copy embed code" and "Copy iframe code" paste into another page and show 
   assert.match(iframe, /^<iframe src="frame\.html#section=train&amp;scenario=%7B/);
   await context.close();
 
-  const p1 = await open(browser, hostPage('test-host-element.html', '<p>My post</p>' + element, "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src blob:"));
+  const p1 = await open(
+    browser,
+    hostPage(
+      'test-host-element.html',
+      '<p>My post</p>' + element,
+      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src blob:"
+    )
+  );
   assert.equal(await p1.page.locator('gpu-calc [data-answer="train"] [data-figure="days"] .big').textContent(), days);
   assert.equal(await p1.page.locator('gpu-calc section').count(), 1);
   assert.deepEqual(p1.errors, []);
@@ -86,18 +108,30 @@ test('"Copy embed code" and "Copy iframe code" paste into another page and show 
 });
 
 test('a scenario attribute that cannot be used is shown as an error, never replaced by a silent default', async () => {
-  const typo = hostPage('test-host-typo.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="serve" scenario=\'{"model":{"preset":"llama3-70bb"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"inference":{"tp":4}}\'></gpu-calc>');
+  const typo = hostPage(
+    'test-host-typo.html',
+    '<script src="gpucalc-embed.js"></script><gpu-calc section="serve" scenario=\'{"model":{"preset":"llama3-70bb"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"inference":{"tp":4}}\'></gpu-calc>'
+  );
   const a = await open(browser, typo);
   assert.match(await a.page.locator('gpu-calc #serve-model').evaluate((s) => s.selectedOptions[0].textContent), /not available: llama3-70bb/);
   assert.match(await a.page.locator('gpu-calc #serve-model-error').textContent(), /unknown model preset "llama3-70bb"/);
   assert.equal(await a.page.locator('gpu-calc [data-answer="serve"] [data-fit]').getAttribute('data-fit'), 'error');
   assert.equal(await a.page.locator('gpu-calc [data-answer="serve"] [data-figure]').count(), 0);
   await a.context.close();
-  const bad = hostPage('test-host-badjson.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-70b"\'></gpu-calc>');
+  const bad = hostPage(
+    'test-host-badjson.html',
+    '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-70b"\'></gpu-calc>'
+  );
   const b = await open(browser, bad);
-  assert.match(await b.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(), /The scenario attribute is not valid JSON .*the calculator shows its defaults instead/);
+  assert.match(
+    await b.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(),
+    /The scenario attribute is not valid JSON .*the calculator shows its defaults instead/
+  );
   await b.context.close();
-  const wrong = hostPage('test-host-wrongsection.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090"},"inference":{"batch":1}}\'></gpu-calc>');
+  const wrong = hostPage(
+    'test-host-wrongsection.html',
+    '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090"},"inference":{"batch":1}}\'></gpu-calc>'
+  );
   const c = await open(browser, wrong);
   assert.match(await c.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(), /it is a Serve scenario, and this view shows Train/);
   await c.context.close();
@@ -116,24 +150,47 @@ test('frame.html takes the section and the scenario from its address', async () 
 test('a host page whose Content-Security-Policy blocks WebAssembly, workers or the script gets a message, never an endless "Loading"', async () => {
   const noWasm = await browser.newContext();
   const p1 = await noWasm.newPage();
-  await p1.goto(hostPage('test-host-csp-wasm.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="cluster"></gpu-calc>', "default-src 'none'; script-src 'self'; style-src 'self'"));
+  await p1.goto(
+    hostPage(
+      'test-host-csp-wasm.html',
+      '<script src="gpucalc-embed.js"></script><gpu-calc section="cluster"></gpu-calc>',
+      "default-src 'none'; script-src 'self'; style-src 'self'"
+    )
+  );
   const msg = p1.locator('gpu-calc .loading.failed');
   await msg.waitFor({ timeout: 15000 });
-  assert.match(await msg.textContent(), /could not start: this page\u2019s Content-Security-Policy does not allow WebAssembly\. The page needs script-src \u2019self\u2019 \u2019wasm-unsafe-eval\u2019/);
+  assert.match(
+    await msg.textContent(),
+    /could not start: this page\u2019s Content-Security-Policy does not allow WebAssembly\. The page needs script-src \u2019self\u2019 \u2019wasm-unsafe-eval\u2019/
+  );
   assert.equal(await msg.getAttribute('role'), 'alert');
   await noWasm.close();
 
   const noScript = await browser.newContext();
   const p2 = await noScript.newPage();
-  await p2.goto(hostPage('test-host-csp-script.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="cluster">Loading gpucalc\u2026 If this message stays, the script was blocked.</gpu-calc>', "default-src 'none'; script-src 'none'"));
+  await p2.goto(
+    hostPage(
+      'test-host-csp-script.html',
+      '<script src="gpucalc-embed.js"></script><gpu-calc section="cluster">Loading gpucalc\u2026 If this message stays, the script was blocked.</gpu-calc>',
+      "default-src 'none'; script-src 'none'"
+    )
+  );
   await p2.waitForTimeout(500);
   assert.match(await p2.locator('gpu-calc').innerText(), /If this message stays, the script was blocked/);
   await noScript.close();
 
-  const noWorker = await open(browser, hostPage('test-host-csp-worker.html', '<script src="gpucalc-embed.js"></script><gpu-calc section="plan"></gpu-calc>',
-    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'none'"));
+  const noWorker = await open(
+    browser,
+    hostPage(
+      'test-host-csp-worker.html',
+      '<script src="gpucalc-embed.js"></script><gpu-calc section="plan"></gpu-calc>',
+      "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; worker-src 'none'"
+    )
+  );
   const status = noWorker.page.locator('gpu-calc .plan-status');
-  await noWorker.page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 30000 });
+  await noWorker.page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
+    timeout: 30000
+  });
   assert.match(await status.textContent(), /security policy blocks background workers: the search ran on the page/);
   assert.equal(await noWorker.page.locator('gpu-calc table.plans tbody tr').count(), 10);
   await noWorker.context.close();

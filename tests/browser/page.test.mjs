@@ -13,8 +13,12 @@ const require = createRequire(import.meta.url);
 const F = require(join(root, 'web', 'format.js'));
 
 let browser;
-before(async () => { browser = await launch(); });
-after(async () => { await browser.close(); });
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser.close();
+});
 
 const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 
@@ -22,10 +26,11 @@ const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 // call into the module happens after this without input.
 const settled = async (page) => {
   await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt === true, null, { timeout: 30000 });
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, { timeout: 20000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
+    timeout: 20000
+  });
   await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
 };
-
 
 test('typing into an input recomputes results (no button)', async () => {
   const { page, context, errors } = await open(browser);
@@ -83,11 +88,14 @@ test('a shared URL restores the same view', async () => {
   const a = await open(browser);
   await field(a.page, 'serve', 'batch').fill('64');
   await field(a.page, 'cluster', 'count').fill('4096');
-  const url = await a.page.evaluate(() => { document.querySelector('gpu-calc').persistNow(); return location.href; });
+  const url = await a.page.evaluate(() => {
+    document.querySelector('gpu-calc').persistNow();
+    return location.href;
+  });
   const tps = await text(a.page, 'inference.throughput_tokens_per_second_per_gpu');
   assert.match(url, /#s=/);
   await a.page.waitForTimeout(300);
-  assert.equal(await a.page.evaluate(() => location.href), url);  // the debounced save wrote the same state
+  assert.equal(await a.page.evaluate(() => location.href), url); // the debounced save wrote the same state
   await a.context.close();
   const b = await open(browser, url);
   assert.equal(await field(b.page, 'serve', 'batch').inputValue(), '64');
@@ -105,7 +113,9 @@ test('export -> import round-trips; a malformed import shows an error and keeps 
   assert.equal(ok, true);
   assert.equal(await field(page, 'train', 'count').inputValue(), '2048');
   const days = await text(page, 'training.days');
-  const bad = await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{"model": {"preset": "gpt3-175b"}, "hardware": {"device": "nope", "count": 8}, "training": {}}'));
+  const bad = await page.evaluate(() =>
+    document.querySelector('gpu-calc').importScenario('{"model": {"preset": "gpt3-175b"}, "hardware": {"device": "nope", "count": 8}, "training": {}}')
+  );
   assert.equal(bad, false);
   assert.match(await page.locator('gpu-calc .import-status').textContent(), /unknown device/);
   const bad2 = await page.evaluate(() => document.querySelector('gpu-calc').importScenario('{not json'));
@@ -132,22 +142,40 @@ test('no network request beyond the page\u2019s own files', async () => {
   const { page, context, requests } = await open(browser);
   for (const s of ['explain', 'train', 'serve']) await page.locator(`gpu-calc section[data-section="${s}"]`).scrollIntoViewIfNeeded();
   await field(page, 'cluster', 'count').fill('12');
-  for (const u of requests) assert.ok(u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:file://') || u.startsWith('blob:null'), u.slice(0, 80));
+  for (const u of requests)
+    assert.ok(u.startsWith('file://') || u.startsWith('data:') || u.startsWith('blob:file://') || u.startsWith('blob:null'), u.slice(0, 80));
   assert.ok(requests.length >= 2);
   await context.close();
 });
 
 test('axe-core finds no accessibility violations, light and dark, desktop and phone, with every section built', async () => {
   const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-  for (const [colorScheme, viewport] of [['light', { width: 1280, height: 900 }], ['dark', { width: 390, height: 844 }]]) {
+  for (const [colorScheme, viewport] of [
+    ['light', { width: 1280, height: 900 }],
+    ['dark', { width: 390, height: 844 }]
+  ]) {
     const { page, context } = await open(browser, pageUrl(), { bypassCSP: true, colorScheme, viewport });
     await settled(page);
     // Every group and details open, so that axe sees every control.
-    await page.evaluate(() => { for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true; });
+    await page.evaluate(() => {
+      for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true;
+    });
     await page.addScriptTag({ content: axeSource });
     const result = await page.evaluate(async () => {
       const r = await globalThis.axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' ' + v.nodes.slice(0, 2).map((n) => n.target.join(' > ')).join(' | '));
+      return r.violations.map(
+        (v) =>
+          v.id +
+          ' (' +
+          v.impact +
+          '): ' +
+          v.nodes.length +
+          ' ' +
+          v.nodes
+            .slice(0, 2)
+            .map((n) => n.target.join(' > '))
+            .join(' | ')
+      );
     });
     assert.deepEqual(result, [], colorScheme);
     await context.close();
@@ -169,13 +197,19 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
   await field(page, 'cluster', 'count').fill('3');
   assert.equal(await text(page, 'cluster.devices'), '3');
   // A 10 MB hash and garbage hashes are ignored.
-  await page.evaluate(() => { location.hash = 's=' + 'A'.repeat(10 * 1024 * 1024); });
+  await page.evaluate(() => {
+    location.hash = 's=' + 'A'.repeat(10 * 1024 * 1024);
+  });
   await page.reload();
   await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
   await page.goto(pageUrl() + '#s=%%%');
   await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
   // Hostile import: script tags and huge strings.
-  const res = await page.evaluate(() => document.querySelector('gpu-calc').importScenario(JSON.stringify({ model: { preset: '<script>alert(4)</script>' }, hardware: { device: 'x'.repeat(100000), count: 1 } })));
+  const res = await page.evaluate(() =>
+    document
+      .querySelector('gpu-calc')
+      .importScenario(JSON.stringify({ model: { preset: '<script>alert(4)</script>' }, hardware: { device: 'x'.repeat(100000), count: 1 } }))
+  );
   assert.equal(res, false);
   assert.deepEqual(dialogs, []);
   assert.deepEqual(errors, []);
@@ -185,7 +219,9 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
 test('plan search runs in a worker with progress, can be cancelled, and "use this plan" fills the training form', async () => {
   const { page, context, errors } = await open(browser);
   const status = page.locator('gpu-calc .plan-status');
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, {
+    timeout: 20000
+  });
   assert.match(await status.textContent(), /plans considered, [\d,.]+( k)? feasible/);
   assert.equal(await page.locator('gpu-calc progress').evaluate((p) => p.value), 4);
   const rows = page.locator('gpu-calc table.plans tbody tr');
@@ -203,9 +239,11 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
   });
   assert.deepEqual(cancelled, { running: true, status: 'Search cancelled.', disabled: true });
   await page.waitForTimeout(300);
-  assert.equal(await status.textContent(), 'Search cancelled.');  // no late result from the cancelled worker
+  assert.equal(await status.textContent(), 'Search cancelled.'); // no late result from the cancelled worker
   await field(page, 'plan', 'count').fill('1024');
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, { timeout: 20000 });
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, {
+    timeout: 20000
+  });
   const tp = await rows.first().locator('td').nth(1).textContent();
   await rows.first().getByRole('button').click();
   assert.equal(await field(page, 'train', 'tp').inputValue(), tp);
@@ -214,7 +252,11 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
   // The Train result is the plan's: every layout field was carried (vpp, sequence parallelism, ...).
   const [planStep, trainStep, focused] = await page.evaluate(() => {
     const el = document.querySelector('gpu-calc');
-    return [el._last.plan.report.plan.best[0].step_seconds, el._last.train.report.training.step_seconds, el.shadowRoot.activeElement && el.shadowRoot.activeElement.id];
+    return [
+      el._last.plan.report.plan.best[0].step_seconds,
+      el._last.train.report.training.step_seconds,
+      el.shadowRoot.activeElement && el.shadowRoot.activeElement.id
+    ];
   });
   assert.ok(Math.abs(planStep - trainStep) / planStep < 1e-12, `${planStep} vs ${trainStep}`);
   assert.equal(focused, 'h-train');
@@ -225,7 +267,7 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
 test('reality check: runs table with errors, claims with verdicts, each opens its scenario', async () => {
   const { page, context } = await open(browser);
   const runs = page.locator('gpu-calc table.runs tbody tr');
-  await runs.first().waitFor();  // the reality tables are rendered when the browser is idle
+  await runs.first().waitFor(); // the reality tables are rendered when the browser is idle
   assert.ok((await runs.count()) >= 20);
   const llama = page.locator('gpu-calc table.runs tbody tr[data-run="llama-65b"]').first();
   assert.match(await llama.locator('td.err').textContent(), /[+-]\d+\.\d/);
@@ -267,20 +309,21 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
 const saved = (page) => page.evaluate(() => localStorage.getItem('gpucalc-state'));
 // Writes the saved state of the next load; the page stops saving first (its debounced save could
 // otherwise overwrite the entry before the navigation).
-const setSaved = (page, value) => page.evaluate((v) => {
-  for (const el of document.querySelectorAll('gpu-calc')) el.removeAttribute('sync-url');
-  localStorage.setItem('gpucalc-state', v);
-}, value);
+const setSaved = (page, value) =>
+  page.evaluate((v) => {
+    for (const el of document.querySelectorAll('gpu-calc')) el.removeAttribute('sync-url');
+    localStorage.setItem('gpucalc-state', v);
+  }, value);
 const poisonState = (text) => JSON.stringify({ cluster: { count: '4096' }, train: { count: { deep: [[[1]]] }, tokens: 'x'.repeat(5000) }, json: { text } });
 
 test('a poisoned saved state is dropped with a visible notice, never reaches the module, and does not survive a reload', async () => {
-  const poison = nestedClaims(700);  // ~60 KB, nested ~2,100 levels deep
+  const poison = nestedClaims(700); // ~60 KB, nested ~2,100 levels deep
   const { page, context, errors } = await open(browser);
   for (const [entry, expect] of [
     [poisonState(poison), /Train \(count\); Train \(tokens\); Scenario JSON: the scenario is nested deeper than 64 levels/],
     ['{{{{ not json', /not readable/],
     ['['.repeat(200000), /not in the expected form/],
-    ['x'.repeat(500000), /too large/],
+    ['x'.repeat(500000), /too large/]
   ]) {
     await setSaved(page, entry);
     await page.goto(pageUrl());
@@ -290,7 +333,7 @@ test('a poisoned saved state is dropped with a visible notice, never reaches the
     const now = await saved(page);
     assert.ok(now.length < 20000 && !now.includes('"claim"'), now.slice(0, 80));
     assert.equal(typeof JSON.parse(now).train.count, 'string');
-    if (entry.startsWith('{"cluster"')) assert.equal(await field(page, 'cluster', 'count').inputValue(), '4096');  // what passed stays
+    if (entry.startsWith('{"cluster"')) assert.equal(await field(page, 'cluster', 'count').inputValue(), '4096'); // what passed stays
     // Reloaded: nothing broken is left, so no notice.
     await page.goto(pageUrl());
     await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
@@ -334,7 +377,10 @@ test('the JSON editor refuses text that is too large or too deep before the modu
     const inst = globalThis.gpucalcPage.core().instance;
     const estimate = inst.estimate;
     globalThis.__calls = 0;
-    inst.estimate = (t) => { globalThis.__calls++; return estimate(t); };
+    inst.estimate = (t) => {
+      globalThis.__calls++;
+      return estimate(t);
+    };
   });
   await ta.fill('{"a":' + '['.repeat(65) + ']'.repeat(65) + '}');
   assert.match(await err.textContent(), /Not evaluated: the scenario is nested deeper than 64 levels/);
@@ -363,7 +409,7 @@ test('a failed import shows an alert and keeps the state, also when something th
     [nestedClaims(2), /cannot vary the claim itself/],
     ['x'.repeat((1 << 20) + 1), /1,048,577 characters long/],
     ['{not json', /not valid JSON/],
-    [null, /could not be read as text/],
+    [null, /could not be read as text/]
   ]) {
     assert.equal(await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), input), false);
     assert.match(await status.textContent(), expect);
@@ -374,8 +420,14 @@ test('a failed import shows an alert and keeps the state, also when something th
   const res = await page.evaluate(() => {
     const el = document.querySelector('gpu-calc');
     const openIt = el.openScenario;
-    el.openScenario = function () { el.openScenario = openIt; el._state.train.count = '64'; throw new Error('open broke'); };
-    return el.importScenario(JSON.stringify({ model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 64 }, training: { tokens: 3e11 } }));
+    el.openScenario = function () {
+      el.openScenario = openIt;
+      el._state.train.count = '64';
+      throw new Error('open broke');
+    };
+    return el.importScenario(
+      JSON.stringify({ model: { preset: 'gpt3-175b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 64 }, training: { tokens: 3e11 } })
+    );
   });
   assert.equal(res, false);
   assert.match(await status.textContent(), /Import failed: open broke\. Nothing was changed\./);
@@ -390,12 +442,18 @@ test('a failed import shows an alert and keeps the state, also when something th
 
 test('CSV export: numbers as numbers, text that a spreadsheet would run as a formula neutralised', async () => {
   const { page, context } = await open(browser);
-  await text(page, 'cluster.devices');  // the cluster section is built (it is below the fold)
-  const cells = await page.evaluate(() => [-5, 1e23, 0, '-5', '=1+2', '+1', '@SUM(A1)', '\tx', '\rx', 'plain', 'a"b', true, null].map(globalThis.gpucalcPage.csvCell));
+  await text(page, 'cluster.devices'); // the cluster section is built (it is below the fold)
+  const cells = await page.evaluate(() =>
+    [-5, 1e23, 0, '-5', '=1+2', '+1', '@SUM(A1)', '\tx', '\rx', 'plain', 'a"b', true, null].map(globalThis.gpucalcPage.csvCell)
+  );
   assert.deepEqual(cells, ['-5', '1e+23', '0', '"\'-5"', '"\'=1+2"', '"\'+1"', '"\'@SUM(A1)"', '"\'\tx"', '"\'\rx"', '"plain"', '"a""b"', '"true"', '"null"']);
   // Through the page: a claim whose reason is a formula, from the JSON editor.
-  await page.locator('gpu-calc #json-text').fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 },
-    claim: { checks: [{ metric: 'cluster.devices', min: 1 }], depends: '=HYPERLINK("http://example.invalid","x")' } }));
+  await page.locator('gpu-calc #json-text').fill(
+    JSON.stringify({
+      hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 },
+      claim: { checks: [{ metric: 'cluster.devices', min: 1 }], depends: '=HYPERLINK("http://example.invalid","x")' }
+    })
+  );
   await page.locator('gpu-calc pre.report').filter({ hasText: 'HYPERLINK' }).waitFor();
   const csv = await page.evaluate(() => document.querySelector('gpu-calc').exportCsv());
   assert.ok(csv.includes('"json","claim.reason","\'=HYPERLINK(""http://example.invalid"",""x"")"\n'), csv.slice(0, 300));
@@ -409,10 +467,14 @@ test('a module that throws is discarded, re-created, the step retried once, and 
   await settled(page);
   await page.evaluate(() => {
     const inst = globalThis.gpucalcPage.core().instance;
-    inst.estimate = () => { throw new WebAssembly.RuntimeError('memory access out of bounds'); };
+    inst.estimate = () => {
+      throw new WebAssembly.RuntimeError('memory access out of bounds');
+    };
   });
   await field(page, 'cluster', 'count').fill('77');
-  await page.waitForFunction(() => (document.querySelector('gpu-calc').shadowRoot.querySelector('[data-key="cluster.devices"]')?.textContent || '').startsWith('77'));
+  await page.waitForFunction(() =>
+    (document.querySelector('gpu-calc').shadowRoot.querySelector('[data-key="cluster.devices"]')?.textContent || '').startsWith('77')
+  );
   assert.match(await page.locator('gpu-calc .notice').textContent(), /internal error; it was restarted/);
   assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
   assert.equal(await page.locator('gpu-calc #cluster-count-error').textContent(), '');
@@ -428,24 +490,31 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {
     globalThis.__longTasks = [];
-    new PerformanceObserver((list) => { for (const e of list.getEntries()) globalThis.__longTasks.push(Math.round(e.duration)); })
-      .observe({ type: 'longtask', buffered: true });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) globalThis.__longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask', buffered: true });
   });
   const page = await context.newPage();
   const loaded = async () => {
     await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
     await settled(page);
   };
-  const longTasks = async () => { await page.waitForTimeout(300); return page.evaluate(() => globalThis.__longTasks.filter((d) => d > 1000)); };
+  const longTasks = async () => {
+    await page.waitForTimeout(300);
+    return page.evaluate(() => globalThis.__longTasks.filter((d) => d > 1000));
+  };
   // A warm-up load (the browser compiles the script and the WebAssembly once); what follows is
   // measured from navigation on: the poisoned loads, their idle-time work and typing.
   await page.goto(pageUrl());
   await loaded();
-  const deep = nestedClaims(700);  // ~60 KB claim nested ~2,100 levels: ~2 s in the module, or a stack overflow
+  const deep = nestedClaims(700); // ~60 KB claim nested ~2,100 levels: ~2 s in the module, or a stack overflow
   // Shallow (9 levels) but each claim varies the claim itself, 16 x 16 x 16 evaluations: ~35 KB, ~0.3-1 s.
   const leaf = { checks: [{ metric: 'cluster.devices', min: 1 }], vary: { path: 'hardware.count', values: Array.from({ length: 16 }, (_, i) => i + 1) } };
   const mid = { checks: leaf.checks, vary: { path: 'claim', values: Array(16).fill(leaf) } };
-  const wide = JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, claim: { checks: leaf.checks, vary: { path: 'claim', values: Array(16).fill(mid) } } });
+  const wide = JSON.stringify({
+    hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 },
+    claim: { checks: leaf.checks, vary: { path: 'claim', values: Array(16).fill(mid) } }
+  });
   for (const text of [deep, wide]) {
     await setSaved(page, poisonState(text));
     await page.goto(pageUrl());
@@ -458,7 +527,9 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
     assert.deepEqual(await longTasks(), [], 'poisoned storage');
   }
   // Poisoned imports and pastes into the editor, once the page is idle.
-  await page.evaluate(() => { globalThis.__longTasks = []; });
+  await page.evaluate(() => {
+    globalThis.__longTasks = [];
+  });
   const count = await field(page, 'cluster', 'count').inputValue();
   for (const text of [deep, wide, '['.repeat((1 << 20) - 16)]) {
     assert.equal(await page.evaluate((t) => document.querySelector('gpu-calc').importScenario(t), text), false);

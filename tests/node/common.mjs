@@ -27,7 +27,9 @@ export function nativeEstimates(lines) {
 
 export function fixtures() {
   const dir = join(root, 'tests', 'fixtures');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => join(dir, f));
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => join(dir, f));
   const bad = readdirSync(join(dir, 'invalid')).map((f) => join(dir, 'invalid', f));
   return files.concat(bad).map((f) => ({ name: f.slice(dir.length + 1), text: readFileSync(f, 'utf8').replace(/\s*\n\s*/g, ' ') }));
 }
@@ -63,6 +65,7 @@ export function moduleFactory() {
 // `wide` cases per level. nestedClaims(700) is ~60 KB and nested ~2,100 levels deep.
 export function nestedClaims(levels, wide = 1) {
   let c = '{"checks":[{"metric":"cluster.devices","min":1}]}';
-  for (let i = 0; i < levels; i++) c = '{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"claim","values":[' + Array(wide).fill(c).join(',') + ']}}';
+  for (let i = 0; i < levels; i++)
+    c = '{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"claim","values":[' + Array(wide).fill(c).join(',') + ']}}';
   return '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"claim":' + c + '}';
 }

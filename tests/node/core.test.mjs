@@ -27,9 +27,9 @@ test('after hostile inputs the module, through the wrapper, answers a valid scen
     JSON.stringify({ model: { preset: 'z'.repeat((1 << 20) - 200) }, hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 } }),
     JSON.stringify({ hardware: { device: { name: 'n'.repeat(500000), memory_bytes: 1e9 }, count: 1 } }),
     '"\\ud800"',
-    nestedClaims(1500),       // deep enough to exhaust the module's stack before the core rejects depth > 64
-    nestedClaims(3, 8),       // wide: 8 x 8 x 8 nested evaluations
-    '{' + device + ',"claim":{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"claim","values":[1,"x",null,[],{}]}}}',
+    nestedClaims(1500), // deep enough to exhaust the module's stack before the core rejects depth > 64
+    nestedClaims(3, 8), // wide: 8 x 8 x 8 nested evaluations
+    '{' + device + ',"claim":{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"claim","values":[1,"x",null,[],{}]}}}'
   ];
   for (const text of hostile) {
     for (const name of ['estimate', 'plan']) {
@@ -57,7 +57,10 @@ async function stubFactory(plan) {
     const call = (fn) => (t) => {
       if (dead) throw new WebAssembly.RuntimeError('Aborted(). Build with -s ASSERTIONS=1 for more info.');
       if (t === 'BOOM') throw new WebAssembly.RuntimeError('memory access out of bounds');
-      if (fail) { dead = fail.dies; throw fail.error; }
+      if (fail) {
+        dead = fail.dies;
+        throw fail.error;
+      }
       return fn(t);
     };
     return { estimate: call((t) => real.estimate(t)), plan: call((t) => real.plan(t)) };
@@ -68,8 +71,14 @@ async function stubFactory(plan) {
 test('a module that throws is discarded, re-created with the factory, and the call retried once', async () => {
   const real = await wasm();
   const answer = real.estimate(valid);
-  const { factory, made } = await stubFactory([{ error: new RangeError('Maximum call stack size exceeded') }, null,
-    { error: new WebAssembly.RuntimeError('Aborted(stack overflow)'), dies: true }, null, null, null]);
+  const { factory, made } = await stubFactory([
+    { error: new RangeError('Maximum call stack size exceeded') },
+    null,
+    { error: new WebAssembly.RuntimeError('Aborted(stack overflow)'), dies: true },
+    null,
+    null,
+    null
+  ]);
   const seen = [];
   const core = Core.createCore(factory, (e, name) => seen.push([name, e.message]));
   // Instance 0 throws a RangeError: the call is answered by instance 1.
@@ -113,7 +122,7 @@ test('guard: nesting is measured in one pass, strings do not count, and it stops
   assert.match(Guard.checkText('['.repeat(65) + ']'.repeat(65), 1000), /deeper than 64 levels/);
   assert.match(Guard.checkText('x'.repeat(1001), 1000), /1,001 characters long; at most 1,000/);
   assert.equal(Guard.check(valid, Guard.MAX_EDITOR_CHARS), null);
-  assert.equal(Guard.check('{not json', Guard.MAX_EDITOR_CHARS), null);  // the core names that problem
+  assert.equal(Guard.check('{not json', Guard.MAX_EDITOR_CHARS), null); // the core names that problem
   assert.match(Guard.check(nestedClaims(2), Guard.MAX_EDITOR_CHARS), /cannot vary the claim itself/);
   assert.match(Guard.check(nestedClaims(1500), Guard.MAX_IMPORT_CHARS), /deeper than 64/);
   const mfu = '{' + device + ',"claim":{"checks":[{"metric":"cluster.devices","min":1}],"vary":{"path":"hardware.count","values":[1,2]}}}';

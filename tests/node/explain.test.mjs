@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { wasm, fixtures, cli } from './common.mjs';
 
-test('explain(scenario, key) matches the report\'s derivations, natively and in wasm', async () => {
+test("explain(scenario, key) matches the report's derivations, natively and in wasm", async () => {
   const m = await wasm();
   let keys = 0;
   for (const f of fixtures().filter((x) => !x.name.startsWith('invalid'))) {

@@ -11,7 +11,9 @@ import { PAGE_MODULES, pageScript } from '../../scripts/bundle.mjs';
 const web = join(root, 'web');
 
 test('every page module is bundled, once, and format.js stays the standalone formatter', () => {
-  const files = readdirSync(web).filter((f) => f.endsWith('.js') && f !== 'format.js').sort();
+  const files = readdirSync(web)
+    .filter((f) => f.endsWith('.js') && f !== 'format.js')
+    .sort();
   const listed = PAGE_MODULES.map(([f]) => f);
   assert.deepEqual([...listed].sort(), files);
   assert.equal(new Set(listed).size, listed.length);

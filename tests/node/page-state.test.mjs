@@ -11,11 +11,16 @@ import { root, cli, nativeEstimates } from './common.mjs';
 
 // The modules in one context, in the bundle's order (no DOM needed by these).
 const ctx = createContext({ TextEncoder, TextDecoder, btoa, atob, Intl, navigator: { language: 'en-US' }, console });
-for (const f of ['guard.js', 'parse.js', 'fields.js', 'words.js', 'state.js', 'scenario.js']) runInContext(readFileSync(join(root, 'web', f), 'utf8'), ctx, { filename: 'web/' + f });
+for (const f of ['guard.js', 'parse.js', 'fields.js', 'words.js', 'state.js', 'scenario.js'])
+  runInContext(readFileSync(join(root, 'web', f), 'utf8'), ctx, { filename: 'web/' + f });
 const [State, Scenario, Words] = ['State', 'Scenario', 'Words'].map((n) => runInContext(n, ctx));
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const SHAPE = ['name', 'description', 'explain', 'scaling'];
-const strip = (sc) => { const c = plain(sc); for (const k of SHAPE) delete c[k]; return c; };
+const strip = (sc) => {
+  const c = plain(sc);
+  for (const k of SHAPE) delete c[k];
+  return c;
+};
 
 test('each section\u2019s default form builds a scenario that maps back to the same form values\u2019 scenario', () => {
   for (const sec of ['train', 'serve', 'finetune', 'cluster', 'explain']) {
@@ -33,7 +38,10 @@ function sameReport(original, built, label, part) {
   const b = plain(built);
   for (const k of SHAPE) delete b[k];
   const o = strip(original);
-  if (original.scaling !== undefined) { b.scaling = original.scaling; o.scaling = original.scaling; }
+  if (original.scaling !== undefined) {
+    b.scaling = original.scaling;
+    o.scaling = original.scaling;
+  }
   const [ro, rb] = nativeEstimates([JSON.stringify(o), JSON.stringify(b)]).map((x) => JSON.parse(x));
   assert.ok(!ro.errors && !rb.errors, label + ': ' + JSON.stringify(ro.errors || rb.errors));
   assert.deepEqual(part ? rb[part] : rb, part ? ro[part] : ro, label);
@@ -62,14 +70,18 @@ test('every famous run opens in the Train form (none needs the JSON editor), and
     assert.ok(m, run.id + ' maps to a form');
     assert.equal(m.section, 'train', run.id);
     const b = Scenario.build.train(Object.assign({}, State.DEFAULTS.train, m.state.train));
-    assert.deepEqual(strip(b.scenario), strip(run.scenario), run.id);   // the runs spell out no default
+    assert.deepEqual(strip(b.scenario), strip(run.scenario), run.id); // the runs spell out no default
     sameReport(run.scenario, b.scenario, run.id);
   }
   for (const c of reality.claims) assert.ok(Scenario.toState(c.scenario), c.id + ' maps to a form');
 });
 
 test('settings a form has no field for travel as "extra" and come back; custom devices and claims go to the JSON editor', () => {
-  const sc = { model: { preset: 'llama3-70b', dropout: true }, hardware: { device: 'nvidia-h100-sxm5-80gb', count: 64 }, training: { tokens: 1e12, optimizer: 'sgd' } };
+  const sc = {
+    model: { preset: 'llama3-70b', dropout: true },
+    hardware: { device: 'nvidia-h100-sxm5-80gb', count: 64 },
+    training: { tokens: 1e12, optimizer: 'sgd' }
+  };
   const m = Scenario.toState(sc);
   assert.equal(m.section, 'train');
   assert.deepEqual(JSON.parse(m.state.train.extra), { model: { dropout: true }, training: { optimizer: 'sgd' } });
@@ -100,8 +112,10 @@ test('a link holds only what differs from the defaults, and brings back the whol
 });
 
 test('messages in the form\u2019s words: labels for JSON paths, no CLI hints, "at least", grouped digits', () => {
-  assert.equal(Words.humanize('hardware.count (1000) must be divisible by training.tp x training.cp x training.pp (64)', 'train'),
-    'GPUs (1,000) must be divisible by Tensor parallel \u00d7 Context parallel \u00d7 Pipeline parallel (64)');
+  assert.equal(
+    Words.humanize('hardware.count (1000) must be divisible by training.tp x training.cp x training.pp (64)', 'train'),
+    'GPUs (1,000) must be divisible by Tensor parallel \u00d7 Context parallel \u00d7 Pipeline parallel (64)'
+  );
   assert.equal(Words.humanize('hardware.count must be >= 1 and at most 1e+08, got -5', 'cluster'), 'Count must be at least 1 and at most 100,000,000, not -5');
   assert.equal(Words.humanize('model.preset: unknown model preset "x" (run `gpucalc presets`)', 'serve'), 'Model: unknown model preset "x"');
   assert.equal(Words.humanize('training: no $/GPU-hour: set costs.gpu_hour_usd', 'train'), 'no $/GPU-hour: set Price');

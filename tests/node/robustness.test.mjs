@@ -15,10 +15,20 @@ function hostileInputs() {
     out.push(`{"${key}": ${nest('[', ']', 20000)}}`);
     out.push(`{"${key}": ${nest('{"a":', '}', 10000)}}`);
   }
-  out.push('{"hardware": {"device": "nvidia-t4"}, "claim": ' + nest('{"checks": [{"metric": "cluster.devices", "expected": 1}], "vary": {"path": "claim", "values": [', ']}', 40, '{}') + '}');
+  out.push(
+    '{"hardware": {"device": "nvidia-t4"}, "claim": ' +
+      nest('{"checks": [{"metric": "cluster.devices", "expected": 1}], "vary": {"path": "claim", "values": [', ']}', 40, '{}') +
+      '}'
+  );
   out.push('{"model": {"preset": "' + 'x'.repeat(500000) + '"}}');
   out.push('{'.repeat(1 << 21));
-  out.push('"\\ud800"', '[]', 'null', '', '{"hardware": {"device": {"peak_flops_per_second": {"bf16": 1e-300}, "memory_bytes": 8e10, "memory_bandwidth_bytes_per_second": 3e12}}}');
+  out.push(
+    '"\\ud800"',
+    '[]',
+    'null',
+    '',
+    '{"hardware": {"device": {"peak_flops_per_second": {"bf16": 1e-300}, "memory_bytes": 8e10, "memory_bandwidth_bytes_per_second": 3e12}}}'
+  );
   const dir = join(root, 'tests', 'fuzz', 'regressions');
   for (const f of readdirSync(dir)) out.push(readFileSync(join(dir, f), 'utf8'));
   return out;
@@ -33,7 +43,12 @@ test('hostile inputs give JSON answers from every entry point, and a valid scena
     for (const h of hostileInputs()) {
       for (const fn of ['estimate', 'plan']) {
         let out;
-        assert.doesNotThrow(() => { out = m[fn](h); }, `${fn} threw on ${h.slice(0, 60)}`);
+        assert.doesNotThrow(
+          () => {
+            out = m[fn](h);
+          },
+          `${fn} threw on ${h.slice(0, 60)}`
+        );
         assert.equal(typeof JSON.parse(out), 'object');
       }
     }
@@ -55,7 +70,7 @@ test('report.inputs is a valid scenario that gives the identical report (200 ran
       { model, hardware: { device, count: pick([8, 16, 64, 256]) }, training: { tokens: 1e11 + Math.floor(r() * 1e12) }, explain: false },
       { model, hardware: { device, count: 8 }, training: { tokens: 1e11, tp: pick([1, 2, 4, 8]), zero: pick([0, 1, 3]) }, explain: false },
       { model, hardware: { device, count: 8 }, inference: { batch: 1 + Math.floor(r() * 64), tp: pick([1, 2, 4, 8]) }, costs: { gpu_hour_usd: 2 } },
-      { model: { params: 1e9 + Math.floor(r() * 1e11) }, hardware: { device, count: 64 }, training: { tokens: 1e12, mfu: 0.4 } },
+      { model: { params: 1e9 + Math.floor(r() * 1e11) }, hardware: { device, count: 64 }, training: { tokens: 1e12, mfu: 0.4 } }
     ]);
     const firstText = m.estimate(JSON.stringify(sc));
     const first = JSON.parse(firstText);

@@ -22,7 +22,7 @@ function hostile() {
     gpu_layers: [-1, 1e9, 2.5],
     host_memory_bandwidth_bytes_per_second: [0, 1e300],
     disaggregated: ['no', 2],
-    requests_per_day: [1e300, -1],
+    requests_per_day: [1e300, -1]
   };
   for (const [k, values] of Object.entries(fields)) {
     for (const v of values) out.push(JSON.stringify({ ...base, inference: { [k]: v } }));
@@ -46,7 +46,12 @@ test('hostile serving and fine-tuning inputs: JSON answers, identical natively a
   const native = nativeEstimates(inputs);
   inputs.forEach((s, i) => {
     let out;
-    assert.doesNotThrow(() => { out = m.estimate(s); }, s.slice(0, 80));
+    assert.doesNotThrow(
+      () => {
+        out = m.estimate(s);
+      },
+      s.slice(0, 80)
+    );
     assert.equal(out, native[i], s.slice(0, 120));
     const r = JSON.parse(out);
     assert.equal(typeof r, 'object');
@@ -72,8 +77,14 @@ test('serving and fine-tuning reports round-trip through inputs (150 random scen
     if (r() < 0.2) inf.prefix_cache_hit_rate = Math.round(r() * 90) / 100;
     if (r() < 0.1) inf.disaggregated = true;
     if (r() < 0.1) inf.speculative = { draft_params: 1e9, acceptance_rate: 0.7 };
-    const sc = r() < 0.3 ? { model, hardware: { device, count: 8 }, finetune: { method: pick(['full', 'lora', 'qlora']), batch: pick([1, 2, 4]), seq_len: pick([512, 2048, 8192]) } }
-      : { model, hardware: { device, count: 8 }, inference: inf, costs: { gpu_hour_usd: 2 } };
+    const sc =
+      r() < 0.3
+        ? {
+            model,
+            hardware: { device, count: 8 },
+            finetune: { method: pick(['full', 'lora', 'qlora']), batch: pick([1, 2, 4]), seq_len: pick([512, 2048, 8192]) }
+          }
+        : { model, hardware: { device, count: 8 }, inference: inf, costs: { gpu_hour_usd: 2 } };
     const first = m.estimate(JSON.stringify(sc));
     const rep = JSON.parse(first);
     if (rep.errors) continue;

@@ -1,0 +1,55 @@
+// First paint: the section in view is built and computed at once; the others when they come
+// within 300 px of the viewport or, one per idle moment, when the browser has nothing else to do.
+// Part of the page bundle (scripts/bundle.mjs).
+const Lazy = (function () {
+  // Builds the sections in `pending` later; a newer call (a re-render) cancels an older one.
+  function fill(el, pending) {
+    const gen = (el._renderGen = (el._renderGen || 0) + 1);
+    const later = (fn, t) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: t }) : setTimeout(fn, 0));
+    const one = (s) => {
+      if (gen !== el._renderGen || el._built[s]) return;
+      el._update(s);
+      if (el._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(el._pinned)) Nav.goto(el, el._pinned, false);
+    };
+    if (globalThis.IntersectionObserver) {
+      const io = new IntersectionObserver(
+        (entries) => {
+          for (const e of entries)
+            if (e.isIntersecting) {
+              io.unobserve(e.target);
+              one(e.target.dataset.section);
+            }
+        },
+        { rootMargin: '300px 0px' }
+      );
+      for (const s of pending) io.observe(el._sections[s]);
+    }
+    const queue = pending.slice();
+    const next = () => {
+      if (gen !== el._renderGen) return;
+      const s = queue.shift();
+      if (!s) {
+        el._allBuilt = true;
+        el.dispatchEvent(new CustomEvent('gpucalc-built'));
+        return;
+      }
+      one(s);
+      later(next, 1000);
+    };
+    later(next, 1000);
+  }
+
+  // A link that names a section opens there, and stays there while the sections above it are
+  // built, until the reader scrolls, types or clicks.
+  function pin(el, sec) {
+    el._pinned = sec;
+    Nav.goto(el, sec, false);
+    const stop = () => {
+      el._pinned = null;
+      for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) removeEventListener(t, stop, true);
+    };
+    for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
+  }
+
+  return { fill, pin };
+})();
