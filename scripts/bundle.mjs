@@ -32,6 +32,7 @@ export const PAGE_MODULES = [
   ['section-plan.js', 'PlanSection'],
   ['section-cluster.js', 'ClusterSection'],
   ['section-explain.js', 'ExplainSection'],
+  ['section-network.js', 'NetworkView'],
   ['section-reality.js', 'RealitySection'],
   ['section-json.js', 'JsonSection'],
   ['io.js', 'IO'],

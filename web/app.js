@@ -38,12 +38,12 @@ class GpuCalc extends HTMLElement {
     }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
-    Promise.all([this._core.call('devices'), this._core.call('presets')]).then(([d, p]) => {
-      const devices = JSON.parse(d).devices;
-      const presets = JSON.parse(p).models;
-      if (!devices || !presets) return this._startFailed(loading, (JSON.parse(d).errors || JSON.parse(p).errors)[0].message);
-      this._devices = devices;
-      this._presets = presets;
+    Promise.all([this._core.call('devices'), this._core.call('presets'), this._core.call('networks')]).then((answers) => {
+      const [d, p, n] = answers.map((a) => JSON.parse(a));
+      if (!d.devices || !p.models || !n.networks) return this._startFailed(loading, (d.errors || p.errors || n.errors)[0].message);
+      this._devices = d.devices;
+      this._presets = p.models;
+      this._networks = n.networks;
       this._render();
     });
   }

@@ -35,7 +35,7 @@ const Fields = (function () {
   ];
 
   // key, path, kind ('select' for choices), label, extra: { unit, options, value (the form's default),
-  // placeholder, group, custom (only for a custom model), dflt (a select's value when a scenario leaves
+  // placeholder, group, auto (the text of a catalog list's blank choice), custom (only for a custom model), dflt (a select's value when a scenario leaves
   // the field out: the core's default), keep (a scenario that leaves it out keeps the form's default),
   // scale (the field's unit in SI: GB/s -> B/s), number (a select whose values are numbers) }
   const f = (key, path, kind, label, extra) => Object.assign({ key, path, kind, label, value: '' }, extra || {});
@@ -108,7 +108,24 @@ const Fields = (function () {
         group: 'more'
       }),
       f('overlap_dp_comm', 'training.overlap_dp_comm', 'select', 'Overlap gradient reduction', { options: ONOFF('auto (on)'), group: 'more' }),
-      f('pue', 'costs.pue', 'number', 'PUE', { unit: 'facility / IT power', placeholder: '1.2', group: 'more' })
+      f('pue', 'costs.pue', 'number', 'PUE', { unit: 'facility / IT power', placeholder: '1.2', group: 'more' }),
+      f('network', 'hardware.network', 'select', 'Between nodes', { options: 'networks', auto: 'the GPU\u2019s own (catalog)', group: 'network' }),
+      f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
+      f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' }),
+      f('local_steps', 'training.local_steps', 'count', 'Local steps (DiLoCo)', {
+        unit: 'steps between exchanges',
+        placeholder: '1 = synchronous',
+        group: 'network'
+      }),
+      f('outer_precision', 'training.outer_precision', 'select', 'Values exchanged as', {
+        options: AUTO('auto (fp32; gradients when synchronous)').concat([
+          ['bf16', 'BF16'],
+          ['int8', 'INT8 (INTELLECT-1)'],
+          ['int4', 'INT4'],
+          ['fp4', 'FP4 (Streaming DiLoCo)']
+        ]),
+        group: 'network'
+      })
     ],
     serve: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'llama3-70b' }),
@@ -226,12 +243,21 @@ const Fields = (function () {
       f('days', 'inverse.days', 'number', 'Days', { unit: 'days', value: '30' }),
       f('model', 'model.preset', 'select', 'Model (GPUs needed)', { options: 'presets', value: 'llama2-70b' }),
       f('tokens', 'training.tokens', 'count', 'Tokens (GPUs needed)', { unit: 'tokens', value: '2e12' }),
-      f('deadline', 'inverse.deadline', 'number', 'Deadline (GPUs needed)', { unit: 'days', value: '30' })
+      f('deadline', 'inverse.deadline', 'number', 'Deadline (GPUs needed)', { unit: 'days', value: '30' }),
+      f('compare_networks', 'inverse.compare_networks', 'select', 'Where the GPUs are', {
+        options: [
+          ['on', 'compare: one data centre, across sites, DiLoCo'],
+          ['off', 'one data centre only']
+        ],
+        value: 'on',
+        dflt: 'off'
+      })
     ]
   };
   const GROUPS = {
     layout: 'Parallel layout (blank fields: chosen by the plan search)',
     slo: 'Latency targets: the fewest GPUs that meet them',
+    network: 'Network: one data centre, several sites, or the internet (decentralized)',
     more: 'More settings'
   };
 

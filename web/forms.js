@@ -20,6 +20,19 @@ const Forms = (function () {
       for (const [v, t] of sp.options) add(select, v, t);
       return;
     }
+    if (sp.options === 'networks' || sp.options === 'wans') {
+      add(select, '', sp.auto || 'auto');
+      for (const [level, name] of [
+        ['datacenter', 'In a data centre'],
+        ['wan', 'Between data centres (WAN, internet)']
+      ]) {
+        if (sp.options === 'wans' && level !== 'wan') continue;
+        const g = h('optgroup', { label: name });
+        for (const n of el._networks.filter((x) => x.level === level)) add(g, n.id, n.name);
+        select.appendChild(g);
+      }
+      return;
+    }
     if (sp.options === 'devices' || sp.options === 'gpus') {
       for (const [name, test] of DEVICE_GROUPS) {
         const list = el._devices.filter((d) => test(d) && (sp.options === 'devices' || d.kind !== 'cpu'));
@@ -103,7 +116,7 @@ const Forms = (function () {
     );
     f.appendChild(grid);
     // Each group is folded unless one of its fields differs from the default.
-    for (const g of ['layout', 'slo', 'more']) {
+    for (const g of Object.keys(Fields.GROUPS)) {
       const list = specs.filter((s) => s.group === g);
       if (!list.length) continue;
       const body = h(

@@ -112,7 +112,8 @@ const Scenario = (function () {
     reality(s) {
       const b = fromSpecs('reality', s);
       const sc = b.scenario;
-      b.scenario = { hardware: sc.hardware, inverse: { question: 'what_can_train', days: sc.inverse ? sc.inverse.days : undefined } };
+      const inv = sc.inverse || {};
+      b.scenario = { hardware: sc.hardware, inverse: { question: 'what_can_train', days: inv.days, compare_networks: inv.compare_networks } };
       return b;
     },
     json(s, st) {

@@ -29,11 +29,14 @@ const RealitySection = (function () {
         ' \u00d7 ' +
         ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) +
         ' can train:',
-      figures: [
-        ['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
-        ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
-        ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']
-      ]
+      notes: a.networks ? [h('p', { class: 'note', text: 'Where the GPUs sit changes the answer; why, in the table below.' })] : [],
+      figures: a.networks
+        ? NetworkView.figures(a).concat([['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']])
+        : [
+            ['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
+            ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
+            ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']
+          ]
     });
   }
 
@@ -169,6 +172,7 @@ const RealitySection = (function () {
         'inverse'
       )
     );
+    NetworkView.compare(el, res, a);
     res.appendChild(h('p', { class: 'prose', text: Words.humanize(a.formula) + '. ' + a.source + '.' }));
     const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
     if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));

@@ -250,6 +250,7 @@ const TrainSection = (function () {
             ['EP all-to-all', sb.ep_comm],
             ['PP bubble', sb.pp_bubble],
             ['DP comm (exposed)', sb.dp_comm],
+            ['exchange across sites', sb.outer_comm || 0],
             ['optimizer', sb.optimizer],
             ['kernel overhead', sb.overhead]
           ],
@@ -281,6 +282,7 @@ const TrainSection = (function () {
     );
     if (t.uncertainty && t.uncertainty.band_basis)
       res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' }, 'Range: ' + t.uncertainty.band_basis + '.'));
+    NetworkView.training(el, res, r);
     if (r.scaling && r.scaling.length > 1) scaling(el, res, r.scaling);
     const w = warnings(r.warnings, 'train');
     if (w) res.appendChild(w);

@@ -1,0 +1,105 @@
+// The network across nodes, sites and the internet, on the page: the training section's table of
+// what crosses the WAN (synchronous data parallelism or DiLoCo) with the convergence caveat, and
+// "what can this cluster train" side by side in one cluster, across sites, and across sites with
+// DiLoCo, each with the core's explanation of why. Every number comes from the core's report.
+// Part of the page bundle (scripts/bundle.mjs).
+const NetworkView = (function () {
+  const { h, kvTable } = Dom;
+
+  // Training over more than one site, or with local steps: the exchange and what it costs.
+  function training(el, res, r) {
+    const t = r.training;
+    const c = t.communication;
+    const n = t.network || {};
+    if (!c || (!(n.sites > 1) && !n.network && !(t.local_sgd && t.local_sgd.local_steps > 1))) return;
+    const rows = [
+      ['compute_utilization', 'Time computing (not waiting for the network)'],
+      ['inner_step_seconds', 'Step without the exchange'],
+      ['exchange_seconds', 'One exchange across sites'],
+      ['exchange_seconds_per_step', 'Exchange per step (spread over the local steps)'],
+      ['exchange_hidden_fraction', 'Exchange hidden behind compute'],
+      ['wan_bytes_per_site_per_step', 'Sent per site per step'],
+      ['reduction_vs_synchronous', 'Less traffic than synchronous data parallelism (×)'],
+      ['pipeline_wan_seconds_per_step', 'Pipeline activations over the WAN per step']
+    ];
+    const where =
+      (n.sites > 1 ? F.count(n.sites) + ' sites of ' + F.count(n.devices_per_site) + ' GPUs' : 'one site') +
+      (n.wan ? ', joined by ' + n.wan : '') +
+      (n.network ? '; between nodes: ' + n.network : '');
+    const shown = rows.filter(([k]) => c[k] !== null && c[k] !== undefined);
+    res.appendChild(kvTable('Network: ' + where, c, shown, r.explain, 'training.communication'));
+    const s = t.local_sgd;
+    if (s && s.local_steps > 1)
+      res.appendChild(
+        h(
+          'p',
+          { class: 'prose', 'data-key': 'training.local_sgd' },
+          'DiLoCo with ' +
+            F.count(s.local_steps) +
+            ' local steps: published perplexity at the same tokens ranges from ' +
+            F.percent(s.perplexity_change_low) +
+            ' to +' +
+            F.percent(s.perplexity_change_high) +
+            ' of synchronous training, so the same loss may take ' +
+            F.duration(s.days_same_loss_low * 86400) +
+            ' to ' +
+            F.duration(s.days_same_loss_high * 86400) +
+            (s.beyond_published ? ' (more local steps than any published run: a guess)' : '') +
+            '. Source: ' +
+            s.basis +
+            '.'
+        )
+      );
+  }
+
+  // "What can this cluster train", side by side: one cluster, across sites, across sites with DiLoCo.
+  function compare(el, res, inv) {
+    const list = inv.networks;
+    if (!list || !list.length) return;
+    const head = ['Where the GPUs are, and why', 'MFU', 'Compute-optimal model', 'Largest that fits'];
+    const why = (x) => (x.explanation.startsWith(x.label + ': ') ? x.explanation.slice(x.label.length + 2) : x.explanation);
+    const rows = list.map((x) =>
+      h(
+        'tr',
+        { 'data-network': x.id },
+        h('th', { scope: 'row' }, h('span', { text: x.label }), h('span', { class: 'note', text: why(x) })),
+        h('td', { 'data-label': head[1], text: F.percent(x.mfu) }),
+        h('td', { 'data-label': head[2], text: F.params(x.compute_optimal_params) }),
+        h('td', { 'data-label': head[3], text: F.params(x.largest_fitting_params) })
+      )
+    );
+    res.appendChild(
+      Dom.scroller(
+        h(
+          'table',
+          { class: 'data networks' },
+          h('caption', { text: 'The same GPUs in one data centre, across sites, and across sites with DiLoCo' }),
+          h(
+            'thead',
+            null,
+            h(
+              'tr',
+              null,
+              head.map((x) => h('th', { scope: 'col', text: x }))
+            )
+          ),
+          h('tbody', null, rows)
+        ),
+        'Networks side by side'
+      )
+    );
+  }
+
+  // The answer card's figures: the compute-optimal model for each place the GPUs may be.
+  const SHORT = { one_cluster: 'In one data centre', sites_synchronous: 'Across sites, synchronous', sites_diloco: 'Across sites, DiLoCo' };
+  function figures(inv) {
+    return (inv.networks || []).map((x) => [
+      SHORT[x.id] || x.label,
+      F.params(x.compute_optimal_params),
+      'compute-optimal, at ' + F.percent(x.mfu) + ' MFU',
+      'net-' + x.id
+    ]);
+  }
+
+  return { training, compare, figures };
+})();
