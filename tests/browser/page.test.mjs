@@ -486,7 +486,7 @@ test('a module that throws is discarded, re-created, the step retried once, and 
 
 // The guard is against hangs (the poisoned inputs once froze the page for seconds), not a timing
 // benchmark: 1 s keeps it meaningful on a loaded CI machine, where a 200 ms bound flaked.
-test('the page stays responsive (no task over 1 s) after a poisoned import or storage', async () => {
+test('the page stays responsive (no task over 1 s) after a poisoned import or storage', async (t) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {
     globalThis.__longTasks = [];
@@ -499,9 +499,13 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
     await page.waitForSelector('gpu-calc [data-key="cluster.devices"]');
     await settled(page);
   };
-  const longTasks = async () => {
+  // Long tasks (over 50 ms) are reported as a diagnostic; the test fails on one over 1 s (the
+  // issue's 200 ms is the goal on a desktop; this 2-core VM under a parallel build is far slower).
+  const longTasks = async (what) => {
     await page.waitForTimeout(300);
-    return page.evaluate(() => globalThis.__longTasks.filter((d) => d > 1000));
+    const all = await page.evaluate(() => globalThis.__longTasks.slice());
+    t.diagnostic(`${what}: long tasks ${JSON.stringify(all)} ms (longest ${Math.max(0, ...all)} ms)`);
+    return all.filter((d) => d > 1000);
   };
   // A warm-up load (the browser compiles the script and the WebAssembly once); what follows is
   // measured from navigation on: the poisoned loads, their idle-time work and typing.
@@ -524,7 +528,7 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
     await ta.press('End');
     await ta.pressSequentially(' \n ', { delay: 20 });
     await field(page, 'cluster', 'count').pressSequentially('12', { delay: 20 });
-    assert.deepEqual(await longTasks(), [], 'poisoned storage');
+    assert.deepEqual(await longTasks('poisoned storage, load and typing'), [], 'poisoned storage');
   }
   // Poisoned imports and pastes into the editor, once the page is idle.
   await page.evaluate(() => {
@@ -539,7 +543,7 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
     await page.locator('gpu-calc #json-text').fill(text);
     await page.waitForFunction(() => /Not evaluated/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
   }
-  assert.deepEqual(await longTasks(), [], 'poisoned import');
+  assert.deepEqual(await longTasks('poisoned imports and editor pastes'), [], 'poisoned import');
   assert.equal(await field(page, 'cluster', 'count').inputValue(), count);
   await context.close();
 });
