@@ -406,25 +406,30 @@ Fit fit(const Model& x) {
 
 const char* precision_text(Precision p) { return precision_name(p).data(); }
 
-// The latency-target search: every weight / KV precision (lower ones only when search_precision),
-// TP size (powers of two within a node that the heads allow) and batch; for each, the fewest GPUs
-// that carry the peak traffic with TPOT and TTFT within the targets. Instances are added beyond the
-// throughput minimum when that is what brings the queueing part of TTFT down.
-SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
-    SloResult out;
-    const ServingSlo& slo = *cfg.slo;
-    const Device& d = hw.device;
-    std::vector<Precision> weights = {cfg.weight_precision}, kvs = {cfg.kv_precision};
-    if (slo.search_precision && cfg.weight_format == WeightFormat::native) {
-        for (Precision p : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
-            if (p == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
-            if (bytes_per_element(p) < bytes_per_element(cfg.weight_precision) &&
-                std::find(weights.begin(), weights.end(), p) == weights.end())
-                weights.push_back(p);
+// The weight and KV-cache precisions the latency-target search tries.
+struct SloPrecisions {
+    std::vector<Precision> weights, kvs;
+};
+
+// The configured precisions, and lower ones when search_precision (fp8 weights only where the
+// hardware multiplies fp8).
+SloPrecisions slo_precisions(const InferenceConfig& cfg, const Device& d) {
+    SloPrecisions p{{cfg.weight_precision}, {cfg.kv_precision}};
+    if (cfg.slo->search_precision && cfg.weight_format == WeightFormat::native) {
+        for (Precision w : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
+            if (w == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
+            if (bytes_per_element(w) < bytes_per_element(cfg.weight_precision) &&
+                std::find(p.weights.begin(), p.weights.end(), w) == p.weights.end())
+                p.weights.push_back(w);
         }
-        for (Precision p : {Precision::fp8})
-            if (bytes_per_element(p) < bytes_per_element(cfg.kv_precision)) kvs.push_back(p);
+        for (Precision k : {Precision::fp8})
+            if (bytes_per_element(k) < bytes_per_element(cfg.kv_precision)) p.kvs.push_back(k);
     }
+    return p;
+}
+
+// TP sizes: powers of two within a node that the heads allow, and the configured one.
+std::vector<double> slo_tp_sizes(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
     const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
     std::vector<double> tps;
     for (double tp = 1; tp <= std::max(dpn, static_cast<double>(cfg.tp)) && tp <= 64; tp *= 2) {
@@ -433,78 +438,108 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
         tps.push_back(tp);
     }
     if (std::find(tps.begin(), tps.end(), static_cast<double>(cfg.tp)) == tps.end()) tps.push_back(static_cast<double>(cfg.tp));
-    const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
-    const double tpot_max = slo.tpot_seconds.value_or(1e300), ttft_max = slo.ttft_seconds.value_or(1e300);
-    for (Precision wp : weights)
-        for (Precision kp : kvs)
-            for (double tp : tps) {
-                InferenceConfig c = cfg;
-                c.weight_precision = wp;
-                c.kv_precision = kp;
-                c.tp = static_cast<Count>(tp);
-                c.batch.reset();
-                const Model x(m, hw, c);
-                const Fit f = fit(x);
-                SloCandidate best;
-                best.weight_precision = wp;
-                best.kv_precision = kp;
-                best.tp = tp;
-                const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
-                if (max_b < 1) {
-                    best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
-                                                                                    : "no sequence's KV cache fits next to the weights");
-                    out.candidates.push_back(best);
-                    continue;
-                }
-                std::vector<double> batches;
-                for (double b = 1; b < max_b; b *= 2) {
-                    batches.push_back(b);
-                    if (b >= 2 && 1.5 * b < max_b) batches.push_back(1.5 * b);
-                }
-                batches.push_back(max_b);
-                std::string fail;
-                double best_tpot_seen = 1e300, best_ttft_seen = 1e300;
-                for (double b : batches) {
-                    const Cycle y = cycle(x, b);
-                    best_tpot_seen = std::min(best_tpot_seen, y.tpot);
-                    if (y.tpot > tpot_max || y.rate <= 0) continue;
-                    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
-                    const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
-                    best_ttft_seen = std::min(best_ttft_seen, fixed);
-                    if (fixed > ttft_max) continue;
-                    double instances = 1;
-                    if (peak_rps > 0) {
-                        instances = std::ceil(peak_rps / y.rate);
-                        const double slack = std::min(ttft_max - fixed, 1e12);
-                        const double S = y.prefill_busy;
-                        if (S > 0) {
-                            const double rho_max = 2.0 * slack / (S + 2.0 * slack);  // rho S / (2 (1 - rho)) <= slack
-                            instances = std::max(instances, std::ceil(peak_rps * S / std::max(1e-12, rho_max) * (1 + 1e-12)));
-                        }
-                        if (c.disaggregated) instances += std::ceil(peak_rps * S);
-                    }
-                    const double gpus = instances * x.gpus;
-                    const double lambda = peak_rps / instances;
-                    const auto t = ttft(y, lambda, kv_transfer);
-                    if (!t || *t > ttft_max * (1 + 1e-9)) continue;
-                    if (!best.met || gpus < best.gpus || (gpus == best.gpus && b > best.batch)) {
-                        best.met = true;
-                        best.gpus = gpus;
-                        best.batch = b;
-                        best.tpot_seconds = y.tpot;
-                        best.ttft_seconds = *t;
-                    }
-                }
-                if (!best.met) {
-                    if (best_tpot_seen > tpot_max)
-                        best.reason = "time per output token is at least " + jr::fmt_num(best_tpot_seen) + " s (batch 1), target " +
-                                      jr::fmt_num(tpot_max) + " s";
-                    else
-                        best.reason = "time to first token is at least " + jr::fmt_num(best_ttft_seen) +
-                                      " s with the TPOT target met, target " + jr::fmt_num(ttft_max) + " s";
-                }
-                out.candidates.push_back(best);
-            }
+    return tps;
+}
+
+// Batches tried: 1, 2, 3, 4, 6, 8, 12, ... below the largest that fits, and that one.
+std::vector<double> slo_batches(double max_b) {
+    std::vector<double> batches;
+    for (double b = 1; b < max_b; b *= 2) {
+        batches.push_back(b);
+        if (b >= 2 && 1.5 * b < max_b) batches.push_back(1.5 * b);
+    }
+    batches.push_back(max_b);
+    return batches;
+}
+
+// The latency targets and the peak traffic they are met at.
+struct SloTargets {
+    double peak_rps = 0, tpot_max = 1e300, ttft_max = 1e300;
+};
+
+// The lowest TPOT and queue-free TTFT seen over the batches tried (for the reason when none meets the targets).
+struct SloSeen {
+    double tpot = 1e300, ttft = 1e300;
+};
+
+// Instances that carry the peak traffic, added to until the queueing part of TTFT fits the slack
+// the queue-free TTFT `fixed` leaves under the target.
+double slo_instances(const Cycle& y, const SloTargets& g, double fixed, bool disaggregated) {
+    double instances = 1;
+    if (g.peak_rps > 0) {
+        instances = std::ceil(g.peak_rps / y.rate);
+        const double slack = std::min(g.ttft_max - fixed, 1e12);
+        const double S = y.prefill_busy;
+        if (S > 0) {
+            const double rho_max = 2.0 * slack / (S + 2.0 * slack);  // rho S / (2 (1 - rho)) <= slack
+            instances = std::max(instances, std::ceil(g.peak_rps * S / std::max(1e-12, rho_max) * (1 + 1e-12)));
+        }
+        if (disaggregated) instances += std::ceil(g.peak_rps * S);
+    }
+    return instances;
+}
+
+// One batch of one configuration: kept in `best` when it meets the targets with fewer GPUs (or as
+// many and a larger batch).
+void try_slo_batch(const Model& x, double b, const SloTargets& g, SloSeen& seen, SloCandidate& best) {
+    const InferenceConfig& c = x.cfg;
+    const Cycle y = cycle(x, b);
+    seen.tpot = std::min(seen.tpot, y.tpot);
+    if (y.tpot > g.tpot_max || y.rate <= 0) return;
+    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
+    const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
+    seen.ttft = std::min(seen.ttft, fixed);
+    if (fixed > g.ttft_max) return;
+    const double instances = slo_instances(y, g, fixed, c.disaggregated);
+    const double gpus = instances * x.gpus;
+    const double lambda = g.peak_rps / instances;
+    const auto t = ttft(y, lambda, kv_transfer);
+    if (!t || *t > g.ttft_max * (1 + 1e-9)) return;
+    if (!best.met || gpus < best.gpus || (gpus == best.gpus && b > best.batch)) {
+        best.met = true;
+        best.gpus = gpus;
+        best.batch = b;
+        best.tpot_seconds = y.tpot;
+        best.ttft_seconds = *t;
+    }
+}
+
+// One configuration of the search: its fewest GPUs over the batches that fit, or why it fails.
+SloCandidate slo_candidate(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, Precision wp, Precision kp, double tp,
+                           const SloTargets& g) {
+    InferenceConfig c = cfg;
+    c.weight_precision = wp;
+    c.kv_precision = kp;
+    c.tp = static_cast<Count>(tp);
+    c.batch.reset();
+    const Model x(m, hw, c);
+    const Fit f = fit(x);
+    SloCandidate best;
+    best.weight_precision = wp;
+    best.kv_precision = kp;
+    best.tp = tp;
+    const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
+    if (max_b < 1) {
+        best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
+                                                                        : "no sequence's KV cache fits next to the weights");
+        return best;
+    }
+    SloSeen seen;
+    for (double b : slo_batches(max_b)) try_slo_batch(x, b, g, seen, best);
+    if (!best.met) {
+        if (seen.tpot > g.tpot_max)
+            best.reason =
+                "time per output token is at least " + jr::fmt_num(seen.tpot) + " s (batch 1), target " + jr::fmt_num(g.tpot_max) + " s";
+        else
+            best.reason = "time to first token is at least " + jr::fmt_num(seen.ttft) + " s with the TPOT target met, target " +
+                          jr::fmt_num(g.ttft_max) + " s";
+    }
+    return best;
+}
+
+// Candidates that meet the targets first, fewest GPUs first (then the higher weight precision);
+// the first is chosen, and the others that meet the targets say how many more GPUs they need.
+void rank_slo_candidates(SloResult& out) {
     std::stable_sort(out.candidates.begin(), out.candidates.end(), [](const SloCandidate& a, const SloCandidate& b) {
         if (a.met != b.met) return a.met;
         if (a.met)
@@ -518,6 +553,24 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
     for (auto& c : out.candidates)
         if (c.met && (c.gpus > out.chosen.gpus))
             c.reason = "meets the targets with " + jr::fmt_num(c.gpus) + " GPUs, more than " + jr::fmt_num(out.chosen.gpus);
+}
+
+// The latency-target search: every weight / KV precision (lower ones only when search_precision),
+// TP size (powers of two within a node that the heads allow) and batch; for each, the fewest GPUs
+// that carry the peak traffic with TPOT and TTFT within the targets. Instances are added beyond the
+// throughput minimum when that is what brings the queueing part of TTFT down.
+SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
+    SloResult out;
+    const ServingSlo& slo = *cfg.slo;
+    const SloPrecisions precisions = slo_precisions(cfg, hw.device);
+    const std::vector<double> tps = slo_tp_sizes(m, hw, cfg);
+    SloTargets g;
+    g.peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    g.tpot_max = slo.tpot_seconds.value_or(1e300), g.ttft_max = slo.ttft_seconds.value_or(1e300);
+    for (Precision wp : precisions.weights)
+        for (Precision kp : precisions.kvs)
+            for (double tp : tps) out.candidates.push_back(slo_candidate(m, hw, cfg, wp, kp, tp, g));
+    rank_slo_candidates(out);
     return out;
 }
 
