@@ -136,7 +136,23 @@ struct Model {
         layers = m.has_architecture ? m.layers : std::max(1.0, std::round(std::cbrt(pc.active * 128.0 / 12.0) / 128.0));
         hidden = m.has_architecture ? m.hidden : 128.0 * layers;
         if (cfg.gpu_layers && m.has_architecture) gpu_layer_fraction = static_cast<double>(*cfg.gpu_layers) / m.layers;
-        // Storage and compute precision.
+        const Precision compute = set_storage();
+        peak16 = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
+        peak = compute == Precision::bf16 ? peak16 : d.peak(compute).value_or(peak16);
+        fp32 = d.peak(Precision::fp32).value_or(0);
+        gemm_max = (compute == Precision::fp8 || compute == Precision::fp4) ? eff.gemm_max_8bit : eff.gemm_max_16bit;
+        bw = d.memory_bandwidth_bytes_per_second.value_or(0);
+        host_bw = cfg.host_memory_bandwidth_bytes_per_second;
+        set_links(hw);
+        capacity = d.usable_memory_bytes().value_or(0);
+        set_params();
+        kv_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
+        kv_token_gpu = kv_cache_bytes_per_token_per_gpu(m, cfg.kv_precision, t, cfg.attention_dp);
+    }
+
+    // Storage and compute precision: sets the bytes per stored weight and the dequantisation ops;
+    // returns the precision the GEMMs run in.
+    Precision set_storage() {
         const Precision wp = cfg.weight_precision;
         Precision compute = Precision::bf16;
         if (cfg.weight_format != WeightFormat::native) {
@@ -156,12 +172,11 @@ struct Model {
             if (wp == Precision::int8 || (wp == Precision::fp8 && compute != Precision::fp8)) dequant_ops = 1;
             if ((wp == Precision::int4 || wp == Precision::fp4) && compute != wp) dequant_ops = 2;
         }
-        peak16 = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
-        peak = compute == Precision::bf16 ? peak16 : d.peak(compute).value_or(peak16);
-        fp32 = d.peak(Precision::fp32).value_or(0);
-        gemm_max = (compute == Precision::fp8 || compute == Precision::fp4) ? eff.gemm_max_8bit : eff.gemm_max_16bit;
-        bw = d.memory_bandwidth_bytes_per_second.value_or(0);
-        host_bw = cfg.host_memory_bandwidth_bytes_per_second;
+        return compute;
+    }
+
+    // Scale-up and scale-out bandwidth seen by the TP all-reduces and the EP all-to-alls.
+    void set_links(const Hardware& hw) {
         const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
         // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption
         // (training_step.cpp links_for does the same); no scale-up link: PCIe peer traffic (half the
@@ -175,7 +190,11 @@ struct Model {
         node = dpn;
         out_link = out * eff.network;
         up_link = up * eff.network;
-        capacity = d.usable_memory_bytes().value_or(0);
+    }
+
+    // Parameters multiplied per token, the routed experts, and the tables kept in 16 bits.
+    void set_params() {
+        const Precision wp = cfg.weight_precision;
         // Parameters read and multiplied per token: everything but an untied input embedding table
         // (a lookup of one row per token; a tied table is the output projection and is read whole).
         const double input_table = m.has_architecture && !m.tied_embeddings ? m.vocab * m.hidden : 0;
@@ -190,8 +209,6 @@ struct Model {
             const double table = m.vocab * m.hidden;
             kept16_params = table + ((wp == Precision::fp8 || wp == Precision::fp4) && !m.tied_embeddings ? table : 0.0);
         }
-        kv_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
-        kv_token_gpu = kv_cache_bytes_per_token_per_gpu(m, cfg.kv_precision, t, cfg.attention_dp);
     }
 
     // Extra bytes of the tables kept in 16 bits, and all stored weights of the model.
