@@ -17,42 +17,47 @@ namespace {
 void add_opt(std::optional<double>& a, const std::optional<double>& b) {
     if (b) a = a.value_or(0) + *b;
 }
-}  // namespace
 
-ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
-    if (!hw.pools.empty()) {
-        // A fleet of pools: the sum of its pools (figures a pool lacks are left out of the sum).
-        ClusterResult r;
-        Trace none(false);
-        for (const Pool& p : hw.pools) {
-            Hardware h;
-            h.device = p.device;
-            h.count = p.count;
-            h.devices_per_node = p.devices_per_node;
-            const ClusterResult c = estimate_cluster(h, costs, none);
-            r.devices += c.devices;
-            r.nodes += c.nodes;
-            add_opt(r.simt_cores, c.simt_cores);
-            add_opt(r.full_die_simt_cores, c.full_die_simt_cores);
-            add_opt(r.matrix_units, c.matrix_units);
-            add_opt(r.cpu_cores, c.cpu_cores);
-            add_opt(r.memory_bytes, c.memory_bytes);
-            add_opt(r.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second);
-            for (int i = 0; i < kPrecisionCount; ++i) add_opt(r.peak_flops_per_second[i], c.peak_flops_per_second[i]);
-            add_opt(r.power_watts, c.power_watts);
-            add_opt(r.node_power_watts, c.node_power_watts);
-            add_opt(r.facility_power_watts, c.facility_power_watts);
-            add_opt(r.price_usd, c.price_usd);
-            add_opt(r.cloud_usd_per_hour, c.cloud_usd_per_hour);
-            for (const auto& w : c.warnings) r.warnings.push_back(p.device.name + ": " + w);
-        }
-        trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
-                  "scenario (hardware.pools)");
-        if (r.memory_bytes)
-            trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device",
-                      {{"pools", static_cast<double>(hw.pools.size())}}, *r.memory_bytes, "bytes", "catalog, per pool");
-        return r;
+// Adds one pool's figures to the fleet's (figures a pool lacks are left out of the sum).
+void add_pool(ClusterResult& r, const ClusterResult& c, const std::string& device_name) {
+    r.devices += c.devices;
+    r.nodes += c.nodes;
+    add_opt(r.simt_cores, c.simt_cores);
+    add_opt(r.full_die_simt_cores, c.full_die_simt_cores);
+    add_opt(r.matrix_units, c.matrix_units);
+    add_opt(r.cpu_cores, c.cpu_cores);
+    add_opt(r.memory_bytes, c.memory_bytes);
+    add_opt(r.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second);
+    for (int i = 0; i < kPrecisionCount; ++i) add_opt(r.peak_flops_per_second[i], c.peak_flops_per_second[i]);
+    add_opt(r.power_watts, c.power_watts);
+    add_opt(r.node_power_watts, c.node_power_watts);
+    add_opt(r.facility_power_watts, c.facility_power_watts);
+    add_opt(r.price_usd, c.price_usd);
+    add_opt(r.cloud_usd_per_hour, c.cloud_usd_per_hour);
+    for (const auto& w : c.warnings) r.warnings.push_back(device_name + ": " + w);
+}
+
+// A fleet of pools: the sum of its pools.
+ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
+    ClusterResult r;
+    Trace none(false);
+    for (const Pool& p : hw.pools) {
+        Hardware h;
+        h.device = p.device;
+        h.count = p.count;
+        h.devices_per_node = p.devices_per_node;
+        add_pool(r, estimate_cluster(h, costs, none), p.device.name);
     }
+    trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
+              "scenario (hardware.pools)");
+    if (r.memory_bytes)
+        trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device",
+                  {{"pools", static_cast<double>(hw.pools.size())}}, *r.memory_bytes, "bytes", "catalog, per pool");
+    return r;
+}
+
+// Devices x the per-device figures of one device type, power of whole nodes, prices.
+ClusterResult device_cluster(const Hardware& hw, const Costs& costs, const HourlyRate& rate) {
     const Device& d = hw.device;
     const double n = hw.count;
     ClusterResult r;
@@ -73,12 +78,16 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
     else if (r.power_watts)
         r.facility_power_watts = *r.power_watts * costs.pue;
     r.price_usd = times(d.price_usd, n);
-    const HourlyRate rate = gpu_hour_rate(d, costs);
     r.cloud_usd_per_hour = times(rate.usd, n);
     if (!rate.note.empty()) r.warnings.push_back(rate.note);
     r.nodes = std::ceil(n / static_cast<double>(hw.devices_per_node > 0 ? hw.devices_per_node : 1));
+    return r;
+}
 
-    const std::string ds = d.name + " datasheet (catalog sources)";
+// Derivations of the device, core, memory and peak totals.
+void explain_device_totals(Trace& trace, const Hardware& hw, const ClusterResult& r, const std::string& ds) {
+    const Device& d = hw.device;
+    const double n = hw.count;
     if (r.simt_cores)
         trace.add("cluster.cores", "devices x cores per device", {{"devices", n}, {"cores_per_device", *d.simt_cores}}, *r.simt_cores,
                   "cores", ds + "; shipping SKU, not the full die");
@@ -112,6 +121,12 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
                   {{"devices", n}, {"peak_per_device", *d.peak_flops_per_second[i]}}, *r.peak_flops_per_second[i], "FLOP/s",
                   d.cpu_core_groups.empty() ? ds : ds + "; CPU peak = cores x clock x FLOPs/cycle");
     }
+}
+
+// Derivations of the power and price totals.
+void explain_power_and_price(Trace& trace, const Hardware& hw, const Costs& costs, const HourlyRate& rate, const ClusterResult& r) {
+    const Device& d = hw.device;
+    const double n = hw.count;
     if (r.node_power_watts)
         trace.add("cluster.node_power_watts", "ceil(devices / devices per reference node) x node max power",
                   {{"devices", n}, {"devices_per_node", d.node_devices}, {"node_max_power_watts", *d.node_max_power_watts}},
@@ -128,6 +143,16 @@ ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& tr
     if (r.cloud_usd_per_hour)
         trace.add("cluster.cloud_usd_per_hour", "devices x $/GPU-hour", {{"devices", n}, {"gpu_hour_usd", *r.cloud_usd_per_hour / n}},
                   *r.cloud_usd_per_hour, "USD/h", rate.what);
+}
+}  // namespace
+
+ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
+    if (!hw.pools.empty()) return pools_cluster(hw, costs, trace);
+    const HourlyRate rate = gpu_hour_rate(hw.device, costs);
+    ClusterResult r = device_cluster(hw, costs, rate);
+    const std::string ds = hw.device.name + " datasheet (catalog sources)";
+    explain_device_totals(trace, hw, r, ds);
+    explain_power_and_price(trace, hw, costs, rate, r);
     return r;
 }
 

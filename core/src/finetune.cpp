@@ -80,81 +80,110 @@ double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
     return r * per_layer * m.layers;
 }
 
-FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace) {
-    FinetuneResult r;
-    r.config = cfg;
-    const Device& d = hw.device;
-    ModelSpec m = model;
-    m.seq_len = static_cast<double>(cfg.seq_len);
-    const ParamCount pc = count_params(m);
-    const double N = static_cast<double>(hw.count);
-    r.devices = N;
-    r.params_total = pc.total;
-    const bool full = cfg.method == FinetuneMethod::full, qlora = cfg.method == FinetuneMethod::qlora;
-    r.trainable_params = full ? pc.total : lora_params(m, cfg.lora_rank, cfg.lora_modules);
-    const double layers = m.has_architecture ? m.layers : 1.0;
-    const double s = static_cast<double>(cfg.seq_len), b = static_cast<double>(cfg.batch);
-    const double V = m.has_architecture ? m.vocab : 0;
-    // Weights.
-    const double norms = pc.norms_per_layer * layers;
-    const double layer_linear = std::max(0.0, pc.total - pc.embedding - norms);
-    const double base = qlora ? layer_linear * kNf4BitsPerParam / 8.0 + (pc.total - layer_linear) * 2.0 : pc.total * 2.0;
-    const double adapters = full ? 0.0 : r.trainable_params * (cfg.master_weights ? 4.0 : 2.0);
-    const double shard = cfg.cpu_offload ? 0.0 : 1.0 / N;  // FSDP shards parameters, gradients and states over N devices
-    FinetuneMemory& mem = r.memory;
-    mem.weights = (base + adapters) * shard;
-    mem.master = full && cfg.master_weights ? r.trainable_params * 4.0 * shard : 0.0;
-    const double grad_bytes = cfg.master_weights ? 4.0 : 2.0;
-    const double grads = r.trainable_params * grad_bytes * (cfg.optimizer_in_backward ? 1.0 / layers : 1.0);
-    mem.gradients = grads * shard;
-    double state_bytes = 0;
+namespace {
+
+// The run being estimated: the model at the run's sequence length and the sizes every part needs.
+struct Run {
+    ModelSpec m;
+    ParamCount pc;
+    double N = 1, layers = 1, s = 0, b = 0, V = 0;  // devices, layers, sequence, batch per device, vocabulary
+    bool full = false, qlora = false;
+};
+
+Run run_of(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg) {
+    Run u;
+    u.m = model;
+    u.m.seq_len = static_cast<double>(cfg.seq_len);
+    u.pc = count_params(u.m);
+    u.N = static_cast<double>(hw.count);
+    u.full = cfg.method == FinetuneMethod::full, u.qlora = cfg.method == FinetuneMethod::qlora;
+    u.layers = u.m.has_architecture ? u.m.layers : 1.0;
+    u.s = static_cast<double>(cfg.seq_len), u.b = static_cast<double>(cfg.batch);
+    u.V = u.m.has_architecture ? u.m.vocab : 0;
+    return u;
+}
+
+// Sizes shared by the memory, the step time and the derivations.
+struct Sizes {
+    double layer_linear = 0;  // parameters of the layers' linear weights
+    double base = 0;          // bytes of the base weights, all devices
+    double grads = 0;         // bytes of the gradients, all devices
+    double state_bytes = 0;   // optimizer state bytes per trainable parameter
+    double layer_full = 0;    // one layer's activations
+    double fixed = 0;         // memory that does not grow with the tokens per device
+};
+
+// Bytes of optimizer state per trainable parameter.
+double optimizer_state_bytes(const FinetuneConfig& cfg) {
     switch (cfg.optimizer) {
         case FinetuneOptimizer::adamw:
-            state_bytes = 2.0 * (cfg.master_weights ? 4.0 : 2.0);
-            break;
+            return 2.0 * (cfg.master_weights ? 4.0 : 2.0);
         case FinetuneOptimizer::adamw_8bit:
-            state_bytes = 2.0;
-            break;
+            return 2.0;
         case FinetuneOptimizer::paged_adamw_8bit:
-            state_bytes = 0.0;
-            break;
+            return 0.0;
         case FinetuneOptimizer::sgd:
-            state_bytes = 0.0;
-            break;
+            return 0.0;
     }
-    mem.optimizer = r.trainable_params * state_bytes * shard;
-    if (N > 1 || cfg.cpu_offload) mem.fsdp_working = 2.0 * (base / std::max(1.0, layers));  // one layer gathered + one prefetched
-    // Activations per sequence-token.
+    return 0;
+}
+
+// Weights, master copy, gradients, optimizer states and FSDP gathers per device.
+Sizes weight_memory(const Run& u, const FinetuneConfig& cfg, double trainable, FinetuneMemory& mem) {
+    Sizes z;
+    const double norms = u.pc.norms_per_layer * u.layers;
+    z.layer_linear = std::max(0.0, u.pc.total - u.pc.embedding - norms);
+    z.base = u.qlora ? z.layer_linear * kNf4BitsPerParam / 8.0 + (u.pc.total - z.layer_linear) * 2.0 : u.pc.total * 2.0;
+    const double adapters = u.full ? 0.0 : trainable * (cfg.master_weights ? 4.0 : 2.0);
+    const double shard = cfg.cpu_offload ? 0.0 : 1.0 / u.N;  // FSDP shards parameters, gradients and states over N devices
+    mem.weights = (z.base + adapters) * shard;
+    mem.master = u.full && cfg.master_weights ? trainable * 4.0 * shard : 0.0;
+    const double grad_bytes = cfg.master_weights ? 4.0 : 2.0;
+    z.grads = trainable * grad_bytes * (cfg.optimizer_in_backward ? 1.0 / u.layers : 1.0);
+    mem.gradients = z.grads * shard;
+    z.state_bytes = optimizer_state_bytes(cfg);
+    mem.optimizer = trainable * z.state_bytes * shard;
+    if (u.N > 1 || cfg.cpu_offload) mem.fsdp_working = 2.0 * (z.base / std::max(1.0, u.layers));  // one layer gathered + one prefetched
+    return z;
+}
+
+// Activations (checkpointed or not) and logits per device.
+void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, FinetuneMemory& mem) {
     TrainingConfig tc;
     tc.tp = 1;
     tc.micro_batch = cfg.batch;
     tc.sequence_parallel = false;
     tc.attention = Attention::flash;
     tc.recompute = Recompute::selective;
-    const StepInputs in = step_inputs(m);
-    const double layer_full = m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
-    const double layer_input = 2.0 * s * b * (m.has_architecture ? m.hidden : 0.0);
+    const StepInputs in = step_inputs(u.m);
+    z.layer_full = u.m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
+    const double layer_input = 2.0 * u.s * u.b * (u.m.has_architecture ? u.m.hidden : 0.0);
     if (!cfg.gradient_checkpointing)
-        mem.activations = layer_full * layers;
+        mem.activations = z.layer_full * u.layers;
     else if (cfg.activation_offload)
-        mem.activations = layer_full + layer_input;
+        mem.activations = z.layer_full + layer_input;
     else
-        mem.activations = layer_input * layers + layer_full;
-    mem.logits = s * b * V * (kLogitBytes + kLogitFp32Bytes / (cfg.chunked_cross_entropy ? kChunks : 1.0));
+        mem.activations = layer_input * u.layers + z.layer_full;
+    mem.logits = u.s * u.b * u.V * (kLogitBytes + kLogitFp32Bytes / (cfg.chunked_cross_entropy ? kChunks : 1.0));
+}
+
+// Peak memory, whether it fits, and the biggest batch and sequence that would.
+void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes& z, FinetuneResult& r) {
+    FinetuneMemory& mem = r.memory;
     mem.overhead = cfg.overhead_bytes;
-    const double fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
-    mem.total = fixed + std::max(mem.activations + mem.logits, mem.gradients) + mem.overhead;
+    z.fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
+    mem.total = z.fixed + std::max(mem.activations + mem.logits, mem.gradients) + mem.overhead;
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;
-    if (!m.has_architecture)
+    if (!u.m.has_architecture)
         r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device.
-    const double per_token = safe_div(mem.activations + mem.logits, s * b);
-    const double room = r.memory_capacity_bytes - fixed - mem.overhead;
+    const double per_token = safe_div(mem.activations + mem.logits, u.s * u.b);
+    const double room = r.memory_capacity_bytes - z.fixed - mem.overhead;
     if (per_token > 0 && room > mem.gradients) {
         const double tokens = std::floor(room / per_token);
-        r.max_batch = std::floor(tokens / s);
+        r.max_batch = std::floor(tokens / u.s);
         r.max_seq_len = std::floor(tokens);  // flash attention: memory linear in tokens
     }
     if (!r.fits)
@@ -162,21 +191,23 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
             "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
             jr::fmt_num(r.memory_capacity_bytes / units::GiB) +
             " GiB usable (LoRA/QLoRA, gradient checkpointing, an 8-bit or paged optimizer, a smaller batch, or more devices)";
-    // Time.
-    const double matmul = std::max(0.0, pc.active - (m.tied_embeddings || !m.has_architecture ? 0.0 : m.vocab * m.hidden));
+}
+
+// Hardware FLOPs per token: 6N full, 4N LoRA, +2N with checkpointing, + attention.
+double flops_per_token(const Run& u, const FinetuneConfig& cfg, double trainable) {
+    const ModelSpec& m = u.m;
+    const double matmul = std::max(0.0, u.pc.active - (m.tied_embeddings || !m.has_architecture ? 0.0 : m.vocab * m.hidden));
     const double attention = m.has_architecture ? attention_flops_per_token_training(m) : 0.0;  // forward + backward (3x forward)
-    const double passes_matmul = full ? 6.0 : 4.0;  // LoRA: no weight gradients for the frozen base
-    r.flops_per_token = passes_matmul * matmul + attention + 6.0 * (full ? 0.0 : r.trainable_params) +
-                        (cfg.gradient_checkpointing ? 2.0 * matmul + attention / 3.0 : 0.0);
-    const Efficiency eff = efficiency_for(d, Framework::fsdp);  // torchtune / HF PEFT: PyTorch FSDP
-    const double w = m.has_architecture ? m.hidden : 4096.0;
-    const double gemm = eff.gen.gemm * w / (w + eff.gen.gemm_half_width);
-    const double peak = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
-    const double tokens_step = s * b;  // per device
-    const double compute = safe_div(r.flops_per_token * tokens_step, peak * gemm);
-    const double passes = cfg.gradient_checkpointing ? 3.0 : 2.0;  // forward, recompute, backward each expand the NF4 weights
-    const double dequant =
-        qlora ? safe_div(passes * layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
+    const double passes_matmul = u.full ? 6.0 : 4.0;  // LoRA: no weight gradients for the frozen base
+    return passes_matmul * matmul + attention + 6.0 * (u.full ? 0.0 : trainable) +
+           (cfg.gradient_checkpointing ? 2.0 * matmul + attention / 3.0 : 0.0);
+}
+
+// FSDP gathers and reduce-scatters, or CPU-offload transfers, per step.
+double transfer_seconds(const Run& u, const FinetuneConfig& cfg, const Hardware& hw, const Efficiency& eff, const Sizes& z,
+                        std::vector<std::string>& warnings) {
+    const Device& d = hw.device;
+    const double N = u.N;
     double comm = 0;
     if (N > 1 && !cfg.cpu_offload) {
         // Inside a node: the scale-up links, else PCIe peer traffic; across nodes: the NIC, or an
@@ -185,57 +216,107 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
         const std::optional<double> nic = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
-        if (!(one_node && up) && !nic) r.warnings.push_back(assumed_scale_out_warning(d.name));
+        if (!(one_node && up) && !nic) warnings.push_back(assumed_scale_out_warning(d.name));
         const double link = (one_node && up ? *up : nic.value_or(kAssumedScaleOutBytesPerSecond)) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
-        comm = safe_div((2.0 * base + grads) * (N - 1.0) / N, link);
+        comm = safe_div((2.0 * z.base + z.grads) * (N - 1.0) / N, link);
     }
     if (cfg.cpu_offload) {
         const double pcie = d.host_link_bytes_per_second_bidirectional.value_or(64e9) / 2.0 * eff.gen.network;
-        comm = safe_div(2.0 * base + 2.0 * grads, N * pcie);  // weights up twice, gradients down (per device's share)
+        comm = safe_div(2.0 * z.base + 2.0 * z.grads, N * pcie);  // weights up twice, gradients down (per device's share)
     }
-    r.step_seconds = std::max(compute + dequant, comm);
-    r.tokens_per_second = safe_div(tokens_step * N, r.step_seconds);
+    return comm;
+}
+
+// The parts of one step's time.
+struct StepParts {
+    double tokens_step = 0, peak = 0, gemm = 0, dequant = 0, comm = 0;
+};
+
+// Step time: compute at the training model's GEMM efficiency + NF4 dequantisation, or the transfers.
+StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw, const Sizes& z, FinetuneResult& r) {
+    const Device& d = hw.device;
+    StepParts st;
+    const Efficiency eff = efficiency_for(d, Framework::fsdp);  // torchtune / HF PEFT: PyTorch FSDP
+    const double w = u.m.has_architecture ? u.m.hidden : 4096.0;
+    st.gemm = eff.gen.gemm * w / (w + eff.gen.gemm_half_width);
+    st.peak = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
+    st.tokens_step = u.s * u.b;  // per device
+    const double compute = safe_div(r.flops_per_token * st.tokens_step, st.peak * st.gemm);
+    const double passes = cfg.gradient_checkpointing ? 3.0 : 2.0;  // forward, recompute, backward each expand the NF4 weights
+    st.dequant =
+        u.qlora ? safe_div(passes * z.layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
+    st.comm = transfer_seconds(u, cfg, hw, eff, z, r.warnings);
+    r.step_seconds = std::max(compute + st.dequant, st.comm);
+    return st;
+}
+
+// Throughput, and the time and cost of the tokens to train on.
+void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d, const Costs& costs, const StepParts& st,
+                       FinetuneResult& r) {
+    r.tokens_per_second = safe_div(st.tokens_step * u.N, r.step_seconds);
     r.gpu_hour_usd = gpu_hour_rate(d, costs).usd.value_or(0);
     if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
         r.seconds = *cfg.tokens / r.tokens_per_second;
-        r.gpu_hours = *r.seconds * N / units::seconds_per_hour;
+        r.gpu_hours = *r.seconds * u.N / units::seconds_per_hour;
         r.cost_usd = *r.gpu_hours * r.gpu_hour_usd;
     }
-    if (trace.enabled()) {
-        trace.add("finetune.trainable_params", full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
-                  {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, r.trainable_params, "parameters",
-                  "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
-        trace.add("finetune.memory_per_gpu_bytes.weights",
-                  qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters" : "params x 2 B + adapters",
-                  {{"params", pc.total}, {"layer_linear_params", layer_linear}, {"devices", N}}, mem.weights, "bytes",
-                  qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
-        trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",
-                  {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", state_bytes}}, mem.optimizer, "bytes",
-                  "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
-        trace.add("finetune.memory_per_gpu_bytes.activations",
-                  cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations"
-                                             : "layers x one layer's activations",
-                  {{"s", s}, {"b", b}, {"h", m.hidden}, {"layers", layers}, {"one_layer_bytes", layer_full}}, mem.activations, "bytes",
-                  "Korthikanti et al. 2022 Table 2 (flash attention)");
-        trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", V}}, mem.logits,
-                  "bytes", "torchtune CEWithChunkedOutputLoss (8 chunks)");
-        trace.add("finetune.memory_per_gpu_bytes.total",
-                  "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
-                  {{"fixed", fixed},
-                   {"activations_and_logits", mem.activations + mem.logits},
-                   {"gradients", mem.gradients},
-                   {"overhead", mem.overhead}},
-                  mem.total, "bytes", "");
-        trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
-                  {{"flops_per_token", r.flops_per_token},
-                   {"tokens_per_device", tokens_step},
-                   {"peak_flops_per_second", peak},
-                   {"gemm_efficiency", gemm},
-                   {"dequant_seconds", dequant},
-                   {"comm_seconds", comm}},
-                  r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
-    }
+}
+
+// Derivations of the trainable parameters, the memory parts and the step time.
+void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
+    const FinetuneMemory& mem = r.memory;
+    const double s = u.s, b = u.b, layers = u.layers;
+    trace.add("finetune.trainable_params", u.full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
+              {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, r.trainable_params, "parameters",
+              "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
+    trace.add("finetune.memory_per_gpu_bytes.weights",
+              u.qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters" : "params x 2 B + adapters",
+              {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"devices", u.N}}, mem.weights, "bytes",
+              u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
+    trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",
+              {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", z.state_bytes}}, mem.optimizer, "bytes",
+              "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
+    trace.add("finetune.memory_per_gpu_bytes.activations",
+              cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations"
+                                         : "layers x one layer's activations",
+              {{"s", s}, {"b", b}, {"h", u.m.hidden}, {"layers", layers}, {"one_layer_bytes", z.layer_full}}, mem.activations, "bytes",
+              "Korthikanti et al. 2022 Table 2 (flash attention)");
+    trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", u.V}}, mem.logits, "bytes",
+              "torchtune CEWithChunkedOutputLoss (8 chunks)");
+    trace.add("finetune.memory_per_gpu_bytes.total",
+              "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
+              {{"fixed", z.fixed},
+               {"activations_and_logits", mem.activations + mem.logits},
+               {"gradients", mem.gradients},
+               {"overhead", mem.overhead}},
+              mem.total, "bytes", "");
+    trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
+              {{"flops_per_token", r.flops_per_token},
+               {"tokens_per_device", st.tokens_step},
+               {"peak_flops_per_second", st.peak},
+               {"gemm_efficiency", st.gemm},
+               {"dequant_seconds", st.dequant},
+               {"comm_seconds", st.comm}},
+              r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
+}
+
+}  // namespace
+
+FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace) {
+    FinetuneResult r;
+    r.config = cfg;
+    const Run u = run_of(model, hw, cfg);
+    r.devices = u.N;
+    r.params_total = u.pc.total;
+    r.trainable_params = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
+    Sizes z = weight_memory(u, cfg, r.trainable_params, r.memory);
+    activation_memory(u, cfg, z, r.memory);
+    fit_memory(u, cfg, hw.device, z, r);
+    r.flops_per_token = flops_per_token(u, cfg, r.trainable_params);
+    const StepParts st = step_time(u, cfg, hw, z, r);
+    run_time_and_cost(u, cfg, hw.device, costs, st, r);
+    if (trace.enabled()) explain_finetune(trace, u, cfg, z, st, r);
     return r;
 }
 

@@ -136,7 +136,23 @@ struct Model {
         layers = m.has_architecture ? m.layers : std::max(1.0, std::round(std::cbrt(pc.active * 128.0 / 12.0) / 128.0));
         hidden = m.has_architecture ? m.hidden : 128.0 * layers;
         if (cfg.gpu_layers && m.has_architecture) gpu_layer_fraction = static_cast<double>(*cfg.gpu_layers) / m.layers;
-        // Storage and compute precision.
+        const Precision compute = set_storage();
+        peak16 = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
+        peak = compute == Precision::bf16 ? peak16 : d.peak(compute).value_or(peak16);
+        fp32 = d.peak(Precision::fp32).value_or(0);
+        gemm_max = (compute == Precision::fp8 || compute == Precision::fp4) ? eff.gemm_max_8bit : eff.gemm_max_16bit;
+        bw = d.memory_bandwidth_bytes_per_second.value_or(0);
+        host_bw = cfg.host_memory_bandwidth_bytes_per_second;
+        set_links(hw);
+        capacity = d.usable_memory_bytes().value_or(0);
+        set_params();
+        kv_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
+        kv_token_gpu = kv_cache_bytes_per_token_per_gpu(m, cfg.kv_precision, t, cfg.attention_dp);
+    }
+
+    // Storage and compute precision: sets the bytes per stored weight and the dequantisation ops;
+    // returns the precision the GEMMs run in.
+    Precision set_storage() {
         const Precision wp = cfg.weight_precision;
         Precision compute = Precision::bf16;
         if (cfg.weight_format != WeightFormat::native) {
@@ -156,12 +172,11 @@ struct Model {
             if (wp == Precision::int8 || (wp == Precision::fp8 && compute != Precision::fp8)) dequant_ops = 1;
             if ((wp == Precision::int4 || wp == Precision::fp4) && compute != wp) dequant_ops = 2;
         }
-        peak16 = d.peak(Precision::bf16).value_or(d.peak(Precision::fp16).value_or(d.peak(Precision::fp32).value_or(0)));
-        peak = compute == Precision::bf16 ? peak16 : d.peak(compute).value_or(peak16);
-        fp32 = d.peak(Precision::fp32).value_or(0);
-        gemm_max = (compute == Precision::fp8 || compute == Precision::fp4) ? eff.gemm_max_8bit : eff.gemm_max_16bit;
-        bw = d.memory_bandwidth_bytes_per_second.value_or(0);
-        host_bw = cfg.host_memory_bandwidth_bytes_per_second;
+        return compute;
+    }
+
+    // Scale-up and scale-out bandwidth seen by the TP all-reduces and the EP all-to-alls.
+    void set_links(const Hardware& hw) {
         const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
         // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption
         // (training_step.cpp links_for does the same); no scale-up link: PCIe peer traffic (half the
@@ -175,7 +190,11 @@ struct Model {
         node = dpn;
         out_link = out * eff.network;
         up_link = up * eff.network;
-        capacity = d.usable_memory_bytes().value_or(0);
+    }
+
+    // Parameters multiplied per token, the routed experts, and the tables kept in 16 bits.
+    void set_params() {
+        const Precision wp = cfg.weight_precision;
         // Parameters read and multiplied per token: everything but an untied input embedding table
         // (a lookup of one row per token; a tied table is the output projection and is read whole).
         const double input_table = m.has_architecture && !m.tied_embeddings ? m.vocab * m.hidden : 0;
@@ -190,8 +209,6 @@ struct Model {
             const double table = m.vocab * m.hidden;
             kept16_params = table + ((wp == Precision::fp8 || wp == Precision::fp4) && !m.tied_embeddings ? table : 0.0);
         }
-        kv_token = kv_cache_bytes_per_token(m, cfg.kv_precision);
-        kv_token_gpu = kv_cache_bytes_per_token_per_gpu(m, cfg.kv_precision, t, cfg.attention_dp);
     }
 
     // Extra bytes of the tables kept in 16 bits, and all stored weights of the model.
@@ -406,25 +423,30 @@ Fit fit(const Model& x) {
 
 const char* precision_text(Precision p) { return precision_name(p).data(); }
 
-// The latency-target search: every weight / KV precision (lower ones only when search_precision),
-// TP size (powers of two within a node that the heads allow) and batch; for each, the fewest GPUs
-// that carry the peak traffic with TPOT and TTFT within the targets. Instances are added beyond the
-// throughput minimum when that is what brings the queueing part of TTFT down.
-SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
-    SloResult out;
-    const ServingSlo& slo = *cfg.slo;
-    const Device& d = hw.device;
-    std::vector<Precision> weights = {cfg.weight_precision}, kvs = {cfg.kv_precision};
-    if (slo.search_precision && cfg.weight_format == WeightFormat::native) {
-        for (Precision p : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
-            if (p == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
-            if (bytes_per_element(p) < bytes_per_element(cfg.weight_precision) &&
-                std::find(weights.begin(), weights.end(), p) == weights.end())
-                weights.push_back(p);
+// The weight and KV-cache precisions the latency-target search tries.
+struct SloPrecisions {
+    std::vector<Precision> weights, kvs;
+};
+
+// The configured precisions, and lower ones when search_precision (fp8 weights only where the
+// hardware multiplies fp8).
+SloPrecisions slo_precisions(const InferenceConfig& cfg, const Device& d) {
+    SloPrecisions p{{cfg.weight_precision}, {cfg.kv_precision}};
+    if (cfg.slo->search_precision && cfg.weight_format == WeightFormat::native) {
+        for (Precision w : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
+            if (w == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
+            if (bytes_per_element(w) < bytes_per_element(cfg.weight_precision) &&
+                std::find(p.weights.begin(), p.weights.end(), w) == p.weights.end())
+                p.weights.push_back(w);
         }
-        for (Precision p : {Precision::fp8})
-            if (bytes_per_element(p) < bytes_per_element(cfg.kv_precision)) kvs.push_back(p);
+        for (Precision k : {Precision::fp8})
+            if (bytes_per_element(k) < bytes_per_element(cfg.kv_precision)) p.kvs.push_back(k);
     }
+    return p;
+}
+
+// TP sizes: powers of two within a node that the heads allow, and the configured one.
+std::vector<double> slo_tp_sizes(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
     const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
     std::vector<double> tps;
     for (double tp = 1; tp <= std::max(dpn, static_cast<double>(cfg.tp)) && tp <= 64; tp *= 2) {
@@ -433,78 +455,108 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
         tps.push_back(tp);
     }
     if (std::find(tps.begin(), tps.end(), static_cast<double>(cfg.tp)) == tps.end()) tps.push_back(static_cast<double>(cfg.tp));
-    const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
-    const double tpot_max = slo.tpot_seconds.value_or(1e300), ttft_max = slo.ttft_seconds.value_or(1e300);
-    for (Precision wp : weights)
-        for (Precision kp : kvs)
-            for (double tp : tps) {
-                InferenceConfig c = cfg;
-                c.weight_precision = wp;
-                c.kv_precision = kp;
-                c.tp = static_cast<Count>(tp);
-                c.batch.reset();
-                const Model x(m, hw, c);
-                const Fit f = fit(x);
-                SloCandidate best;
-                best.weight_precision = wp;
-                best.kv_precision = kp;
-                best.tp = tp;
-                const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
-                if (max_b < 1) {
-                    best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
-                                                                                    : "no sequence's KV cache fits next to the weights");
-                    out.candidates.push_back(best);
-                    continue;
-                }
-                std::vector<double> batches;
-                for (double b = 1; b < max_b; b *= 2) {
-                    batches.push_back(b);
-                    if (b >= 2 && 1.5 * b < max_b) batches.push_back(1.5 * b);
-                }
-                batches.push_back(max_b);
-                std::string fail;
-                double best_tpot_seen = 1e300, best_ttft_seen = 1e300;
-                for (double b : batches) {
-                    const Cycle y = cycle(x, b);
-                    best_tpot_seen = std::min(best_tpot_seen, y.tpot);
-                    if (y.tpot > tpot_max || y.rate <= 0) continue;
-                    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
-                    const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
-                    best_ttft_seen = std::min(best_ttft_seen, fixed);
-                    if (fixed > ttft_max) continue;
-                    double instances = 1;
-                    if (peak_rps > 0) {
-                        instances = std::ceil(peak_rps / y.rate);
-                        const double slack = std::min(ttft_max - fixed, 1e12);
-                        const double S = y.prefill_busy;
-                        if (S > 0) {
-                            const double rho_max = 2.0 * slack / (S + 2.0 * slack);  // rho S / (2 (1 - rho)) <= slack
-                            instances = std::max(instances, std::ceil(peak_rps * S / std::max(1e-12, rho_max) * (1 + 1e-12)));
-                        }
-                        if (c.disaggregated) instances += std::ceil(peak_rps * S);
-                    }
-                    const double gpus = instances * x.gpus;
-                    const double lambda = peak_rps / instances;
-                    const auto t = ttft(y, lambda, kv_transfer);
-                    if (!t || *t > ttft_max * (1 + 1e-9)) continue;
-                    if (!best.met || gpus < best.gpus || (gpus == best.gpus && b > best.batch)) {
-                        best.met = true;
-                        best.gpus = gpus;
-                        best.batch = b;
-                        best.tpot_seconds = y.tpot;
-                        best.ttft_seconds = *t;
-                    }
-                }
-                if (!best.met) {
-                    if (best_tpot_seen > tpot_max)
-                        best.reason = "time per output token is at least " + jr::fmt_num(best_tpot_seen) + " s (batch 1), target " +
-                                      jr::fmt_num(tpot_max) + " s";
-                    else
-                        best.reason = "time to first token is at least " + jr::fmt_num(best_ttft_seen) +
-                                      " s with the TPOT target met, target " + jr::fmt_num(ttft_max) + " s";
-                }
-                out.candidates.push_back(best);
-            }
+    return tps;
+}
+
+// Batches tried: 1, 2, 3, 4, 6, 8, 12, ... below the largest that fits, and that one.
+std::vector<double> slo_batches(double max_b) {
+    std::vector<double> batches;
+    for (double b = 1; b < max_b; b *= 2) {
+        batches.push_back(b);
+        if (b >= 2 && 1.5 * b < max_b) batches.push_back(1.5 * b);
+    }
+    batches.push_back(max_b);
+    return batches;
+}
+
+// The latency targets and the peak traffic they are met at.
+struct SloTargets {
+    double peak_rps = 0, tpot_max = 1e300, ttft_max = 1e300;
+};
+
+// The lowest TPOT and queue-free TTFT seen over the batches tried (for the reason when none meets the targets).
+struct SloSeen {
+    double tpot = 1e300, ttft = 1e300;
+};
+
+// Instances that carry the peak traffic, added to until the queueing part of TTFT fits the slack
+// the queue-free TTFT `fixed` leaves under the target.
+double slo_instances(const Cycle& y, const SloTargets& g, double fixed, bool disaggregated) {
+    double instances = 1;
+    if (g.peak_rps > 0) {
+        instances = std::ceil(g.peak_rps / y.rate);
+        const double slack = std::min(g.ttft_max - fixed, 1e12);
+        const double S = y.prefill_busy;
+        if (S > 0) {
+            const double rho_max = 2.0 * slack / (S + 2.0 * slack);  // rho S / (2 (1 - rho)) <= slack
+            instances = std::max(instances, std::ceil(g.peak_rps * S / std::max(1e-12, rho_max) * (1 + 1e-12)));
+        }
+        if (disaggregated) instances += std::ceil(g.peak_rps * S);
+    }
+    return instances;
+}
+
+// One batch of one configuration: kept in `best` when it meets the targets with fewer GPUs (or as
+// many and a larger batch).
+void try_slo_batch(const Model& x, double b, const SloTargets& g, SloSeen& seen, SloCandidate& best) {
+    const InferenceConfig& c = x.cfg;
+    const Cycle y = cycle(x, b);
+    seen.tpot = std::min(seen.tpot, y.tpot);
+    if (y.tpot > g.tpot_max || y.rate <= 0) return;
+    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
+    const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
+    seen.ttft = std::min(seen.ttft, fixed);
+    if (fixed > g.ttft_max) return;
+    const double instances = slo_instances(y, g, fixed, c.disaggregated);
+    const double gpus = instances * x.gpus;
+    const double lambda = g.peak_rps / instances;
+    const auto t = ttft(y, lambda, kv_transfer);
+    if (!t || *t > g.ttft_max * (1 + 1e-9)) return;
+    if (!best.met || gpus < best.gpus || (gpus == best.gpus && b > best.batch)) {
+        best.met = true;
+        best.gpus = gpus;
+        best.batch = b;
+        best.tpot_seconds = y.tpot;
+        best.ttft_seconds = *t;
+    }
+}
+
+// One configuration of the search: its fewest GPUs over the batches that fit, or why it fails.
+SloCandidate slo_candidate(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, Precision wp, Precision kp, double tp,
+                           const SloTargets& g) {
+    InferenceConfig c = cfg;
+    c.weight_precision = wp;
+    c.kv_precision = kp;
+    c.tp = static_cast<Count>(tp);
+    c.batch.reset();
+    const Model x(m, hw, c);
+    const Fit f = fit(x);
+    SloCandidate best;
+    best.weight_precision = wp;
+    best.kv_precision = kp;
+    best.tp = tp;
+    const double max_b = std::min(f.max_batch, static_cast<double>(c.batch_limit));
+    if (max_b < 1) {
+        best.reason = "does not fit: " + std::string(f.free_for_kv <= 0 ? "the weights alone exceed the device memory"
+                                                                        : "no sequence's KV cache fits next to the weights");
+        return best;
+    }
+    SloSeen seen;
+    for (double b : slo_batches(max_b)) try_slo_batch(x, b, g, seen, best);
+    if (!best.met) {
+        if (seen.tpot > g.tpot_max)
+            best.reason =
+                "time per output token is at least " + jr::fmt_num(seen.tpot) + " s (batch 1), target " + jr::fmt_num(g.tpot_max) + " s";
+        else
+            best.reason = "time to first token is at least " + jr::fmt_num(seen.ttft) + " s with the TPOT target met, target " +
+                          jr::fmt_num(g.ttft_max) + " s";
+    }
+    return best;
+}
+
+// Candidates that meet the targets first, fewest GPUs first (then the higher weight precision);
+// the first is chosen, and the others that meet the targets say how many more GPUs they need.
+void rank_slo_candidates(SloResult& out) {
     std::stable_sort(out.candidates.begin(), out.candidates.end(), [](const SloCandidate& a, const SloCandidate& b) {
         if (a.met != b.met) return a.met;
         if (a.met)
@@ -518,28 +570,34 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
     for (auto& c : out.candidates)
         if (c.met && (c.gpus > out.chosen.gpus))
             c.reason = "meets the targets with " + jr::fmt_num(c.gpus) + " GPUs, more than " + jr::fmt_num(out.chosen.gpus);
+}
+
+// The latency-target search: every weight / KV precision (lower ones only when search_precision),
+// TP size (powers of two within a node that the heads allow) and batch; for each, the fewest GPUs
+// that carry the peak traffic with TPOT and TTFT within the targets. Instances are added beyond the
+// throughput minimum when that is what brings the queueing part of TTFT down.
+SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
+    SloResult out;
+    const ServingSlo& slo = *cfg.slo;
+    const SloPrecisions precisions = slo_precisions(cfg, hw.device);
+    const std::vector<double> tps = slo_tp_sizes(m, hw, cfg);
+    SloTargets g;
+    g.peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    g.tpot_max = slo.tpot_seconds.value_or(1e300), g.ttft_max = slo.ttft_seconds.value_or(1e300);
+    for (Precision wp : precisions.weights)
+        for (Precision kp : precisions.kvs)
+            for (double tp : tps) out.candidates.push_back(slo_candidate(m, hw, cfg, wp, kp, tp, g));
+    rank_slo_candidates(out);
     return out;
 }
 
-}  // namespace
-
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace) {
-    return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
-}
-
-InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace,
-                                   const InferenceEfficiency& constants) {
-    InferenceResult r;
-    r.config = cfg;
-    const Device& d = hw.device;
-    const Model x(m, hw, cfg, constants);
-    const InferenceEfficiency& eff = x.eff;
+// Model size, weights and KV cache per token, the memory and the largest batch that fits.
+void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
+    const InferenceConfig& cfg = x.cfg;
     r.params_total = x.pc.total;
     r.params_active = x.pc.active;
     r.instance_gpus = x.gpus;
-    const double G = x.gpus;
     r.weights_bytes = x.weight_bytes();
-    const Fit f = fit(x);
     r.weights_bytes_per_gpu = f.weights_per_gpu;
     r.host_weights_bytes = f.host_weights;
     r.kv_cache_bytes_per_token = x.kv_token;
@@ -548,10 +606,49 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.overhead_bytes_per_gpu = cfg.overhead_bytes;
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
-    if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(d.name));
-    if (!m.has_architecture && f.free_for_kv > 0)
+    if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
+    if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
-    // The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).
+}
+
+// Derivations of the weights and of the KV cache per token.
+void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult& r) {
+    const ModelSpec& m = x.m;
+    const InferenceConfig& cfg = x.cfg;
+    const std::string wp =
+        cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
+    trace.add(
+        "inference.weights_bytes",
+        "params x bytes_per_param (" + wp + "; int4/fp4 + 4 bytes per group; GGUF: bits per weight / 8) + tables kept in 16 bits",
+        {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes, "bytes",
+        cfg.weight_format != WeightFormat::native ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
+                                                  : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
+                                                    "ModelOpt FP8/FP4 configs disable *lm_head*");
+    if (m.is_mla())
+        trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
+                  {{"layers", m.layers},
+                   {"kv_lora_rank", m.kv_lora_rank},
+                   {"qk_rope_head_dim", m.qk_rope_head_dim},
+                   {"bytes", bytes_per_element(cfg.kv_precision)}},
+                  r.kv_cache_bytes_per_token, "bytes", "DeepSeek-V2 (arXiv:2405.04434) Sec. 2.1.3");
+    else
+        trace.add("inference.kv_cache_bytes_per_token", "2 x layers x kv_heads x head_dim x bytes",
+                  {{"layers", m.layers},
+                   {"kv_heads", m.kv_heads},
+                   {"head_dim", m.head_dim > 0 ? m.head_dim : (m.heads > 0 ? m.hidden / m.heads : 0)},
+                   {"bytes", bytes_per_element(cfg.kv_precision)}},
+                  r.kv_cache_bytes_per_token, "bytes", "vLLM (arXiv:2309.06180) Sec. 3");
+    trace.add(
+        "inference.kv_cache_bytes_per_token_per_gpu",
+        m.is_mla() ? "MLA latent: the whole per-token cache on every TP rank"
+                   : "kv_cache_bytes_per_token x max(1, ceil(kv_heads / tp)) / kv_heads",
+        {{"kv_cache_bytes_per_token", x.kv_token}, {"tp", x.t}, {"kv_heads", m.kv_heads}}, r.kv_cache_bytes_per_token_per_gpu, "bytes",
+        "TensorRT-LLM tensorrt_llm/bench/build/tuning.py (at least one KV head per TP rank); DeepSeek-V3 (arXiv:2412.19437) Sec. 3.4");
+}
+
+// The batch: given (fixed), or the largest that fits, capped by the engine (continuous batching).
+void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
+    const InferenceConfig& cfg = x.cfg;
     r.batch_given = cfg.batch.has_value();
     if (cfg.batch)
         r.batch = static_cast<double>(*cfg.batch);
@@ -559,19 +656,50 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         r.batch = std::min(f.max_batch, static_cast<double>(cfg.batch_limit));
     else {
         r.batch = 1;
-        if (m.has_architecture && f.free_for_kv > 0)
+        if (x.m.has_architecture && f.free_for_kv > 0)
             r.warnings.push_back("not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits next to the weights");
-        else if (!m.has_architecture)
+        else if (!x.m.has_architecture)
             r.warnings.push_back("batch 1 assumed: the largest batch needs the KV cache size (give the architecture)");
     }
-    const double b = r.batch;
-    const double cached_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, r.context_tokens) : r.context_tokens;
-    r.kv_cache_bytes = x.kv_token * cached_ctx * b;
-    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
+}
+
+// Derivations of the largest batch that fits and of the batch served.
+void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    trace.add("inference.max_batch",
+              "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token "
+              "blocks)) x ep"
+              " (x tp with data-parallel attention)",
+              {{"memory_bytes", x.capacity},
+               {"overhead_bytes", cfg.overhead_bytes},
+               {"weights_bytes_per_gpu", f.weights_per_gpu},
+               {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
+               {"ep", x.ep}},
+              r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
+    trace.add("inference.batch",
+              r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
+              {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
+              "batch_limit: TensorRT-LLM trtllm-bench caps max_batch_size at 4,096 (tensorrt_llm/bench/build/tuning.py)");
+}
+
+// What the memory holds at the batch served.
+struct Occupancy {
+    double cached_ctx = 0;      // tokens cached per sequence (at most the sliding window)
+    double instance_bytes = 0;  // weights + KV cache + overhead of one copy
+};
+
+// KV cache and memory per device at the batch served, whether it fits, copies per device and cluster.
+Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Hardware& hw) {
+    const InferenceConfig& cfg = x.cfg;
+    const double b = r.batch, G = x.gpus;
+    Occupancy o;
+    o.cached_ctx = x.m.sliding_window > 0 ? std::min(x.m.sliding_window, r.context_tokens) : r.context_tokens;
+    r.kv_cache_bytes = x.kv_token * o.cached_ctx * b;
+    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
     r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0;
-    const double instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
-    r.instances_per_gpu = G == 1 && instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / instance_bytes) : 0;
+    o.instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
+    r.instances_per_gpu = G == 1 && o.instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / o.instance_bytes) : 0;
     r.instances_per_cluster =
         G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count) : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
     if (!r.fits) {
@@ -579,12 +707,38 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
             f.free_for_kv <= 0
                 ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
                 : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
-        r.infeasible_reason = "does not fit: " + what + ", " + d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
+        r.infeasible_reason = "does not fit: " + what + ", " + x.d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
                               " GiB usable (use more devices per copy, a smaller batch, lower precision or CPU offload)";
     }
+    return o;
+}
 
-    // Decode, prefill, the continuous-batching cycle.
-    const Cycle y = cycle(x, b);
+// Derivations of the memory in use and of whether it fits.
+void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const Device& d = x.d;
+    const double b = r.batch, cached_ctx = o.cached_ctx, instance_bytes = o.instance_bytes;
+    trace.add("inference.weights_bytes_per_gpu", "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers",
+              {{"weights_bytes", r.weights_bytes}, {"tp", x.t}, {"ep", x.ep}, {"host_weights_bytes", r.host_weights_bytes}},
+              r.weights_bytes_per_gpu, "bytes", "");
+    trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
+              {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
+              "bytes", "");
+    trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
+              {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu},
+               {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
+               {"overhead_bytes", cfg.overhead_bytes}},
+              r.memory_per_gpu_bytes, "bytes", "");
+    trace.add("inference.fits", "memory_per_gpu <= usable device memory",
+              {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
+              d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
+    trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (one device per copy)",
+              {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
+}
+
+// Decode, prefill and the continuous-batching cycle at the batch served.
+void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
+    const double G = x.gpus;
     r.decode = y.dec;
     r.decode_seconds_per_token = y.step;
     r.decode_memory_bound = y.dec.memory_bound;
@@ -594,90 +748,231 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     r.speculative_tokens_per_step = y.spec_tokens;
     r.speculative_speedup = y.spec_speedup;
-    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
     r.requests_per_second_per_instance = y.rate;
     r.throughput_tokens_per_second_per_instance = y.rate * osl;
     r.throughput_tokens_per_second_per_gpu = safe_div(y.rate * osl, G);
     r.input_tokens_per_second_per_gpu = safe_div(y.rate * isl, G);
     // Disaggregated: KV of the prompt moves from a prefill to a decode instance over the network.
-    if (cfg.disaggregated) {
+    if (x.cfg.disaggregated) {
         r.kv_transfer_seconds = isl * x.kv_token / x.out_link;
     }
+}
 
-    // Turn batch: smallest batch at which the GEMMs become compute-bound.
-    {
-        auto compute_bound = [&](double bb) { return x.decode(bb, isl + osl / 2.0).memory_bound == false; };
-        double lo = 0, hi = 1;
-        while (hi < 1e9 && !compute_bound(hi)) lo = hi, hi *= 2;
-        if (hi < 1e9) {
-            while (hi - lo > 1) {
-                const double mid = std::floor((lo + hi) / 2);
-                if (compute_bound(mid))
-                    hi = mid;
-                else
-                    lo = mid;
-            }
-            r.turn_batch = hi;
-        }
+// Derivation of the decode step (per accepted token with speculative decoding).
+void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const InferenceEfficiency& eff = x.eff;
+    const double b = r.batch;
+    const DecodeTerms& t = y.dec;
+    trace.add("inference.decode_seconds_per_token",
+              "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs) + kernel_overhead + "
+              "sequence_overhead + tp_comm + ep_comm" +
+                  std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
+              {{"weights", t.weights},
+               {"dequantization", t.dequantization},
+               {"host_offload", t.host_offload},
+               {"compute", t.compute},
+               {"kv_cache", t.kv_cache},
+               {"attention", t.attention},
+               {"kernel_overhead", t.kernel_overhead},
+               {"sequence_overhead", t.sequence_overhead},
+               {"tp_comm", t.tp_comm},
+               {"ep_comm", t.ep_comm},
+               {"batch", b},
+               {"eff_memory", eff.memory},
+               {"gemm_max", x.gemm_max}},
+              r.decode_seconds_per_token, "s",
+              "roofline (Williams et al. 2009); constants fitted on gpt-fast and TensorRT-LLM 0.17 (docs/VALIDATION.md, serving)");
+}
+
+// Derivations of the terms of the decode step: weights, dequantization, compute, KV cache, TP communication.
+void explain_decode_terms(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const InferenceEfficiency& eff = x.eff;
+    const double b = r.batch;
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    const DecodeTerms& t = y.dec;
+    trace.add("inference.decode_breakdown_seconds.weights", "params read per device x bytes_per_param / (bandwidth x eff_memory)",
+              {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction},
+               {"bytes_per_param", x.bytes_per_param},
+               {"bandwidth", x.bw},
+               {"eff_memory", eff.memory}},
+              t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
+    trace.add("inference.decode_breakdown_seconds.dequantization",
+              "params read per device x ops per weight / (FP32 peak x dequant_alu) + layers x dequant kernel time",
+              {{"ops_per_weight", x.dequant_ops},
+               {"fp32_peak", x.fp32},
+               {"dequant_alu", eff.dequant_alu},
+               {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
+              t.dequantization, "s", "fitted on gpt-fast int8/int4 rows (Llama-2-7B int8 155.6, int4 196.8 tok/s)");
+    trace.add("inference.decode_breakdown_seconds.compute",
+              "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
+              {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max}, {"gemm_half_width", eff.gemm_half_width}}, t.compute, "s",
+              "fitted on TensorRT-LLM 0.17 perf-overview");
+    trace.add("inference.decode_breakdown_seconds.kv_cache",
+              "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
+              {{"sequences_per_gpu", x.seqs_per_gpu(b)}, {"mean_context", isl + osl / 2.0}, {"kv_per_token_per_gpu", x.kv_token_gpu}},
+              t.kv_cache, "s", "");
+    trace.add("inference.decode_breakdown_seconds.tp_comm",
+              "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
+              {{"tp", x.t},
+               {"collective_base_seconds", eff.collective_base_seconds},
+               {"collective_per_hop_seconds", eff.collective_per_hop_seconds},
+               {"link_bytes_per_second", x.link}},
+              t.tp_comm, "s", "ring all-reduce (Patarasuk and Yuan 2009); latency terms fitted on gpt-fast TP rows");
+}
+
+// Turn batch: smallest batch at which the GEMMs become compute-bound (0 when none below 1e9).
+double turn_batch(const Model& x) {
+    const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
+    auto compute_bound = [&](double bb) { return x.decode(bb, isl + osl / 2.0).memory_bound == false; };
+    double lo = 0, hi = 1;
+    while (hi < 1e9 && !compute_bound(hi)) lo = hi, hi *= 2;
+    if (hi >= 1e9) return 0;
+    while (hi - lo > 1) {
+        const double mid = std::floor((lo + hi) / 2);
+        if (compute_bound(mid))
+            hi = mid;
+        else
+            lo = mid;
     }
+    return hi;
+}
 
-    // Curve: decode speed at batch 1, 2, 4, ... up to the largest that fits (at most 2^16).
+// Curve: decode speed at batch 1, 2, 4, ... up to the largest that fits (at most 2^16).
+std::vector<BatchPoint> batch_curve(const Model& x, double max_batch) {
+    const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
+    const double G = x.gpus;
+    std::vector<BatchPoint> curve;
     for (double bb = 1; bb <= 65536; bb *= 2) {
         const DecodeTerms t = x.decode(bb, isl + osl / 2.0);
-        const bool fits = bb <= std::max(1.0, r.max_batch);
-        r.curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits});
+        const bool fits = bb <= std::max(1.0, max_batch);
+        curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits});
         if (!fits) break;
     }
+    return curve;
+}
 
-    // What the cluster can serve.
-    r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / G) : 0;
-    r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
-    r.concurrent_sequences = r.replicas * b;
+// Derivations of the decode bound, the turn batch and the decode speed per user.
+void explain_decode_bound(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+    const DecodeTerms& t = y.dec;
+    trace.add("inference.decode_bound", "memory if weights + dequantization >= compute",
+              {{"memory_side", t.weights + t.dequantization + t.host_offload}, {"compute", t.compute}}, r.decode_memory_bound ? 1.0 : 0.0,
+              "1 = memory-bound", "roofline");
+    trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}},
+              r.turn_batch, "sequences", "roofline ridge in tokens");
+    trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token",
+              {{"decode_seconds_per_token", r.decode_seconds_per_token}}, r.decode_tokens_per_second_per_user, "tokens/s", "");
+}
 
-    // Traffic sizing (peak provisioning), TTFT at the peak, costs.
-    const double rate = gpu_hour_rate(d, costs).usd.value_or(0);
-    r.gpu_hour_usd = rate;
+// Traffic sizing and prices: what the derivations of the costs and of TTFT refer to.
+struct Traffic {
+    double rate = 0;                             // USD per GPU-hour
+    double lambda = 0;                           // arrival rate per instance at the peak (requests/s)
+    double prefill_gpu_s = 0, decode_gpu_s = 0;  // GPU-seconds per request
+};
+
+// Instances and GPUs provisioned for the peak traffic, the cost per day and its split by GPU time;
+// returns the arrival rate per instance at the peak.
+double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs& costs, double rate) {
+    const InferenceConfig& cfg = x.cfg;
+    const double G = x.gpus;
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
-    double lambda = 0;  // arrival rate per instance at the peak
+    double lambda = 0;
+    if (cfg.disaggregated) {
+        r.decode_instances = std::ceil(peak_rps / y.rate);
+        const double prefill_rate = safe_div(1.0, y.prefill_busy);
+        r.prefill_instances = prefill_rate > 0 ? std::ceil(peak_rps / prefill_rate) : 0;
+        r.instances_needed = r.decode_instances + r.prefill_instances;
+        lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
+        r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
+    } else {
+        r.instances_needed = std::ceil(peak_rps / y.rate);
+        lambda = safe_div(peak_rps, r.instances_needed);
+    }
+    r.gpus_needed = r.instances_needed * G;
+    r.cost_per_day_usd = r.gpus_needed * 24.0 * rate;
+    r.energy_per_day_kwh = r.gpus_needed * 24.0 * x.d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
+    r.input_tokens_per_day = cfg.requests_per_day * isl;
+    r.output_tokens_per_day = cfg.requests_per_day * osl;
+    r.cost_per_million_input_tokens_usd = r.cost_per_day_usd * r.input_cost_share / r.input_tokens_per_day * 1e6;
+    r.cost_per_million_output_tokens_usd = r.cost_per_day_usd * (1.0 - r.input_cost_share) / r.output_tokens_per_day * 1e6;
+    r.cost_split =
+        "cost_per_day_usd (GPUs provisioned for the peak, idle headroom included) split by GPU time: " +
+        std::string(cfg.disaggregated ? "prefill instances' share of the GPUs to input tokens, decode instances' to output tokens"
+                                      : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
+                                        "decode steps to output tokens") +
+        "; input x price_in + output x price_out = cost_per_day_usd";
+    if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
+        r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
+                             " s exceeds the latency target: lower the batch or raise inference.tp");
+    return lambda;
+}
+
+// Traffic sizing (peak provisioning) and costs; without traffic, the price per token at full utilisation.
+Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, const Costs& costs) {
+    const InferenceConfig& cfg = x.cfg;
+    const double G = x.gpus, b = r.batch;
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    Traffic tr;
+    tr.rate = gpu_hour_rate(x.d, costs).usd.value_or(0);
+    const double rate = tr.rate;
+    r.gpu_hour_usd = rate;
     // GPU-seconds per request: prefill (the whole instance for its prompt) and decode (its share of the steps).
-    const double prefill_gpu_s = G * y.prefill_busy, decode_gpu_s = G * osl * y.step / std::max(1.0, b);
-    r.input_cost_share = safe_div(prefill_gpu_s, prefill_gpu_s + decode_gpu_s);
+    tr.prefill_gpu_s = G * y.prefill_busy, tr.decode_gpu_s = G * osl * y.step / std::max(1.0, b);
+    r.input_cost_share = safe_div(tr.prefill_gpu_s, tr.prefill_gpu_s + tr.decode_gpu_s);
     if (cfg.requests_per_day > 0 && y.rate > 0) {
-        if (cfg.disaggregated) {
-            r.decode_instances = std::ceil(peak_rps / y.rate);
-            const double prefill_rate = safe_div(1.0, y.prefill_busy);
-            r.prefill_instances = prefill_rate > 0 ? std::ceil(peak_rps / prefill_rate) : 0;
-            r.instances_needed = r.decode_instances + r.prefill_instances;
-            lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
-            r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
-        } else {
-            r.instances_needed = std::ceil(peak_rps / y.rate);
-            lambda = safe_div(peak_rps, r.instances_needed);
-        }
-        r.gpus_needed = r.instances_needed * G;
-        r.cost_per_day_usd = r.gpus_needed * 24.0 * rate;
-        r.energy_per_day_kwh = r.gpus_needed * 24.0 * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
-        r.input_tokens_per_day = cfg.requests_per_day * isl;
-        r.output_tokens_per_day = cfg.requests_per_day * osl;
-        r.cost_per_million_input_tokens_usd = r.cost_per_day_usd * r.input_cost_share / r.input_tokens_per_day * 1e6;
-        r.cost_per_million_output_tokens_usd = r.cost_per_day_usd * (1.0 - r.input_cost_share) / r.output_tokens_per_day * 1e6;
-        r.cost_split =
-            "cost_per_day_usd (GPUs provisioned for the peak, idle headroom included) split by GPU time: " +
-            std::string(cfg.disaggregated ? "prefill instances' share of the GPUs to input tokens, decode instances' to output tokens"
-                                          : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
-                                            "decode steps to output tokens") +
-            "; input x price_in + output x price_out = cost_per_day_usd";
-        if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
-            r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
-                                 " s exceeds the latency target: lower the batch or raise inference.tp");
+        tr.lambda = provision(r, x, y, costs, rate);
     } else if (y.rate > 0) {
         // No traffic given: the price per token at full utilisation, split the same way.
-        r.cost_per_million_input_tokens_usd = safe_div(rate / units::seconds_per_hour * prefill_gpu_s, isl) * 1e6;
-        r.cost_per_million_output_tokens_usd = safe_div(rate / units::seconds_per_hour * decode_gpu_s, osl) * 1e6;
+        r.cost_per_million_input_tokens_usd = safe_div(rate / units::seconds_per_hour * tr.prefill_gpu_s, isl) * 1e6;
+        r.cost_per_million_output_tokens_usd = safe_div(rate / units::seconds_per_hour * tr.decode_gpu_s, osl) * 1e6;
         r.cost_split =
             "no traffic given: GPU time per request at full utilisation (instance GPUs x cycle / batch) x gpu_hour_usd, "
             "its prefill part to input tokens, its decode part to output tokens";
     }
+    return tr;
+}
+
+// Derivations of the cost split, the prices per token and the deployment sized for the traffic.
+void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const Costs& costs, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const Device& d = x.d;
+    const double G = x.gpus, rate = tr.rate, prefill_gpu_s = tr.prefill_gpu_s, decode_gpu_s = tr.decode_gpu_s;
+    trace.add("inference.input_cost_share",
+              cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
+              {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
+    trace.add("inference.cost_per_million_output_tokens_usd",
+              cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
+                                       : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
+              {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
+              costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
+    trace.add("inference.cost_per_million_input_tokens_usd",
+              cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
+                                       : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
+              {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
+    if (cfg.requests_per_day > 0) {
+        trace.add("inference.gpus_needed",
+                  "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
+                  {{"requests_per_day", cfg.requests_per_day},
+                   {"peak_to_average", cfg.peak_to_average},
+                   {"requests_per_second_per_instance", y.rate},
+                   {"instance_gpus", G}},
+                  r.gpus_needed, "GPUs", "");
+        trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
+                  r.cost_per_day_usd, "USD", "");
+        trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
+                  {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh, "kWh",
+                  "");
+    }
+}
+
+// Time to first token at the peak arrival rate `lambda`, the whole request, and the latency-target search.
+void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const Cycle& y, double lambda) {
+    const InferenceConfig& cfg = r.config;
+    const double osl = static_cast<double>(cfg.output_tokens);
     if (const auto t = ttft(y, lambda, r.kv_transfer_seconds))
         r.ttft_seconds = *t;
     else {
@@ -690,180 +985,91 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         if (!r.slo->met)
             r.warnings.push_back("no configuration tried meets the latency targets (inference.slo): see inference.slo.candidates");
     }
+}
+
+// Derivations of prefill, throughput, TPOT, TTFT and what the cluster serves.
+void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const double b = r.batch, G = x.gpus, lambda = tr.lambda;
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    trace.add("inference.prefill_seconds",
+              "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
+              {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}}, r.prefill_seconds, "s", "");
+    trace.add("inference.throughput_tokens_per_second_per_instance",
+              cfg.disaggregated ? "batch x output_tokens / (output_tokens x decode step)"
+                                : "batch x output_tokens / (output_tokens x decode step + batch x prefill compute per request)",
+              {{"batch", b}, {"output_tokens", osl}, {"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}},
+              r.throughput_tokens_per_second_per_instance, "tokens/s", "continuous batching (Yu et al. 2022, Orca; vLLM)");
+    trace.add("inference.throughput_tokens_per_second_per_gpu", "throughput per instance / devices per instance",
+              {{"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}, {"instance_gpus", G}},
+              r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
+    trace.add("inference.tpot_seconds",
+              cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
+              {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}}, r.tpot_seconds, "s", "");
+    trace.add("inference.ttft_seconds",
+              "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
+              {{"prefill_seconds", r.prefill_seconds},
+               {"S_prefill_work", y.prefill_busy},
+               {"arrivals_per_second_per_instance", lambda},
+               {"decode_step", y.step},
+               {"kv_transfer_seconds", r.kv_transfer_seconds}},
+              r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
+    trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
+              {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
+              r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");
+    trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences,
+              "sequences", "");
+}
+
+// Derivation of the tokens per speculative-decoding step.
+void explain_speculative(Trace& trace, const InferenceConfig& cfg, const InferenceResult& r) {
+    if (cfg.speculative)
+        trace.add("inference.speculative.tokens_per_step", "(1 - alpha^(gamma + 1)) / (1 - alpha)",
+                  {{"alpha", cfg.speculative->acceptance_rate}, {"gamma", static_cast<double>(cfg.speculative->draft_tokens)}},
+                  r.speculative_tokens_per_step, "tokens", "Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1");
+}
+
+}  // namespace
+
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace) {
+    return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
+}
+
+InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace,
+                                   const InferenceEfficiency& constants) {
+    InferenceResult r;
+    r.config = cfg;
+    const Model x(m, hw, cfg, constants);
+    const Fit f = fit(x);
+    memory_figures(r, x, f);
+    choose_batch(r, x, f);
+    const Occupancy o = memory_use(r, x, f, hw);
+
+    // Decode, prefill, the continuous-batching cycle.
+    const Cycle y = cycle(x, r.batch);
+    speed_figures(r, x, y);
+    r.turn_batch = turn_batch(x);
+    r.curve = batch_curve(x, r.max_batch);
+
+    // What the cluster can serve.
+    r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / x.gpus) : 0;
+    r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
+    r.concurrent_sequences = r.replicas * r.batch;
+
+    // Traffic sizing (peak provisioning), TTFT at the peak, costs.
+    const Traffic tr = traffic_and_costs(r, x, y, costs);
+    latency_figures(r, m, hw, y, tr.lambda);
 
     if (trace.enabled()) {
-        const std::string wp =
-            cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
-        trace.add("inference.weights_bytes",
-                  "params x bytes_per_param (" + wp + "; int4/fp4 + 4 bytes per group; GGUF: bits per weight / 8) + tables kept in 16 bits",
-                  {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes,
-                  "bytes",
-                  cfg.weight_format != WeightFormat::native
-                      ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
-                      : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
-                        "ModelOpt FP8/FP4 configs disable *lm_head*");
-        if (m.is_mla())
-            trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
-                      {{"layers", m.layers},
-                       {"kv_lora_rank", m.kv_lora_rank},
-                       {"qk_rope_head_dim", m.qk_rope_head_dim},
-                       {"bytes", bytes_per_element(cfg.kv_precision)}},
-                      r.kv_cache_bytes_per_token, "bytes", "DeepSeek-V2 (arXiv:2405.04434) Sec. 2.1.3");
-        else
-            trace.add("inference.kv_cache_bytes_per_token", "2 x layers x kv_heads x head_dim x bytes",
-                      {{"layers", m.layers},
-                       {"kv_heads", m.kv_heads},
-                       {"head_dim", m.head_dim > 0 ? m.head_dim : (m.heads > 0 ? m.hidden / m.heads : 0)},
-                       {"bytes", bytes_per_element(cfg.kv_precision)}},
-                      r.kv_cache_bytes_per_token, "bytes", "vLLM (arXiv:2309.06180) Sec. 3");
-        trace.add(
-            "inference.kv_cache_bytes_per_token_per_gpu",
-            m.is_mla() ? "MLA latent: the whole per-token cache on every TP rank"
-                       : "kv_cache_bytes_per_token x max(1, ceil(kv_heads / tp)) / kv_heads",
-            {{"kv_cache_bytes_per_token", x.kv_token}, {"tp", x.t}, {"kv_heads", m.kv_heads}}, r.kv_cache_bytes_per_token_per_gpu, "bytes",
-            "TensorRT-LLM tensorrt_llm/bench/build/tuning.py (at least one KV head per TP rank); DeepSeek-V3 (arXiv:2412.19437) Sec. 3.4");
-        trace.add("inference.max_batch",
-                  "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token "
-                  "blocks)) x ep"
-                  " (x tp with data-parallel attention)",
-                  {{"memory_bytes", x.capacity},
-                   {"overhead_bytes", cfg.overhead_bytes},
-                   {"weights_bytes_per_gpu", f.weights_per_gpu},
-                   {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
-                   {"ep", x.ep}},
-                  r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
-        trace.add("inference.batch",
-                  r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
-                  {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
-                  "batch_limit: TensorRT-LLM trtllm-bench caps max_batch_size at 4,096 (tensorrt_llm/bench/build/tuning.py)");
-        const DecodeTerms& t = y.dec;
-        trace.add("inference.decode_seconds_per_token",
-                  "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs) + kernel_overhead + "
-                  "sequence_overhead + tp_comm + ep_comm" +
-                      std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
-                  {{"weights", t.weights},
-                   {"dequantization", t.dequantization},
-                   {"host_offload", t.host_offload},
-                   {"compute", t.compute},
-                   {"kv_cache", t.kv_cache},
-                   {"attention", t.attention},
-                   {"kernel_overhead", t.kernel_overhead},
-                   {"sequence_overhead", t.sequence_overhead},
-                   {"tp_comm", t.tp_comm},
-                   {"ep_comm", t.ep_comm},
-                   {"batch", b},
-                   {"eff_memory", eff.memory},
-                   {"gemm_max", x.gemm_max}},
-                  r.decode_seconds_per_token, "s",
-                  "roofline (Williams et al. 2009); constants fitted on gpt-fast and TensorRT-LLM 0.17 (docs/VALIDATION.md, serving)");
-        trace.add("inference.decode_breakdown_seconds.weights", "params read per device x bytes_per_param / (bandwidth x eff_memory)",
-                  {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction},
-                   {"bytes_per_param", x.bytes_per_param},
-                   {"bandwidth", x.bw},
-                   {"eff_memory", eff.memory}},
-                  t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
-        trace.add("inference.decode_breakdown_seconds.dequantization",
-                  "params read per device x ops per weight / (FP32 peak x dequant_alu) + layers x dequant kernel time",
-                  {{"ops_per_weight", x.dequant_ops},
-                   {"fp32_peak", x.fp32},
-                   {"dequant_alu", eff.dequant_alu},
-                   {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
-                  t.dequantization, "s", "fitted on gpt-fast int8/int4 rows (Llama-2-7B int8 155.6, int4 196.8 tok/s)");
-        trace.add("inference.decode_breakdown_seconds.compute",
-                  "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
-                  {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max}, {"gemm_half_width", eff.gemm_half_width}}, t.compute, "s",
-                  "fitted on TensorRT-LLM 0.17 perf-overview");
-        trace.add("inference.decode_breakdown_seconds.kv_cache",
-                  "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
-                  {{"sequences_per_gpu", x.seqs_per_gpu(b)}, {"mean_context", isl + osl / 2.0}, {"kv_per_token_per_gpu", x.kv_token_gpu}},
-                  t.kv_cache, "s", "");
-        trace.add("inference.decode_breakdown_seconds.tp_comm",
-                  "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
-                  {{"tp", x.t},
-                   {"collective_base_seconds", eff.collective_base_seconds},
-                   {"collective_per_hop_seconds", eff.collective_per_hop_seconds},
-                   {"link_bytes_per_second", x.link}},
-                  t.tp_comm, "s", "ring all-reduce (Patarasuk and Yuan 2009); latency terms fitted on gpt-fast TP rows");
-        trace.add("inference.prefill_seconds",
-                  "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
-                  {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}}, r.prefill_seconds, "s", "");
-        trace.add("inference.throughput_tokens_per_second_per_instance",
-                  cfg.disaggregated ? "batch x output_tokens / (output_tokens x decode step)"
-                                    : "batch x output_tokens / (output_tokens x decode step + batch x prefill compute per request)",
-                  {{"batch", b}, {"output_tokens", osl}, {"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}},
-                  r.throughput_tokens_per_second_per_instance, "tokens/s", "continuous batching (Yu et al. 2022, Orca; vLLM)");
-        trace.add("inference.throughput_tokens_per_second_per_gpu", "throughput per instance / devices per instance",
-                  {{"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}, {"instance_gpus", G}},
-                  r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
-        trace.add("inference.tpot_seconds",
-                  cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
-                  {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}}, r.tpot_seconds, "s", "");
-        trace.add("inference.ttft_seconds",
-                  "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
-                  {{"prefill_seconds", r.prefill_seconds},
-                   {"S_prefill_work", y.prefill_busy},
-                   {"arrivals_per_second_per_instance", lambda},
-                   {"decode_step", y.step},
-                   {"kv_transfer_seconds", r.kv_transfer_seconds}},
-                  r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
-        trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
-                  {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
-                  r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");
-        trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences,
-                  "sequences", "");
-        trace.add("inference.weights_bytes_per_gpu", "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers",
-                  {{"weights_bytes", r.weights_bytes}, {"tp", x.t}, {"ep", x.ep}, {"host_weights_bytes", r.host_weights_bytes}},
-                  r.weights_bytes_per_gpu, "bytes", "");
-        trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
-                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
-                  "bytes", "");
-        trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
-                  {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu},
-                   {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
-                   {"overhead_bytes", cfg.overhead_bytes}},
-                  r.memory_per_gpu_bytes, "bytes", "");
-        trace.add("inference.fits", "memory_per_gpu <= usable device memory",
-                  {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
-                  d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
-        trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (one device per copy)",
-                  {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
-        trace.add("inference.decode_bound", "memory if weights + dequantization >= compute",
-                  {{"memory_side", t.weights + t.dequantization + t.host_offload}, {"compute", t.compute}},
-                  r.decode_memory_bound ? 1.0 : 0.0, "1 = memory-bound", "roofline");
-        trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}},
-                  r.turn_batch, "sequences", "roofline ridge in tokens");
-        trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token",
-                  {{"decode_seconds_per_token", r.decode_seconds_per_token}}, r.decode_tokens_per_second_per_user, "tokens/s", "");
-        trace.add("inference.input_cost_share",
-                  cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
-                  {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
-        trace.add("inference.cost_per_million_output_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
-                                           : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
-                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
-                  costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
-        trace.add("inference.cost_per_million_input_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
-                                           : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
-                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
-        if (cfg.requests_per_day > 0) {
-            trace.add("inference.gpus_needed",
-                      "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
-                      {{"requests_per_day", cfg.requests_per_day},
-                       {"peak_to_average", cfg.peak_to_average},
-                       {"requests_per_second_per_instance", y.rate},
-                       {"instance_gpus", G}},
-                      r.gpus_needed, "GPUs", "");
-            trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd",
-                      {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", "");
-            trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
-                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh,
-                      "kWh", "");
-        }
-        if (cfg.speculative)
-            trace.add("inference.speculative.tokens_per_step", "(1 - alpha^(gamma + 1)) / (1 - alpha)",
-                      {{"alpha", cfg.speculative->acceptance_rate}, {"gamma", static_cast<double>(cfg.speculative->draft_tokens)}},
-                      r.speculative_tokens_per_step, "tokens", "Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1");
+        explain_weights_and_kv(trace, x, r);
+        explain_batch(trace, x, f, r);
+        explain_decode_step(trace, x, y, r);
+        explain_decode_terms(trace, x, y, r);
+        explain_speeds(trace, x, y, tr, r);
+        explain_memory_use(trace, x, o, r);
+        explain_decode_bound(trace, x, y, r);
+        explain_costs(trace, x, y, tr, costs, r);
+        explain_speculative(trace, cfg, r);
     }
     return r;
 }

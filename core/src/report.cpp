@@ -146,11 +146,14 @@ json local_sgd_json(const TrainingResult& r) {
             {"basis", c.basis}};
 }
 
-void training_json(Val j, const TrainingResult& r) {
-    // Figures of time and money exist only for a setup that runs: null when it does not fit.
+// A figure of time and money: null when the setup does not fit.
+Scalar when_ok(bool ok, double v) { return ok ? Scalar(v) : Scalar(nullptr); }
+// A total that may be missing: null when the setup does not fit or the figure is absent.
+Scalar total_ok(bool ok, const std::optional<double>& v) { return ok && v ? Scalar(*v) : Scalar(nullptr); }
+
+// Size, time, money and utilisation of the run.
+void training_totals_json(Val j, const TrainingResult& r) {
     const bool ok = r.fits;
-    auto when_ok = [&](double v) { return ok ? Scalar(v) : Scalar(nullptr); };
-    auto total = [&](const std::optional<double>& v) { return ok && v ? Scalar(*v) : Scalar(nullptr); };
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
     j["tokens"] = r.tokens > 0 ? Scalar(r.tokens) : Scalar(nullptr);
@@ -158,21 +161,26 @@ void training_json(Val j, const TrainingResult& r) {
     j["flops_6nd"] = r.tokens > 0 ? Scalar(r.flops_6nd) : Scalar(nullptr);
     j["model_flops_per_token"] = r.model_flops_per_token;
     j["hardware_flops_per_token"] = r.hardware_flops_per_token;
-    j["seconds"] = total(r.seconds);
+    j["seconds"] = total_ok(ok, r.seconds);
     j["days"] = ok && r.seconds ? Scalar(*r.seconds / units::seconds_per_day) : Scalar(nullptr);
-    j["gpu_hours"] = total(r.gpu_hours);
-    j["cost_usd"] = total(r.cost_usd);
+    j["gpu_hours"] = total_ok(ok, r.gpu_hours);
+    j["cost_usd"] = total_ok(ok, r.cost_usd);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
-    j["energy_kwh"] = total(r.energy_kwh);
-    j["co2_kg"] = total(r.co2_kg);
-    j["mfu"] = when_ok(r.mfu);
+    j["energy_kwh"] = total_ok(ok, r.energy_kwh);
+    j["co2_kg"] = total_ok(ok, r.co2_kg);
+    j["mfu"] = when_ok(ok, r.mfu);
     j["mfu_source"] = r.mfu_given ? "given" : "predicted";
-    j["mfu_predicted"] = when_ok(r.mfu_predicted);
-    j["hfu"] = when_ok(r.hfu);
-    j["step_seconds"] = when_ok(r.step_seconds);
+    j["mfu_predicted"] = when_ok(ok, r.mfu_predicted);
+    j["hfu"] = when_ok(ok, r.hfu);
+    j["step_seconds"] = when_ok(ok, r.step_seconds);
     j["tokens_per_step"] = r.tokens_per_step;
-    j["tokens_per_second"] = when_ok(r.tokens_per_second);
-    j["achieved_flops_per_second_per_gpu"] = when_ok(r.achieved_flops_per_second_per_gpu);
+    j["tokens_per_second"] = when_ok(ok, r.tokens_per_second);
+    j["achieved_flops_per_second_per_gpu"] = when_ok(ok, r.achieved_flops_per_second_per_gpu);
+}
+
+// Memory per device, whether it fits, and the step by cause.
+void training_memory_and_step_json(Val j, const TrainingResult& r) {
+    const bool ok = r.fits;
     j["memory_per_gpu_bytes"] = {{"weights", r.memory.weights},
                                  {"gradients", r.memory.gradients},
                                  {"optimizer", r.memory.optimizer},
@@ -185,16 +193,22 @@ void training_json(Val j, const TrainingResult& r) {
     j["dp_comm_bytes_per_step"] = r.dp_comm_bytes_per_step;
     j["fits"] = r.fits;
     j["infeasible_reason"] = r.infeasible_reason;
+    const StepTime& t = r.step;
     j["step_breakdown_seconds"] = {
-        {"gemm", when_ok(r.step.gemm)},           {"attention", when_ok(r.step.attention)}, {"memory_bound", when_ok(r.step.memory_bound)},
-        {"tp_comm", when_ok(r.step.tp_comm)},     {"pp_comm", when_ok(r.step.pp_comm)},     {"ep_comm", when_ok(r.step.ep_comm)},
-        {"pp_bubble", when_ok(r.step.pp_bubble)}, {"cp_comm", when_ok(r.step.cp_comm)},     {"overhead", when_ok(r.step.overhead)},
-        {"dp_comm", when_ok(r.step.dp_comm)},     {"optimizer", when_ok(r.step.optimizer)}, {"outer_comm", when_ok(r.step.outer_comm)},
-        {"total", when_ok(r.step.total)}};
-    j["uncertainty"] = {{"seconds_low", total(r.seconds_low)},
-                        {"seconds_high", total(r.seconds_high)},
-                        {"cost_usd_low", total(r.cost_usd_low)},
-                        {"cost_usd_high", total(r.cost_usd_high)},
+        {"gemm", when_ok(ok, t.gemm)},           {"attention", when_ok(ok, t.attention)}, {"memory_bound", when_ok(ok, t.memory_bound)},
+        {"tp_comm", when_ok(ok, t.tp_comm)},     {"pp_comm", when_ok(ok, t.pp_comm)},     {"ep_comm", when_ok(ok, t.ep_comm)},
+        {"pp_bubble", when_ok(ok, t.pp_bubble)}, {"cp_comm", when_ok(ok, t.cp_comm)},     {"overhead", when_ok(ok, t.overhead)},
+        {"dp_comm", when_ok(ok, t.dp_comm)},     {"optimizer", when_ok(ok, t.optimizer)}, {"outer_comm", when_ok(ok, t.outer_comm)},
+        {"total", when_ok(ok, t.total)}};
+}
+
+// The uncertainty band and the goodput (failures, checkpoints, restarts).
+void training_band_and_goodput_json(Val j, const TrainingResult& r) {
+    const bool ok = r.fits;
+    j["uncertainty"] = {{"seconds_low", total_ok(ok, r.seconds_low)},
+                        {"seconds_high", total_ok(ok, r.seconds_high)},
+                        {"cost_usd_low", total_ok(ok, r.cost_usd_low)},
+                        {"cost_usd_high", total_ok(ok, r.cost_usd_high)},
                         {"mfu_low", ok && r.mfu_low ? Scalar(*r.mfu_low) : Scalar(nullptr)},
                         {"mfu_high", ok && r.mfu_high ? Scalar(*r.mfu_high) : Scalar(nullptr)},
                         {"band_basis", r.band_basis}};
@@ -204,18 +218,23 @@ void training_json(Val j, const TrainingResult& r) {
                               {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
                               {"restart_seconds", r.goodput.restart_seconds},
                               {"source", r.goodput.given ? "training.goodput" : "failure/checkpoint model"}};
+}
+
+void training_json(Val j, const TrainingResult& r) {
+    // Figures of time and money exist only for a setup that runs: null when it does not fit.
+    training_totals_json(j, r);
+    training_memory_and_step_json(j, r);
+    training_band_and_goodput_json(j, r);
     j["framework"] = r.framework;
     j["mfu_peak_precision"] = r.config.precision == Precision::fp8 ? "bf16" : std::string(precision_name(r.config.precision));
-    j["tokens_per_second_per_device"] = when_ok(r.tokens_per_second / static_cast<double>(r.devices));
+    j["tokens_per_second_per_device"] = when_ok(r.fits, r.tokens_per_second / static_cast<double>(r.devices));
     j["network"] = r.network;
     j["communication"] = communication_json(r);
     j["local_sgd"] = local_sgd_json(r);
 }
 
-void inference_json(Val j, const InferenceResult& r) {
-    // Speeds, capacity and costs exist only for a setup that runs: null when it does not fit.
-    const bool ok = r.fits;
-    auto when_ok = [&](double v) { return ok ? Scalar(v) : Scalar(nullptr); };
+// Model size, memory per device, whether it fits and how many copies do.
+void inference_memory_json(Val j, const InferenceResult& r) {
     j["params"] = r.params_total;
     j["active_params"] = r.params_active;
     j["weights_bytes"] = r.weights_bytes;
@@ -230,15 +249,20 @@ void inference_json(Val j, const InferenceResult& r) {
     j["max_batch"] = r.max_batch;
     j["instances_per_gpu"] = r.instances_per_gpu;
     j["instances_per_cluster"] = r.instances_per_cluster;
-    j["prefill_seconds"] = when_ok(r.prefill_seconds);
-    j["decode_seconds_per_token"] = when_ok(r.decode_seconds_per_token);
+}
+
+// Speeds, what the cluster serves, and the deployment sized for the traffic.
+void inference_speed_json(Val j, const InferenceResult& r) {
+    const bool ok = r.fits;
+    j["prefill_seconds"] = when_ok(ok, r.prefill_seconds);
+    j["decode_seconds_per_token"] = when_ok(ok, r.decode_seconds_per_token);
     j["decode_bound"] = r.decode_memory_bound ? "memory" : "compute";
     j["turn_batch"] = r.turn_batch;
-    j["decode_tokens_per_second_per_user"] = when_ok(r.decode_tokens_per_second_per_user);
-    j["throughput_tokens_per_second_per_gpu"] = when_ok(r.throughput_tokens_per_second_per_gpu);
-    j["request_seconds"] = when_ok(r.request_seconds);
+    j["decode_tokens_per_second_per_user"] = when_ok(ok, r.decode_tokens_per_second_per_user);
+    j["throughput_tokens_per_second_per_gpu"] = when_ok(ok, r.throughput_tokens_per_second_per_gpu);
+    j["request_seconds"] = when_ok(ok, r.request_seconds);
     j["replicas"] = r.replicas;
-    j["cluster_throughput_tokens_per_second"] = when_ok(r.cluster_throughput_tokens_per_second);
+    j["cluster_throughput_tokens_per_second"] = when_ok(ok, r.cluster_throughput_tokens_per_second);
     j["concurrent_sequences"] = r.concurrent_sequences;
     const bool sized = ok && r.config.requests_per_day > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
@@ -247,16 +271,23 @@ void inference_json(Val j, const InferenceResult& r) {
     j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
     j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
     j["gpu_hour_usd"] = r.gpu_hour_usd;
-    Val curve = j["batch_curve"];
+}
+
+// Decode speed at batch 1, 2, 4, ...
+void batch_curve_json(Val curve, const std::vector<BatchPoint>& points) {
     curve.set_array();
-    for (const auto& p : r.curve)
+    for (const auto& p : points)
         curve.append() = {{"batch", p.batch},
                           {"decode_seconds_per_token", p.decode_seconds_per_token},
                           {"tokens_per_second_per_user", p.tokens_per_second_per_user},
                           {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu},
                           {"bound", p.memory_bound ? "memory" : "compute"},
                           {"fits", p.fits}};
-    // Serving (issue 15): the batch served, decode by cause, per-user latency, costs that add up.
+}
+
+// Serving (issue 15): the batch served, decode by cause, per-user latency, costs that add up.
+void inference_serving_json(Val j, const InferenceResult& r) {
+    const bool ok = r.fits;
     j["batch"] = r.batch;
     j["batch_source"] = r.batch_given ? "given" : "max_throughput";
     j["instance_gpus"] = r.instance_gpus;
@@ -265,64 +296,88 @@ void inference_json(Val j, const InferenceResult& r) {
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["host_weights_bytes"] = r.host_weights_bytes;
     const DecodeTerms& t = r.decode;
-    j["decode_breakdown_seconds"] = {{"weights", when_ok(t.weights)},
-                                     {"dequantization", when_ok(t.dequantization)},
-                                     {"host_offload", when_ok(t.host_offload)},
-                                     {"compute", when_ok(t.compute)},
-                                     {"kv_cache", when_ok(t.kv_cache)},
-                                     {"attention", when_ok(t.attention)},
-                                     {"kernel_overhead", when_ok(t.kernel_overhead)},
-                                     {"sequence_overhead", when_ok(t.sequence_overhead)},
-                                     {"tp_comm", when_ok(t.tp_comm)},
-                                     {"ep_comm", when_ok(t.ep_comm)},
-                                     {"total", when_ok(t.total)}};
-    j["tpot_seconds"] = when_ok(r.tpot_seconds);
+    j["decode_breakdown_seconds"] = {{"weights", when_ok(ok, t.weights)},
+                                     {"dequantization", when_ok(ok, t.dequantization)},
+                                     {"host_offload", when_ok(ok, t.host_offload)},
+                                     {"compute", when_ok(ok, t.compute)},
+                                     {"kv_cache", when_ok(ok, t.kv_cache)},
+                                     {"attention", when_ok(ok, t.attention)},
+                                     {"kernel_overhead", when_ok(ok, t.kernel_overhead)},
+                                     {"sequence_overhead", when_ok(ok, t.sequence_overhead)},
+                                     {"tp_comm", when_ok(ok, t.tp_comm)},
+                                     {"ep_comm", when_ok(ok, t.ep_comm)},
+                                     {"total", when_ok(ok, t.total)}};
+    j["tpot_seconds"] = when_ok(ok, r.tpot_seconds);
     j["ttft_seconds"] = ok && r.ttft_defined ? Scalar(r.ttft_seconds) : Scalar(nullptr);
-    j["output_tokens_per_second_per_user"] = when_ok(r.output_tokens_per_second_per_user);
-    j["throughput_tokens_per_second_per_instance"] = when_ok(r.throughput_tokens_per_second_per_instance);
-    j["input_tokens_per_second_per_gpu"] = when_ok(r.input_tokens_per_second_per_gpu);
-    j["requests_per_second_per_instance"] = when_ok(r.requests_per_second_per_instance);
+    j["output_tokens_per_second_per_user"] = when_ok(ok, r.output_tokens_per_second_per_user);
+    j["throughput_tokens_per_second_per_instance"] = when_ok(ok, r.throughput_tokens_per_second_per_instance);
+    j["input_tokens_per_second_per_gpu"] = when_ok(ok, r.input_tokens_per_second_per_gpu);
+    j["requests_per_second_per_instance"] = when_ok(ok, r.requests_per_second_per_instance);
+    const bool sized = ok && r.config.requests_per_day > 0;
     j["instances_needed"] = sized ? Scalar(r.instances_needed) : Scalar(nullptr);
     j["input_tokens_per_day"] = sized ? Scalar(r.input_tokens_per_day) : Scalar(nullptr);
     j["output_tokens_per_day"] = sized ? Scalar(r.output_tokens_per_day) : Scalar(nullptr);
-    j["input_cost_share"] = when_ok(r.input_cost_share);
+    j["input_cost_share"] = when_ok(ok, r.input_cost_share);
     j["cost_per_day_input_usd"] = sized ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
     j["cost_per_day_output_usd"] = sized ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
     j["cost_split"] = r.cost_split;
+}
+
+// Speculative decoding and prefill/decode disaggregation: null when not used.
+void inference_options_json(Val j, const InferenceResult& r) {
+    const bool ok = r.fits;
+    const bool sized = ok && r.config.requests_per_day > 0;
     if (r.config.speculative)
-        j["speculative"] = {{"tokens_per_step", when_ok(r.speculative_tokens_per_step)}, {"speedup", when_ok(r.speculative_speedup)}};
+        j["speculative"] = {{"tokens_per_step", when_ok(ok, r.speculative_tokens_per_step)},
+                            {"speedup", when_ok(ok, r.speculative_speedup)}};
     else
         j["speculative"] = nullptr;
     if (r.config.disaggregated)
         j["disaggregation"] = {{"prefill_instances", sized ? Scalar(r.prefill_instances) : Scalar(nullptr)},
                                {"decode_instances", sized ? Scalar(r.decode_instances) : Scalar(nullptr)},
-                               {"kv_transfer_seconds", when_ok(r.kv_transfer_seconds)}};
+                               {"kv_transfer_seconds", when_ok(ok, r.kv_transfer_seconds)}};
     else
         j["disaggregation"] = nullptr;
-    if (r.slo) {
-        auto cand = [&](Val v, const SloCandidate& c) {
-            v = {{"weight_precision", precision_name(c.weight_precision)},
-                 {"kv_precision", precision_name(c.kv_precision)},
-                 {"tp", c.tp},
-                 {"batch", c.batch},
-                 {"gpus", c.met || c.gpus > 0 ? Scalar(c.gpus) : Scalar(nullptr)},
-                 {"ttft_seconds", c.ttft_seconds > 0 ? Scalar(c.ttft_seconds) : Scalar(nullptr)},
-                 {"tpot_seconds", c.tpot_seconds > 0 ? Scalar(c.tpot_seconds) : Scalar(nullptr)},
-                 {"met", c.met},
-                 {"reason", c.reason}};
-        };
-        Val slo = j["slo"];
-        slo["met"] = r.slo->met;
-        if (r.slo->met)
-            cand(slo["chosen"], r.slo->chosen);
-        else
-            slo["chosen"] = nullptr;
-        Val all = slo["candidates"];
-        all.set_array();
-        for (const auto& c : r.slo->candidates) cand(all.append(), c);
-    } else {
+}
+
+// One configuration tried by the latency-target search.
+void slo_candidate_json(Val v, const SloCandidate& c) {
+    v = {{"weight_precision", precision_name(c.weight_precision)},
+         {"kv_precision", precision_name(c.kv_precision)},
+         {"tp", c.tp},
+         {"batch", c.batch},
+         {"gpus", c.met || c.gpus > 0 ? Scalar(c.gpus) : Scalar(nullptr)},
+         {"ttft_seconds", c.ttft_seconds > 0 ? Scalar(c.ttft_seconds) : Scalar(nullptr)},
+         {"tpot_seconds", c.tpot_seconds > 0 ? Scalar(c.tpot_seconds) : Scalar(nullptr)},
+         {"met", c.met},
+         {"reason", c.reason}};
+}
+
+// The latency-target search: the configuration chosen and every one tried; null without targets.
+void slo_json(Val j, const std::optional<SloResult>& slo_result) {
+    if (!slo_result) {
         j["slo"] = nullptr;
+        return;
     }
+    Val slo = j["slo"];
+    slo["met"] = slo_result->met;
+    if (slo_result->met)
+        slo_candidate_json(slo["chosen"], slo_result->chosen);
+    else
+        slo["chosen"] = nullptr;
+    Val all = slo["candidates"];
+    all.set_array();
+    for (const auto& c : slo_result->candidates) slo_candidate_json(all.append(), c);
+}
+
+void inference_json(Val j, const InferenceResult& r) {
+    // Speeds, capacity and costs exist only for a setup that runs: null when it does not fit.
+    inference_memory_json(j, r);
+    inference_speed_json(j, r);
+    batch_curve_json(j["batch_curve"], r.curve);
+    inference_serving_json(j, r);
+    inference_options_json(j, r);
+    slo_json(j, r.slo);
 }
 
 void inference_inputs_json(Val j, const InferenceConfig& c) {
@@ -474,6 +529,128 @@ nlohmann::json errors_to_json(const Errors& errors) {
     return doc.to_json();
 }
 
+namespace {
+
+// The report being written: its root, the echo of its inputs, the derivations and the warnings
+// gathered for its end.
+struct ReportOut {
+    Val report, inputs;
+    Trace& trace;
+    std::vector<std::string>& warnings;
+};
+
+// The cluster section (every scenario with hardware).
+void cluster_section(ReportOut& o, const Scenario& s) {
+    const ClusterResult c = estimate_cluster(*s.hardware, s.costs, o.trace);
+    cluster_json(o.report["cluster"], c);
+    for (const auto& w : c.warnings) o.warnings.push_back("cluster: " + w);
+}
+
+// A mixed fleet: per-pool layouts (training.fleet); the echo keeps only the layout fields given.
+void fleet_training_section(ReportOut& o, const Scenario& s) {
+    FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, o.trace);
+    Val echo = o.inputs["training"];
+    training_config_json(echo, f.total.config);
+    const auto& tf = training_fields();
+    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm",
+                          "shard_group", "global_batch"})
+        if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
+    Val t = o.report["training"];
+    training_json(t, f.total);
+    t["layout_searched"] = true;
+    t["suggested_layout"] = nullptr;
+    t["fleet"] = fleet_json(f);
+    for (auto& w : f.total.warnings) o.warnings.push_back("training: " + w);
+    if (s.scaling) {
+        o.report["scaling"].set_array();
+        o.warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
+    }
+}
+
+// Time and speedup of the same training on more or fewer devices.
+void scaling_json(Val curve, const Scenario& s, const TrainingConfig& c) {
+    curve.set_array();
+    for (const auto& p : scaling_curve(*s.model, *s.hardware, c, s.costs))
+        curve.append() = {{"gpus", p.gpus},       {"seconds", p.seconds},      {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
+                          {"speedup", p.speedup}, {"efficiency", p.efficiency}};
+}
+
+// Training on one device type: the layout given or searched, and a layout that fits when it does not.
+void training_section(ReportOut& o, const Scenario& s) {
+    const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
+    TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, o.trace);
+    std::optional<Plan> suggestion;
+    if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
+    if (!r.fits && !layout.found)
+        r.infeasible_reason = "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " +
+                              s.hardware->device.name + ": the layout needing the least memory needs " +
+                              jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
+                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
+    training_config_json(o.inputs["training"], r.config);
+    Val t = o.report["training"];
+    training_json(t, r);
+    t["layout_searched"] = layout.searched;
+    if (suggestion)
+        layout_json(t["suggested_layout"], suggestion->config);
+    else
+        t["suggested_layout"] = nullptr;
+    t["fleet"] = nullptr;
+    if (layout.searched && layout.found)
+        o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
+    for (auto& w : r.warnings) o.warnings.push_back("training: " + w);
+    if (s.scaling) scaling_json(o.report["scaling"], s, r.config);
+}
+
+// Serving.
+void inference_section(ReportOut& o, const Scenario& s) {
+    InferenceResult r = estimate_inference(*s.model, *s.hardware, *s.inference, s.costs, o.trace);
+    inference_inputs_json(o.inputs["inference"], r.config);
+    inference_json(o.report["inference"], r);
+    for (auto& w : r.warnings) o.warnings.push_back("inference: " + w);
+}
+
+// Fine-tuning.
+void finetune_section(ReportOut& o, const Scenario& s) {
+    FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, o.trace);
+    write_fields(o.inputs["finetune"], r.config, finetune_fields());
+    finetune_json(o.report["finetune"], r);
+    for (auto& w : r.warnings) o.warnings.push_back("finetune: " + w);
+}
+
+// Two devices side by side.
+void compare_section(ReportOut& o, const Scenario& s) {
+    compare_json(o.report["compare"], *s.compare, estimate_compare(*s.compare, o.trace));
+    Val c = o.inputs["compare"];
+    write_fields(c, *s.compare, compare_fields());
+    device_echo(c["a"], s.compare->a);
+    device_echo(c["b"], s.compare->b);
+}
+
+// Kernels on the roofline of each device.
+void roofline_section(ReportOut& o, const Scenario& s) {
+    roofline_json(o.report["roofline"], estimate_roofline(*s.roofline));
+    Val r = o.inputs["roofline"];
+    write_fields(r, *s.roofline, roofline_fields());
+    Val devs = r["devices"];
+    devs.set_array();
+    for (const auto& d : s.roofline->devices) device_echo(devs.append(), d);
+    if (s.roofline->model) write_model(r["model"], *s.roofline->model);
+}
+
+// The last inputs, the derivations, non-finite numbers replaced by null, and the warnings.
+void finish_report(ReportOut& o, const Scenario& s) {
+    o.inputs["scaling"] = s.scaling;
+    o.inputs["explain"] = s.explain;
+    if (s.explain) o.trace.write(o.report["explain"]);
+    for (const auto& b : o.report.doc().replace_non_finite(o.report.index()))
+        o.warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
+    Val w = o.report["warnings"];
+    w.set_array();
+    for (const auto& x : o.warnings) w.push_back(x);
+}
+
+}  // namespace
+
 void write_report(Val report, const Scenario& s) {
     report.set_object();
     report["gpucalc_version"] = kVersion;
@@ -484,97 +661,17 @@ void write_report(Val report, const Scenario& s) {
     if (s.model) write_model(inputs["model"], *s.model);
     if (s.hardware) hardware_json(inputs["hardware"], *s.hardware);
     write_fields(inputs["costs"], s.costs, costs_fields());
-    if (s.hardware) {
-        const ClusterResult c = estimate_cluster(*s.hardware, s.costs, trace);
-        cluster_json(report["cluster"], c);
-        for (const auto& w : c.warnings) warnings.push_back("cluster: " + w);
-    }
-    if (s.training && s.hardware && s.model && mixed_fleet(*s.hardware)) {
-        // A mixed fleet: per-pool layouts (training.fleet); the echo keeps only the layout fields given.
-        FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, trace);
-        Val echo = inputs["training"];
-        training_config_json(echo, f.total.config);
-        const auto& tf = training_fields();
-        for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
-                              "overlap_dp_comm", "shard_group", "global_batch"})
-            if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
-        Val t = report["training"];
-        training_json(t, f.total);
-        t["layout_searched"] = true;
-        t["suggested_layout"] = nullptr;
-        t["fleet"] = fleet_json(f);
-        for (auto& w : f.total.warnings) warnings.push_back("training: " + w);
-        if (s.scaling) {
-            report["scaling"].set_array();
-            warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
-        }
-    } else if (s.training && s.hardware && s.model) {
-        const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
-        TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, trace);
-        std::optional<Plan> suggestion;
-        if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
-        if (!r.fits && !layout.found)
-            r.infeasible_reason = "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " +
-                                  s.hardware->device.name + ": the layout needing the least memory needs " +
-                                  jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
-                                  jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
-        training_config_json(inputs["training"], r.config);
-        Val t = report["training"];
-        training_json(t, r);
-        t["layout_searched"] = layout.searched;
-        if (suggestion)
-            layout_json(t["suggested_layout"], suggestion->config);
-        else
-            t["suggested_layout"] = nullptr;
-        t["fleet"] = nullptr;
-        if (layout.searched && layout.found)
-            warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
-        for (auto& w : r.warnings) warnings.push_back("training: " + w);
-        if (s.scaling) {
-            Val curve = report["scaling"];
-            curve.set_array();
-            for (const auto& p : scaling_curve(*s.model, *s.hardware, r.config, s.costs))
-                curve.append() = {{"gpus", p.gpus},       {"seconds", p.seconds},
-                                  {"mfu", p.mfu},         {"tokens_per_second", p.tokens_per_second},
-                                  {"speedup", p.speedup}, {"efficiency", p.efficiency}};
-        }
-    }
-    if (s.inference && s.hardware && s.model) {
-        InferenceResult r = estimate_inference(*s.model, *s.hardware, *s.inference, s.costs, trace);
-        inference_inputs_json(inputs["inference"], r.config);
-        inference_json(report["inference"], r);
-        for (auto& w : r.warnings) warnings.push_back("inference: " + w);
-    }
-    if (s.finetune && s.hardware && s.model) {
-        FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, trace);
-        write_fields(inputs["finetune"], r.config, finetune_fields());
-        finetune_json(report["finetune"], r);
-        for (auto& w : r.warnings) warnings.push_back("finetune: " + w);
-    }
-    if (s.compare) {
-        compare_json(report["compare"], *s.compare, estimate_compare(*s.compare, trace));
-        Val c = inputs["compare"];
-        write_fields(c, *s.compare, compare_fields());
-        device_echo(c["a"], s.compare->a);
-        device_echo(c["b"], s.compare->b);
-    }
-    if (s.roofline) {
-        roofline_json(report["roofline"], estimate_roofline(*s.roofline));
-        Val r = inputs["roofline"];
-        write_fields(r, *s.roofline, roofline_fields());
-        Val devs = r["devices"];
-        devs.set_array();
-        for (const auto& d : s.roofline->devices) device_echo(devs.append(), d);
-        if (s.roofline->model) write_model(r["model"], *s.roofline->model);
-    }
-    inputs["scaling"] = s.scaling;
-    inputs["explain"] = s.explain;
-    if (s.explain) trace.write(report["explain"]);
-    for (const auto& b : report.doc().replace_non_finite(report.index()))
-        warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
-    Val w = report["warnings"];
-    w.set_array();
-    for (const auto& x : warnings) w.push_back(x);
+    ReportOut o{report, inputs, trace, warnings};
+    if (s.hardware) cluster_section(o, s);
+    if (s.training && s.hardware && s.model && mixed_fleet(*s.hardware))
+        fleet_training_section(o, s);
+    else if (s.training && s.hardware && s.model)
+        training_section(o, s);
+    if (s.inference && s.hardware && s.model) inference_section(o, s);
+    if (s.finetune && s.hardware && s.model) finetune_section(o, s);
+    if (s.compare) compare_section(o, s);
+    if (s.roofline) roofline_section(o, s);
+    finish_report(o, s);
 }
 
 nlohmann::json build_report(const Scenario& s) {
