@@ -555,8 +555,7 @@ void fleet_infeasible(const ModeResult& dpm, const ModeResult& ppm, const ModeRe
     t.memory.total = worst;
 }
 
-// The fleet as one run: the slowest pool's (data parallel) or stage's (pipeline) step, memory of
-// the fullest pool, peak and prices summed over the pools.
+// The fleet's memory per device: the fullest pool's (relative to its capacity), and the largest outer state.
 void fleet_memory(const ModeResult& r, TrainingResult& t) {
     double worst_ratio = -1;
     for (const auto& fp : r.pools) {
@@ -727,6 +726,8 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
         fleet_infeasible(dpm, ppm, r, t);
         return f;
     }
+    // The fleet as one run: the slowest pool's (data parallel) or stage's (pipeline) step, memory of
+    // the fullest pool, peak and prices summed over the pools.
     fleet_memory(r, t);
     fleet_throughput(r, cfg, devices, peak, t);
     t.goodput = run_goodput(devices, t.params_total, cfg.goodput);
