@@ -72,6 +72,93 @@ std::optional<double> report_value(const json& report, const std::string& path, 
     return std::nullopt;
 }
 
+namespace {
+
+// One check {metric, expected, tolerance} or {metric, min, max} at path f.
+ClaimCheck parse_check(const json& c, const std::string& f, Errors& errors) {
+    using namespace jr;
+    check_keys(c, f, errors, {"metric", "expected", "tolerance", "min", "max"});
+    ClaimCheck k;
+    if (auto m = string(c, "metric", f, errors, true, 100)) {
+        if (!valid_path(*m))
+            add_error(errors, "range", join(f, "metric"), join(f, "metric") + " must be a dotted report path such as training.days");
+        k.metric = *m;
+    }
+    k.expected = number(c, "expected", f, errors, Range{});
+    k.tolerance = number(c, "tolerance", f, errors, non_negative(1e6));
+    k.min = number(c, "min", f, errors, Range{});
+    k.max = number(c, "max", f, errors, Range{});
+    if (!k.expected && !k.min && !k.max) add_error(errors, "missing", join(f, "expected"), f + " needs expected (+ tolerance) or min/max");
+    return k;
+}
+
+// The claim's checks: an array of 1 to 32.
+void parse_checks(const json& j, const std::string& path, Claim& out, Errors& errors) {
+    const std::string cp = jr::join(path, "checks");
+    auto checks = j.find("checks");
+    if (checks == j.end() || !checks->is_array() || checks->empty() || checks->size() > kMaxClaimChecks) {
+        add_error(errors, "missing", cp, cp + " must be an array of 1 to 32 checks {metric, expected, tolerance} or {metric, min, max}");
+        return;
+    }
+    for (std::size_t i = 0; i < checks->size(); ++i) {
+        const json& c = (*checks)[i];
+        const std::string f = cp + "[" + std::to_string(i) + "]";
+        if (!c.is_object()) {
+            add_error(errors, "type", f, f + " must be an object {metric, expected, tolerance} or {metric, min, max}");
+            continue;
+        }
+        out.checks.push_back(parse_check(c, f, errors));
+    }
+}
+
+// One varied input {path, values} at path ip; multiplies `cases` by its number of values.
+ClaimVary parse_vary_input(const json& item, const std::string& ip, std::size_t& cases, Errors& errors) {
+    using namespace jr;
+    check_keys(item, ip, errors, {"path", "values"});
+    ClaimVary cv;
+    if (auto p = string(item, "path", ip, errors, true, 100)) {
+        const std::string first = p->substr(0, p->find('.'));
+        if (!valid_path(*p))
+            add_error(errors, "range", join(ip, "path"), join(ip, "path") + " must be a dotted scenario path such as training.mfu");
+        else if (first == "claim" || first == "inverse" || first == "plan")
+            add_error(errors, "range", join(ip, "path"),
+                      join(ip, "path") + " cannot vary " + first + " (a claim varies scenario inputs only)");
+        cv.path = *p;
+    }
+    auto vals = item.find("values");
+    if (vals == item.end() || !vals->is_array() || vals->empty() || vals->size() > kMaxVaryValues)
+        add_error(errors, "range", join(ip, "values"), join(ip, "values") + " must be an array of 1 to 16 values");
+    else {
+        for (const auto& x : *vals) cv.values.push_back(x);
+        cases *= vals->size();
+    }
+    return cv;
+}
+
+// The claim's varied inputs (v: the "vary" value at path.vary); their cases multiply, at most 64.
+void parse_vary(const json& v, const std::string& path, Claim& out, Errors& errors) {
+    const std::string vp = jr::join(path, "vary");
+    // One input {path, values}, or an array of up to three.
+    std::vector<std::pair<const json*, std::string>> items;
+    if (v.is_object())
+        items.push_back({&v, vp});
+    else if (v.is_array() && !v.empty() && v.size() <= kMaxVaryInputs)
+        for (std::size_t i = 0; i < v.size(); ++i) items.push_back({&v[i], vp + "[" + std::to_string(i) + "]"});
+    else
+        add_error(errors, "type", vp, vp + " must be {\"path\": ..., \"values\": [...]} or an array of 1 to 3 of them");
+    std::size_t cases = 1;
+    for (const auto& [item, ip] : items) {
+        if (!item->is_object()) {
+            add_error(errors, "type", ip, ip + " must be {\"path\": \"training.mfu\", \"values\": [...]}");
+            continue;
+        }
+        out.vary.push_back(parse_vary_input(*item, ip, cases, errors));
+    }
+    if (cases > kMaxClaimCases) add_error(errors, "range", vp, vp + " gives " + std::to_string(cases) + " cases; at most 64 are evaluated");
+}
+
+}  // namespace
+
 bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& errors) {
     using namespace jr;
     const std::size_t before = errors.size();
@@ -80,74 +167,8 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
         return false;
     }
     check_keys(j, path, errors, {"checks", "vary", "depends", "unverifiable"});
-    const std::string cp = join(path, "checks");
-    auto checks = j.find("checks");
-    if (checks == j.end() || !checks->is_array() || checks->empty() || checks->size() > kMaxClaimChecks) {
-        add_error(errors, "missing", cp, cp + " must be an array of 1 to 32 checks {metric, expected, tolerance} or {metric, min, max}");
-    } else {
-        for (std::size_t i = 0; i < checks->size(); ++i) {
-            const json& c = (*checks)[i];
-            const std::string f = cp + "[" + std::to_string(i) + "]";
-            if (!c.is_object()) {
-                add_error(errors, "type", f, f + " must be an object {metric, expected, tolerance} or {metric, min, max}");
-                continue;
-            }
-            check_keys(c, f, errors, {"metric", "expected", "tolerance", "min", "max"});
-            ClaimCheck k;
-            if (auto m = string(c, "metric", f, errors, true, 100)) {
-                if (!valid_path(*m))
-                    add_error(errors, "range", join(f, "metric"),
-                              join(f, "metric") + " must be a dotted report path such as training.days");
-                k.metric = *m;
-            }
-            k.expected = number(c, "expected", f, errors, Range{});
-            k.tolerance = number(c, "tolerance", f, errors, non_negative(1e6));
-            k.min = number(c, "min", f, errors, Range{});
-            k.max = number(c, "max", f, errors, Range{});
-            if (!k.expected && !k.min && !k.max)
-                add_error(errors, "missing", join(f, "expected"), f + " needs expected (+ tolerance) or min/max");
-            out.checks.push_back(k);
-        }
-    }
-    if (auto v = j.find("vary"); v != j.end()) {
-        const std::string vp = join(path, "vary");
-        // One input {path, values}, or an array of up to three.
-        std::vector<std::pair<const json*, std::string>> items;
-        if (v->is_object())
-            items.push_back({&*v, vp});
-        else if (v->is_array() && !v->empty() && v->size() <= kMaxVaryInputs)
-            for (std::size_t i = 0; i < v->size(); ++i) items.push_back({&(*v)[i], vp + "[" + std::to_string(i) + "]"});
-        else
-            add_error(errors, "type", vp, vp + " must be {\"path\": ..., \"values\": [...]} or an array of 1 to 3 of them");
-        std::size_t cases = 1;
-        for (const auto& [item, ip] : items) {
-            if (!item->is_object()) {
-                add_error(errors, "type", ip, ip + " must be {\"path\": \"training.mfu\", \"values\": [...]}");
-                continue;
-            }
-            check_keys(*item, ip, errors, {"path", "values"});
-            ClaimVary cv;
-            if (auto p = string(*item, "path", ip, errors, true, 100)) {
-                const std::string first = p->substr(0, p->find('.'));
-                if (!valid_path(*p))
-                    add_error(errors, "range", join(ip, "path"), join(ip, "path") + " must be a dotted scenario path such as training.mfu");
-                else if (first == "claim" || first == "inverse" || first == "plan")
-                    add_error(errors, "range", join(ip, "path"),
-                              join(ip, "path") + " cannot vary " + first + " (a claim varies scenario inputs only)");
-                cv.path = *p;
-            }
-            auto vals = item->find("values");
-            if (vals == item->end() || !vals->is_array() || vals->empty() || vals->size() > kMaxVaryValues)
-                add_error(errors, "range", join(ip, "values"), join(ip, "values") + " must be an array of 1 to 16 values");
-            else {
-                for (const auto& x : *vals) cv.values.push_back(x);
-                cases *= vals->size();
-            }
-            out.vary.push_back(cv);
-        }
-        if (cases > kMaxClaimCases)
-            add_error(errors, "range", vp, vp + " gives " + std::to_string(cases) + " cases; at most 64 are evaluated");
-    }
+    parse_checks(j, path, out, errors);
+    if (auto v = j.find("vary"); v != j.end()) parse_vary(*v, path, out, errors);
     if (j.contains("depends")) {
         if (auto d = string(j, "depends", path, errors, true, 2000)) out.depends = *d;
     }
@@ -157,8 +178,10 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
     return errors.size() == before;
 }
 
-json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
-    // Cases: the scenario as given, or every combination of the varied inputs.
+namespace {
+
+// Cases: the scenario as given, or every combination of the varied inputs (each with its label).
+std::vector<std::pair<std::string, json>> claim_cases(const json& scenario, const Claim& claim) {
     std::vector<std::pair<std::string, json>> cases = {{"as given", scenario}};
     for (const auto& v : claim.vary) {
         std::vector<std::pair<std::string, json>> next;
@@ -170,46 +193,51 @@ json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
             }
         cases = std::move(next);
     }
-    json evaluations = json::array();
-    int pass = 0, fail = 0;
-    for (const auto& [label, sj] : cases) {
-        Scenario s;
-        Errors case_errors;
-        if (!parse_scenario(sj, s, case_errors)) {
-            for (auto& e : case_errors) {
-                e.message = "claim case " + label + ": " + e.message;
-                errors.push_back(e);
-            }
-            return nullptr;
+    return cases;
+}
+
+// The claim's checks on one case's report: each metric's value into `values`, and whether all pass.
+// False (with an error) if a metric is undefined or unknown.
+bool check_report(const json& report, const std::string& label, const Claim& claim, json& values, bool& all, Errors& errors) {
+    for (std::size_t i = 0; i < claim.checks.size(); ++i) {
+        const ClaimCheck& c = claim.checks[i];
+        bool found = false;
+        const auto v = report_value(report, c.metric, found);
+        if (!v) {
+            const std::string f = "claim.checks[" + std::to_string(i) + "].metric";
+            if (found)
+                add_error(errors, "undefined", f,
+                          f + ": " + c.metric + " is undefined for this scenario (" + label + "); see the report's warnings");
+            else
+                add_error(errors, "unknown_metric", f, f + ": the report has no figure " + jr::shorten(c.metric));
+            return false;
         }
-        s.explain = false;
-        const json report = build_report(s);
-        bool all = true;
-        json values = json::object();
-        for (std::size_t i = 0; i < claim.checks.size(); ++i) {
-            const ClaimCheck& c = claim.checks[i];
-            bool found = false;
-            const auto v = report_value(report, c.metric, found);
-            if (!v) {
-                const std::string f = "claim.checks[" + std::to_string(i) + "].metric";
-                if (found)
-                    add_error(errors, "undefined", f,
-                              f + ": " + c.metric + " is undefined for this scenario (" + label + "); see the report's warnings");
-                else
-                    add_error(errors, "unknown_metric", f, f + ": the report has no figure " + jr::shorten(c.metric));
-                return nullptr;
-            }
-            values[c.metric] = *v;
-            all = check_passes(c, *v) && all;
-        }
-        (all ? pass : fail)++;
-        // The case's own scenario, so that a reader (the page's "Open") loads exactly what was judged.
-        evaluations.push_back({{"case", label}, {"scenario", sj}, {"values", values}, {"consistent", all}});
+        values[c.metric] = *v;
+        all = check_passes(c, *v) && all;
     }
+    return true;
+}
+
+// Runs one case (its scenario sj) and checks it; false (with errors) if it does not parse or a metric is missing.
+bool evaluate_case(const std::string& label, const json& sj, const Claim& claim, json& values, bool& all, Errors& errors) {
+    Scenario s;
+    Errors case_errors;
+    if (!parse_scenario(sj, s, case_errors)) {
+        for (auto& e : case_errors) {
+            e.message = "claim case " + label + ": " + e.message;
+            errors.push_back(e);
+        }
+        return false;
+    }
+    s.explain = false;
+    const json report = build_report(s);
+    return check_report(report, label, claim, values, all, errors);
+}
+
+// The verdict and its reason: as the claim declares it, or from the cases that pass and fail.
+void claim_verdict(const Claim& claim, int pass, int fail, json& out) {
     std::string vary_paths;
     for (const auto& v : claim.vary) vary_paths += (vary_paths.empty() ? "" : " and ") + v.path;
-    json out;
-    out["evaluations"] = evaluations;
     if (!claim.unverifiable.empty()) {
         out["verdict"] = "unverifiable";
         out["reason"] = claim.unverifiable;
@@ -226,6 +254,25 @@ json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
         out["verdict"] = "depends";
         out["reason"] = "holds for some values of " + vary_paths + " and not for others";
     }
+}
+
+}  // namespace
+
+json evaluate_claim(const json& scenario, const Claim& claim, Errors& errors) {
+    const std::vector<std::pair<std::string, json>> cases = claim_cases(scenario, claim);
+    json evaluations = json::array();
+    int pass = 0, fail = 0;
+    for (const auto& [label, sj] : cases) {
+        bool all = true;
+        json values = json::object();
+        if (!evaluate_case(label, sj, claim, values, all, errors)) return nullptr;
+        (all ? pass : fail)++;
+        // The case's own scenario, so that a reader (the page's "Open") loads exactly what was judged.
+        evaluations.push_back({{"case", label}, {"scenario", sj}, {"values", values}, {"consistent", all}});
+    }
+    json out;
+    out["evaluations"] = evaluations;
+    claim_verdict(claim, pass, fail, out);
     return out;
 }
 

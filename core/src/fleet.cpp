@@ -108,13 +108,16 @@ struct ModeResult {
 
 std::string pool_label(const Pool& p) { return jr::fmt_num(static_cast<double>(p.count)) + " x " + p.device.name + " (" + p.site + ")"; }
 
-ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
-                         const std::vector<Site>& sites) {
-    ModeResult out;
-    const auto& tf = training_fields();
-    Trace none(false);
+// Each pool training alone at its best layout: its throughput and its resolved layout.
+struct PoolsAlone {
     std::vector<double> alone;
     std::vector<TrainingConfig> layouts;
+};
+
+// Every pool alone at its best layout (whole replicas); false, with the reason in out, if a pool cannot hold one.
+bool pools_alone(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, PoolsAlone& pa, ModeResult& out) {
+    const auto& tf = training_fields();
+    Trace none(false);
     for (const Pool& p : hw.pools) {
         const Hardware h = pool_hardware(hw, p);
         TrainingConfig c = cfg;
@@ -130,47 +133,66 @@ ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingC
             out.reason = "data parallel across pools needs every pool to hold whole replicas: " + pool_label(p) + " needs " +
                          jr::fmt_num(r.memory.total / units::GiB) + " GiB per device at its best layout, and has " +
                          jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB";
-            return out;
+            return false;
         }
-        alone.push_back(r.tokens_per_second);
+        pa.alone.push_back(r.tokens_per_second);
         TrainingConfig resolved = lc.config;
         if (!resolved.dp) resolved.dp = std::max<Count>(1, p.count / std::max<Count>(1, resolved.tp * resolved.pp * resolved.cp));
-        layouts.push_back(resolved);
+        pa.layouts.push_back(resolved);
     }
+    return true;
+}
+
+// A pool's figures on its share of the batch (data parallel).
+FleetPool share_pool(const Pool& p, const TrainingConfig& c, double b, double alone, const TrainingResult& r, Precision precision) {
+    FleetPool fp;
+    fp.pool = p;
+    fp.layout = c;
+    fp.batch_sequences = b;
+    fp.step_seconds = r.step_seconds;
+    fp.tokens_per_second_alone = alone;
+    fp.memory_per_gpu_bytes = r.memory.total;
+    fp.outer_optimizer_bytes = r.memory.outer_optimizer;
+    fp.memory_capacity_bytes = r.memory_capacity_bytes;
+    fp.fits = r.fits;
+    fp.peak_flops_per_second = static_cast<double>(p.count) * peak16(p.device, precision);
+    return fp;
+}
+
+// Each pool's step on its share of the batch; the slowest sets the inner step. False if a share does not fit.
+bool share_batch(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, const PoolsAlone& pa,
+                 ModeResult& out) {
+    Trace none(false);
     // The fleet's batch: the scenario's, or ~4M tokens; each pool's share by speed (or device count),
     // in whole multiples of its dp x micro_batch.
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
     double weight_sum = 0;
-    for (std::size_t i = 0; i < hw.pools.size(); ++i) weight_sum += cfg.load_balance ? alone[i] : static_cast<double>(hw.pools[i].count);
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) weight_sum += cfg.load_balance ? pa.alone[i] : static_cast<double>(hw.pools[i].count);
     double inner = 0, tokens = 0;
     std::size_t slowest = 0;
     bool fits = true;
     for (std::size_t i = 0; i < hw.pools.size(); ++i) {
         const Pool& p = hw.pools[i];
-        const double w = (cfg.load_balance ? alone[i] : static_cast<double>(p.count)) / weight_sum;
-        TrainingConfig c = layouts[i];
+        const double w = (cfg.load_balance ? pa.alone[i] : static_cast<double>(p.count)) / weight_sum;
+        TrainingConfig c = pa.layouts[i];
         const double granule = static_cast<double>(*c.dp * c.micro_batch);
         const double b = std::max(granule, std::round(B * w / granule) * granule);
         c.global_batch = static_cast<Count>(b);
         const Hardware h = pool_hardware(hw, p);
         const TrainingResult r = estimate_training(m, h, c, costs, none);
-        FleetPool fp;
-        fp.pool = p;
-        fp.layout = c;
-        fp.batch_sequences = b;
-        fp.step_seconds = r.step_seconds;
-        fp.tokens_per_second_alone = alone[i];
-        fp.memory_per_gpu_bytes = r.memory.total;
-        fp.outer_optimizer_bytes = r.memory.outer_optimizer;
-        fp.memory_capacity_bytes = r.memory_capacity_bytes;
-        fp.fits = r.fits;
-        fp.peak_flops_per_second = static_cast<double>(p.count) * peak16(p.device, cfg.precision);
         fits = fits && r.fits;
         if (r.step_seconds > inner) inner = r.step_seconds, slowest = i, out.breakdown = r.step;
         tokens += b * m.seq_len;
-        out.pools.push_back(fp);
+        out.pools.push_back(share_pool(p, c, b, pa.alone[i], r, cfg.precision));
     }
-    // Gradients (synchronous) or pseudo-gradients (local_steps > 1) of the whole model between pools.
+    out.inner = inner;
+    out.tokens_per_step = tokens;
+    out.slowest = pool_label(hw.pools[slowest]);
+    return fits;
+}
+
+// Gradients (synchronous) or pseudo-gradients (local_steps > 1) of the whole model between pools.
+void pool_exchange(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites, ModeResult& out) {
     const Efficiency eff = training_efficiency(cfg, hw.pools.front().device);
     const double gbytes = cfg.fp32_gradients.value_or(eff.fw.fp32_gradients) ? 4.0 : 2.0;
     const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (cfg.local_steps > 1 ? 4.0 : gbytes);
@@ -181,13 +203,21 @@ ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingC
     out.sync_bytes = ns > 1 ? count_params(m).total * gbytes * 2.0 * (ns - 1.0) / ns : 0.0;
     out.moved_per_step =
         ns > 1 ? out.exchange_bytes * (sparse ? ns - 1.0 : 2.0 * (ns - 1.0) / ns) / static_cast<double>(cfg.local_steps) : 0.0;
+}
+
+// Data parallelism across the pools: each pool trains whole replicas on its share of the batch, and
+// the pools exchange (pseudo-)gradients, every step or every local_steps.
+ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
+                         const std::vector<Site>& sites) {
+    ModeResult out;
+    PoolsAlone pa;
+    if (!pools_alone(m, hw, cfg, costs, pa, out)) return out;
+    const bool fits = share_batch(m, hw, cfg, costs, pa, out);
+    pool_exchange(m, hw, cfg, sites, out);
     const double H = static_cast<double>(cfg.local_steps);
     const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
-    out.exposed = std::max(0.0, out.exchange - tau * inner) / H;
-    out.inner = inner;
-    out.step = inner + out.exposed;
-    out.tokens_per_step = tokens;
-    out.slowest = pool_label(hw.pools[slowest]);
+    out.exposed = std::max(0.0, out.exchange - tau * out.inner) / H;
+    out.step = out.inner + out.exposed;
     out.ok = fits;
     if (!fits) out.reason = "a pool's share of the batch does not fit";
     return out;
@@ -218,16 +248,17 @@ StepEstimate stage_estimate(const StepInputs& in0, const Hardware& h, const Trai
     return estimate_step(in, hh, c, eff);
 }
 
-ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
-    ModeResult best;
-    best.reason = "no pipeline layout fits";
-    const TrainingModel tm = training_model(m);
-    const StepInputs& in = tm.in;
-    const double L = in.layers;
-    const std::size_t k = hw.pools.size();
+// Whether `t`-way tensor parallelism divides the attention heads (and the KV heads, or they it).
+bool heads_ok(const ModelSpec& shape, Count t) {
+    return std::fmod(shape.heads, static_cast<double>(t)) == 0 &&
+           (shape.is_mla() || std::fmod(shape.kv_heads, static_cast<double>(t)) == 0 ||
+            std::fmod(static_cast<double>(t), shape.kv_heads) == 0);
+}
+
+// Data-parallel sizes: the divisors of the pools' gcd (found up to its square root), at most 128.
+std::vector<Count> pipeline_dps(const Hardware& hw) {
     Count g = 0;
     for (const Pool& p : hw.pools) g = std::gcd(g, p.count);
-    // Data-parallel sizes: the divisors of the pools' gcd (found up to its square root), at most 128.
     std::vector<Count> dps;
     for (Count d = 1; d * d <= g && dps.size() < 128; ++d)
         if (g % d == 0) {
@@ -235,167 +266,429 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
             if (d * d != g) dps.push_back(g / d);
         }
     std::sort(dps.begin(), dps.end());
+    return dps;
+}
+
+// What every pipeline candidate shares: the model's step inputs, each pool as a cluster, its efficiencies.
+struct PipeSearch {
+    const ModelSpec& m;
+    const Hardware& hw;
+    const TrainingConfig& cfg;
+    const std::vector<Site>& sites;
+    const TrainingModel& tm;
     std::vector<Hardware> hs;
     std::vector<Efficiency> effs;
-    for (const Pool& p : hw.pools) hs.push_back(pool_hardware(hw, p)), effs.push_back(training_efficiency(cfg, p.device));
+};
+
+// One pipeline candidate: data-parallel size, micro-batch, batch and recomputation; then per pool its
+// tensor- and pipeline-parallel sizes, one layer's micro-batch time, layer capacity and layers.
+struct PipeTry {
+    Count dp, mb, gb;
+    Recompute rc;
+    std::vector<Count> tp, pp;
+    std::vector<double> t_layer, cap, layers;
+    double stages = 0;
+};
+
+// Each pool's tensor-parallel size: the fastest per layer among the node-sized ones. False if a pool has none.
+bool choose_tp(const PipeSearch& s, PipeTry& c) {
+    bool ok = true;
+    for (std::size_t i = 0; i < s.hw.pools.size() && ok; ++i) {
+        double best_rate = 0;
+        const Count node = std::max<Count>(1, s.hs[i].devices_per_node);
+        for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
+            if (!heads_ok(s.tm.shape, t) || s.hw.pools[i].count % (c.dp * t) != 0) continue;
+            const Count p = s.hw.pools[i].count / (c.dp * t);
+            // One layer's micro-batch time: two layers per stage minus one (the logits and the
+            // stage's sends cancel out).
+            const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, 2, t, c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+            const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, 2, t, c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+            const double per_layer = std::max(1e-12, e2.microbatch_seconds - e1.microbatch_seconds);
+            const double rate = static_cast<double>(p) / per_layer;
+            if (rate > best_rate) best_rate = rate, c.tp[i] = t, c.pp[i] = p, c.t_layer[i] = per_layer;
+        }
+        ok = best_rate > 0;
+        c.stages += static_cast<double>(c.pp[i]);
+    }
+    return ok;
+}
+
+// The layers each pool's memory holds on its stages; returns the pools' summed speed (stages per layer time).
+double layer_caps(const PipeSearch& s, PipeTry& c) {
+    const double L = s.tm.in.layers;
+    double rate_sum = 0;
+    for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
+        const double cap_bytes = s.hw.pools[i].device.memory_bytes.value_or(0);
+        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+        const double per_layer = e2.memory.total - e1.memory.total;
+        const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - e1.memory.total) / per_layer) : L;
+        c.cap[i] = std::max(0.0, per_stage) * static_cast<double>(c.pp[i]);
+        rate_sum += static_cast<double>(c.pp[i]) / c.t_layer[i];
+    }
+    return rate_sum;
+}
+
+// Layers in proportion to speed, pools over their capacity capped at it (repeatedly), at least one
+// per stage; returns the layers assigned.
+double spread_layers(const PipeSearch& s, PipeTry& c, double rate_sum) {
+    const std::size_t k = s.hw.pools.size();
+    const double L = s.tm.in.layers;
+    double left = L, free_rate = rate_sum;
+    std::vector<bool> fixed(k, false);
+    for (int round = 0; round < 64 && left > 0; ++round) {
+        bool capped = false;
+        for (std::size_t i = 0; i < k; ++i) {
+            if (fixed[i]) continue;
+            const double want = left * (static_cast<double>(c.pp[i]) / c.t_layer[i]) / free_rate;
+            if (want > c.cap[i]) c.layers[i] = c.cap[i], fixed[i] = true, capped = true;
+        }
+        if (!capped) break;
+        left = L, free_rate = 0;
+        for (std::size_t i = 0; i < k; ++i) (fixed[i] ? left -= c.layers[i] : free_rate += static_cast<double>(c.pp[i]) / c.t_layer[i]);
+        if (free_rate <= 0) break;
+    }
+    double assigned = 0;
+    for (std::size_t i = 0; i < k; ++i) {
+        if (!fixed[i]) c.layers[i] = free_rate > 0 ? std::floor(left * (static_cast<double>(c.pp[i]) / c.t_layer[i]) / free_rate) : 0;
+        c.layers[i] = std::max(c.layers[i], static_cast<double>(c.pp[i]));
+        assigned += c.layers[i];
+    }
+    return assigned;
+}
+
+// Brings the layers assigned to exactly the model's; false if the pools cannot hold them.
+bool round_layers(const PipeSearch& s, PipeTry& c, double assigned) {
+    const std::size_t k = s.hw.pools.size();
+    const double L = s.tm.in.layers;
+    // Rounding: the remaining layers go to the pools with room, fastest per layer first.
+    for (int guard = 0; guard < 100000 && assigned < L; ++guard) {
+        std::size_t pick = k;
+        double best_t = 1e300;
+        for (std::size_t i = 0; i < k; ++i) {
+            const double t_stage = std::ceil((c.layers[i] + 1.0) / static_cast<double>(c.pp[i])) * c.t_layer[i];
+            if (c.layers[i] + 1.0 <= c.cap[i] && t_stage < best_t) best_t = t_stage, pick = i;
+        }
+        if (pick == k) break;
+        c.layers[pick] += 1.0, assigned += 1.0;
+    }
+    for (std::size_t i = 0; i < k && assigned > L; ++i)
+        while (assigned > L && c.layers[i] > static_cast<double>(c.pp[i])) c.layers[i] -= 1.0, assigned -= 1.0;
+    return assigned == L;
+}
+
+// The stages of a candidate: the slowest stage's micro-batch time and estimate, the slowest pool's
+// data-parallel reduction and optimizer step, whether every stage fits, each pool's figures.
+struct Stages {
+    double t_mb = 0, dp_opt = 0;
+    StepEstimate slowest;
+    bool fits = true;
+    std::vector<FleetPool> fps;
+};
+
+// Pool i's figures as stages of the pipeline (e: its stage's estimate).
+FleetPool stage_pool(const PipeSearch& s, const PipeTry& c, std::size_t i, const StepEstimate& e) {
+    const double capb = s.hw.pools[i].device.memory_bytes.value_or(0);
+    FleetPool fp;
+    fp.pool = s.hw.pools[i];
+    fp.layout = s.cfg;
+    fp.layout.tp = c.tp[i], fp.layout.pp = c.pp[i], fp.layout.dp = c.dp, fp.layout.micro_batch = c.mb, fp.layout.global_batch = c.gb;
+    fp.layout.zero = 1, fp.layout.recompute = c.rc, fp.layout.sequence_parallel = c.tp[i] > 1, fp.layout.vpp = 1;
+    fp.layers = c.layers[i];
+    fp.step_seconds = e.microbatch_seconds;
+    fp.memory_per_gpu_bytes = e.memory.total;
+    fp.memory_capacity_bytes = capb;
+    fp.fits = e.memory.total <= capb;
+    fp.peak_flops_per_second = static_cast<double>(s.hw.pools[i].count) * peak16(s.hw.pools[i].device, s.cfg.precision);
+    return fp;
+}
+
+// The pipeline: every micro-batch through every stage; the slowest stage sets the pace.
+Stages run_stages(const PipeSearch& s, const PipeTry& c) {
+    Stages st;
+    for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
+        const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
+        const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+        if (e.microbatch_seconds > st.t_mb) st.t_mb = e.microbatch_seconds, st.slowest = e;
+        st.dp_opt = std::max(st.dp_opt, e.step.dp_comm + e.step.optimizer);
+        st.fps.push_back(stage_pool(s, c, i, e));
+        st.fits = st.fits && st.fps.back().fits;
+    }
+    return st;
+}
+
+// The sends between pools: the most exposed per micro-batch, the pipeline's fill, the largest send
+// over the WAN and the throughput the WAN bounds.
+struct Boundaries {
+    double exposed_mb = 0, fill = 0, wan_bytes = 0, bound = 0;
+};
+
+// Devices of the site named `name`.
+double site_devices(const std::vector<Site>& sites, const std::string& name) {
+    double dev = 0;
+    for (const Site& s : sites)
+        if (s.name == name) dev = s.devices;
+    return dev;
+}
+
+// Boundaries between pools: over the site network (same site) or the WAN (different sites).
+Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
+    const StepInputs& in = s.tm.in;
+    const Hardware& hw = s.hw;
+    Boundaries b;
+    for (std::size_t i = 0; i + 1 < hw.pools.size(); ++i) {
+        const double bytes = 2.0 * static_cast<double>(c.mb) * in.seq * in.hidden / static_cast<double>(c.tp[i] > 1 ? c.tp[i] : 1);
+        double x = 0, lat = 0;
+        const double net_eff = s.effs[i].gen.network;
+        if (hw.pools[i].site == hw.pools[i + 1].site) {
+            const NetworkLevels n = network_levels(s.hs[i]);
+            x = bytes / (n.scale_out * net_eff);
+            lat = std::max(s.effs[i].gen.collective_latency_seconds, n.scale_out_latency);
+        } else {
+            const auto [bw, l] = site_wan(hw, site_devices(s.sites, hw.pools[i].site));
+            const double senders = static_cast<double>(c.tp[i] * c.dp);
+            x = bytes / (bw * net_eff / senders);
+            lat = l;
+            b.wan_bytes = std::max(b.wan_bytes, bytes);
+            const double bd = static_cast<double>(c.dp * c.mb) * in.seq / x;
+            b.bound = b.bound > 0 ? std::min(b.bound, bd) : bd;
+        }
+        b.exposed_mb = std::max(b.exposed_mb, x - t_mb);
+        b.fill += 2.0 * (x + lat);
+    }
+    return b;
+}
+
+// The candidate's step (its micro-batches through the slowest stage, the sends between pools, the
+// data-parallel reduction); it replaces `best` if faster.
+void keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, const Boundaries& b, ModeResult& best) {
+    const double m_count = static_cast<double>(c.gb / (c.dp * c.mb));
+    const double pp_wan = m_count * std::max(0.0, b.exposed_mb) + b.fill;
+    const double step = (m_count + c.stages - 1.0) * st.t_mb + pp_wan + st.dp_opt;
+    const double tokens = static_cast<double>(c.gb) * s.m.seq_len;
+    if (best.ok && !(tokens / step > best.tokens_per_step / best.step)) return;
+    best.ok = true;
+    best.step = step;
+    best.inner = step;
+    best.tokens_per_step = tokens;
+    best.pools = st.fps;
+    best.dp = static_cast<double>(c.dp);
+    best.pp_wan = pp_wan;
+    best.pp_wan_bytes = b.wan_bytes;
+    best.pp_bound = b.bound;
+    // The slowest stage's micro-batches by cause, the pipeline's bubble and sends between
+    // pools, and the slowest pool's data-parallel reduction and optimizer step.
+    best.breakdown = st.slowest.step;
+    best.breakdown.pp_bubble = (c.stages - 1.0) * st.t_mb;
+    best.breakdown.pp_comm += pp_wan;
+    best.breakdown.dp_comm = st.dp_opt;
+    best.breakdown.optimizer = 0;
+    best.breakdown.total = step;
+}
+
+// One pipeline through the pools: over data-parallel sizes, micro-batches and recomputation, each
+// pool's stages and layers balanced by speed within memory; the fastest that fits.
+ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
+    ModeResult best;
+    best.reason = "no pipeline layout fits";
+    const TrainingModel tm = training_model(m);
+    const std::size_t k = hw.pools.size();
+    const std::vector<Count> dps = pipeline_dps(hw);
+    PipeSearch s{m, hw, cfg, sites, tm, {}, {}};
+    for (const Pool& p : hw.pools) s.hs.push_back(pool_hardware(hw, p)), s.effs.push_back(training_efficiency(cfg, p.device));
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
-    auto heads_ok = [&](Count t) {
-        return std::fmod(tm.shape.heads, static_cast<double>(t)) == 0 &&
-               (tm.shape.is_mla() || std::fmod(tm.shape.kv_heads, static_cast<double>(t)) == 0 ||
-                std::fmod(static_cast<double>(t), tm.shape.kv_heads) == 0);
-    };
     for (Count dp : dps) {
         for (Count mb : {1, 2, 4}) {
             const Count gb = std::max<Count>(dp * mb, static_cast<Count>(std::round(B / static_cast<double>(dp * mb))) * dp * mb);
             for (Recompute rc : {Recompute::selective, Recompute::full}) {
-                // Each pool's tensor-parallel size: the fastest per layer among the node-sized ones.
-                std::vector<Count> tp(k, 1), pp(k, 1);
-                std::vector<double> t_layer(k, 0);
-                double stages = 0;
-                bool ok = true;
-                for (std::size_t i = 0; i < k && ok; ++i) {
-                    double best_rate = 0;
-                    const Count node = std::max<Count>(1, hs[i].devices_per_node);
-                    for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
-                        if (!heads_ok(t) || hw.pools[i].count % (dp * t) != 0) continue;
-                        const Count p = hw.pools[i].count / (dp * t);
-                        // One layer's micro-batch time: two layers per stage minus one (the logits and the
-                        // stage's sends cancel out).
-                        const StepEstimate e1 = stage_estimate(in, hs[i], cfg, 1, 2, t, dp, mb, gb, rc, effs[i]);
-                        const StepEstimate e2 = stage_estimate(in, hs[i], cfg, 2, 2, t, dp, mb, gb, rc, effs[i]);
-                        const double per_layer = std::max(1e-12, e2.microbatch_seconds - e1.microbatch_seconds);
-                        const double rate = static_cast<double>(p) / per_layer;
-                        if (rate > best_rate) best_rate = rate, tp[i] = t, pp[i] = p, t_layer[i] = per_layer;
-                    }
-                    ok = best_rate > 0;
-                    stages += static_cast<double>(pp[i]);
-                }
-                if (!ok || stages > L) continue;
+                PipeTry c{dp,
+                          mb,
+                          gb,
+                          rc,
+                          std::vector<Count>(k, 1),
+                          std::vector<Count>(k, 1),
+                          std::vector<double>(k, 0),
+                          std::vector<double>(k, 0),
+                          std::vector<double>(k, 0),
+                          0};
+                if (!choose_tp(s, c) || c.stages > tm.in.layers) continue;
                 // Layers by speed (stage time balanced), at least one per stage, within each pool's memory.
-                std::vector<double> cap(k, 0), layers(k, 0);
-                double rate_sum = 0;
-                for (std::size_t i = 0; i < k; ++i) {
-                    const double cap_bytes = hw.pools[i].device.memory_bytes.value_or(0);
-                    const StepEstimate e1 = stage_estimate(in, hs[i], cfg, 1, stages, tp[i], dp, mb, gb, rc, effs[i]);
-                    const StepEstimate e2 = stage_estimate(in, hs[i], cfg, 2, stages, tp[i], dp, mb, gb, rc, effs[i]);
-                    const double per_layer = e2.memory.total - e1.memory.total;
-                    const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - e1.memory.total) / per_layer) : L;
-                    cap[i] = std::max(0.0, per_stage) * static_cast<double>(pp[i]);
-                    rate_sum += static_cast<double>(pp[i]) / t_layer[i];
-                }
-                double left = L, free_rate = rate_sum;
-                std::vector<bool> fixed(k, false);
-                for (int round = 0; round < 64 && left > 0; ++round) {
-                    bool capped = false;
-                    for (std::size_t i = 0; i < k; ++i) {
-                        if (fixed[i]) continue;
-                        const double want = left * (static_cast<double>(pp[i]) / t_layer[i]) / free_rate;
-                        if (want > cap[i]) layers[i] = cap[i], fixed[i] = true, capped = true;
-                    }
-                    if (!capped) break;
-                    left = L, free_rate = 0;
-                    for (std::size_t i = 0; i < k; ++i)
-                        (fixed[i] ? left -= layers[i] : free_rate += static_cast<double>(pp[i]) / t_layer[i]);
-                    if (free_rate <= 0) break;
-                }
-                double assigned = 0;
-                for (std::size_t i = 0; i < k; ++i) {
-                    if (!fixed[i]) layers[i] = free_rate > 0 ? std::floor(left * (static_cast<double>(pp[i]) / t_layer[i]) / free_rate) : 0;
-                    layers[i] = std::max(layers[i], static_cast<double>(pp[i]));
-                    assigned += layers[i];
-                }
-                // Rounding: the remaining layers go to the pools with room, fastest per layer first.
-                for (int guard = 0; guard < 100000 && assigned < L; ++guard) {
-                    std::size_t pick = k;
-                    double best_t = 1e300;
-                    for (std::size_t i = 0; i < k; ++i) {
-                        const double t_stage = std::ceil((layers[i] + 1.0) / static_cast<double>(pp[i])) * t_layer[i];
-                        if (layers[i] + 1.0 <= cap[i] && t_stage < best_t) best_t = t_stage, pick = i;
-                    }
-                    if (pick == k) break;
-                    layers[pick] += 1.0, assigned += 1.0;
-                }
-                for (std::size_t i = 0; i < k && assigned > L; ++i)
-                    while (assigned > L && layers[i] > static_cast<double>(pp[i])) layers[i] -= 1.0, assigned -= 1.0;
-                if (assigned != L) continue;
-                // The pipeline: every micro-batch through every stage; the slowest stage sets the pace.
-                double t_mb = 0, dp_opt = 0;
-                StepEstimate slowest_stage;
-                bool fits = true;
-                std::vector<FleetPool> fps;
-                for (std::size_t i = 0; i < k; ++i) {
-                    const double ls = std::ceil(layers[i] / static_cast<double>(pp[i]));
-                    const StepEstimate e = stage_estimate(in, hs[i], cfg, ls, stages, tp[i], dp, mb, gb, rc, effs[i]);
-                    if (e.microbatch_seconds > t_mb) t_mb = e.microbatch_seconds, slowest_stage = e;
-                    dp_opt = std::max(dp_opt, e.step.dp_comm + e.step.optimizer);
-                    const double capb = hw.pools[i].device.memory_bytes.value_or(0);
-                    fits = fits && e.memory.total <= capb;
-                    FleetPool fp;
-                    fp.pool = hw.pools[i];
-                    fp.layout = cfg;
-                    fp.layout.tp = tp[i], fp.layout.pp = pp[i], fp.layout.dp = dp, fp.layout.micro_batch = mb, fp.layout.global_batch = gb;
-                    fp.layout.zero = 1, fp.layout.recompute = rc, fp.layout.sequence_parallel = tp[i] > 1, fp.layout.vpp = 1;
-                    fp.layers = layers[i];
-                    fp.step_seconds = e.microbatch_seconds;
-                    fp.memory_per_gpu_bytes = e.memory.total;
-                    fp.memory_capacity_bytes = capb;
-                    fp.fits = e.memory.total <= capb;
-                    fp.peak_flops_per_second = static_cast<double>(hw.pools[i].count) * peak16(hw.pools[i].device, cfg.precision);
-                    fps.push_back(fp);
-                }
-                if (!fits) continue;
-                // Boundaries between pools: over the site network (same site) or the WAN (different sites).
-                const double m_count = static_cast<double>(gb / (dp * mb));
-                double exposed_mb = 0, fill = 0, wan_bytes = 0, bound = 0;
-                for (std::size_t i = 0; i + 1 < k; ++i) {
-                    const double bytes = 2.0 * static_cast<double>(mb) * in.seq * in.hidden / static_cast<double>(tp[i] > 1 ? tp[i] : 1);
-                    double x = 0, lat = 0;
-                    const double net_eff = effs[i].gen.network;
-                    if (hw.pools[i].site == hw.pools[i + 1].site) {
-                        const NetworkLevels n = network_levels(hs[i]);
-                        x = bytes / (n.scale_out * net_eff);
-                        lat = std::max(effs[i].gen.collective_latency_seconds, n.scale_out_latency);
-                    } else {
-                        double dev = 0;
-                        for (const Site& s : sites)
-                            if (s.name == hw.pools[i].site) dev = s.devices;
-                        const auto [bw, l] = site_wan(hw, dev);
-                        const double senders = static_cast<double>(tp[i] * dp);
-                        x = bytes / (bw * net_eff / senders);
-                        lat = l;
-                        wan_bytes = std::max(wan_bytes, bytes);
-                        const double b = static_cast<double>(dp * mb) * in.seq / x;
-                        bound = bound > 0 ? std::min(bound, b) : b;
-                    }
-                    exposed_mb = std::max(exposed_mb, x - t_mb);
-                    fill += 2.0 * (x + lat);
-                }
-                const double pp_wan = m_count * std::max(0.0, exposed_mb) + fill;
-                const double step = (m_count + stages - 1.0) * t_mb + pp_wan + dp_opt;
-                const double tokens = static_cast<double>(gb) * m.seq_len;
-                if (!best.ok || tokens / step > best.tokens_per_step / best.step) {
-                    best.ok = true;
-                    best.step = step;
-                    best.inner = step;
-                    best.tokens_per_step = tokens;
-                    best.pools = fps;
-                    best.dp = static_cast<double>(dp);
-                    best.pp_wan = pp_wan;
-                    best.pp_wan_bytes = wan_bytes;
-                    best.pp_bound = bound;
-                    // The slowest stage's micro-batches by cause, the pipeline's bubble and sends between
-                    // pools, and the slowest pool's data-parallel reduction and optimizer step.
-                    best.breakdown = slowest_stage.step;
-                    best.breakdown.pp_bubble = (stages - 1.0) * t_mb;
-                    best.breakdown.pp_comm += pp_wan;
-                    best.breakdown.dp_comm = dp_opt;
-                    best.breakdown.optimizer = 0;
-                    best.breakdown.total = step;
-                }
+                const double rate_sum = layer_caps(s, c);
+                if (!round_layers(s, c, spread_layers(s, c, rate_sum))) continue;
+                const Stages st = run_stages(s, c);
+                if (!st.fits) continue;
+                keep_if_faster(s, c, st, pool_boundaries(s, c, st.t_mb), best);
             }
         }
     }
     return best;
+}
+
+// Why the other mode was not chosen: its own reason, or its throughput against the chosen one's.
+std::string why_not_other(bool use_dp, const ModeResult& r, const ModeResult& other) {
+    return !other.ok ? other.reason
+                     : (use_dp ? "one pipeline through the pools reaches " : "data parallel across pools reaches ") +
+                           jr::fmt_num(other.tokens_per_step / other.step) + " tokens/s, against " +
+                           jr::fmt_num(r.ok ? r.tokens_per_step / r.step : 0.0);
+}
+
+// The model's figures of the run: parameters, tokens and FLOPs.
+void fleet_model_figures(const ModelSpec& m, const TrainingConfig& cfg, const Efficiency& eff0, TrainingResult& t) {
+    t.config = cfg;
+    t.framework = eff0.fw.name;
+    const ParamCount pc = count_params(m);
+    t.params_total = pc.total;
+    t.params_active = pc.active;
+    t.tokens = cfg.tokens.value_or(0);
+    t.model_flops_per_token = m.has_architecture ? model_flops_per_token_training(m) : 6.0 * pc.active;
+    t.hardware_flops_per_token = t.model_flops_per_token;
+    t.flops = t.model_flops_per_token * t.tokens;
+    t.flops_6nd = 6.0 * pc.active * t.tokens;
+}
+
+// Neither mode trains the model: both reasons, and the fullest pool's memory.
+void fleet_infeasible(const ModeResult& dpm, const ModeResult& ppm, const ModeResult& r, TrainingResult& t) {
+    t.fits = false;
+    t.infeasible_reason = "the mixed fleet cannot train this model: " + dpm.reason + "; " + ppm.reason;
+    double worst = 0;
+    for (const auto& fp : r.pools) worst = std::max(worst, fp.memory_per_gpu_bytes);
+    t.memory.total = worst;
+}
+
+// The fleet's memory per device: the fullest pool's (relative to its capacity), and the largest outer state.
+void fleet_memory(const ModeResult& r, TrainingResult& t) {
+    double worst_ratio = -1;
+    for (const auto& fp : r.pools) {
+        const double ratio = fp.memory_capacity_bytes > 0 ? fp.memory_per_gpu_bytes / fp.memory_capacity_bytes : 1e9;
+        if (ratio > worst_ratio)
+            worst_ratio = ratio, t.memory.total = fp.memory_per_gpu_bytes, t.memory_capacity_bytes = fp.memory_capacity_bytes;
+    }
+    for (const auto& fp : r.pools) t.memory.outer_optimizer = std::max(t.memory.outer_optimizer, fp.outer_optimizer_bytes);
+    t.fits = t.memory.total <= t.memory_capacity_bytes;
+}
+
+// The fleet's step, throughput and utilisation (or the throughput at a given MFU).
+void fleet_throughput(const ModeResult& r, const TrainingConfig& cfg, double devices, double peak, TrainingResult& t) {
+    t.step = r.breakdown;
+    t.step.outer_comm = cfg.local_steps > 1 ? r.exposed : 0.0;
+    if (cfg.local_steps == 1) t.step.dp_comm += r.exposed;
+    t.step.total = r.step;
+    t.step_seconds = r.step;
+    t.tokens_per_step = r.tokens_per_step;
+    t.tokens_per_second = r.tokens_per_step / r.step;
+    t.mfu = peak > 0 ? t.model_flops_per_token * t.tokens_per_second / peak : 0;
+    t.mfu_predicted = t.mfu;
+    t.hfu = t.mfu;
+    t.achieved_flops_per_second_per_gpu = t.model_flops_per_token * t.tokens_per_second / devices;
+    if (cfg.mfu) {
+        t.mfu_given = true;
+        t.mfu = *cfg.mfu;
+        t.tokens_per_second = t.mfu * peak / t.model_flops_per_token;
+        t.step_seconds = t.tokens_per_step / t.tokens_per_second;
+    }
+}
+
+// The traffic between sites and pools of the chosen mode.
+void fleet_wan(const ModeResult& r, bool use_dp, double sites, TrainingResult& t) {
+    t.wan.sites_dp = use_dp ? sites : 1;
+    t.wan.sites_pp = use_dp ? 1 : sites;
+    t.wan.exchange_seconds = r.exchange;
+    t.wan.exchange_bytes_per_site = r.exchange_bytes;
+    t.wan.sync_bytes_per_site_per_step = r.sync_bytes;
+    t.wan.bytes_per_site_per_step = r.moved_per_step;
+    t.wan.exchange_exposed_seconds = r.exposed;
+    t.wan.pp_seconds = r.pp_wan;
+    t.wan.pp_bytes_per_microbatch = r.pp_wan_bytes;
+    t.wan.pp_bound_tokens_per_second = r.pp_bound;
+    t.wan.inner_step_seconds = r.inner;
+}
+
+// Factors of the MFU band (low, high) applied to the run's time and cost.
+struct Band {
+    double lo, hi;
+};
+
+// The MFU band of the fleet and its basis.
+Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff0, TrainingResult& t) {
+    // Band: calibrated only if every pool's generation and the framework are.
+    const Calibration& cal = calibration();
+    bool calibrated = listed(cal.calibrated_frameworks, eff0.fw.id);
+    for (const Pool& p : hw.pools) {
+        const Efficiency e = training_efficiency(cfg, p.device);
+        calibrated = calibrated && !e.fallback_used && listed(cal.calibrated_generations, e.gen.id);
+    }
+    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
+    const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
+    const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high - 1.0) * widen;
+    t.band_basis =
+        t.mfu_given
+            ? "MFU given: no model uncertainty"
+            : cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
+    if (!t.mfu_given) t.mfu_low = t.mfu * lo, t.mfu_high = t.mfu * hi;
+    return {lo, hi};
+}
+
+// GPU-hours, energy and cost of the run summed over the pools; priced: every pool has a price.
+struct PoolTotals {
+    double gpu_hours = 0, cost = 0, energy = 0;
+    bool priced = true;
+};
+
+// The pools' GPU-hours, energy and cost for a run of `seconds` (owned: amortised price and power; else the hourly rate).
+PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
+    PoolTotals s;
+    for (const Pool& p : hw.pools) {
+        const double h = static_cast<double>(p.count) * seconds / units::seconds_per_hour;
+        const double e = h * p.device.tdp_watts.value_or(0) / 1000.0 * costs.pue;
+        s.gpu_hours += h;
+        s.energy += e;
+        if (costs.ownership == Ownership::owned) {
+            s.cost +=
+                h * p.device.price_usd.value_or(0) / (costs.lifetime_years * units::hours_per_year) + e * costs.electricity_usd_per_kwh;
+        } else {
+            const HourlyRate rate = gpu_hour_rate(p.device, costs);
+            s.priced = s.priced && rate.usd.has_value();
+            s.cost += h * rate.usd.value_or(0);
+        }
+    }
+    return s;
+}
+
+// The run's time, GPU-hours, energy, CO2 and cost (with their band), when training.tokens is given.
+void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, TrainingResult& t) {
+    if (t.tokens > 0 && t.tokens_per_second > 0) {
+        const double seconds = t.tokens / t.tokens_per_second / t.goodput.value;
+        const PoolTotals s = pool_totals(hw, costs, seconds);
+        t.seconds = seconds;
+        t.gpu_hours = s.gpu_hours;
+        t.energy_kwh = s.energy;
+        t.co2_kg = s.energy * costs.grid_kg_co2_per_kwh;
+        t.seconds_low = seconds / band.hi;
+        t.seconds_high = seconds / band.lo;
+        t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
+        if (s.priced)
+            t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
+        else
+            t.warnings.push_back("a pool's device has no $/GPU-hour: set costs.gpu_hour_usd");
+    } else if (t.tokens <= 0) {
+        t.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
+    }
+}
+
+// The derivation of the fleet's step in the chosen mode.
+void explain_fleet_step(const ModeResult& r, bool use_dp, const TrainingConfig& cfg, const Hardware& hw, double sites, Trace& trace) {
+    trace.add("training.step_seconds",
+              use_dp ? "max over pools (pool step on its share of the batch) + exposed exchange between pools / local_steps"
+                     : "(micro-batches + stages - 1) x slowest stage's micro-batch + sends between pools + data-parallel reduction",
+              {{"inner_step_seconds", r.inner},
+               {"exchange_seconds", r.exchange},
+               {"local_steps", static_cast<double>(cfg.local_steps)},
+               {"pools", static_cast<double>(hw.pools.size())},
+               {"sites", sites}},
+              r.step, "s",
+              use_dp
+                  ? "synchronous data parallelism: the slowest member sets the step; shares of the batch by measured speed (load balancing)"
+                  : "1F1B pipeline (Narayanan et al. 2021) with stages balanced by speed within memory (HetPipe, Park et al. 2020)");
 }
 
 }  // namespace
@@ -414,28 +707,15 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     const ModeResult ppm = pipeline(m, hw, cfg, sites);
     const bool use_dp = dpm.ok && (!ppm.ok || dpm.tokens_per_step / dpm.step >= ppm.tokens_per_step / ppm.step);
     const ModeResult& r = use_dp ? dpm : ppm;
-    const ModeResult& other = use_dp ? ppm : dpm;
     f.mode = use_dp ? "data_parallel" : "pipeline";
-    f.why_not_other = !other.ok ? other.reason
-                                : (use_dp ? "one pipeline through the pools reaches " : "data parallel across pools reaches ") +
-                                      jr::fmt_num(other.tokens_per_step / other.step) + " tokens/s, against " +
-                                      jr::fmt_num(r.ok ? r.tokens_per_step / r.step : 0.0);
+    f.why_not_other = why_not_other(use_dp, r, use_dp ? ppm : dpm);
     f.pools = r.pools;
     f.slowest_pool = r.slowest;
     f.exchange_seconds = r.exchange;
     f.pipeline_dp = r.dp;
 
     TrainingResult& t = f.total;
-    t.config = cfg;
-    t.framework = eff0.fw.name;
-    const ParamCount pc = count_params(m);
-    t.params_total = pc.total;
-    t.params_active = pc.active;
-    t.tokens = cfg.tokens.value_or(0);
-    t.model_flops_per_token = m.has_architecture ? model_flops_per_token_training(m) : 6.0 * pc.active;
-    t.hardware_flops_per_token = t.model_flops_per_token;
-    t.flops = t.model_flops_per_token * t.tokens;
-    t.flops_6nd = 6.0 * pc.active * t.tokens;
+    fleet_model_figures(m, cfg, eff0, t);
     double devices = 0, peak = 0;
     for (const Pool& p : hw.pools)
         devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
@@ -443,118 +723,21 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     t.peak_flops_per_second = devices > 0 ? peak / devices : 0;
     t.network = {{"sites", f.sites}, {"pools", static_cast<double>(hw.pools.size())}};
     if (!r.ok) {
-        t.fits = false;
-        t.infeasible_reason = "the mixed fleet cannot train this model: " + dpm.reason + "; " + ppm.reason;
-        double worst = 0;
-        for (const auto& fp : r.pools) worst = std::max(worst, fp.memory_per_gpu_bytes);
-        t.memory.total = worst;
+        fleet_infeasible(dpm, ppm, r, t);
         return f;
     }
     // The fleet as one run: the slowest pool's (data parallel) or stage's (pipeline) step, memory of
     // the fullest pool, peak and prices summed over the pools.
-    double worst_ratio = -1;
-    for (const auto& fp : r.pools) {
-        const double ratio = fp.memory_capacity_bytes > 0 ? fp.memory_per_gpu_bytes / fp.memory_capacity_bytes : 1e9;
-        if (ratio > worst_ratio)
-            worst_ratio = ratio, t.memory.total = fp.memory_per_gpu_bytes, t.memory_capacity_bytes = fp.memory_capacity_bytes;
-    }
-    for (const auto& fp : r.pools) t.memory.outer_optimizer = std::max(t.memory.outer_optimizer, fp.outer_optimizer_bytes);
-    t.fits = t.memory.total <= t.memory_capacity_bytes;
-    t.step = r.breakdown;
-    t.step.outer_comm = cfg.local_steps > 1 ? r.exposed : 0.0;
-    if (cfg.local_steps == 1) t.step.dp_comm += r.exposed;
-    t.step.total = r.step;
-    t.step_seconds = r.step;
-    t.tokens_per_step = r.tokens_per_step;
-    t.tokens_per_second = r.tokens_per_step / r.step;
-    t.mfu = peak > 0 ? t.model_flops_per_token * t.tokens_per_second / peak : 0;
-    t.mfu_predicted = t.mfu;
-    t.hfu = t.mfu;
-    t.achieved_flops_per_second_per_gpu = t.model_flops_per_token * t.tokens_per_second / devices;
-    if (cfg.mfu) {
-        t.mfu_given = true;
-        t.mfu = *cfg.mfu;
-        t.tokens_per_second = t.mfu * peak / t.model_flops_per_token;
-        t.step_seconds = t.tokens_per_step / t.tokens_per_second;
-    }
-    t.goodput = run_goodput(devices, pc.total, cfg.goodput);
-    t.wan.sites_dp = use_dp ? f.sites : 1;
-    t.wan.sites_pp = use_dp ? 1 : f.sites;
-    t.wan.exchange_seconds = r.exchange;
-    t.wan.exchange_bytes_per_site = r.exchange_bytes;
-    t.wan.sync_bytes_per_site_per_step = r.sync_bytes;
-    t.wan.bytes_per_site_per_step = r.moved_per_step;
-    t.wan.exchange_exposed_seconds = r.exposed;
-    t.wan.pp_seconds = r.pp_wan;
-    t.wan.pp_bytes_per_microbatch = r.pp_wan_bytes;
-    t.wan.pp_bound_tokens_per_second = r.pp_bound;
-    t.wan.inner_step_seconds = r.inner;
+    fleet_memory(r, t);
+    fleet_throughput(r, cfg, devices, peak, t);
+    t.goodput = run_goodput(devices, t.params_total, cfg.goodput);
+    fleet_wan(r, use_dp, f.sites, t);
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
-    // Band: calibrated only if every pool's generation and the framework are.
-    const Calibration& cal = calibration();
-    bool calibrated = listed(cal.calibrated_frameworks, eff0.fw.id);
-    for (const Pool& p : hw.pools) {
-        const Efficiency e = training_efficiency(cfg, p.device);
-        calibrated = calibrated && !e.fallback_used && listed(cal.calibrated_generations, e.gen.id);
-    }
-    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-    const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
-    const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high - 1.0) * widen;
-    t.band_basis =
-        t.mfu_given
-            ? "MFU given: no model uncertainty"
-            : cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
-    if (!t.mfu_given) t.mfu_low = t.mfu * lo, t.mfu_high = t.mfu * hi;
-    if (t.tokens > 0 && t.tokens_per_second > 0) {
-        const double seconds = t.tokens / t.tokens_per_second / t.goodput.value;
-        double gpu_hours = 0, cost = 0, energy = 0;
-        bool priced = true;
-        for (const Pool& p : hw.pools) {
-            const double h = static_cast<double>(p.count) * seconds / units::seconds_per_hour;
-            const double e = h * p.device.tdp_watts.value_or(0) / 1000.0 * costs.pue;
-            gpu_hours += h;
-            energy += e;
-            if (costs.ownership == Ownership::owned) {
-                cost +=
-                    h * p.device.price_usd.value_or(0) / (costs.lifetime_years * units::hours_per_year) + e * costs.electricity_usd_per_kwh;
-            } else {
-                const HourlyRate rate = gpu_hour_rate(p.device, costs);
-                priced = priced && rate.usd.has_value();
-                cost += h * rate.usd.value_or(0);
-            }
-        }
-        t.seconds = seconds;
-        t.gpu_hours = gpu_hours;
-        t.energy_kwh = energy;
-        t.co2_kg = energy * costs.grid_kg_co2_per_kwh;
-        t.seconds_low = seconds / hi;
-        t.seconds_high = seconds / lo;
-        t.gpu_hour_usd = gpu_hours > 0 ? cost / gpu_hours : 0;
-        if (priced)
-            t.cost_usd = cost, t.cost_usd_low = cost / hi, t.cost_usd_high = cost / lo;
-        else
-            t.warnings.push_back("a pool's device has no $/GPU-hour: set costs.gpu_hour_usd");
-    } else if (t.tokens <= 0) {
-        t.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
-    }
+    fleet_run_totals(hw, costs, fleet_band(hw, cfg, eff0, t), t);
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
-    if (trace.enabled()) {
-        trace.add(
-            "training.step_seconds",
-            use_dp ? "max over pools (pool step on its share of the batch) + exposed exchange between pools / local_steps"
-                   : "(micro-batches + stages - 1) x slowest stage's micro-batch + sends between pools + data-parallel reduction",
-            {{"inner_step_seconds", r.inner},
-             {"exchange_seconds", r.exchange},
-             {"local_steps", static_cast<double>(cfg.local_steps)},
-             {"pools", static_cast<double>(hw.pools.size())},
-             {"sites", f.sites}},
-            r.step, "s",
-            use_dp
-                ? "synchronous data parallelism: the slowest member sets the step; shares of the batch by measured speed (load balancing)"
-                : "1F1B pipeline (Narayanan et al. 2021) with stages balanced by speed within memory (HetPipe, Park et al. 2020)");
-    }
+    if (trace.enabled()) explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
     return f;
 }
 

@@ -49,89 +49,192 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     return r.best[0].mfu;
 }
 
-// what_can_train for one cluster and training config (the answer's keys; see answer_inverse).
-json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
-    json out;
-    const double n = static_cast<double>(hw.count);
-    double mfu = tc.mfu.value_or(kStartMfu);
-    double params = 0, tokens = 0, compute = 0;
-    Plan plan;
-    // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
-    auto goodput = [&](double N) { return run_goodput(n, N, tc.goodput).value; };
-    for (int it = 0; it < (tc.mfu ? 1 : 4); ++it) {
-        compute = n * peak * mfu * seconds * goodput(std::max(params, 1e9));
-        params = std::sqrt(compute / (6.0 * tpp));
-        tokens = tpp * params;
-        if (tc.mfu) break;
-        const double m = predicted_mfu(gpt_like_shape(params, kShapeSeqLen), hw, tc, n, &plan);
-        if (m <= 0) break;
-        mfu = m;
-    }
-    const double last_evaluated = params;
-    double gp = goodput(std::max(params, 1e9));
-    for (int k = 0; k < 8; ++k) {  // the goodput depends on the model size it decides: a fixed point
-        gp = goodput(std::max(params, 1e9));
-        compute = n * peak * mfu * seconds * gp;
-        params = std::sqrt(compute / (6.0 * tpp));
-    }
+// A what_can_train answer under way: the cluster and time available, and the figures found so far.
+struct Trainable {
+    const Hardware& hw;
+    const TrainingConfig& tc;
+    double seconds, tpp, peak, n;
+    double mfu;
+    double params = 0, tokens = 0, compute = 0, gp = 0;
+    Plan plan{};
     bool converged = true;
-    if (!tc.mfu && last_evaluated > 0 && std::abs(params / last_evaluated - 1.0) > 0.05) {
-        // No fixed point: the utilisation jumps with the model size (a model that no longer fits one
-        // site must pipeline across the WAN). The answer is then the largest model whose own MFU
-        // gives it the compute it needs: bisection on N (log scale) of N_opt(MFU(N)) >= N.
-        converged = false;
-        auto n_opt = [&](double N, double& u, Plan* p) {
-            u = predicted_mfu(gpt_like_shape(N, kShapeSeqLen), hw, tc, n, p);
-            return std::sqrt(n * peak * u * seconds * goodput(std::max(N, 1e9)) / (6.0 * tpp));
-        };
-        double lo = 1e8, hi = std::max(params, last_evaluated) * 2.0, u = 0;
-        Plan p_lo;
-        double u_lo = 0;
-        if (n_opt(lo, u_lo, &p_lo) >= lo) {
-            for (int k = 0; k < 14; ++k) {
-                const double mid = std::sqrt(lo * hi);
-                Plan p_mid;
-                if (n_opt(mid, u, &p_mid) >= mid)
-                    lo = mid, u_lo = u, p_lo = p_mid;
-                else
-                    hi = mid;
-            }
-            params = lo;
-            mfu = u_lo;
-            plan = p_lo;
-            gp = goodput(std::max(params, 1e9));
-            compute = n * peak * mfu * seconds * gp;
-        }
+};
+
+// Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
+double goodput(const Trainable& a, double N) { return run_goodput(a.n, N, a.tc.goodput).value; }
+
+// The compute-optimal model at the MFU the plan search predicts for it, iterated (given MFU: once).
+void iterate_mfu(Trainable& a) {
+    for (int it = 0; it < (a.tc.mfu ? 1 : 4); ++it) {
+        a.compute = a.n * a.peak * a.mfu * a.seconds * goodput(a, std::max(a.params, 1e9));
+        a.params = std::sqrt(a.compute / (6.0 * a.tpp));
+        a.tokens = a.tpp * a.params;
+        if (a.tc.mfu) break;
+        const double m = predicted_mfu(gpt_like_shape(a.params, kShapeSeqLen), a.hw, a.tc, a.n, &a.plan);
+        if (m <= 0) break;
+        a.mfu = m;
     }
-    tokens = tpp * params;
-    out["converged"] = converged;
-    out["seconds"] = seconds;
-    out["mfu"] = mfu;
-    out["goodput"] = gp;
-    if (plan.step_seconds > 0) {
-        out["plan"] = plan_to_json(plan);
-        out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * kShapeSeqLen;
-        out["global_batch_note"] = tc.global_batch
-                                       ? "training.global_batch as given"
-                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+}
+
+// The goodput and the compute-optimal model at the MFU found.
+void goodput_fixed_point(Trainable& a) {
+    a.gp = goodput(a, std::max(a.params, 1e9));
+    for (int k = 0; k < 8; ++k) {  // the goodput depends on the model size it decides: a fixed point
+        a.gp = goodput(a, std::max(a.params, 1e9));
+        a.compute = a.n * a.peak * a.mfu * a.seconds * a.gp;
+        a.params = std::sqrt(a.compute / (6.0 * a.tpp));
     }
-    out["compute_flops"] = compute;
-    out["compute_optimal_params"] = params;
-    out["compute_optimal_tokens"] = tokens;
+}
+
+// The compute-optimal size N_opt for a model of N parameters at its own predicted MFU (u, plan p).
+double n_opt(const Trainable& a, double N, double& u, Plan* p) {
+    u = predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, p);
+    return std::sqrt(a.n * a.peak * u * a.seconds * goodput(a, std::max(N, 1e9)) / (6.0 * a.tpp));
+}
+
+// The largest model whose own MFU gives it the compute it needs: bisection on N (log scale) of
+// N_opt(MFU(N)) >= N, between 1e8 and twice the sizes tried.
+void largest_self_consistent(Trainable& a, double last_evaluated) {
+    double lo = 1e8, hi = std::max(a.params, last_evaluated) * 2.0, u = 0;
+    Plan p_lo;
+    double u_lo = 0;
+    if (!(n_opt(a, lo, u_lo, &p_lo) >= lo)) return;
+    for (int k = 0; k < 14; ++k) {
+        const double mid = std::sqrt(lo * hi);
+        Plan p_mid;
+        if (n_opt(a, mid, u, &p_mid) >= mid)
+            lo = mid, u_lo = u, p_lo = p_mid;
+        else
+            hi = mid;
+    }
+    a.params = lo;
+    a.mfu = u_lo;
+    a.plan = p_lo;
+    a.gp = goodput(a, std::max(a.params, 1e9));
+    a.compute = a.n * a.peak * a.mfu * a.seconds * a.gp;
+}
+
+// The plan found and the global batch it trains with (in tokens of `seq_len`).
+void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len) {
+    out["plan"] = plan_to_json(plan);
+    out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
+    out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
+                                               : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                                                 "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+}
+
+// The keys of a what_can_train answer.
+json trainable_json(const Trainable& a) {
+    json out;
+    out["converged"] = a.converged;
+    out["seconds"] = a.seconds;
+    out["mfu"] = a.mfu;
+    out["goodput"] = a.gp;
+    if (a.plan.step_seconds > 0) add_plan(out, a.plan, a.tc, kShapeSeqLen);
+    out["compute_flops"] = a.compute;
+    out["compute_optimal_params"] = a.params;
+    out["compute_optimal_tokens"] = a.tokens;
     // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
-    out["largest_fitting_params"] = 0.9 * n * hw.device.memory_bytes.value_or(0) / 16.0;
-    if (tc.tokens) out["largest_params_for_tokens"] = compute / (6.0 * *tc.tokens);
+    out["largest_fitting_params"] = 0.9 * a.n * a.hw.device.memory_bytes.value_or(0) / 16.0;
+    if (a.tc.tokens) out["largest_params_for_tokens"] = a.compute / (6.0 * *a.tc.tokens);
     out["formula"] =
         "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
     out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
     return out;
 }
 
+// what_can_train for one cluster and training config (the answer's keys; see answer_inverse).
+json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
+    Trainable a{hw, tc, seconds, tpp, peak, static_cast<double>(hw.count), tc.mfu.value_or(kStartMfu)};
+    iterate_mfu(a);
+    const double last_evaluated = a.params;
+    goodput_fixed_point(a);
+    if (!tc.mfu && last_evaluated > 0 && std::abs(a.params / last_evaluated - 1.0) > 0.05) {
+        // No fixed point: the utilisation jumps with the model size (a model that no longer fits one
+        // site must pipeline across the WAN). The answer is then the largest model whose own MFU
+        // gives it the compute it needs: bisection on N (log scale) of N_opt(MFU(N)) >= N.
+        a.converged = false;
+        largest_self_consistent(a, last_evaluated);
+    }
+    a.tokens = tpp * a.params;
+    return trainable_json(a);
+}
+
+// A number with three significant digits.
 std::string sig3(double v) {
     char b[64];
     std::snprintf(b, sizeof b, "%.3g", v);
     return b;
+}
+
+// The index of network preset `id` in the catalog, if any.
+std::optional<int> network_preset(const char* id) {
+    const auto& all = network_presets();
+    for (std::size_t i = 0; i < all.size(); ++i)
+        if (all[i].id == id) return static_cast<int>(i);
+    return std::nullopt;
+}
+
+// One row of compare_networks: its id, label, cluster and training config.
+struct NetworkRow {
+    const char* id;
+    const char* label;
+    const Hardware* h;
+    const TrainingConfig* t;
+};
+
+// Why a row's answer is what it is: the figures that make the difference, in one or two sentences.
+std::string network_why(const NetworkRow& row, const json& a, const NetworkLevels& lv, double site_params) {
+    const double mfu = a["mfu"].get<double>(), N = a["compute_optimal_params"].get<double>();
+    const bool has_plan = a.contains("plan");
+    const double replica = has_plan ? a["plan"]["tp"].get<double>() * a["plan"]["pp"].get<double>() : 1.0;
+    const bool pipelined = lv.sites > 1 && replica > lv.devices_per_site;
+    std::string why =
+        std::string(row.label) + ": " + sig3(100.0 * mfu) + "% MFU, compute for a " + sig3(N / 1e9) + "B-parameter model in the time. ";
+    if (lv.sites <= 1)
+        why += "Gradients are reduced every step over " + sig3(lv.scale_out * 8e-9) +
+               " Gbit/s per device inside one fabric and mostly hidden behind the backward pass.";
+    else if (pipelined)
+        why += "A replica of that model (" + sig3(replica) + " devices) is larger than a site (" + sig3(lv.devices_per_site) +
+               "), so the best layout pipelines it across sites: activations cross the " + sig3(lv.wan * 8e-9) +
+               " Gbit/s links every micro-batch" + (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
+    else if (row.t->local_steps > 1)
+        why +=
+            "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
+            "gradients (INTELLECT-1's settings); a site holds at most " +
+            sig3(site_params / 1e9) + "B parameters.";
+    else
+        why += "Every step each of " + sig3(lv.sites) + " sites sends about twice the model's gradients over " + sig3(lv.wan * 8e-9) +
+               " Gbit/s, far longer than the step's compute.";
+    return why;
+}
+
+// One row of compare_networks: its cluster, training config, answer and explanation.
+json network_row(const NetworkRow& row, double seconds, double tpp, double peak) {
+    const auto& all = network_presets();
+    json a = what_can_train(*row.h, *row.t, seconds, tpp, peak);
+    const NetworkLevels lv = network_levels(*row.h);
+    const double site_params = 0.9 * lv.devices_per_site * row.h->device.memory_bytes.value_or(0) / 16.0;
+    json r = {{"id", row.id},
+              {"label", row.label},
+              {"hardware",
+               {{"network", row.h->network ? json(all[static_cast<std::size_t>(*row.h->network)].id) : json(nullptr)},
+                {"sites", lv.sites},
+                {"devices_per_site", lv.devices_per_site},
+                {"scale_out_bytes_per_second", lv.scale_out},
+                {"wan_bytes_per_second", lv.sites > 1 ? json(lv.wan) : json(nullptr)}}},
+              {"training",
+               {{"local_steps", row.t->local_steps},
+                {"outer_precision", row.t->local_steps > 1 ? json("int8") : json(nullptr)},
+                {"global_batch", row.t->global_batch ? json(*row.t->global_batch) : json(nullptr)}}},
+              {"mfu", a["mfu"]},
+              {"compute_optimal_params", a["compute_optimal_params"]},
+              {"compute_optimal_tokens", a["compute_optimal_tokens"]},
+              {"largest_fitting_params", a["largest_fitting_params"]},
+              {"largest_params_one_site", site_params},
+              {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
+    r["explanation"] = network_why(row, a, lv, site_params);
+    return r;
 }
 
 // The same devices in one cluster, across sites synchronously, and across sites with DiLoCo
@@ -139,18 +242,12 @@ std::string sig3(double v) {
 // scenario's sites when it has several, else every node on its own 1 Gb/s internet link (a
 // decentralized network such as io.net).
 json compare_networks(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
-    const auto& all = network_presets();
-    auto preset = [&](const char* id) -> std::optional<int> {
-        for (std::size_t i = 0; i < all.size(); ++i)
-            if (all[i].id == id) return static_cast<int>(i);
-        return std::nullopt;
-    };
     Hardware one = hw;  // one cluster: the catalog NIC (rail-optimised InfiniBand/RoCE on data-centre GPUs), one site
     one.network.reset(), one.latency_seconds.reset(), one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(),
                                                       one.wan_latency_seconds.reset();
     Hardware apart = hw;
     const bool scenario_has_sites = network_levels(hw).sites > 1;
-    if (!scenario_has_sites) apart.network = preset("internet-1g"), apart.sites = 1;
+    if (!scenario_has_sites) apart.network = network_preset("internet-1g"), apart.sites = 1;
     TrainingConfig sync = tc;
     sync.local_steps = 1;
     TrainingConfig diloco = tc;
@@ -164,79 +261,117 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
         diloco.global_batch = static_cast<Count>(apart_levels.sites * 1048576.0 / kShapeSeqLen);
         diloco.given |= field_bit(training_fields(), "global_batch");
     }
-    struct Row {
-        const char* id;
-        const char* label;
-        const Hardware* h;
-        const TrainingConfig* t;
-    };
-    const Row rows[] = {
+    const NetworkRow rows[] = {
         {"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
         {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},
         {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per site per step)", &apart, &diloco}};
     json out = json::array();
-    for (const Row& row : rows) {
-        json a = what_can_train(*row.h, *row.t, seconds, tpp, peak);
-        const NetworkLevels lv = network_levels(*row.h);
-        const double site_params = 0.9 * lv.devices_per_site * row.h->device.memory_bytes.value_or(0) / 16.0;
-        json r = {{"id", row.id},
-                  {"label", row.label},
-                  {"hardware",
-                   {{"network", row.h->network ? json(all[static_cast<std::size_t>(*row.h->network)].id) : json(nullptr)},
-                    {"sites", lv.sites},
-                    {"devices_per_site", lv.devices_per_site},
-                    {"scale_out_bytes_per_second", lv.scale_out},
-                    {"wan_bytes_per_second", lv.sites > 1 ? json(lv.wan) : json(nullptr)}}},
-                  {"training",
-                   {{"local_steps", row.t->local_steps},
-                    {"outer_precision", row.t->local_steps > 1 ? json("int8") : json(nullptr)},
-                    {"global_batch", row.t->global_batch ? json(*row.t->global_batch) : json(nullptr)}}},
-                  {"mfu", a["mfu"]},
-                  {"compute_optimal_params", a["compute_optimal_params"]},
-                  {"compute_optimal_tokens", a["compute_optimal_tokens"]},
-                  {"largest_fitting_params", a["largest_fitting_params"]},
-                  {"largest_params_one_site", site_params},
-                  {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
-        // Why: the figures that make the difference, in one or two sentences.
-        const double mfu = a["mfu"].get<double>(), N = a["compute_optimal_params"].get<double>();
-        const bool has_plan = a.contains("plan");
-        const double replica = has_plan ? a["plan"]["tp"].get<double>() * a["plan"]["pp"].get<double>() : 1.0;
-        const bool pipelined = lv.sites > 1 && replica > lv.devices_per_site;
-        std::string why =
-            std::string(row.label) + ": " + sig3(100.0 * mfu) + "% MFU, compute for a " + sig3(N / 1e9) + "B-parameter model in the time. ";
-        if (lv.sites <= 1)
-            why += "Gradients are reduced every step over " + sig3(lv.scale_out * 8e-9) +
-                   " Gbit/s per device inside one fabric and mostly hidden behind the backward pass.";
-        else if (pipelined)
-            why += "A replica of that model (" + sig3(replica) + " devices) is larger than a site (" + sig3(lv.devices_per_site) +
-                   "), so the best layout pipelines it across sites: activations cross the " + sig3(lv.wan * 8e-9) +
-                   " Gbit/s links every micro-batch" +
-                   (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
-        else if (row.t->local_steps > 1)
-            why +=
-                "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
-                "gradients (INTELLECT-1's settings); a site holds at most " +
-                sig3(site_params / 1e9) + "B parameters.";
-        else
-            why += "Every step each of " + sig3(lv.sites) + " sites sends about twice the model's gradients over " + sig3(lv.wan * 8e-9) +
-                   " Gbit/s, far longer than the step's compute.";
-        r["explanation"] = why;
-        out.push_back(r);
+    for (const NetworkRow& row : rows) out.push_back(network_row(row, seconds, tpp, peak));
+    return out;
+}
+
+// The time a what_can_train question has: the days, the $ budget at the device's rate, or the shorter;
+// none (with an error) when a budget has no rate to spend it at.
+std::optional<double> available_seconds(const Hardware& hw, const InverseQuestion& q, double rate, Errors& errors) {
+    double seconds = q.days ? *q.days * units::seconds_per_day : 0;
+    if (q.budget_usd) {
+        if (rate <= 0) {
+            add_error(errors, "missing", "costs.gpu_hour_usd", "a $ budget needs costs.gpu_hour_usd (the device has no catalog price)");
+            return std::nullopt;
+        }
+        const double s_budget = *q.budget_usd / (static_cast<double>(hw.count) * rate) * units::seconds_per_hour;
+        seconds = q.days ? std::min(seconds, s_budget) : s_budget;
     }
+    return seconds;
+}
+
+// A gpus_needed answer under way: the run's FLOPs and deadline, and the GPU count and MFU found.
+struct GpusNeeded {
+    const TrainingConfig& tc;
+    double flops, seconds, node, peak, params_total;
+    double mfu;
+    double gpus = 0;
+    Plan plan{};
+};
+
+// Goodput of a run on g devices.
+double needed_goodput(const GpusNeeded& n, double g) { return run_goodput(g, n.params_total, n.tc.goodput).value; }
+
+// GPUs to finish in time at a given MFU, in whole nodes.
+double gpus_at(const GpusNeeded& n, double u) {
+    double g = std::max(n.node, std::ceil(n.flops / (n.peak * u * n.seconds) / n.node) * n.node);
+    for (int k = 0; k < 3; ++k)
+        g = std::max(n.node, std::ceil(n.flops / (n.peak * u * n.seconds * needed_goodput(n, g)) / n.node) * n.node);
+    return g;
+}
+
+// The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
+void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    for (int it = 0; it < 6; ++it) {
+        n.gpus = gpus_at(n, n.mfu);
+        if (n.tc.mfu) break;
+        const double m = predicted_mfu(model, hw, n.tc, n.gpus, &n.plan);
+        if (m <= 0) {
+            n.mfu = n.mfu * 0.9;
+            continue;
+        }
+        if (std::abs(m - n.mfu) < 1e-3) {
+            n.mfu = m;
+            break;
+        }
+        n.mfu = m;
+    }
+    n.gpus = gpus_at(n, n.mfu);
+}
+
+// gpus_needed: the GPU count (whole nodes) that trains the model on training.tokens by the deadline, and its cost.
+json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingConfig& tc, const InverseQuestion& q, double peak, double rate,
+                        json& out, Errors& errors) {
+    if (!s.model) {
+        add_error(errors, "missing", "model", "gpus_needed needs a model");
+        return nullptr;
+    }
+    if (!tc.tokens) {
+        add_error(errors, "missing", "training.tokens", "gpus_needed needs training.tokens");
+        return nullptr;
+    }
+    if (!q.days) {
+        add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
+        return nullptr;
+    }
+    const ModelSpec& model = *s.model;
+    const ModelSpec shaped = training_model(model).shape;
+    const double flops =
+        (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
+    GpusNeeded n{tc,
+                 flops,
+                 *q.days * units::seconds_per_day,
+                 std::max<double>(1.0, static_cast<double>(hw.devices_per_node)),
+                 peak,
+                 count_params(*s.model).total,
+                 tc.mfu.value_or(kStartMfu)};
+    iterate_gpus(model, hw, n);
+    out["gpus"] = n.gpus;
+    out["mfu"] = n.mfu;
+    out["goodput"] = needed_goodput(n, n.gpus);
+    out["flops"] = flops;
+    out["seconds_at_gpus"] = flops / (n.gpus * peak * n.mfu * needed_goodput(n, n.gpus));
+    out["gpu_hours"] = n.gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
+    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
+    if (!tc.mfu && n.plan.step_seconds > 0) add_plan(out, n.plan, tc, shaped.seq_len);
+    out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
+    out["source"] = "forward model (training.cpp) at the best layout of the plan search";
     return out;
 }
 
 }  // namespace
 
 json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors) {
-    const auto& days = q.days;
-    const auto& budget = q.budget_usd;
-    const double tpp = q.tokens_per_param;
     if (!s.hardware) {
         add_error(errors, "missing", "hardware", "inverse questions need hardware.device");
         return nullptr;
     }
-    if (!days && !budget) {
+    if (!q.days && !q.budget_usd) {
         add_error(errors, "missing", "inverse.days", "inverse needs inverse.days or inverse.budget_usd");
         return nullptr;
     }
@@ -251,89 +386,19 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     json out;
     out["question"] = q.question == InverseKind::what_can_train ? "what_can_train" : "gpus_needed";
     out["mfu_source"] = tc.mfu ? "given" : "predicted (best plan found by the plan search)";
-    out["tokens_per_param"] = tpp;
+    out["tokens_per_param"] = q.tokens_per_param;
 
     if (mixed_fleet(hw)) {
         add_error(errors, "unsupported", "hardware.pools",
                   "inverse questions need one device type (hardware.device); mixed pools are not supported");
         return nullptr;
     }
-    if (q.question == InverseKind::what_can_train) {
-        double seconds = days ? *days * units::seconds_per_day : 0;
-        if (budget) {
-            if (rate <= 0) {
-                add_error(errors, "missing", "costs.gpu_hour_usd", "a $ budget needs costs.gpu_hour_usd (the device has no catalog price)");
-                return nullptr;
-            }
-            const double s_budget = *budget / (static_cast<double>(hw.count) * rate) * units::seconds_per_hour;
-            seconds = days ? std::min(seconds, s_budget) : s_budget;
-        }
-        json answer = what_can_train(hw, tc, seconds, tpp, peak);
-        for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();
-        if (q.compare_networks) out["networks"] = compare_networks(hw, tc, seconds, tpp, peak);
-        return out;
-    }
-    // gpus_needed
-    if (!s.model) {
-        add_error(errors, "missing", "model", "gpus_needed needs a model");
-        return nullptr;
-    }
-    if (!tc.tokens) {
-        add_error(errors, "missing", "training.tokens", "gpus_needed needs training.tokens");
-        return nullptr;
-    }
-    if (!days) {
-        add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
-        return nullptr;
-    }
-    const ModelSpec& model = *s.model;
-    const ModelSpec shaped = training_model(model).shape;
-    const double flops =
-        (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
-    const double seconds = *days * units::seconds_per_day;
-    const double node = std::max<double>(1.0, static_cast<double>(hw.devices_per_node));
-    double mfu = tc.mfu.value_or(kStartMfu), gpus = 0;
-    // GPUs to finish in time at a given MFU, in whole nodes.
-    const double params_total = count_params(*s.model).total;
-    auto goodput = [&](double g) { return run_goodput(g, params_total, tc.goodput).value; };
-    auto gpus_at = [&](double u) {
-        double g = std::max(node, std::ceil(flops / (peak * u * seconds) / node) * node);
-        for (int k = 0; k < 3; ++k) g = std::max(node, std::ceil(flops / (peak * u * seconds * goodput(g)) / node) * node);
-        return g;
-    };
-    Plan plan;
-    for (int it = 0; it < 6; ++it) {
-        gpus = gpus_at(mfu);
-        if (tc.mfu) break;
-        const double m = predicted_mfu(model, hw, tc, gpus, &plan);
-        if (m <= 0) {
-            mfu = mfu * 0.9;
-            continue;
-        }
-        if (std::abs(m - mfu) < 1e-3) {
-            mfu = m;
-            break;
-        }
-        mfu = m;
-    }
-    gpus = gpus_at(mfu);
-    out["gpus"] = gpus;
-    out["mfu"] = mfu;
-    out["goodput"] = goodput(gpus);
-    out["flops"] = flops;
-    out["seconds_at_gpus"] = flops / (gpus * peak * mfu * goodput(gpus));
-    out["gpu_hours"] = gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
-    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
-    if (!tc.mfu && plan.step_seconds > 0) {
-        out["plan"] = plan_to_json(plan);
-        out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * shaped.seq_len;
-        out["global_batch_note"] = tc.global_batch
-                                       ? "training.global_batch as given"
-                                       : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                         "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
-    }
-    out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
-    out["source"] = "forward model (training.cpp) at the best layout of the plan search";
+    if (q.question != InverseKind::what_can_train) return answer_gpus_needed(s, hw, tc, q, peak, rate, out, errors);
+    const std::optional<double> seconds = available_seconds(hw, q, rate, errors);
+    if (!seconds) return nullptr;
+    json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);
+    for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();
+    if (q.compare_networks) out["networks"] = compare_networks(hw, tc, *seconds, q.tokens_per_param, peak);
     return out;
 }
 
