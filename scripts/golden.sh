@@ -30,4 +30,7 @@ for (const r of JSON.parse(fs.readFileSync("tests/data/decentralized_runs.json")
 for (const s of rows) { console.log(JSON.stringify(s)); console.log(JSON.stringify({ ...s, explain: true })); }
 ' >"$out/scenarios.jsonl"
 "$cli" estimate-lines <"$out/scenarios.jsonl" >"$out/estimate-lines.jsonl" 2>&1 || true
+# Scenarios written to reach what the fixtures do not: serving options (speculative, disaggregated, MLA,
+# EP, GGUF offload, SLO searches), fine-tuning setups, inverse questions, claims, mixed fleets.
+"$cli" estimate-lines <tests/data/golden_scenarios.jsonl >"$out/estimate-lines-extra.jsonl" 2>&1 || true
 echo "golden outputs written to $out ($(ls "$out" | wc -l) files)"
