@@ -162,6 +162,152 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
     return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
 }
 
+namespace {
+
+// Bytes per stored weight: 4 in fp32/tf32, else 2 (16-bit weights, also when the GEMMs run in FP8).
+double weight_bytes(const TrainingConfig& cfg) {
+    return (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
+}
+
+// Bytes per stored gradient: 4 when the config or the framework keeps fp32 gradients, else as the weights.
+double gradient_bytes(const TrainingConfig& cfg, const FrameworkProfile& fw, double wbytes) {
+    return cfg.fp32_gradients.value_or(fw.fp32_gradients) ? 4.0 : wbytes;
+}
+
+// The layout's sizes and switches that every part of the step model reads.
+struct StepLayout {
+    double t, p, v, b, cp, ep, dp;  // tp, pp, vpp, micro-batch, cp, ep and dp as numbers
+    double sg_dp;                   // sites the data-parallel group spans
+    double m;                       // micro-batches per step per pipeline
+    double Ls;                      // layers of the slowest stage
+    double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
+    bool diloco, sp, full, selective, flash, fp8;
+};
+
+// Resolves the layout once per estimate.
+StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const FrameworkProfile& fw, const NetworkLevels& net) {
+    StepLayout L;
+    L.t = static_cast<double>(cfg.tp);
+    L.p = static_cast<double>(cfg.pp);
+    L.v = static_cast<double>(cfg.vpp);
+    L.b = static_cast<double>(cfg.micro_batch);
+    L.cp = static_cast<double>(cfg.cp);
+    L.ep = static_cast<double>(cfg.ep);
+    L.dp = static_cast<double>(cfg.dp.value_or(1));
+    // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
+    L.sg_dp = net.sites > 1 ? std::min(L.dp, net.sites) : 1.0;
+    L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
+    L.m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (L.dp * L.b));
+    L.Ls = std::ceil(in.layers / L.p);  // the slowest stage holds the most layers
+    L.sp = sequence_parallel(cfg);
+    L.full = cfg.recompute == Recompute::full;
+    L.selective = cfg.recompute == Recompute::selective;
+    L.flash = cfg.attention == Attention::flash;
+    L.fp8 = cfg.precision == Precision::fp8;
+    L.zero = static_cast<double>(cfg.zero);
+    L.wbytes = weight_bytes(cfg);
+    L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
+    return L;
+}
+
+// Where the parameters live: per device of the first stage, and the ZeRO groups that shard them.
+struct WeightPlacement {
+    double dense_per_layer;            // parameters of a layer outside its routed experts
+    double expert_tp;                  // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
+    double dense_gpu, expert_gpu;      // first stage, per device, before ZeRO sharding
+    double shard_dense, shard_expert;  // ranks that shard them under ZeRO
+    // Parameters per device once ZeRO shards what its stage shards (1: optimizer state, 2: gradients, 3: weights).
+    double sharded(double zero, double stage) const {
+        return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
+    }
+};
+
+// Places the parameters on the stages and over the ZeRO groups; sets params_per_gpu and the first stage's layers and parameters.
+WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
+    WeightPlacement w;
+    const double t = L.t, p = L.p, cp = L.cp, ep = L.ep, dp = L.dp, Ls = L.Ls;
+    const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
+    w.dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
+    // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
+    // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
+    const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
+    w.expert_tp = folded ? 1.0 : t;
+    // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
+    // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
+    // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
+    // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
+    const double Lm = (p > 1 && std::fmod(in.layers, p) != 0) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
+    r.params_per_gpu =
+        Ls * w.dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (w.expert_tp * ep);
+    w.dense_gpu = Lm * w.dense_per_layer / t + emb_tables * in.params_embedding / t;
+    w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
+    r.first_stage_layers = Lm;
+    r.first_stage_params = w.dense_gpu + w.expert_gpu;
+    // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
+    // experts over the expert-data-parallel group dp x cp / ep.
+    w.shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    // Across sites, ZeRO/FSDP shards stay inside a site (hybrid sharding over the WAN, as MaxText
+    // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
+    if (L.sg_dp > 1) w.shard_dense = std::min(w.shard_dense, dp * cp / L.sg_dp);
+    w.shard_expert = std::max(1.0, w.shard_dense * t / w.expert_tp / ep);
+    return w;
+}
+
+// Weights, gradients and optimizer state per device under ZeRO, with ZeRO-3's gathered layers.
+void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, StepEstimate& r) {
+    const double wbytes = L.wbytes, gbytes = L.gbytes;
+    r.memory.weights = w.sharded(L.zero, 3) * wbytes;
+    r.memory.gradients = w.sharded(L.zero, 2) * gbytes;
+    // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
+    // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
+    const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
+    r.memory.optimizer = w.sharded(L.zero, 1) * opt_per_param;
+    if (L.zero >= 3) {
+        // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
+        const double layer_gpu = w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep);
+        r.memory.weights += 2.0 * layer_gpu * wbytes;
+        r.memory.gradients += layer_gpu * gbytes;
+        r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
+    }
+}
+
+// Stored activations per device: the first stage's layers x its in-flight micro-batches, the layer
+// being recomputed and the logits.
+void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act, StepEstimate& r) {
+    const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, m = L.m;
+    const bool sp = L.sp;
+    // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
+    r.activation_bytes_per_layer =
+        L.full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+               : act.split + act.unsplit / (sp ? t : 1.0) +
+                     ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
+    // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
+    // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
+    r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
+    double activations = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
+    if (L.full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores);  // the layer being recomputed
+    activations += 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
+    r.memory.activations = activations;
+}
+
+// Memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding).
+WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act,
+                                  StepEstimate& r) {
+    const WeightPlacement w = place_weights(in, cfg, L, r);
+    weight_state_memory(in, cfg, L, w, r);
+    activation_memory(in, cfg, L, act, r);
+    // DiLoCo keeps the weights of the last outer step (the anchor the pseudo-gradient is taken from)
+    // and the outer Nesterov momentum, both fp32 (Douillard et al. 2023, arXiv:2311.08105, Algorithm 1),
+    // sharded like the optimizer state; INTELLECT-1 keeps them in host memory (PRIME README, "CPU Off-Loading").
+    if ((L.diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = w.sharded(L.zero, 1) * 8.0;
+    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
+    r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
+    r.memory.total = sub + r.memory.overhead;
+    return w;
+}
+
+}  // namespace
+
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
     return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
 }
@@ -169,91 +315,21 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                            const NetworkLevels& net, bool memory_only) {
     StepEstimate r;
+    const StepLayout L = step_layout(in, cfg, eff.fw, net);
+    r.microbatches = L.m;
+    r.layers_per_stage = L.Ls;
+    const LayerActivations act = layer_activations(in, cfg);
+    const WeightPlacement wp = memory_per_device(in, cfg, L, act, r);
+    if (memory_only) return r;
     const Device& d = hw.device;
     const GenerationEfficiency& g = eff.gen;
     const FrameworkProfile& fw = eff.fw;
-    const double t = static_cast<double>(cfg.tp), p = static_cast<double>(cfg.pp), v = static_cast<double>(cfg.vpp),
-                 b = static_cast<double>(cfg.micro_batch), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
-    const double dp = static_cast<double>(cfg.dp.value_or(1));
-    const double dpn = net.devices_per_node;
-    // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
-    const double sg_dp = net.sites > 1 ? std::min(dp, net.sites) : 1.0;
-    const bool diloco = cfg.local_steps > 1 && sg_dp > 1;
-    const double h = in.hidden, a = in.heads, V = in.vocab;
-    const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (dp * b));
-    const double Ls = std::ceil(in.layers / p);  // the slowest stage holds the most layers
-    const bool sp = sequence_parallel(cfg);
-    const bool full = cfg.recompute == Recompute::full;
-    const bool selective = cfg.recompute == Recompute::selective;
-    const bool flash = cfg.attention == Attention::flash;
-    const bool fp8 = cfg.precision == Precision::fp8;
-    const double zero = static_cast<double>(cfg.zero);
-    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
-    const double gbytes = cfg.fp32_gradients.value_or(fw.fp32_gradients) ? 4.0 : wbytes;
-    r.microbatches = m;
-    r.layers_per_stage = Ls;
-
-    // ---- memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding) ----
-    const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
-    const double dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
-    // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
-    // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
-    const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
-    const double expert_tp = folded ? 1.0 : t;
-    // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
-    // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
-    // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
-    // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
-    const double Lm = (p > 1 && std::fmod(in.layers, p) != 0) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
-    r.params_per_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (expert_tp * ep);
-    const double dense_gpu = Lm * dense_per_layer / t + emb_tables * in.params_embedding / t;
-    const double expert_gpu = Lm * in.expert_params_per_layer / (expert_tp * ep);
-    r.first_stage_layers = Lm;
-    r.first_stage_params = dense_gpu + expert_gpu;
-    // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
-    // experts over the expert-data-parallel group dp x cp / ep.
-    double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
-    // Across sites, ZeRO/FSDP shards stay inside a site (hybrid sharding over the WAN, as MaxText
-    // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
-    if (sg_dp > 1) shard_dense = std::min(shard_dense, dp * cp / sg_dp);
-    const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
-    auto sharded = [&](double stage) {
-        return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
-    };
-    r.memory.weights = sharded(3) * wbytes;
-    r.memory.gradients = sharded(2) * gbytes;
-    // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
-    // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
-    const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
-    r.memory.optimizer = sharded(1) * opt_per_param;
-    if (zero >= 3) {
-        // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
-        const double layer_gpu = dense_per_layer / t + in.expert_params_per_layer / (expert_tp * ep);
-        r.memory.weights += 2.0 * layer_gpu * wbytes;
-        r.memory.gradients += layer_gpu * gbytes;
-        r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
-    }
-    const LayerActivations act = layer_activations(in, cfg);
-    // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
-    r.activation_bytes_per_layer =
-        full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
-             : act.split + act.unsplit / (sp ? t : 1.0) +
-                   ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
-    // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
-    // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
-    r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
-    double activations = r.activation_bytes_per_layer * Lm * r.in_flight;
-    if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
-    activations += 4.0 * in.seq / cp * b * V / t;  // fp32 logits for the loss on the last stage
-    r.memory.activations = activations;
-    // DiLoCo keeps the weights of the last outer step (the anchor the pseudo-gradient is taken from)
-    // and the outer Nesterov momentum, both fp32 (Douillard et al. 2023, arXiv:2311.08105, Algorithm 1),
-    // sharded like the optimizer state; INTELLECT-1 keeps them in host memory (PRIME README, "CPU Off-Loading").
-    if ((diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = sharded(1) * 8.0;
-    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
-    r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
-    r.memory.total = sub + r.memory.overhead;
-    if (memory_only) return r;
+    const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, ep = L.ep, dp = L.dp, dpn = net.devices_per_node, sg_dp = L.sg_dp;
+    const bool diloco = L.diloco;
+    const double h = in.hidden, a = in.heads, V = in.vocab, m = L.m, Ls = L.Ls;
+    const bool sp = L.sp, full = L.full, selective = L.selective, flash = L.flash, fp8 = L.fp8;
+    const double zero = L.zero, wbytes = L.wbytes, gbytes = L.gbytes;
+    auto sharded = [&](double stage) { return wp.sharded(zero, stage); };
 
     // ---- time per micro-batch on one stage ----
     const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
