@@ -306,6 +306,168 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
     return w;
 }
 
+// What the compute terms of one micro-batch share: the peaks, the HBM bandwidth reached, its tokens
+// and what is recomputed.
+struct ComputeTerms {
+    double peak16, peak_gemm;  // FLOP/s: 16-bit (attention, MFU) and the GEMMs' precision
+    double bw;                 // HBM bytes/s at the generation's memory efficiency
+    double tokens;             // tokens of one micro-batch on one device (sequence split by CP)
+    double rc;                 // 1 with full recomputation
+    double rc_gemm, rc_mem;    // share of the forward GEMM FLOPs recomputed; 1 when element-wise ops are
+};
+
+// Peaks, bandwidth, tokens and recomputation factors of the layout on the device.
+ComputeTerms compute_terms(const StepInputs& in, const TrainingConfig& cfg, const Device& d, const Efficiency& eff, const StepLayout& L) {
+    ComputeTerms c;
+    c.peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
+    c.peak_gemm = L.fp8 ? d.peak(Precision::fp8).value_or(0) : c.peak16;
+    c.bw = d.memory_bandwidth_bytes_per_second.value_or(0) * eff.gen.memory;
+    c.tokens = L.b * in.seq / L.cp;
+    c.rc = L.full ? 1.0 : 0.0;
+    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
+    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
+    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
+    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
+    // selective_gemm_recompute) and every element-wise op.
+    const double rc_sel = L.selective && L.flash ? eff.fw.selective_gemm_recompute : 0.0;
+    c.rc_gemm = L.full ? 1.0 : rc_sel;
+    c.rc_mem = L.full || rc_sel > 0 ? 1.0 : 0.0;
+    return c;
+}
+
+// Slowdowns of GEMMs by inner dimension K: a kernel reaches K / (K + K_half) of its long-K efficiency.
+struct GemmSlowdown {
+    double k_half;                                                          // K at half efficiency
+    double fwd;                                                             // forward passes per step: 1 + the recomputed share
+    double slow(double K) const { return K > 0 ? 1.0 + k_half / K : 1.0; }  // 1 / (K / (K + K_half))
+    // One weight matrix of `params`: forward (repeated when recomputed), data- and weight-gradient GEMMs.
+    double three(double params, double sf, double sd, double sw, double rows_slow) const {
+        return params * ((fwd * sf + sd) * rows_slow + sw);
+    }
+};
+
+// Routed-expert parameters one token passes through per layer (its top-k experts), averaged over all layers.
+double active_expert_params(const StepInputs& in) {
+    return in.experts > 0 ? in.moe_layer_fraction * in.experts_per_token * (in.expert_params_per_layer / std::max(1.0, in.experts)) /
+                                std::max(1e-9, in.moe_layer_fraction)
+                          : 0.0;
+}
+
+// Dense GEMM work of the slowest stage (FLOPs x slowdowns): attention projections, dense MLPs, logits.
+double dense_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens, double expert_active) {
+    const double h = in.hidden, a = in.heads, V = in.vocab, t = L.t;
+    // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
+    // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
+    // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
+    // GEMM is repeated when recomputed. MLA's low-rank projections are counted as QKV.
+    const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
+    const double out_proj = h * a * in.attn_width_v;
+    const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
+    const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
+    const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
+    // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
+    // search evaluates this ~10^4 times.
+    const double s_h = s.slow(h), s_tok = s.slow(tokens);
+    double layer = s.three(qkv, s_h, s.slow(qkv / h / t), s_tok, 1.0) + s.three(out_proj, s.slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
+    if (ffn_dense > 0)
+        layer += s.three(ffn_w * h * swiglu_in, s_h, s.slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
+                 s.three(ffn_w * h, s.slow(ffn_w / t), s_h, s_tok, 1.0);
+    layer *= 2.0 * tokens / t;
+    const double logit = 2.0 * tokens * h * V / t * (s_h + s.slow(V / t) + s_tok);
+    return L.Ls * layer + logit;
+}
+
+// Routed experts' GEMM work of one layer (FLOPs x slowdowns).
+double expert_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens, double expert_active) {
+    const double h = in.hidden, t = L.t;
+    const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
+    // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
+    // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
+    // gradient has K = rows.
+    const double fe = in.expert_ffn_width / t;
+    const double rows = tokens * L.ep * in.experts_per_token / in.experts;
+    const double m_slow = (rows + kGemmHalfRows) / rows;
+    const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
+    const double s_h = s.slow(h), s_rows = s.slow(rows), s_fe = s.slow(fe);
+    return 2.0 * tokens / t * per_expert *
+           (s.three(fe * t * h * swiglu_in, s_h, s.slow(swiglu_in * fe), s_rows, m_slow) + s.three(fe * t * h, s_fe, s_h, s_rows, m_slow));
+}
+
+// GEMM time of one micro-batch on the slowest stage, and the fraction of the GEMM peak it reaches.
+void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c, StepTime& mb, StepEstimate& r) {
+    const GenerationEfficiency& g = eff.gen;
+    const FrameworkProfile& fw = eff.fw;
+    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
+    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
+    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
+    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
+    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
+    // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
+    const double e_long = (L.fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
+    const double k_half = eff.gemm_k_half_given.value_or(L.fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
+    r.gemm_peak = c.peak_gemm;
+    if (!(c.peak_gemm > 0 && e_long > 0)) return;
+    // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
+    // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
+    // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
+    const double expert_active = active_expert_params(in);
+    const double f_dense = 2.0 * c.tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / L.t;
+    const double f_expert = 2.0 * c.tokens * expert_active / L.t;
+    const double f_logit = 2.0 * c.tokens * in.hidden * in.vocab / L.t;
+    const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
+    mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
+    if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
+    const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
+    r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * c.peak_gemm) : e_long;
+}
+
+// Attention time of one micro-batch on the slowest stage, and the efficiency of its kernel.
+void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c,
+                    const LayerActivations& act, StepTime& mb, StepEstimate& r) {
+    if (!(c.peak16 > 0)) return;
+    const double cp = L.cp, Ls = L.Ls;
+    // Attention: each query of a causal model sees on average half of its window; unfused attention
+    // computes the whole score matrix and masks it.
+    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
+    const double f_att = 2.0 * c.tokens * (L.flash ? keys_causal : in.window) * in.heads * (in.attn_width_qk + in.attn_width_v) / L.t;
+    if (L.flash) {
+        // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
+        // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
+        // FlashAttention-2 (Dao 2023, arXiv:2307.08691, Fig. 4: A100 causal head dim 128 forward +
+        // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
+        // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
+        const AttentionKernel kernel = cfg.attention_kernel.value_or(eff.fw.attention_impl);
+        const double s_call = std::min(in.window, in.seq / cp);
+        // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
+        // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
+        // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
+        // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
+        r.attention_efficiency =
+            ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+        mb.attention = Ls * f_att * (3.5 + c.rc) / (c.peak16 * r.attention_efficiency);  // backward = 2.5 x forward
+    } else {
+        const double rc_att = (L.full || L.selective) ? 1.0 : 0.0;
+        // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
+        r.attention_efficiency = eff.attention_given.value_or(eff.gen.attention * eff.fw.attention_kernel);
+        mb.attention = Ls * f_att * (3.0 + rc_att) / (c.peak16 * r.attention_efficiency);
+        if (c.bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
+    }
+}
+
+// Memory-bound time of one micro-batch on the slowest stage (element-wise ops, FP8 casts, MoE permutations).
+double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c,
+                            const LayerActivations& act) {
+    if (!(c.bw > 0)) return 0.0;
+    const double t = L.t, h = in.hidden, tokens = c.tokens;
+    // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
+    // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
+    const double base = act.split + act.unsplit / (L.sp ? t : 1.0);
+    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
+    // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
+    const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
+    return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
+}
+
 }  // namespace
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
@@ -326,122 +488,18 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const FrameworkProfile& fw = eff.fw;
     const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, ep = L.ep, dp = L.dp, dpn = net.devices_per_node, sg_dp = L.sg_dp;
     const bool diloco = L.diloco;
-    const double h = in.hidden, a = in.heads, V = in.vocab, m = L.m, Ls = L.Ls;
-    const bool sp = L.sp, full = L.full, selective = L.selective, flash = L.flash, fp8 = L.fp8;
+    const double h = in.hidden, a = in.heads, m = L.m, Ls = L.Ls;
+    const bool sp = L.sp, full = L.full, selective = L.selective, flash = L.flash;
     const double zero = L.zero, wbytes = L.wbytes, gbytes = L.gbytes;
     auto sharded = [&](double stage) { return wp.sharded(zero, stage); };
 
     // ---- time per micro-batch on one stage ----
-    const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
-    const double peak_gemm = fp8 ? d.peak(Precision::fp8).value_or(0) : peak16;
-    const double bw = d.memory_bandwidth_bytes_per_second.value_or(0) * g.memory;
-    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
-    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
-    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
-    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
-    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
-    // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
-    const double e_long = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
-    const double k_half = eff.gemm_k_half_given.value_or(fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
-    auto slow = [&](double K) { return K > 0 ? 1.0 + k_half / K : 1.0; };  // 1 / (K / (K + K_half))
-    r.gemm_peak = peak_gemm;
-    const double tokens = b * in.seq / cp;
-    const double rc = full ? 1.0 : 0.0;
-    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
-    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
-    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
-    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
-    // selective_gemm_recompute) and every element-wise op.
-    const double rc_sel = selective && flash ? fw.selective_gemm_recompute : 0.0;
-    const double rc_gemm = full ? 1.0 : rc_sel, rc_mem = full || rc_sel > 0 ? 1.0 : 0.0;
-    // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
-    // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
-    // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
-    const double expert_active = in.experts > 0
-                                     ? in.moe_layer_fraction * in.experts_per_token *
-                                           (in.expert_params_per_layer / std::max(1.0, in.experts)) / std::max(1e-9, in.moe_layer_fraction)
-                                     : 0.0;
-    const double f_dense = 2.0 * tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / t;
-    const double f_expert = 2.0 * tokens * expert_active / t;
-    const double f_logit = 2.0 * tokens * h * V / t;
-    // Attention: each query of a causal model sees on average half of its window; unfused attention
-    // computes the whole score matrix and masks it.
-    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
-    const double f_att = 2.0 * tokens * (flash ? keys_causal : in.window) * a * (in.attn_width_qk + in.attn_width_v) / t;
+    const ComputeTerms c = compute_terms(in, cfg, d, eff, L);
+    const double bw = c.bw, tokens = c.tokens, rc = c.rc, rc_gemm = c.rc_gemm;
     StepTime mb;
-    if (peak_gemm > 0 && e_long > 0) {
-        // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
-        // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
-        // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
-        // GEMM is repeated when recomputed. MLA's low-rank projections are counted as QKV.
-        const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
-        const double out_proj = h * a * in.attn_width_v;
-        const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
-        const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
-        const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
-        // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
-        // search evaluates this ~10^4 times.
-        const double s_h = slow(h), s_tok = slow(tokens), fwd = 1.0 + rc_gemm;
-        auto three = [&](double params, double sf, double sd, double sw, double rows_slow) {
-            return params * ((fwd * sf + sd) * rows_slow + sw);
-        };
-        double layer = three(qkv, s_h, slow(qkv / h / t), s_tok, 1.0) + three(out_proj, slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
-        if (ffn_dense > 0)
-            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
-                     three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
-        layer *= 2.0 * tokens / t;
-        const double logit = 2.0 * tokens * h * V / t * (s_h + slow(V / t) + s_tok);
-        mb.gemm = (Ls * layer + logit) / (peak_gemm * e_long);
-        if (f_expert > 0) {
-            // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
-            // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
-            // gradient has K = rows.
-            const double fe = in.expert_ffn_width / t;
-            const double rows = tokens * ep * in.experts_per_token / in.experts;
-            const double m_slow = (rows + kGemmHalfRows) / rows;
-            const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
-            const double s_rows = slow(rows), s_fe = slow(fe);
-            const double e_layer =
-                2.0 * tokens / t * per_expert *
-                (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
-            mb.gemm += fw.moe_overhead * Ls * e_layer / (peak_gemm * e_long);
-        }
-        const double flops = Ls * (f_dense * (3.0 + rc_gemm) + f_expert * (3.0 + rc_gemm)) + f_logit * 3.0;
-        r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * peak_gemm) : e_long;
-    }
-    if (peak16 > 0) {
-        if (flash) {
-            // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
-            // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
-            // FlashAttention-2 (Dao 2023, arXiv:2307.08691, Fig. 4: A100 causal head dim 128 forward +
-            // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
-            // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
-            const AttentionKernel kernel = cfg.attention_kernel.value_or(fw.attention_impl);
-            const double s_call = std::min(in.window, in.seq / cp);
-            // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
-            // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
-            // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
-            // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
-            r.attention_efficiency =
-                ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
-            mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * r.attention_efficiency);  // backward = 2.5 x forward
-        } else {
-            const double rc_att = (full || selective) ? 1.0 : 0.0;
-            // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
-            r.attention_efficiency = eff.attention_given.value_or(g.attention * fw.attention_kernel);
-            mb.attention = Ls * f_att * (3.0 + rc_att) / (peak16 * r.attention_efficiency);
-            if (bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / bw;  // score tensors at HBM bandwidth
-        }
-    }
-    if (bw > 0) {
-        // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
-        // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
-        const double base = act.split + act.unsplit / (sp ? t : 1.0);
-        const double casts = fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
-        // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
-        const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
-        mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
-    }
+    gemm_time(in, eff, L, c, mb, r);
+    attention_time(in, cfg, eff, L, c, act, mb, r);
+    mb.memory_bound = memory_bound_seconds(in, fw, L, c, act);
     mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
     r.scale_out_bytes_per_second = net.scale_out;
     r.scale_up_bytes_per_second = net.scale_up;
