@@ -468,6 +468,266 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
 }
 
+// The cluster's links as the step model sees them, at the generation's network efficiency.
+struct Links {
+    const NetworkLevels& net;
+    double network;  // fraction of the nominal bandwidth reached (GenerationEfficiency::network)
+    double lat;      // calibrated latency of one collective call
+    Fabric fabric;   // ring collectives over the levels
+    // Point-to-point bandwidth per device for a group spanning `span` devices: scale-up inside a node,
+    // the NIC inside a site, a fair share of the site's WAN link beyond.
+    double link(double span) const {
+        if (net.sites > 1 && span > net.devices_per_site) return net.wan * network / net.devices_per_site;
+        return (span <= net.devices_per_node ? net.scale_up : net.scale_out) * network;
+    }
+    // Latency of one point-to-point step for a group spanning `span` devices.
+    double latency(double span) const {
+        if (net.sites > 1 && span > net.devices_per_site) return std::max(lat, net.wan_latency);
+        return span <= net.devices_per_node ? lat : std::max(lat, net.scale_out_latency);
+    }
+};
+
+// The links of the resolved network levels.
+Links links_of(const NetworkLevels& net, const GenerationEfficiency& g) {
+    const double lat = g.collective_latency_seconds;
+    return Links{net, g.network, lat,
+                 Fabric{net.scale_up * g.network, net.scale_out * g.network, net.devices_per_node, lat,
+                        std::max(lat, net.scale_out_latency), net.sites, net.devices_per_site, net.wan * g.network, net.wan_latency}};
+}
+
+// Exposed tensor-parallel communication of one micro-batch.
+double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (L.t <= 1) return 0.0;
+    // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
+    // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
+    const double bytes = 2.0 * c.tokens * in.hidden;
+    const double n_coll = L.Ls * (4.0 + 2.0 * c.rc);
+    return (1.0 - fw.tp_overlap) * n_coll * links.fabric.ring(2.0, bytes, L.t, 1.0);
+}
+
+// Exposed context-parallel KV exchange of one micro-batch (ring attention).
+double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links,
+                       double attention) {
+    if (L.cp <= 1) return 0.0;
+    const double t = L.t, cp = L.cp, a = in.heads;
+    // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
+    // their gradients (x2); exposed when it outlasts the attention it overlaps.
+    const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
+    const double bytes = 2.0 * c.tokens * kv_width * (cp - 1.0) * (3.0 + c.rc);
+    const double t_cp = L.Ls * (bytes / links.link(t * cp) + (cp - 1.0) * links.latency(t * cp));
+    return std::max(0.0, t_cp - fw.cp_overlap * attention);
+}
+
+// Pipeline sends of one micro-batch between stages inside a site (activations forward, gradients backward).
+double pp_comm_seconds(const StepInputs& in, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (L.p <= 1) return 0.0;
+    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? L.t : 1.0);
+    // Boundaries inside a site; those across sites are added per step (pipeline_across_sites).
+    const double span = std::min(L.t * L.cp * L.p, links.net.devices_per_site);
+    return 2.0 * L.v * (bytes / links.link(span) + links.latency(span));
+}
+
+// Exposed expert-parallel all-to-all of one micro-batch (MoE token dispatch and combine).
+double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (!(L.ep > 1 && in.moe_layer_fraction > 0)) return 0.0;
+    const double t = L.t, ep = L.ep, tokens = c.tokens, dpn = links.net.devices_per_node;
+    // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
+    // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
+    // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
+    // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
+    const double k = in.experts_per_token;
+    const double span = t * ep;
+    const double bytes_token = 2.0 * in.hidden;
+    double t_a2a = 0;
+    if (span <= dpn) {
+        t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / links.link(span);
+    } else {
+        const double nodes = std::ceil(span / dpn);
+        const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
+        const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
+        const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
+        t_a2a = inter / links.link(span) + intra / links.link(1.0);
+    }
+    const double n_a2a = L.Ls * in.moe_layer_fraction * (4.0 + 2.0 * c.rc);
+    return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
+}
+
+// The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
+// (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
+double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimate& r) {
+    const double m = L.m, p = L.p;
+    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
+    r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
+    r.step.gemm = m * mb.gemm;
+    r.step.attention = m * mb.attention;
+    r.step.memory_bound = m * mb.memory_bound;
+    r.step.overhead = m * mb.overhead;
+    r.step.tp_comm = m * mb.tp_comm;
+    r.step.cp_comm = m * mb.cp_comm;
+    r.step.pp_comm = m * mb.pp_comm;
+    r.step.ep_comm = m * mb.ep_comm;
+    r.step.pp_bubble = p > 1 ? (p - 1.0) / L.v * r.microbatch_seconds : 0.0;
+    return compute_mb;
+}
+
+// The data-parallel group as its collectives see it.
+struct DpGroup {
+    double local;     // ranks of the group inside one site
+    double shard;     // ranks of one ZeRO shard group
+    double replicas;  // shard groups inside a site (hybrid sharding)
+    double stride;    // devices between neighbouring data-parallel ranks
+    double overlap;   // seconds of compute a once-per-step reduction hides behind
+};
+
+// ZeRO-3/FSDP: the gathers and reduce-scatters of every micro-batch; sets the step's bytes and exposed time.
+void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, const ComputeTerms& c,
+               const DpGroup& grp, double compute_mb, StepEstimate& r) {
+    // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
+    // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
+    const double bytes = r.params_per_gpu * (2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0));
+    const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
+    const double t_mb =
+        links.fabric.ring(1.0, bytes, grp.shard, grp.stride) + (n_coll - 1.0) * links.lat * std::ceil(std::log2(std::max(2.0, grp.shard)));
+    r.dp_bytes = L.m * bytes * (grp.shard - 1.0) / grp.shard;
+    r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
+}
+
+// ZeRO-0/1/2: the once-per-step gradient reduction inside a site; returns its time before overlap.
+double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
+    // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
+    // of the updated weights (Megatron's distributed optimizer), overlapped with the last
+    // micro-batch's backward and the next forward.
+    const double grad = r.params_per_gpu * L.gbytes;
+    const double t_dp = L.zero >= 1 ? links.fabric.ring(1.0, grad, grp.shard, grp.stride) +
+                                          links.fabric.ring(1.0, r.params_per_gpu * L.wbytes, grp.shard, grp.stride)
+                                    : links.fabric.ring(2.0, grad, grp.local, grp.stride);
+    r.dp_bytes = (L.zero >= 1 ? grad + r.params_per_gpu * L.wbytes : 2.0 * grad) * (grp.shard - 1.0) / grp.shard;
+    r.step.dp_comm = std::max(0.0, t_dp - grp.overlap);
+    return t_dp;
+}
+
+// Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups;
+// returns its time before overlap.
+double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
+    const double grad_shard = r.params_per_gpu * L.gbytes / grp.shard;
+    const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard);
+    r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas;
+    r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
+    return t_rep;
+}
+
+// The data-parallel exchange across sites: its payload, its time, and (synchronous) what the step waits for.
+void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const StepLayout& L, const DpGroup& grp, double raw_intra,
+                           double compute_mb, StepEstimate& r) {
+    if (!r.wan) r.wan.emplace();
+    // The exchange across sites: each site sends its copy of the model's values (its stages only,
+    // when a replica spans several sites) in the outer precision, dense as an all-reduce
+    // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
+    // sum is not sparse), + the latency steps; the site's link carries it.
+    WanTraffic& w = *r.wan;
+    const double sg_dp = L.sg_dp, dps = links.net.devices_per_site;
+    w.sites_dp = sg_dp;
+    const double site_params = r.params_per_gpu * L.t * L.p * std::min(1.0, dps / (L.t * L.cp * L.p));
+    const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (L.diloco ? 4.0 : L.gbytes);
+    const double topk = cfg.outer_topk;
+    w.exchange_bytes_per_site = site_params * exchanged_bytes_per_value(b_x, topk);
+    w.sync_bytes_per_site_per_step = site_params * L.gbytes * 2.0 * (sg_dp - 1.0) / sg_dp;
+    const double wan_bw = links.net.wan * links.network;
+    const bool sparse = topk < 1.0;
+    const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
+    w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * links.net.wan_latency * std::ceil(std::log2(sg_dp));
+    w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
+    if (L.diloco) return;
+    // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind
+    // what is left of the backward pass the reduction overlaps; the streaming option delays it
+    // by outer_overlap_steps steps (stale gradients), so it also runs during those steps.
+    const double left = std::max(0.0, grp.overlap - raw_intra);
+    const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * L.m;
+    w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
+    r.step.dp_comm += w.exchange_exposed_seconds;
+}
+
+// Exposed data-parallel communication per step: ZeRO/FSDP collectives inside a site, hybrid
+// sharding's all-reduce across shard groups, and the exchange across sites.
+void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L,
+                        const ComputeTerms& c, double compute_mb, StepEstimate& r) {
+    const double dpc = L.dp * L.cp;  // ranks that hold the same weights and reduce gradients together
+    if (!(dpc > 1)) return;
+    // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
+    // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
+    // across the replicas, once per step. Across sites the group reduces inside each site (its
+    // dpc / sites ranks there) and the sites exchange over the WAN (below).
+    DpGroup grp;
+    grp.local = dpc / L.sg_dp;
+    grp.shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
+    if (L.sg_dp > 1) grp.shard = std::min(grp.shard, grp.local);
+    grp.replicas = grp.local / grp.shard;
+    grp.stride = L.t * L.p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
+    grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
+    double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
+    if (L.zero >= 3)
+        fsdp_comm(cfg, fw, links, L, c, grp, compute_mb, r);
+    else
+        raw_intra = gradient_reduction(links, L, grp, r);
+    if (L.zero >= 1 && grp.replicas > 1) raw_intra += hybrid_shard_reduction(links, L, grp, r);
+    if (L.sg_dp > 1) exchange_across_sites(cfg, links, L, grp, raw_intra, compute_mb, r);
+}
+
+// Pipelines across sites (SWARM-style, Ryabinin et al. 2023, arXiv:2301.11913): at each site
+// boundary the stage's devices send their activations (and receive gradients) over their share of
+// the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
+// filling and draining the pipeline crosses every site boundary forward and backward once, latency
+// included.
+void pipeline_across_sites(const StepInputs& in, const Links& links, const StepLayout& L, const ComputeTerms& c, StepEstimate& r) {
+    const NetworkLevels& net = links.net;
+    const double t = L.t, cp = L.cp, p = L.p, v = L.v, dps = net.devices_per_site;
+    if (!(p > 1 && net.sites > 1 && t * cp * p > dps)) return;
+    if (!r.wan) r.wan.emplace();
+    WanTraffic& w = *r.wan;
+    const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
+    w.sites_pp = sg_pp;
+    const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
+    const double share = net.wan * links.network / std::max(1.0, senders);
+    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? t : 1.0);
+    const double x = bytes / share;
+    w.pp_bytes_per_microbatch = bytes;
+    w.pp_seconds = L.m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
+    w.pp_bound_tokens_per_second = L.dp * L.b * in.seq / (v * x);
+    r.step.pp_comm += w.pp_seconds;
+}
+
+// The optimizer step at HBM bandwidth.
+double optimizer_seconds(const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, double bw) {
+    if (!(bw > 0)) return 0.0;
+    // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
+    const double opt_params = w.sharded(L.zero, 1);
+    return opt_params * (cfg.optimizer == Optimizer::adam ? 24.0 + L.gbytes : 16.0 + L.gbytes) / bw;
+}
+
+// The step's total; with DiLoCo, plus the exposed share of the exchange every local_steps steps.
+void step_total(const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
+    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
+                   r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
+    if (r.wan) r.wan->inner_step_seconds = r.step.total;
+    if (!L.diloco) return;
+    // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
+    // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
+    // so the step never beats the inner step alone.
+    const double H = static_cast<double>(cfg.local_steps);
+    const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
+    const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
+    r.step.outer_comm = exposed / H;
+    r.wan->exchange_exposed_seconds = r.step.outer_comm;
+    r.step.total += r.step.outer_comm;
+}
+
+// Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
+// pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
+double recomputed_flops_per_token(const StepInputs& in, const StepLayout& L, double rc_gemm) {
+    const double rc_att_hw = L.full || (!L.flash && L.selective) ? 1.0 : 0.0;
+    return in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
+                        2.0 * in.window * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
+}
 }  // namespace
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
@@ -483,215 +743,31 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     const LayerActivations act = layer_activations(in, cfg);
     const WeightPlacement wp = memory_per_device(in, cfg, L, act, r);
     if (memory_only) return r;
-    const Device& d = hw.device;
-    const GenerationEfficiency& g = eff.gen;
-    const FrameworkProfile& fw = eff.fw;
-    const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, ep = L.ep, dp = L.dp, dpn = net.devices_per_node, sg_dp = L.sg_dp;
-    const bool diloco = L.diloco;
-    const double h = in.hidden, a = in.heads, m = L.m, Ls = L.Ls;
-    const bool sp = L.sp, full = L.full, selective = L.selective, flash = L.flash;
-    const double zero = L.zero, wbytes = L.wbytes, gbytes = L.gbytes;
-    auto sharded = [&](double stage) { return wp.sharded(zero, stage); };
 
     // ---- time per micro-batch on one stage ----
-    const ComputeTerms c = compute_terms(in, cfg, d, eff, L);
-    const double bw = c.bw, tokens = c.tokens, rc = c.rc, rc_gemm = c.rc_gemm;
+    const FrameworkProfile& fw = eff.fw;
+    const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
     StepTime mb;
     gemm_time(in, eff, L, c, mb, r);
     attention_time(in, cfg, eff, L, c, act, mb, r);
     mb.memory_bound = memory_bound_seconds(in, fw, L, c, act);
-    mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
+    mb.overhead = L.Ls * (3.0 + c.rc) * fw.kernel_seconds_per_layer;
     r.scale_out_bytes_per_second = net.scale_out;
     r.scale_up_bytes_per_second = net.scale_up;
     r.scale_out_assumed = net.scale_out_assumed;
-    const double dps = net.devices_per_site;
-    // Point-to-point bandwidth per device for a group spanning `span` devices: scale-up inside a node,
-    // the NIC inside a site, a fair share of the site's WAN link beyond.
-    auto link = [&](double span) {
-        if (net.sites > 1 && span > dps) return net.wan * g.network / dps;
-        return (span <= dpn ? net.scale_up : net.scale_out) * g.network;
-    };
-    const double lat = g.collective_latency_seconds;
-    auto latency = [&](double span) {
-        if (net.sites > 1 && span > dps) return std::max(lat, net.wan_latency);
-        return span <= dpn ? lat : std::max(lat, net.scale_out_latency);
-    };
-    const Fabric fabric{net.scale_up * g.network,
-                        net.scale_out * g.network,
-                        dpn,
-                        lat,
-                        std::max(lat, net.scale_out_latency),
-                        net.sites,
-                        dps,
-                        net.wan * g.network,
-                        net.wan_latency};
-    if (t > 1) {
-        // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
-        // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
-        const double bytes = 2.0 * tokens * h;
-        const double n_coll = Ls * (4.0 + 2.0 * rc);
-        mb.tp_comm = (1.0 - fw.tp_overlap) * n_coll * fabric.ring(2.0, bytes, t, 1.0);
-    }
-    if (cp > 1) {
-        // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
-        // their gradients (x2); exposed when it outlasts the attention it overlaps.
-        const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
-        const double bytes = 2.0 * tokens * kv_width * (cp - 1.0) * (3.0 + rc);
-        const double t_cp = Ls * (bytes / link(t * cp) + (cp - 1.0) * latency(t * cp));
-        mb.cp_comm = std::max(0.0, t_cp - fw.cp_overlap * mb.attention);
-    }
-    if (p > 1) {
-        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
-        // Boundaries inside a site; those across sites are added per step below.
-        const double span = std::min(t * cp * p, dps);
-        mb.pp_comm = 2.0 * v * (bytes / link(span) + latency(span));
-    }
-    if (ep > 1 && in.moe_layer_fraction > 0) {
-        // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
-        // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
-        // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
-        // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
-        const double k = in.experts_per_token;
-        const double span = t * ep;
-        const double bytes_token = 2.0 * h;
-        double t_a2a = 0;
-        if (span <= dpn) {
-            t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / link(span);
-        } else {
-            const double nodes = std::ceil(span / dpn);
-            const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
-            const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
-            const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
-            t_a2a = inter / link(span) + intra / link(1.0);
-        }
-        const double n_a2a = Ls * in.moe_layer_fraction * (4.0 + 2.0 * rc);
-        mb.ep_comm = (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + latency(span));
-    }
-    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
-    r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
-    r.step.gemm = m * mb.gemm;
-    r.step.attention = m * mb.attention;
-    r.step.memory_bound = m * mb.memory_bound;
-    r.step.overhead = m * mb.overhead;
-    r.step.tp_comm = m * mb.tp_comm;
-    r.step.cp_comm = m * mb.cp_comm;
-    r.step.pp_comm = m * mb.pp_comm;
-    r.step.ep_comm = m * mb.ep_comm;
-    r.step.pp_bubble = p > 1 ? (p - 1.0) / v * r.microbatch_seconds : 0.0;
-    const double dpc = dp * cp;  // ranks that hold the same weights and reduce gradients together
-    const double ov_dp = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
-    double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
-    if (dpc > 1) {
-        // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
-        // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
-        // across the replicas, once per step. Across sites the group reduces inside each site (its
-        // dpc / sites ranks there) and the sites exchange over the WAN (below).
-        const double local = dpc / sg_dp;
-        double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
-        if (sg_dp > 1) shard = std::min(shard, local);
-        const double replicas = local / shard;
-        const double stride = t * p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
-        if (zero >= 3) {
-            // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
-            // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
-            const double bytes = r.params_per_gpu * (2.0 * wbytes + gbytes + (full ? wbytes : 0.0));
-            const double n_coll = Ls * (3.0 + rc);  // per layer: gather forward, gather backward, reduce-scatter
-            const double t_mb = fabric.ring(1.0, bytes, shard, stride) + (n_coll - 1.0) * lat * std::ceil(std::log2(std::max(2.0, shard)));
-            r.dp_bytes = m * bytes * (shard - 1.0) / shard;
-            r.step.dp_comm = m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
-        } else {
-            // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
-            // of the updated weights (Megatron's distributed optimizer), overlapped with the last
-            // micro-batch's backward and the next forward.
-            const double grad = r.params_per_gpu * gbytes;
-            const double t_dp = zero >= 1
-                                    ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
-                                    : fabric.ring(2.0, grad, local, stride);
-            r.dp_bytes = (zero >= 1 ? grad + r.params_per_gpu * wbytes : 2.0 * grad) * (shard - 1.0) / shard;
-            r.step.dp_comm = std::max(0.0, t_dp - ov_dp);
-            raw_intra = t_dp;
-        }
-        if (zero >= 1 && replicas > 1) {
-            // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups.
-            const double grad_shard = r.params_per_gpu * gbytes / shard;
-            const double t_rep = fabric.ring(2.0, grad_shard, replicas, stride * shard);
-            r.dp_bytes += 2.0 * grad_shard * (replicas - 1.0) / replicas;
-            r.step.dp_comm += std::max(0.0, t_rep - ov_dp);
-            raw_intra += t_rep;
-        }
-        if (sg_dp > 1) {
-            if (!r.wan) r.wan.emplace();
-            // The exchange across sites: each site sends its copy of the model's values (its stages only,
-            // when a replica spans several sites) in the outer precision, dense as an all-reduce
-            // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
-            // sum is not sparse), + the latency steps; the site's link carries it.
-            WanTraffic& w = *r.wan;
-            w.sites_dp = sg_dp;
-            const double site_params = r.params_per_gpu * t * p * std::min(1.0, dps / (t * cp * p));
-            const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (diloco ? 4.0 : gbytes);
-            const double topk = cfg.outer_topk;
-            w.exchange_bytes_per_site = site_params * exchanged_bytes_per_value(b_x, topk);
-            w.sync_bytes_per_site_per_step = site_params * gbytes * 2.0 * (sg_dp - 1.0) / sg_dp;
-            const double wan_bw = net.wan * g.network;
-            const bool sparse = topk < 1.0;
-            const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
-            w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * net.wan_latency * std::ceil(std::log2(sg_dp));
-            w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
-            if (!diloco) {
-                // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind
-                // what is left of the backward pass the reduction overlaps; the streaming option delays it
-                // by outer_overlap_steps steps (stale gradients), so it also runs during those steps.
-                const double left = std::max(0.0, ov_dp - raw_intra);
-                const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * m;
-                w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
-                r.step.dp_comm += w.exchange_exposed_seconds;
-            }
-        }
-    }
-    // Pipelines across sites (SWARM-style, Ryabinin et al. 2023, arXiv:2301.11913): at each site
-    // boundary the stage's devices send their activations (and receive gradients) over their share of
-    // the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
-    // filling and draining the pipeline crosses every site boundary forward and backward once, latency
-    // included.
-    if (p > 1 && net.sites > 1 && t * cp * p > dps) {
-        if (!r.wan) r.wan.emplace();
-        WanTraffic& w = *r.wan;
-        const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
-        w.sites_pp = sg_pp;
-        const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
-        const double share = net.wan * g.network / std::max(1.0, senders);
-        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
-        const double x = bytes / share;
-        w.pp_bytes_per_microbatch = bytes;
-        w.pp_seconds = m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
-        w.pp_bound_tokens_per_second = dp * b * in.seq / (v * x);
-        r.step.pp_comm += w.pp_seconds;
-    }
-    if (bw > 0) {
-        // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
-        const double opt_params = sharded(1);
-        r.step.optimizer = opt_params * (cfg.optimizer == Optimizer::adam ? 24.0 + gbytes : 16.0 + gbytes) / bw;
-    }
-    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
-                   r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
-    if (r.wan) r.wan->inner_step_seconds = r.step.total;
-    if (diloco) {
-        // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
-        // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
-        // so the step never beats the inner step alone.
-        const double H = static_cast<double>(cfg.local_steps);
-        const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
-        const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
-        r.step.outer_comm = exposed / H;
-        r.wan->exchange_exposed_seconds = r.step.outer_comm;
-        r.step.total += r.step.outer_comm;
-    }
+    const Links links = links_of(net, eff.gen);
+    mb.tp_comm = tp_comm_seconds(in, fw, L, c, links);
+    mb.cp_comm = cp_comm_seconds(in, fw, L, c, links, mb.attention);
+    mb.pp_comm = pp_comm_seconds(in, L, c, links);
+    mb.ep_comm = ep_comm_seconds(in, fw, L, c, links);
 
-    // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
-    // pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
-    const double rc_att_hw = full || (!flash && selective) ? 1.0 : 0.0;
-    r.recompute_flops_per_token = in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
-                                               2.0 * in.window * a * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
+    // ---- per optimizer step ----
+    const double compute_mb = microbatches_in_step(L, mb, r);
+    data_parallel_comm(cfg, fw, links, L, c, compute_mb, r);
+    pipeline_across_sites(in, links, L, c, r);
+    r.step.optimizer = optimizer_seconds(cfg, L, wp, c.bw);
+    step_total(cfg, L, r);
+    r.recompute_flops_per_token = recomputed_flops_per_token(in, L, c.rc_gemm);
     return r;
 }
 
