@@ -306,6 +306,64 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
     return w;
 }
 
+// Derivations of the weights, gradients and optimizer state per device (weight_state_memory).
+void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
+    const double wbytes = weight_bytes(cfg);
+    const double gbytes = gradient_bytes(cfg, fw, wbytes);
+    const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
+    const std::string zero_src =
+        "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
+    trace.add("training.memory_per_gpu_bytes.weights",
+              "first_stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
+              {{"first_stage_params", e.first_stage_params},
+               {"bytes_per_param", wbytes},
+               {"zero", static_cast<double>(cfg.zero)},
+               {"dp", dp},
+               {"cp", cp},
+               {"ep", ep}},
+              e.memory.weights, "bytes", zero_src);
+    trace.add(
+        "training.memory_per_gpu_bytes.gradients",
+        "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
+        {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+        e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
+    trace.add("training.memory_per_gpu_bytes.optimizer",
+              std::string("first_stage_params x ") +
+                  (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
+                  " / (zero >= 1 ? dp x cp : 1)",
+              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer,
+              "bytes", zero_src);
+}
+
+// Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
+void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
+    const double cp = static_cast<double>(cfg.cp);
+    trace.add("training.memory_per_gpu_bytes.activations",
+              "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
+              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP "
+              "? tp : 1)",
+              {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
+               {"first_stage_layers", e.first_stage_layers},
+               {"in_flight_microbatches", e.in_flight},
+               {"seq", in.seq},
+               {"micro_batch", static_cast<double>(cfg.micro_batch)},
+               {"hidden", in.hidden},
+               {"tp", static_cast<double>(cfg.tp)},
+               {"cp", cp}},
+              e.memory.activations, "bytes",
+              "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
+    trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
+              {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
+              "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
+    trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
+              {{"weights", e.memory.weights},
+               {"gradients", e.memory.gradients},
+               {"optimizer", e.memory.optimizer},
+               {"activations", e.memory.activations},
+               {"overhead", e.memory.overhead}},
+              e.memory.total, "bytes", "");
+}
+
 // What the compute terms of one micro-batch share: the peaks, the HBM bandwidth reached, its tokens
 // and what is recomputed.
 struct ComputeTerms {
@@ -728,6 +786,41 @@ double recomputed_flops_per_token(const StepInputs& in, const StepLayout& L, dou
     return in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
                         2.0 * in.window * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
 }
+
+// Derivations of the step time and its data-parallel communication.
+void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+    const StepTime& s = e.step;
+    trace.add("training.step_seconds",
+              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
+              "comm + optimizer",
+              {{"microbatches", e.microbatches},
+               {"gemm", s.gemm},
+               {"attention", s.attention},
+               {"memory_bound", s.memory_bound},
+               {"overhead", s.overhead},
+               {"tp_comm", s.tp_comm},
+               {"cp_comm", s.cp_comm},
+               {"pp_comm", s.pp_comm},
+               {"ep_comm", s.ep_comm},
+               {"pp_bubble", s.pp_bubble},
+               {"dp_comm", s.dp_comm},
+               {"optimizer", s.optimizer},
+               {"gemm_efficiency", e.gemm_efficiency},
+               {"attention_efficiency", e.attention_efficiency},
+               {"memory_efficiency", eff.gen.memory},
+               {"network_efficiency", eff.gen.network}},
+              s.total, "s",
+              "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis +
+                  "); " + eff.fw.name + " (" + eff.fw.basis + ")");
+    trace.add(
+        "training.step_breakdown_seconds.dp_comm",
+        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
+        {{"bytes_per_step", e.dp_bytes},
+         {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+         {"fsdp_overlap", eff.fw.fsdp_overlap},
+         {"dp_overlap", eff.fw.dp_overlap}},
+        s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+}
 }  // namespace
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
@@ -773,86 +866,9 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     if (!trace.enabled()) return;
-    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
-    const double gbytes = cfg.fp32_gradients.value_or(eff.fw.fp32_gradients) ? 4.0 : wbytes;
-    const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
-    const std::string zero_src =
-        "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
-    trace.add("training.memory_per_gpu_bytes.weights",
-              "first_stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp / ep] : 1) (+ 2 gathered layers under ZeRO-3)",
-              {{"first_stage_params", e.first_stage_params},
-               {"bytes_per_param", wbytes},
-               {"zero", static_cast<double>(cfg.zero)},
-               {"dp", dp},
-               {"cp", cp},
-               {"ep", ep}},
-              e.memory.weights, "bytes", zero_src);
-    trace.add(
-        "training.memory_per_gpu_bytes.gradients",
-        "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
-        {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
-        e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
-    trace.add("training.memory_per_gpu_bytes.optimizer",
-              std::string("first_stage_params x ") +
-                  (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
-                  " / (zero >= 1 ? dp x cp : 1)",
-              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer,
-              "bytes", zero_src);
-    trace.add("training.memory_per_gpu_bytes.activations",
-              "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
-              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP "
-              "? tp : 1)",
-              {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
-               {"first_stage_layers", e.first_stage_layers},
-               {"in_flight_microbatches", e.in_flight},
-               {"seq", in.seq},
-               {"micro_batch", static_cast<double>(cfg.micro_batch)},
-               {"hidden", in.hidden},
-               {"tp", static_cast<double>(cfg.tp)},
-               {"cp", cp}},
-              e.memory.activations, "bytes",
-              "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
-    trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
-              {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
-              "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
-    trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
-              {{"weights", e.memory.weights},
-               {"gradients", e.memory.gradients},
-               {"optimizer", e.memory.optimizer},
-               {"activations", e.memory.activations},
-               {"overhead", e.memory.overhead}},
-              e.memory.total, "bytes", "");
-    const StepTime& s = e.step;
-    trace.add("training.step_seconds",
-              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
-              "comm + optimizer",
-              {{"microbatches", e.microbatches},
-               {"gemm", s.gemm},
-               {"attention", s.attention},
-               {"memory_bound", s.memory_bound},
-               {"overhead", s.overhead},
-               {"tp_comm", s.tp_comm},
-               {"cp_comm", s.cp_comm},
-               {"pp_comm", s.pp_comm},
-               {"ep_comm", s.ep_comm},
-               {"pp_bubble", s.pp_bubble},
-               {"dp_comm", s.dp_comm},
-               {"optimizer", s.optimizer},
-               {"gemm_efficiency", e.gemm_efficiency},
-               {"attention_efficiency", e.attention_efficiency},
-               {"memory_efficiency", eff.gen.memory},
-               {"network_efficiency", eff.gen.network}},
-              s.total, "s",
-              "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis +
-                  "); " + eff.fw.name + " (" + eff.fw.basis + ")");
-    trace.add(
-        "training.step_breakdown_seconds.dp_comm",
-        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
-        {{"bytes_per_step", e.dp_bytes},
-         {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
-         {"fsdp_overlap", eff.fw.fsdp_overlap},
-         {"dp_overlap", eff.fw.dp_overlap}},
-        s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+    explain_weight_state_memory(cfg, eff.fw, e, trace);
+    explain_activation_memory(in, cfg, e, trace);
+    explain_step_time(eff, e, trace);
 }
 
 Framework framework_of(const TrainingConfig& cfg, const Device& d) {
