@@ -147,29 +147,19 @@ namespace {
 
 bool listed(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-}  // namespace
-
-TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
-                                 Trace& trace) {
-    TrainingResult r;
+// The scenario's config with its defaults resolved: data parallelism from the device count, sequence
+// parallelism with tensor parallelism, a global batch of ~4M tokens and the device's framework.
+TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& model, const Hardware& hw) {
     TrainingConfig cfg = cfg_in;
-    const Device& d = hw.device;
     if (!cfg.dp) cfg.dp = std::max<Count>(1, hw.count / std::max<Count>(1, cfg.tp * cfg.pp * cfg.cp));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
     if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch);
-    if (!cfg.framework) cfg.framework = framework_of(cfg, d);
-    const Efficiency eff = training_efficiency(cfg, d);
-    if (!cfg.fp32_gradients) cfg.fp32_gradients = eff.fw.fp32_gradients;
-    r.config = cfg;
-    r.framework = eff.fw.name;
-    const double n = static_cast<double>(hw.count);
-    r.devices = n;
-    const ParamCount pc = count_params(model);
-    r.params_total = pc.total;
-    r.params_active = pc.active;
-    r.tokens = cfg.tokens.value_or(0);
+    if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
+    return cfg;
+}
 
-    const TrainingModel tm = training_model(model);
+// Warnings about what the estimate assumes: a GPT-like shape for a bare parameter count, generic efficiency constants.
+void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const Device& d, TrainingResult& r) {
     const ModelSpec& shaped = tm.shape;
     if (tm.assumed_shape)
         r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
@@ -180,15 +170,11 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     if (eff.fallback_used)
         r.warnings.push_back(d.name + " matches no calibrated device generation: generic efficiency constants used (" + eff.gen.basis +
                              ")");
-    r.model_flops_per_token = model.has_architecture ? model_flops_per_token_training(model) : 6.0 * pc.active;
-    r.flops_6nd = 6.0 * pc.active * r.tokens;
-    r.flops = r.model_flops_per_token * r.tokens;
+}
 
-    const StepInputs& in = tm.in;
-    const StepEstimate est = estimate_step(in, hw, cfg, eff);
-    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
-    const NetworkLevels levels = network_levels(hw);
-    r.network = network_levels_json(hw, levels);
+// Communication across sites: the WAN figures, the share of the step not waiting on the WAN, and
+// what local steps (DiLoCo) do or would do.
+void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const StepEstimate& est, TrainingResult& r) {
     r.wan = est.wan.value_or(WanTraffic{});
     if (!est.wan) r.wan.inner_step_seconds = est.step.total;
     const WanTraffic& w = r.wan;
@@ -214,12 +200,71 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
         r.warnings.push_back("synchronous data parallelism across " + jr::fmt_num(w.sites_dp) + " sites waits " +
                              jr::fmt_num(100.0 * (1.0 - r.compute_utilization)) +
                              "% of each step on the WAN: consider training.local_steps (DiLoCo) and training.outer_precision");
+}
+
+// Derivations of the data-parallel exchange across sites and, with DiLoCo, its exposed share per step.
+void explain_exchange_across_sites(const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& levels, const StepEstimate& est,
+                                   const WanTraffic& w, Trace& trace) {
+    if (w.sites_dp <= 1) return;
+    const bool sparse = cfg.outer_topk < 1.0;
+    trace.add("training.communication.exchange_seconds",
+              sparse ? "(sites - 1) x exchange_bytes_per_site / (wan x network) + ceil(log2 sites) x wan_latency (top-k: all-gather)"
+                     : "2 (sites - 1) / sites x exchange_bytes_per_site / (wan x network) + 2 ceil(log2 sites) x wan_latency (all-reduce)",
+              {{"sites", w.sites_dp},
+               {"exchange_bytes_per_site", w.exchange_bytes_per_site},
+               {"wan_bytes_per_second", levels.wan},
+               {"network", eff.gen.network},
+               {"wan_latency_seconds", levels.wan_latency},
+               {"outer_topk", cfg.outer_topk}},
+              w.exchange_seconds, "s",
+              "hierarchical all-reduce, alpha-beta model (Thakur, Rabenseifner & Gropp 2005, Int. J. HPC Appl. 19(1), Sec. 4); "
+              "bytes per value: outer precision, top-k adds a 12-bit index (SparseLoCo chunks of 4,096)");
+    if (cfg.local_steps > 1)
+        trace.add("training.step_breakdown_seconds.outer_comm",
+                  "max(0, exchange_seconds - min(outer_overlap_steps, local_steps) x inner_step) / local_steps",
+                  {{"exchange_seconds", w.exchange_seconds},
+                   {"outer_overlap_steps", static_cast<double>(cfg.outer_overlap_steps)},
+                   {"local_steps", static_cast<double>(cfg.local_steps)},
+                   {"inner_step_seconds", w.inner_step_seconds}},
+                  est.step.outer_comm, "s",
+                  "DiLoCo (Douillard et al. 2023, arXiv:2311.08105) Algorithm 1; Streaming DiLoCo overlap (arXiv:2501.18512)");
+}
+
+// Derivations of the pipeline sends across sites and of the share of the step not waiting on the WAN.
+void explain_pipeline_across_sites(const NetworkLevels& levels, const StepEstimate& est, const TrainingResult& r, Trace& trace) {
+    const WanTraffic& w = r.wan;
+    if (w.sites_pp > 1)
+        trace.add(
+            "training.communication.pipeline_wan_seconds_per_step",
+            "microbatches x max(0, vpp x x - t_microbatch) + 2 vpp (sites - 1)(x + wan_latency), x = bytes / (wan x network / senders)",
+            {{"bytes_per_microbatch", w.pp_bytes_per_microbatch},
+             {"wan_bytes_per_second", levels.wan},
+             {"sites", w.sites_pp},
+             {"wan_latency_seconds", levels.wan_latency},
+             {"microbatches", est.microbatches},
+             {"t_microbatch", est.microbatch_seconds}},
+            w.pp_seconds, "s",
+            "pipeline across sites: SWARM (Ryabinin et al. 2023, arXiv:2301.11913) bandwidth bound; 1F1B fill and drain");
+    if (levels.sites > 1)
+        trace.add("training.communication.compute_utilization", "(step - exposed exchange - pipeline sends across sites) / step",
+                  {{"step_seconds", est.step.total}, {"exchange_exposed", w.exchange_exposed_seconds}, {"pipeline_wan", w.pp_seconds}},
+                  r.compute_utilization, "fraction", "INTELLECT-1's compute utilization (arXiv:2412.01152): time not waiting on the WAN");
+}
+
+// The step model's memory and time as the report gives them, and whether the memory fits the device.
+void step_figures(const Device& d, const StepEstimate& est, TrainingResult& r) {
     r.memory = est.memory;
     r.zero3_buffer_bytes = est.zero3_buffer_bytes;
     r.dp_comm_bytes_per_step = est.dp_bytes;
     r.memory_capacity_bytes = d.memory_bytes.value_or(0);
     r.fits = d.memory_bytes ? r.memory.total <= *d.memory_bytes : false;
     r.step = est.step;
+}
+
+// Throughput: tokens per step and per second, MFU (predicted, or given), HFU and FLOP/s per device.
+void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingConfig& cfg, const Device& d, const StepEstimate& est,
+                TrainingResult& r) {
+    const double n = r.devices;
     r.tokens_per_step = static_cast<double>(*cfg.global_batch) * model.seq_len;
     // MFU is measured against the dense 16-bit peak, also when the GEMMs run in FP8 (tokens/s is the
     // convention-free figure).
@@ -242,34 +287,104 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     }
     r.hfu = peak > 0 ? hw_per_token * r.tokens_per_second / (n * peak) : 0;
     r.achieved_flops_per_second_per_gpu = hw_per_token * r.tokens_per_second / n;
-    r.goodput = run_goodput(n, pc.total, cfg.goodput);
+}
 
-    // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
-    // calibrated generations and frameworks; a given MFU carries no model uncertainty.
-    const Calibration& cal = calibration();
-    double lo = 1.0, hi = 1.0;
-    if (!r.mfu_given) {
-        const bool calibrated =
-            !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
-        const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-        lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
-        hi = 1.0 + (cal.band.high - 1.0) * widen;
-        r.band_basis = cal.band.basis + (calibrated ? ""
-                                                    : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name +
-                                                          " has no calibration runs)");
-        r.mfu_low = r.mfu * lo;
-        r.mfu_high = r.mfu * hi;
-    } else {
-        r.band_basis = "MFU given: no model uncertainty";
+// Derivations of the FLOPs per token and of the run's FLOPs.
+void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace) {
+    if (model.has_architecture)
+        trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
+                  {{"N_active", r.params_active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},
+                  r.model_flops_per_token, "FLOP/token", "PaLM (arXiv:2204.02311) App. B; Megatron (arXiv:2104.04473) Eq. 3");
+    if (r.tokens > 0) {
+        trace.add("training.flops_6nd", "6 x N x D", {{"N", r.params_active}, {"D", r.tokens}}, r.flops_6nd, "FLOP",
+                  "Kaplan et al. 2020 (arXiv:2001.08361) Sec. 2.1");
+        trace.add("training.flops", "model_flops_per_token x D", {{"model_flops_per_token", r.model_flops_per_token}, {"D", r.tokens}},
+                  r.flops, "FLOP", "PaLM App. B convention");
     }
+}
 
-    // ---- run totals ----
+// Derivations of the throughput: MFU, HFU, hardware FLOPs per token, tokens/s and FLOP/s per device.
+void explain_throughput(const StepEstimate& est, const TrainingResult& r, Trace& trace) {
+    const double n = r.devices, peak = r.peak_flops_per_second, hw_per_token = r.hardware_flops_per_token;
+    trace.add("training.mfu",
+              r.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x dense 16-bit peak)",
+              {{"model_flops_per_token", r.model_flops_per_token},
+               {"tokens_per_second", r.tokens_per_second},
+               {"devices", n},
+               {"peak_flops_per_second", peak}},
+              r.mfu, "fraction", "PaLM (arXiv:2204.02311) Sec. 4.1 / App. B; FP8 runs too are measured against the 16-bit peak");
+    trace.add("training.hfu", "hardware_flops_per_token x tokens_per_second / (devices x peak)",
+              {{"hardware_flops_per_token", hw_per_token},
+               {"tokens_per_second", r.tokens_per_second},
+               {"devices", n},
+               {"peak_flops_per_second", peak}},
+              r.hfu, "fraction", "PaLM (arXiv:2204.02311) App. B: HFU counts recomputation");
+    trace.add("training.hardware_flops_per_token", "model_flops_per_token + recomputed FLOPs",
+              {{"model_flops_per_token", r.model_flops_per_token}, {"recompute_flops_per_token", est.recompute_flops_per_token}},
+              hw_per_token, "FLOP/token", "Korthikanti et al. 2022 Sec. 5 (what recomputation re-executes)");
+    trace.add("training.tokens_per_second", r.mfu_given ? "MFU x devices x peak / model_flops_per_token" : "tokens_per_step / step_seconds",
+              {{"tokens_per_step", r.tokens_per_step},
+               {"step_seconds", r.step_seconds},
+               {"mfu", r.mfu},
+               {"devices", n},
+               {"peak_flops_per_second", peak}},
+              r.tokens_per_second, "tokens/s", "");
+    trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
+              {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
+              r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
+}
+
+// Derivations of the fit and of the goodput (goodput_for).
+void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& trace) {
+    trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
+              r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
+    trace.add("training.goodput",
+              r.goodput.given ? "given in the scenario"
+                              : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF)",
+              {{"failures_per_hour", r.goodput.failures_per_hour},
+               {"checkpoint_seconds", r.goodput.checkpoint_seconds},
+               {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
+               {"restart_seconds", r.goodput.restart_seconds}},
+              r.goodput.value, "fraction",
+              "failures: Llama 3 (arXiv:2407.21783 Table 5) 419 in 54 days on 16,384 GPUs; restart: MegaScale (arXiv:2402.15627); "
+              "checkpoint interval: Young 1974 / Daly 2006");
+}
+
+// The throughput band (low and high factors on tokens/s).
+struct ThroughputBand {
+    double lo = 1.0, hi = 1.0;
+};
+
+// Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
+// calibrated generations and frameworks; a given MFU carries no model uncertainty.
+ThroughputBand uncertainty_band(const Efficiency& eff, TrainingResult& r) {
+    const Calibration& cal = calibration();
+    ThroughputBand band;
+    if (r.mfu_given) {
+        r.band_basis = "MFU given: no model uncertainty";
+        return band;
+    }
+    const bool calibrated =
+        !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
+    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
+    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
+    band.hi = 1.0 + (cal.band.high - 1.0) * widen;
+    r.band_basis =
+        cal.band.basis +
+        (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");
+    r.mfu_low = r.mfu * band.lo;
+    r.mfu_high = r.mfu * band.hi;
+    return band;
+}
+
+// Run totals: wall time, GPU-hours, energy, CO2 and cost, with their band. Returns the $/GPU-hour used.
+HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
     const HourlyRate hourly = gpu_hour_rate(d, costs);
     const double rate = hourly.usd.value_or(0);
     r.gpu_hour_usd = rate;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
-        const double gpu_hours = n * seconds / units::seconds_per_hour;
+        const double gpu_hours = r.devices * seconds / units::seconds_per_hour;
         // Energy as published runs compute it (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM): GPU-hours x TDP x PUE.
         const double energy = gpu_hours * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
         double cost = gpu_hours * rate;
@@ -281,143 +396,99 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
         r.gpu_hours = gpu_hours;
         r.energy_kwh = energy;
         r.co2_kg = energy * costs.grid_kg_co2_per_kwh;
-        r.seconds_low = seconds / hi;
-        r.seconds_high = seconds / lo;
+        r.seconds_low = seconds / band.hi;
+        r.seconds_high = seconds / band.lo;
         if (rate > 0 || costs.ownership == Ownership::owned) {
             r.cost_usd = cost;
-            r.cost_usd_low = cost / hi;
-            r.cost_usd_high = cost / lo;
+            r.cost_usd_low = cost / band.hi;
+            r.cost_usd_high = cost / band.lo;
         } else {
             r.warnings.push_back(hourly.note.empty() ? "no $/GPU-hour: set costs.gpu_hour_usd" : hourly.note);
         }
     } else if (r.tokens <= 0) {
         r.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }
+    return hourly;
+}
+
+// Derivations of the run totals (run_totals).
+void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& hourly, const ThroughputBand& band, const TrainingResult& r,
+                        Trace& trace) {
+    if (!r.seconds) return;
+    const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, energy = *r.energy_kwh, n = r.devices;
+    trace.add("training.seconds", "D / tokens_per_second / goodput",
+              {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");
+    trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
+    trace.add("training.uncertainty", "seconds / [band high, band low] (throughput band from out-of-sample errors)",
+              {{"seconds", seconds}, {"band_low", band.lo}, {"band_high", band.hi}}, *r.seconds_high, "s", r.band_basis);
+    trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
+    if (r.cost_usd && costs.ownership == Ownership::owned)
+        trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
+                  {{"gpu_hours", gpu_hours},
+                   {"price_usd", d.price_usd.value_or(0)},
+                   {"lifetime_years", costs.lifetime_years},
+                   {"energy_kwh", energy},
+                   {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
+                  *r.cost_usd, "USD", "straight-line amortisation");
+    else if (r.cost_usd)
+        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", r.gpu_hour_usd}},
+                  *r.cost_usd, "USD", hourly.what);
+    trace.add("training.energy_kwh", "gpu_hours x TDP x PUE",
+              {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, energy, "kWh",
+              "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
+    trace.add("training.co2_kg", "energy_kwh x grid intensity",
+              {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *r.co2_kg, "kg CO2e",
+              "LLaMA Sec. 6 (0.385 kg/kWh US average)");
+}
+
+}  // namespace
+
+TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
+                                 Trace& trace) {
+    TrainingResult r;
+    const Device& d = hw.device;
+    TrainingConfig cfg = resolved_config(cfg_in, model, hw);
+    const Efficiency eff = training_efficiency(cfg, d);
+    if (!cfg.fp32_gradients) cfg.fp32_gradients = eff.fw.fp32_gradients;
+    r.config = cfg;
+    r.framework = eff.fw.name;
+    const double n = static_cast<double>(hw.count);
+    r.devices = n;
+    const ParamCount pc = count_params(model);
+    r.params_total = pc.total;
+    r.params_active = pc.active;
+    r.tokens = cfg.tokens.value_or(0);
+
+    const TrainingModel tm = training_model(model);
+    assumption_warnings(tm, eff, d, r);
+    r.model_flops_per_token = model.has_architecture ? model_flops_per_token_training(model) : 6.0 * pc.active;
+    r.flops_6nd = 6.0 * pc.active * r.tokens;
+    r.flops = r.model_flops_per_token * r.tokens;
+
+    const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
+    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
+    const NetworkLevels levels = network_levels(hw);
+    r.network = network_levels_json(hw, levels);
+    across_sites(cfg, levels, est, r);
+    step_figures(d, est, r);
+    throughput(model, tm.shape, cfg, d, est, r);
+    r.goodput = run_goodput(n, pc.total, cfg.goodput);
+    const ThroughputBand band = uncertainty_band(eff, r);
+
+    // ---- run totals ----
+    const HourlyRate hourly = run_totals(d, costs, band, r);
     if (!r.fits)
         r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, " + d.name + " has " +
                               jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB";
 
     if (trace.enabled()) {
-        explain_step(in, cfg, eff, est, trace);
-        if (w.sites_dp > 1) {
-            const bool sparse = cfg.outer_topk < 1.0;
-            trace.add(
-                "training.communication.exchange_seconds",
-                sparse
-                    ? "(sites - 1) x exchange_bytes_per_site / (wan x network) + ceil(log2 sites) x wan_latency (top-k: all-gather)"
-                    : "2 (sites - 1) / sites x exchange_bytes_per_site / (wan x network) + 2 ceil(log2 sites) x wan_latency (all-reduce)",
-                {{"sites", w.sites_dp},
-                 {"exchange_bytes_per_site", w.exchange_bytes_per_site},
-                 {"wan_bytes_per_second", levels.wan},
-                 {"network", eff.gen.network},
-                 {"wan_latency_seconds", levels.wan_latency},
-                 {"outer_topk", cfg.outer_topk}},
-                w.exchange_seconds, "s",
-                "hierarchical all-reduce, alpha-beta model (Thakur, Rabenseifner & Gropp 2005, Int. J. HPC Appl. 19(1), Sec. 4); "
-                "bytes per value: outer precision, top-k adds a 12-bit index (SparseLoCo chunks of 4,096)");
-            if (cfg.local_steps > 1)
-                trace.add("training.step_breakdown_seconds.outer_comm",
-                          "max(0, exchange_seconds - min(outer_overlap_steps, local_steps) x inner_step) / local_steps",
-                          {{"exchange_seconds", w.exchange_seconds},
-                           {"outer_overlap_steps", static_cast<double>(cfg.outer_overlap_steps)},
-                           {"local_steps", static_cast<double>(cfg.local_steps)},
-                           {"inner_step_seconds", w.inner_step_seconds}},
-                          est.step.outer_comm, "s",
-                          "DiLoCo (Douillard et al. 2023, arXiv:2311.08105) Algorithm 1; Streaming DiLoCo overlap (arXiv:2501.18512)");
-        }
-        if (w.sites_pp > 1)
-            trace.add(
-                "training.communication.pipeline_wan_seconds_per_step",
-                "microbatches x max(0, vpp x x - t_microbatch) + 2 vpp (sites - 1)(x + wan_latency), x = bytes / (wan x network / senders)",
-                {{"bytes_per_microbatch", w.pp_bytes_per_microbatch},
-                 {"wan_bytes_per_second", levels.wan},
-                 {"sites", w.sites_pp},
-                 {"wan_latency_seconds", levels.wan_latency},
-                 {"microbatches", est.microbatches},
-                 {"t_microbatch", est.microbatch_seconds}},
-                w.pp_seconds, "s",
-                "pipeline across sites: SWARM (Ryabinin et al. 2023, arXiv:2301.11913) bandwidth bound; 1F1B fill and drain");
-        if (levels.sites > 1)
-            trace.add("training.communication.compute_utilization", "(step - exposed exchange - pipeline sends across sites) / step",
-                      {{"step_seconds", est.step.total}, {"exchange_exposed", w.exchange_exposed_seconds}, {"pipeline_wan", w.pp_seconds}},
-                      r.compute_utilization, "fraction",
-                      "INTELLECT-1's compute utilization (arXiv:2412.01152): time not waiting on the WAN");
-        if (model.has_architecture)
-            trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
-                      {{"N_active", pc.active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},
-                      r.model_flops_per_token, "FLOP/token", "PaLM (arXiv:2204.02311) App. B; Megatron (arXiv:2104.04473) Eq. 3");
-        if (r.tokens > 0) {
-            trace.add("training.flops_6nd", "6 x N x D", {{"N", pc.active}, {"D", r.tokens}}, r.flops_6nd, "FLOP",
-                      "Kaplan et al. 2020 (arXiv:2001.08361) Sec. 2.1");
-            trace.add("training.flops", "model_flops_per_token x D", {{"model_flops_per_token", r.model_flops_per_token}, {"D", r.tokens}},
-                      r.flops, "FLOP", "PaLM App. B convention");
-        }
-        trace.add("training.mfu",
-                  r.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x dense 16-bit peak)",
-                  {{"model_flops_per_token", r.model_flops_per_token},
-                   {"tokens_per_second", r.tokens_per_second},
-                   {"devices", n},
-                   {"peak_flops_per_second", peak}},
-                  r.mfu, "fraction", "PaLM (arXiv:2204.02311) Sec. 4.1 / App. B; FP8 runs too are measured against the 16-bit peak");
-        trace.add("training.hfu", "hardware_flops_per_token x tokens_per_second / (devices x peak)",
-                  {{"hardware_flops_per_token", hw_per_token},
-                   {"tokens_per_second", r.tokens_per_second},
-                   {"devices", n},
-                   {"peak_flops_per_second", peak}},
-                  r.hfu, "fraction", "PaLM (arXiv:2204.02311) App. B: HFU counts recomputation");
-        trace.add("training.hardware_flops_per_token", "model_flops_per_token + recomputed FLOPs",
-                  {{"model_flops_per_token", r.model_flops_per_token}, {"recompute_flops_per_token", est.recompute_flops_per_token}},
-                  hw_per_token, "FLOP/token", "Korthikanti et al. 2022 Sec. 5 (what recomputation re-executes)");
-        trace.add("training.tokens_per_second",
-                  r.mfu_given ? "MFU x devices x peak / model_flops_per_token" : "tokens_per_step / step_seconds",
-                  {{"tokens_per_step", r.tokens_per_step},
-                   {"step_seconds", r.step_seconds},
-                   {"mfu", r.mfu},
-                   {"devices", n},
-                   {"peak_flops_per_second", peak}},
-                  r.tokens_per_second, "tokens/s", "");
-        trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
-                  {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
-                  r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
-        trace.add("training.fits", "memory_per_gpu.total <= device memory",
-                  {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}}, r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
-        trace.add("training.goodput",
-                  r.goodput.given
-                      ? "given in the scenario"
-                      : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF)",
-                  {{"failures_per_hour", r.goodput.failures_per_hour},
-                   {"checkpoint_seconds", r.goodput.checkpoint_seconds},
-                   {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
-                   {"restart_seconds", r.goodput.restart_seconds}},
-                  r.goodput.value, "fraction",
-                  "failures: Llama 3 (arXiv:2407.21783 Table 5) 419 in 54 days on 16,384 GPUs; restart: MegaScale (arXiv:2402.15627); "
-                  "checkpoint interval: Young 1974 / Daly 2006");
-        if (r.seconds) {
-            const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, energy = *r.energy_kwh;
-            trace.add("training.seconds", "D / tokens_per_second / goodput",
-                      {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");
-            trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
-            trace.add("training.uncertainty", "seconds / [band high, band low] (throughput band from out-of-sample errors)",
-                      {{"seconds", seconds}, {"band_low", lo}, {"band_high", hi}}, *r.seconds_high, "s", r.band_basis);
-            trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
-            if (r.cost_usd && costs.ownership == Ownership::owned)
-                trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
-                          {{"gpu_hours", gpu_hours},
-                           {"price_usd", d.price_usd.value_or(0)},
-                           {"lifetime_years", costs.lifetime_years},
-                           {"energy_kwh", energy},
-                           {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
-                          *r.cost_usd, "USD", "straight-line amortisation");
-            else if (r.cost_usd)
-                trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", rate}}, *r.cost_usd,
-                          "USD", hourly.what);
-            trace.add("training.energy_kwh", "gpu_hours x TDP x PUE",
-                      {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, energy, "kWh",
-                      "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
-            trace.add("training.co2_kg", "energy_kwh x grid intensity",
-                      {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *r.co2_kg, "kg CO2e",
-                      "LLaMA Sec. 6 (0.385 kg/kWh US average)");
-        }
+        explain_step(tm.in, cfg, eff, est, trace);
+        explain_exchange_across_sites(cfg, eff, levels, est, r.wan, trace);
+        explain_pipeline_across_sites(levels, est, r, trace);
+        explain_flops(model, r, trace);
+        explain_throughput(est, r, trace);
+        explain_fit_and_goodput(d, r, trace);
+        explain_run_totals(d, costs, hourly, band, r, trace);
     }
     return r;
 }

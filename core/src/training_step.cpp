@@ -162,409 +162,154 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
     return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
-    return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
+namespace {
+
+// Bytes per stored weight: 4 in fp32/tf32, else 2 (16-bit weights, also when the GEMMs run in FP8).
+double weight_bytes(const TrainingConfig& cfg) {
+    return (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
 }
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
-                           const NetworkLevels& net, bool memory_only) {
-    StepEstimate r;
-    const Device& d = hw.device;
-    const GenerationEfficiency& g = eff.gen;
-    const FrameworkProfile& fw = eff.fw;
-    const double t = static_cast<double>(cfg.tp), p = static_cast<double>(cfg.pp), v = static_cast<double>(cfg.vpp),
-                 b = static_cast<double>(cfg.micro_batch), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
-    const double dp = static_cast<double>(cfg.dp.value_or(1));
-    const double dpn = net.devices_per_node;
-    // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
-    const double sg_dp = net.sites > 1 ? std::min(dp, net.sites) : 1.0;
-    const bool diloco = cfg.local_steps > 1 && sg_dp > 1;
-    const double h = in.hidden, a = in.heads, V = in.vocab;
-    const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (dp * b));
-    const double Ls = std::ceil(in.layers / p);  // the slowest stage holds the most layers
-    const bool sp = sequence_parallel(cfg);
-    const bool full = cfg.recompute == Recompute::full;
-    const bool selective = cfg.recompute == Recompute::selective;
-    const bool flash = cfg.attention == Attention::flash;
-    const bool fp8 = cfg.precision == Precision::fp8;
-    const double zero = static_cast<double>(cfg.zero);
-    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
-    const double gbytes = cfg.fp32_gradients.value_or(fw.fp32_gradients) ? 4.0 : wbytes;
-    r.microbatches = m;
-    r.layers_per_stage = Ls;
+// Bytes per stored gradient: 4 when the config or the framework keeps fp32 gradients, else as the weights.
+double gradient_bytes(const TrainingConfig& cfg, const FrameworkProfile& fw, double wbytes) {
+    return cfg.fp32_gradients.value_or(fw.fp32_gradients) ? 4.0 : wbytes;
+}
 
-    // ---- memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding) ----
+// The layout's sizes and switches that every part of the step model reads.
+struct StepLayout {
+    double t, p, v, b, cp, ep, dp;  // tp, pp, vpp, micro-batch, cp, ep and dp as numbers
+    double sg_dp;                   // sites the data-parallel group spans
+    double m;                       // micro-batches per step per pipeline
+    double Ls;                      // layers of the slowest stage
+    double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
+    bool diloco, sp, full, selective, flash, fp8;
+};
+
+// Resolves the layout once per estimate.
+StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const FrameworkProfile& fw, const NetworkLevels& net) {
+    StepLayout L;
+    L.t = static_cast<double>(cfg.tp);
+    L.p = static_cast<double>(cfg.pp);
+    L.v = static_cast<double>(cfg.vpp);
+    L.b = static_cast<double>(cfg.micro_batch);
+    L.cp = static_cast<double>(cfg.cp);
+    L.ep = static_cast<double>(cfg.ep);
+    L.dp = static_cast<double>(cfg.dp.value_or(1));
+    // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
+    L.sg_dp = net.sites > 1 ? std::min(L.dp, net.sites) : 1.0;
+    L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
+    L.m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (L.dp * L.b));
+    L.Ls = std::ceil(in.layers / L.p);  // the slowest stage holds the most layers
+    L.sp = sequence_parallel(cfg);
+    L.full = cfg.recompute == Recompute::full;
+    L.selective = cfg.recompute == Recompute::selective;
+    L.flash = cfg.attention == Attention::flash;
+    L.fp8 = cfg.precision == Precision::fp8;
+    L.zero = static_cast<double>(cfg.zero);
+    L.wbytes = weight_bytes(cfg);
+    L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
+    return L;
+}
+
+// Where the parameters live: per device of the first stage, and the ZeRO groups that shard them.
+struct WeightPlacement {
+    double dense_per_layer;            // parameters of a layer outside its routed experts
+    double expert_tp;                  // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
+    double dense_gpu, expert_gpu;      // first stage, per device, before ZeRO sharding
+    double shard_dense, shard_expert;  // ranks that shard them under ZeRO
+    // Parameters per device once ZeRO shards what its stage shards (1: optimizer state, 2: gradients, 3: weights).
+    double sharded(double zero, double stage) const {
+        return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
+    }
+};
+
+// Places the parameters on the stages and over the ZeRO groups; sets params_per_gpu and the first stage's layers and parameters.
+WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
+    WeightPlacement w;
+    const double t = L.t, p = L.p, cp = L.cp, ep = L.ep, dp = L.dp, Ls = L.Ls;
     const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
-    const double dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
+    w.dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
     // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
     const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
-    const double expert_tp = folded ? 1.0 : t;
+    w.expert_tp = folded ? 1.0 : t;
     // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
     // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
     // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
     // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
     const double Lm = (p > 1 && std::fmod(in.layers, p) != 0) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
-    r.params_per_gpu = Ls * dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (expert_tp * ep);
-    const double dense_gpu = Lm * dense_per_layer / t + emb_tables * in.params_embedding / t;
-    const double expert_gpu = Lm * in.expert_params_per_layer / (expert_tp * ep);
+    r.params_per_gpu =
+        Ls * w.dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (w.expert_tp * ep);
+    w.dense_gpu = Lm * w.dense_per_layer / t + emb_tables * in.params_embedding / t;
+    w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
     r.first_stage_layers = Lm;
-    r.first_stage_params = dense_gpu + expert_gpu;
+    r.first_stage_params = w.dense_gpu + w.expert_gpu;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp / ep.
-    double shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    w.shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
     // Across sites, ZeRO/FSDP shards stay inside a site (hybrid sharding over the WAN, as MaxText
     // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
-    if (sg_dp > 1) shard_dense = std::min(shard_dense, dp * cp / sg_dp);
-    const double shard_expert = std::max(1.0, shard_dense * t / expert_tp / ep);
-    auto sharded = [&](double stage) {
-        return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
-    };
-    r.memory.weights = sharded(3) * wbytes;
-    r.memory.gradients = sharded(2) * gbytes;
+    if (L.sg_dp > 1) w.shard_dense = std::min(w.shard_dense, dp * cp / L.sg_dp);
+    w.shard_expert = std::max(1.0, w.shard_dense * t / w.expert_tp / ep);
+    return w;
+}
+
+// Weights, gradients and optimizer state per device under ZeRO, with ZeRO-3's gathered layers.
+void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, StepEstimate& r) {
+    const double wbytes = L.wbytes, gbytes = L.gbytes;
+    r.memory.weights = w.sharded(L.zero, 3) * wbytes;
+    r.memory.gradients = w.sharded(L.zero, 2) * gbytes;
     // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
     // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
     const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
-    r.memory.optimizer = sharded(1) * opt_per_param;
-    if (zero >= 3) {
+    r.memory.optimizer = w.sharded(L.zero, 1) * opt_per_param;
+    if (L.zero >= 3) {
         // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
-        const double layer_gpu = dense_per_layer / t + in.expert_params_per_layer / (expert_tp * ep);
+        const double layer_gpu = w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep);
         r.memory.weights += 2.0 * layer_gpu * wbytes;
         r.memory.gradients += layer_gpu * gbytes;
         r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
     }
-    const LayerActivations act = layer_activations(in, cfg);
+}
+
+// Stored activations per device: the first stage's layers x its in-flight micro-batches, the layer
+// being recomputed and the logits.
+void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act, StepEstimate& r) {
+    const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, m = L.m;
+    const bool sp = L.sp;
     // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
     r.activation_bytes_per_layer =
-        full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
-             : act.split + act.unsplit / (sp ? t : 1.0) +
-                   ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
+        L.full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+               : act.split + act.unsplit / (sp ? t : 1.0) +
+                     ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
-    double activations = r.activation_bytes_per_layer * Lm * r.in_flight;
-    if (full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (flash ? 0.0 : act.scores);  // the layer being recomputed
-    activations += 4.0 * in.seq / cp * b * V / t;  // fp32 logits for the loss on the last stage
+    double activations = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
+    if (L.full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores);  // the layer being recomputed
+    activations += 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
     r.memory.activations = activations;
+}
+
+// Memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding).
+WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act,
+                                  StepEstimate& r) {
+    const WeightPlacement w = place_weights(in, cfg, L, r);
+    weight_state_memory(in, cfg, L, w, r);
+    activation_memory(in, cfg, L, act, r);
     // DiLoCo keeps the weights of the last outer step (the anchor the pseudo-gradient is taken from)
     // and the outer Nesterov momentum, both fp32 (Douillard et al. 2023, arXiv:2311.08105, Algorithm 1),
     // sharded like the optimizer state; INTELLECT-1 keeps them in host memory (PRIME README, "CPU Off-Loading").
-    if ((diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = sharded(1) * 8.0;
+    if ((L.diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = w.sharded(L.zero, 1) * 8.0;
     const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
     r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
     r.memory.total = sub + r.memory.overhead;
-    if (memory_only) return r;
-
-    // ---- time per micro-batch on one stage ----
-    const double peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
-    const double peak_gemm = fp8 ? d.peak(Precision::fp8).value_or(0) : peak16;
-    const double bw = d.memory_bandwidth_bytes_per_second.value_or(0) * g.memory;
-    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
-    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
-    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
-    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
-    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
-    // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
-    const double e_long = (fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
-    const double k_half = eff.gemm_k_half_given.value_or(fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
-    auto slow = [&](double K) { return K > 0 ? 1.0 + k_half / K : 1.0; };  // 1 / (K / (K + K_half))
-    r.gemm_peak = peak_gemm;
-    const double tokens = b * in.seq / cp;
-    const double rc = full ? 1.0 : 0.0;
-    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
-    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
-    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
-    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
-    // selective_gemm_recompute) and every element-wise op.
-    const double rc_sel = selective && flash ? fw.selective_gemm_recompute : 0.0;
-    const double rc_gemm = full ? 1.0 : rc_sel, rc_mem = full || rc_sel > 0 ? 1.0 : 0.0;
-    // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
-    // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
-    // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
-    const double expert_active = in.experts > 0
-                                     ? in.moe_layer_fraction * in.experts_per_token *
-                                           (in.expert_params_per_layer / std::max(1.0, in.experts)) / std::max(1e-9, in.moe_layer_fraction)
-                                     : 0.0;
-    const double f_dense = 2.0 * tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / t;
-    const double f_expert = 2.0 * tokens * expert_active / t;
-    const double f_logit = 2.0 * tokens * h * V / t;
-    // Attention: each query of a causal model sees on average half of its window; unfused attention
-    // computes the whole score matrix and masks it.
-    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
-    const double f_att = 2.0 * tokens * (flash ? keys_causal : in.window) * a * (in.attn_width_qk + in.attn_width_v) / t;
-    StepTime mb;
-    if (peak_gemm > 0 && e_long > 0) {
-        // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
-        // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
-        // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
-        // GEMM is repeated when recomputed. MLA's low-rank projections are counted as QKV.
-        const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
-        const double out_proj = h * a * in.attn_width_v;
-        const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
-        const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
-        const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
-        // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
-        // search evaluates this ~10^4 times.
-        const double s_h = slow(h), s_tok = slow(tokens), fwd = 1.0 + rc_gemm;
-        auto three = [&](double params, double sf, double sd, double sw, double rows_slow) {
-            return params * ((fwd * sf + sd) * rows_slow + sw);
-        };
-        double layer = three(qkv, s_h, slow(qkv / h / t), s_tok, 1.0) + three(out_proj, slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
-        if (ffn_dense > 0)
-            layer += three(ffn_w * h * swiglu_in, s_h, slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
-                     three(ffn_w * h, slow(ffn_w / t), s_h, s_tok, 1.0);
-        layer *= 2.0 * tokens / t;
-        const double logit = 2.0 * tokens * h * V / t * (s_h + slow(V / t) + s_tok);
-        mb.gemm = (Ls * layer + logit) / (peak_gemm * e_long);
-        if (f_expert > 0) {
-            // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
-            // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
-            // gradient has K = rows.
-            const double fe = in.expert_ffn_width / t;
-            const double rows = tokens * ep * in.experts_per_token / in.experts;
-            const double m_slow = (rows + kGemmHalfRows) / rows;
-            const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
-            const double s_rows = slow(rows), s_fe = slow(fe);
-            const double e_layer =
-                2.0 * tokens / t * per_expert *
-                (three(fe * t * h * swiglu_in, s_h, slow(swiglu_in * fe), s_rows, m_slow) + three(fe * t * h, s_fe, s_h, s_rows, m_slow));
-            mb.gemm += fw.moe_overhead * Ls * e_layer / (peak_gemm * e_long);
-        }
-        const double flops = Ls * (f_dense * (3.0 + rc_gemm) + f_expert * (3.0 + rc_gemm)) + f_logit * 3.0;
-        r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * peak_gemm) : e_long;
-    }
-    if (peak16 > 0) {
-        if (flash) {
-            // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
-            // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
-            // FlashAttention-2 (Dao 2023, arXiv:2307.08691, Fig. 4: A100 causal head dim 128 forward +
-            // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
-            // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
-            const AttentionKernel kernel = cfg.attention_kernel.value_or(fw.attention_impl);
-            const double s_call = std::min(in.window, in.seq / cp);
-            // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
-            // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
-            // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
-            // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
-            r.attention_efficiency =
-                ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
-            mb.attention = Ls * f_att * (3.5 + rc) / (peak16 * r.attention_efficiency);  // backward = 2.5 x forward
-        } else {
-            const double rc_att = (full || selective) ? 1.0 : 0.0;
-            // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
-            r.attention_efficiency = eff.attention_given.value_or(g.attention * fw.attention_kernel);
-            mb.attention = Ls * f_att * (3.0 + rc_att) / (peak16 * r.attention_efficiency);
-            if (bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / bw;  // score tensors at HBM bandwidth
-        }
-    }
-    if (bw > 0) {
-        // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
-        // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
-        const double base = act.split + act.unsplit / (sp ? t : 1.0);
-        const double casts = fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
-        // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
-        const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
-        mb.memory_bound = Ls * (base * (2.0 * (1.0 + rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / bw;
-    }
-    mb.overhead = Ls * (3.0 + rc) * fw.kernel_seconds_per_layer;
-    r.scale_out_bytes_per_second = net.scale_out;
-    r.scale_up_bytes_per_second = net.scale_up;
-    r.scale_out_assumed = net.scale_out_assumed;
-    const double dps = net.devices_per_site;
-    // Point-to-point bandwidth per device for a group spanning `span` devices: scale-up inside a node,
-    // the NIC inside a site, a fair share of the site's WAN link beyond.
-    auto link = [&](double span) {
-        if (net.sites > 1 && span > dps) return net.wan * g.network / dps;
-        return (span <= dpn ? net.scale_up : net.scale_out) * g.network;
-    };
-    const double lat = g.collective_latency_seconds;
-    auto latency = [&](double span) {
-        if (net.sites > 1 && span > dps) return std::max(lat, net.wan_latency);
-        return span <= dpn ? lat : std::max(lat, net.scale_out_latency);
-    };
-    const Fabric fabric{net.scale_up * g.network,
-                        net.scale_out * g.network,
-                        dpn,
-                        lat,
-                        std::max(lat, net.scale_out_latency),
-                        net.sites,
-                        dps,
-                        net.wan * g.network,
-                        net.wan_latency};
-    if (t > 1) {
-        // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
-        // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
-        const double bytes = 2.0 * tokens * h;
-        const double n_coll = Ls * (4.0 + 2.0 * rc);
-        mb.tp_comm = (1.0 - fw.tp_overlap) * n_coll * fabric.ring(2.0, bytes, t, 1.0);
-    }
-    if (cp > 1) {
-        // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
-        // their gradients (x2); exposed when it outlasts the attention it overlaps.
-        const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
-        const double bytes = 2.0 * tokens * kv_width * (cp - 1.0) * (3.0 + rc);
-        const double t_cp = Ls * (bytes / link(t * cp) + (cp - 1.0) * latency(t * cp));
-        mb.cp_comm = std::max(0.0, t_cp - fw.cp_overlap * mb.attention);
-    }
-    if (p > 1) {
-        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
-        // Boundaries inside a site; those across sites are added per step below.
-        const double span = std::min(t * cp * p, dps);
-        mb.pp_comm = 2.0 * v * (bytes / link(span) + latency(span));
-    }
-    if (ep > 1 && in.moe_layer_fraction > 0) {
-        // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
-        // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
-        // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
-        // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
-        const double k = in.experts_per_token;
-        const double span = t * ep;
-        const double bytes_token = 2.0 * h;
-        double t_a2a = 0;
-        if (span <= dpn) {
-            t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / link(span);
-        } else {
-            const double nodes = std::ceil(span / dpn);
-            const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
-            const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
-            const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
-            t_a2a = inter / link(span) + intra / link(1.0);
-        }
-        const double n_a2a = Ls * in.moe_layer_fraction * (4.0 + 2.0 * rc);
-        mb.ep_comm = (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + latency(span));
-    }
-    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
-    r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
-    r.step.gemm = m * mb.gemm;
-    r.step.attention = m * mb.attention;
-    r.step.memory_bound = m * mb.memory_bound;
-    r.step.overhead = m * mb.overhead;
-    r.step.tp_comm = m * mb.tp_comm;
-    r.step.cp_comm = m * mb.cp_comm;
-    r.step.pp_comm = m * mb.pp_comm;
-    r.step.ep_comm = m * mb.ep_comm;
-    r.step.pp_bubble = p > 1 ? (p - 1.0) / v * r.microbatch_seconds : 0.0;
-    const double dpc = dp * cp;  // ranks that hold the same weights and reduce gradients together
-    const double ov_dp = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
-    double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
-    if (dpc > 1) {
-        // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
-        // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
-        // across the replicas, once per step. Across sites the group reduces inside each site (its
-        // dpc / sites ranks there) and the sites exchange over the WAN (below).
-        const double local = dpc / sg_dp;
-        double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
-        if (sg_dp > 1) shard = std::min(shard, local);
-        const double replicas = local / shard;
-        const double stride = t * p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
-        if (zero >= 3) {
-            // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
-            // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
-            const double bytes = r.params_per_gpu * (2.0 * wbytes + gbytes + (full ? wbytes : 0.0));
-            const double n_coll = Ls * (3.0 + rc);  // per layer: gather forward, gather backward, reduce-scatter
-            const double t_mb = fabric.ring(1.0, bytes, shard, stride) + (n_coll - 1.0) * lat * std::ceil(std::log2(std::max(2.0, shard)));
-            r.dp_bytes = m * bytes * (shard - 1.0) / shard;
-            r.step.dp_comm = m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
-        } else {
-            // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
-            // of the updated weights (Megatron's distributed optimizer), overlapped with the last
-            // micro-batch's backward and the next forward.
-            const double grad = r.params_per_gpu * gbytes;
-            const double t_dp = zero >= 1
-                                    ? fabric.ring(1.0, grad, shard, stride) + fabric.ring(1.0, r.params_per_gpu * wbytes, shard, stride)
-                                    : fabric.ring(2.0, grad, local, stride);
-            r.dp_bytes = (zero >= 1 ? grad + r.params_per_gpu * wbytes : 2.0 * grad) * (shard - 1.0) / shard;
-            r.step.dp_comm = std::max(0.0, t_dp - ov_dp);
-            raw_intra = t_dp;
-        }
-        if (zero >= 1 && replicas > 1) {
-            // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups.
-            const double grad_shard = r.params_per_gpu * gbytes / shard;
-            const double t_rep = fabric.ring(2.0, grad_shard, replicas, stride * shard);
-            r.dp_bytes += 2.0 * grad_shard * (replicas - 1.0) / replicas;
-            r.step.dp_comm += std::max(0.0, t_rep - ov_dp);
-            raw_intra += t_rep;
-        }
-        if (sg_dp > 1) {
-            if (!r.wan) r.wan.emplace();
-            // The exchange across sites: each site sends its copy of the model's values (its stages only,
-            // when a replica spans several sites) in the outer precision, dense as an all-reduce
-            // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
-            // sum is not sparse), + the latency steps; the site's link carries it.
-            WanTraffic& w = *r.wan;
-            w.sites_dp = sg_dp;
-            const double site_params = r.params_per_gpu * t * p * std::min(1.0, dps / (t * cp * p));
-            const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (diloco ? 4.0 : gbytes);
-            const double topk = cfg.outer_topk;
-            w.exchange_bytes_per_site = site_params * exchanged_bytes_per_value(b_x, topk);
-            w.sync_bytes_per_site_per_step = site_params * gbytes * 2.0 * (sg_dp - 1.0) / sg_dp;
-            const double wan_bw = net.wan * g.network;
-            const bool sparse = topk < 1.0;
-            const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
-            w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * net.wan_latency * std::ceil(std::log2(sg_dp));
-            w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
-            if (!diloco) {
-                // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind
-                // what is left of the backward pass the reduction overlaps; the streaming option delays it
-                // by outer_overlap_steps steps (stale gradients), so it also runs during those steps.
-                const double left = std::max(0.0, ov_dp - raw_intra);
-                const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * m;
-                w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
-                r.step.dp_comm += w.exchange_exposed_seconds;
-            }
-        }
-    }
-    // Pipelines across sites (SWARM-style, Ryabinin et al. 2023, arXiv:2301.11913): at each site
-    // boundary the stage's devices send their activations (and receive gradients) over their share of
-    // the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
-    // filling and draining the pipeline crosses every site boundary forward and backward once, latency
-    // included.
-    if (p > 1 && net.sites > 1 && t * cp * p > dps) {
-        if (!r.wan) r.wan.emplace();
-        WanTraffic& w = *r.wan;
-        const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
-        w.sites_pp = sg_pp;
-        const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
-        const double share = net.wan * g.network / std::max(1.0, senders);
-        const double bytes = 2.0 * tokens * h / (sp ? t : 1.0);
-        const double x = bytes / share;
-        w.pp_bytes_per_microbatch = bytes;
-        w.pp_seconds = m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
-        w.pp_bound_tokens_per_second = dp * b * in.seq / (v * x);
-        r.step.pp_comm += w.pp_seconds;
-    }
-    if (bw > 0) {
-        // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
-        const double opt_params = sharded(1);
-        r.step.optimizer = opt_params * (cfg.optimizer == Optimizer::adam ? 24.0 + gbytes : 16.0 + gbytes) / bw;
-    }
-    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
-                   r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
-    if (r.wan) r.wan->inner_step_seconds = r.step.total;
-    if (diloco) {
-        // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
-        // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
-        // so the step never beats the inner step alone.
-        const double H = static_cast<double>(cfg.local_steps);
-        const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
-        const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
-        r.step.outer_comm = exposed / H;
-        r.wan->exchange_exposed_seconds = r.step.outer_comm;
-        r.step.total += r.step.outer_comm;
-    }
-
-    // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
-    // pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
-    const double rc_att_hw = full || (!flash && selective) ? 1.0 : 0.0;
-    r.recompute_flops_per_token = in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
-                                               2.0 * in.window * a * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
-    return r;
+    return w;
 }
 
-void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
-    if (!trace.enabled()) return;
-    const double wbytes = (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
-    const double gbytes = cfg.fp32_gradients.value_or(eff.fw.fp32_gradients) ? 4.0 : wbytes;
+// Derivations of the weights, gradients and optimizer state per device (weight_state_memory).
+void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
+    const double wbytes = weight_bytes(cfg);
+    const double gbytes = gradient_bytes(cfg, fw, wbytes);
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const std::string zero_src =
         "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
@@ -588,6 +333,11 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
                   " / (zero >= 1 ? dp x cp : 1)",
               {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer,
               "bytes", zero_src);
+}
+
+// Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
+void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
+    const double cp = static_cast<double>(cfg.cp);
     trace.add("training.memory_per_gpu_bytes.activations",
               "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
               "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP "
@@ -612,6 +362,433 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
                {"activations", e.memory.activations},
                {"overhead", e.memory.overhead}},
               e.memory.total, "bytes", "");
+}
+
+// What the compute terms of one micro-batch share: the peaks, the HBM bandwidth reached, its tokens
+// and what is recomputed.
+struct ComputeTerms {
+    double peak16, peak_gemm;  // FLOP/s: 16-bit (attention, MFU) and the GEMMs' precision
+    double bw;                 // HBM bytes/s at the generation's memory efficiency
+    double tokens;             // tokens of one micro-batch on one device (sequence split by CP)
+    double rc;                 // 1 with full recomputation
+    double rc_gemm, rc_mem;    // share of the forward GEMM FLOPs recomputed; 1 when element-wise ops are
+};
+
+// Peaks, bandwidth, tokens and recomputation factors of the layout on the device.
+ComputeTerms compute_terms(const StepInputs& in, const TrainingConfig& cfg, const Device& d, const Efficiency& eff, const StepLayout& L) {
+    ComputeTerms c;
+    c.peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
+    c.peak_gemm = L.fp8 ? d.peak(Precision::fp8).value_or(0) : c.peak16;
+    c.bw = d.memory_bandwidth_bytes_per_second.value_or(0) * eff.gen.memory;
+    c.tokens = L.b * in.seq / L.cp;
+    c.rc = L.full ? 1.0 : 0.0;
+    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
+    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
+    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
+    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
+    // selective_gemm_recompute) and every element-wise op.
+    const double rc_sel = L.selective && L.flash ? eff.fw.selective_gemm_recompute : 0.0;
+    c.rc_gemm = L.full ? 1.0 : rc_sel;
+    c.rc_mem = L.full || rc_sel > 0 ? 1.0 : 0.0;
+    return c;
+}
+
+// Slowdowns of GEMMs by inner dimension K: a kernel reaches K / (K + K_half) of its long-K efficiency.
+struct GemmSlowdown {
+    double k_half;                                                          // K at half efficiency
+    double fwd;                                                             // forward passes per step: 1 + the recomputed share
+    double slow(double K) const { return K > 0 ? 1.0 + k_half / K : 1.0; }  // 1 / (K / (K + K_half))
+    // One weight matrix of `params`: forward (repeated when recomputed), data- and weight-gradient GEMMs.
+    double three(double params, double sf, double sd, double sw, double rows_slow) const {
+        return params * ((fwd * sf + sd) * rows_slow + sw);
+    }
+};
+
+// Routed-expert parameters one token passes through per layer (its top-k experts), averaged over all layers.
+double active_expert_params(const StepInputs& in) {
+    return in.experts > 0 ? in.moe_layer_fraction * in.experts_per_token * (in.expert_params_per_layer / std::max(1.0, in.experts)) /
+                                std::max(1e-9, in.moe_layer_fraction)
+                          : 0.0;
+}
+
+// Dense GEMM work of the slowest stage (FLOPs x slowdowns): attention projections, dense MLPs, logits.
+double dense_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens, double expert_active) {
+    const double h = in.hidden, a = in.heads, V = in.vocab, t = L.t;
+    // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
+    // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
+    // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
+    // GEMM is repeated when recomputed. MLA's low-rank projections are counted as QKV.
+    const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
+    const double out_proj = h * a * in.attn_width_v;
+    const double qkv = std::max(0.0, in.attn_params_per_layer - out_proj);
+    const double ffn_dense = std::max(0.0, in.ffn_matmul_params_per_layer_active - expert_active);
+    const double ffn_w = ffn_dense / (h * (1.0 + swiglu_in));  // dense MLP width (averaged over layers)
+    // Inverse efficiencies (slowdowns) of the inner dimensions that recur, computed once: the plan
+    // search evaluates this ~10^4 times.
+    const double s_h = s.slow(h), s_tok = s.slow(tokens);
+    double layer = s.three(qkv, s_h, s.slow(qkv / h / t), s_tok, 1.0) + s.three(out_proj, s.slow(a * in.attn_width_v / t), s_h, s_tok, 1.0);
+    if (ffn_dense > 0)
+        layer += s.three(ffn_w * h * swiglu_in, s_h, s.slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
+                 s.three(ffn_w * h, s.slow(ffn_w / t), s_h, s_tok, 1.0);
+    layer *= 2.0 * tokens / t;
+    const double logit = 2.0 * tokens * h * V / t * (s_h + s.slow(V / t) + s_tok);
+    return L.Ls * layer + logit;
+}
+
+// Routed experts' GEMM work of one layer (FLOPs x slowdowns).
+double expert_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens, double expert_active) {
+    const double h = in.hidden, t = L.t;
+    const double swiglu_in = in.swiglu > 0 ? 2.0 : 1.0;
+    // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
+    // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
+    // gradient has K = rows.
+    const double fe = in.expert_ffn_width / t;
+    const double rows = tokens * L.ep * in.experts_per_token / in.experts;
+    const double m_slow = (rows + kGemmHalfRows) / rows;
+    const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
+    const double s_h = s.slow(h), s_rows = s.slow(rows), s_fe = s.slow(fe);
+    return 2.0 * tokens / t * per_expert *
+           (s.three(fe * t * h * swiglu_in, s_h, s.slow(swiglu_in * fe), s_rows, m_slow) + s.three(fe * t * h, s_fe, s_h, s_rows, m_slow));
+}
+
+// GEMM time of one micro-batch on the slowest stage, and the fraction of the GEMM peak it reaches.
+void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c, StepTime& mb, StepEstimate& r) {
+    const GenerationEfficiency& g = eff.gen;
+    const FrameworkProfile& fw = eff.fw;
+    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
+    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
+    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
+    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
+    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
+    // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
+    const double e_long = (L.fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
+    const double k_half = eff.gemm_k_half_given.value_or(L.fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
+    r.gemm_peak = c.peak_gemm;
+    if (!(c.peak_gemm > 0 && e_long > 0)) return;
+    // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
+    // experts' GEMMs at the efficiency of their own width and of the rows each expert receives
+    // (tokens x top-k / experts per expert, gathered over the EP group): small experts run slowly.
+    const double expert_active = active_expert_params(in);
+    const double f_dense = 2.0 * c.tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / L.t;
+    const double f_expert = 2.0 * c.tokens * expert_active / L.t;
+    const double f_logit = 2.0 * c.tokens * in.hidden * in.vocab / L.t;
+    const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
+    mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
+    if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
+    const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
+    r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * c.peak_gemm) : e_long;
+}
+
+// Attention time of one micro-batch on the slowest stage, and the efficiency of its kernel.
+void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c,
+                    const LayerActivations& act, StepTime& mb, StepEstimate& r) {
+    if (!(c.peak16 > 0)) return;
+    const double cp = L.cp, Ls = L.Ls;
+    // Attention: each query of a causal model sees on average half of its window; unfused attention
+    // computes the whole score matrix and masks it.
+    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
+    const double f_att = 2.0 * c.tokens * (L.flash ? keys_causal : in.window) * in.heads * (in.attn_width_qk + in.attn_width_v) / L.t;
+    if (L.flash) {
+        // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
+        // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
+        // FlashAttention-2 (Dao 2023, arXiv:2307.08691, Fig. 4: A100 causal head dim 128 forward +
+        // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
+        // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
+        const AttentionKernel kernel = cfg.attention_kernel.value_or(eff.fw.attention_impl);
+        const double s_call = std::min(in.window, in.seq / cp);
+        // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
+        // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
+        // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
+        // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
+        r.attention_efficiency =
+            ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+        mb.attention = Ls * f_att * (3.5 + c.rc) / (c.peak16 * r.attention_efficiency);  // backward = 2.5 x forward
+    } else {
+        const double rc_att = (L.full || L.selective) ? 1.0 : 0.0;
+        // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
+        r.attention_efficiency = eff.attention_given.value_or(eff.gen.attention * eff.fw.attention_kernel);
+        mb.attention = Ls * f_att * (3.0 + rc_att) / (c.peak16 * r.attention_efficiency);
+        if (c.bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
+    }
+}
+
+// Memory-bound time of one micro-batch on the slowest stage (element-wise ops, FP8 casts, MoE permutations).
+double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c,
+                            const LayerActivations& act) {
+    if (!(c.bw > 0)) return 0.0;
+    const double t = L.t, h = in.hidden, tokens = c.tokens;
+    // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
+    // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
+    const double base = act.split + act.unsplit / (L.sp ? t : 1.0);
+    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
+    // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
+    const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
+    return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
+}
+
+// The cluster's links as the step model sees them, at the generation's network efficiency.
+struct Links {
+    const NetworkLevels& net;
+    double network;  // fraction of the nominal bandwidth reached (GenerationEfficiency::network)
+    double lat;      // calibrated latency of one collective call
+    Fabric fabric;   // ring collectives over the levels
+    // Point-to-point bandwidth per device for a group spanning `span` devices: scale-up inside a node,
+    // the NIC inside a site, a fair share of the site's WAN link beyond.
+    double link(double span) const {
+        if (net.sites > 1 && span > net.devices_per_site) return net.wan * network / net.devices_per_site;
+        return (span <= net.devices_per_node ? net.scale_up : net.scale_out) * network;
+    }
+    // Latency of one point-to-point step for a group spanning `span` devices.
+    double latency(double span) const {
+        if (net.sites > 1 && span > net.devices_per_site) return std::max(lat, net.wan_latency);
+        return span <= net.devices_per_node ? lat : std::max(lat, net.scale_out_latency);
+    }
+};
+
+// The links of the resolved network levels.
+Links links_of(const NetworkLevels& net, const GenerationEfficiency& g) {
+    const double lat = g.collective_latency_seconds;
+    return Links{net, g.network, lat,
+                 Fabric{net.scale_up * g.network, net.scale_out * g.network, net.devices_per_node, lat,
+                        std::max(lat, net.scale_out_latency), net.sites, net.devices_per_site, net.wan * g.network, net.wan_latency}};
+}
+
+// Exposed tensor-parallel communication of one micro-batch.
+double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (L.t <= 1) return 0.0;
+    // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
+    // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
+    const double bytes = 2.0 * c.tokens * in.hidden;
+    const double n_coll = L.Ls * (4.0 + 2.0 * c.rc);
+    return (1.0 - fw.tp_overlap) * n_coll * links.fabric.ring(2.0, bytes, L.t, 1.0);
+}
+
+// Exposed context-parallel KV exchange of one micro-batch (ring attention).
+double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links,
+                       double attention) {
+    if (L.cp <= 1) return 0.0;
+    const double t = L.t, cp = L.cp, a = in.heads;
+    // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
+    // their gradients (x2); exposed when it outlasts the attention it overlaps.
+    const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
+    const double bytes = 2.0 * c.tokens * kv_width * (cp - 1.0) * (3.0 + c.rc);
+    const double t_cp = L.Ls * (bytes / links.link(t * cp) + (cp - 1.0) * links.latency(t * cp));
+    return std::max(0.0, t_cp - fw.cp_overlap * attention);
+}
+
+// Pipeline sends of one micro-batch between stages inside a site (activations forward, gradients backward).
+double pp_comm_seconds(const StepInputs& in, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (L.p <= 1) return 0.0;
+    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? L.t : 1.0);
+    // Boundaries inside a site; those across sites are added per step (pipeline_across_sites).
+    const double span = std::min(L.t * L.cp * L.p, links.net.devices_per_site);
+    return 2.0 * L.v * (bytes / links.link(span) + links.latency(span));
+}
+
+// Exposed expert-parallel all-to-all of one micro-batch (MoE token dispatch and combine).
+double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+    if (!(L.ep > 1 && in.moe_layer_fraction > 0)) return 0.0;
+    const double t = L.t, ep = L.ep, tokens = c.tokens, dpn = links.net.devices_per_node;
+    // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
+    // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
+    // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
+    // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
+    const double k = in.experts_per_token;
+    const double span = t * ep;
+    const double bytes_token = 2.0 * in.hidden;
+    double t_a2a = 0;
+    if (span <= dpn) {
+        t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / links.link(span);
+    } else {
+        const double nodes = std::ceil(span / dpn);
+        const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
+        const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
+        const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
+        t_a2a = inter / links.link(span) + intra / links.link(1.0);
+    }
+    const double n_a2a = L.Ls * in.moe_layer_fraction * (4.0 + 2.0 * c.rc);
+    return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
+}
+
+// The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
+// (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
+double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimate& r) {
+    const double m = L.m, p = L.p;
+    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
+    r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
+    r.step.gemm = m * mb.gemm;
+    r.step.attention = m * mb.attention;
+    r.step.memory_bound = m * mb.memory_bound;
+    r.step.overhead = m * mb.overhead;
+    r.step.tp_comm = m * mb.tp_comm;
+    r.step.cp_comm = m * mb.cp_comm;
+    r.step.pp_comm = m * mb.pp_comm;
+    r.step.ep_comm = m * mb.ep_comm;
+    r.step.pp_bubble = p > 1 ? (p - 1.0) / L.v * r.microbatch_seconds : 0.0;
+    return compute_mb;
+}
+
+// The data-parallel group as its collectives see it.
+struct DpGroup {
+    double local;     // ranks of the group inside one site
+    double shard;     // ranks of one ZeRO shard group
+    double replicas;  // shard groups inside a site (hybrid sharding)
+    double stride;    // devices between neighbouring data-parallel ranks
+    double overlap;   // seconds of compute a once-per-step reduction hides behind
+};
+
+// ZeRO-3/FSDP: the gathers and reduce-scatters of every micro-batch; sets the step's bytes and exposed time.
+void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, const ComputeTerms& c,
+               const DpGroup& grp, double compute_mb, StepEstimate& r) {
+    // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
+    // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
+    const double bytes = r.params_per_gpu * (2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0));
+    const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
+    const double t_mb =
+        links.fabric.ring(1.0, bytes, grp.shard, grp.stride) + (n_coll - 1.0) * links.lat * std::ceil(std::log2(std::max(2.0, grp.shard)));
+    r.dp_bytes = L.m * bytes * (grp.shard - 1.0) / grp.shard;
+    r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
+}
+
+// ZeRO-0/1/2: the once-per-step gradient reduction inside a site; returns its time before overlap.
+double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
+    // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
+    // of the updated weights (Megatron's distributed optimizer), overlapped with the last
+    // micro-batch's backward and the next forward.
+    const double grad = r.params_per_gpu * L.gbytes;
+    const double t_dp = L.zero >= 1 ? links.fabric.ring(1.0, grad, grp.shard, grp.stride) +
+                                          links.fabric.ring(1.0, r.params_per_gpu * L.wbytes, grp.shard, grp.stride)
+                                    : links.fabric.ring(2.0, grad, grp.local, grp.stride);
+    r.dp_bytes = (L.zero >= 1 ? grad + r.params_per_gpu * L.wbytes : 2.0 * grad) * (grp.shard - 1.0) / grp.shard;
+    r.step.dp_comm = std::max(0.0, t_dp - grp.overlap);
+    return t_dp;
+}
+
+// Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups;
+// returns its time before overlap.
+double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
+    const double grad_shard = r.params_per_gpu * L.gbytes / grp.shard;
+    const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard);
+    r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas;
+    r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
+    return t_rep;
+}
+
+// The data-parallel exchange across sites: its payload, its time, and (synchronous) what the step waits for.
+void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const StepLayout& L, const DpGroup& grp, double raw_intra,
+                           double compute_mb, StepEstimate& r) {
+    if (!r.wan) r.wan.emplace();
+    // The exchange across sites: each site sends its copy of the model's values (its stages only,
+    // when a replica spans several sites) in the outer precision, dense as an all-reduce
+    // 2 (s-1)/s x bytes / bandwidth, top-k as an all-gather (s-1) x bytes / bandwidth (a sparse
+    // sum is not sparse), + the latency steps; the site's link carries it.
+    WanTraffic& w = *r.wan;
+    const double sg_dp = L.sg_dp, dps = links.net.devices_per_site;
+    w.sites_dp = sg_dp;
+    const double site_params = r.params_per_gpu * L.t * L.p * std::min(1.0, dps / (L.t * L.cp * L.p));
+    const double b_x = cfg.outer_precision ? outer_precision_bytes(*cfg.outer_precision) : (L.diloco ? 4.0 : L.gbytes);
+    const double topk = cfg.outer_topk;
+    w.exchange_bytes_per_site = site_params * exchanged_bytes_per_value(b_x, topk);
+    w.sync_bytes_per_site_per_step = site_params * L.gbytes * 2.0 * (sg_dp - 1.0) / sg_dp;
+    const double wan_bw = links.net.wan * links.network;
+    const bool sparse = topk < 1.0;
+    const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
+    w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * links.net.wan_latency * std::ceil(std::log2(sg_dp));
+    w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
+    if (L.diloco) return;
+    // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind
+    // what is left of the backward pass the reduction overlaps; the streaming option delays it
+    // by outer_overlap_steps steps (stale gradients), so it also runs during those steps.
+    const double left = std::max(0.0, grp.overlap - raw_intra);
+    const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * L.m;
+    w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
+    r.step.dp_comm += w.exchange_exposed_seconds;
+}
+
+// Exposed data-parallel communication per step: ZeRO/FSDP collectives inside a site, hybrid
+// sharding's all-reduce across shard groups, and the exchange across sites.
+void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L,
+                        const ComputeTerms& c, double compute_mb, StepEstimate& r) {
+    const double dpc = L.dp * L.cp;  // ranks that hold the same weights and reduce gradients together
+    if (!(dpc > 1)) return;
+    // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
+    // hybrid sharding (HSDP; MaxText multislice) the groups' gradient shards are then all-reduced
+    // across the replicas, once per step. Across sites the group reduces inside each site (its
+    // dpc / sites ranks there) and the sites exchange over the WAN (below).
+    DpGroup grp;
+    grp.local = dpc / L.sg_dp;
+    grp.shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
+    if (L.sg_dp > 1) grp.shard = std::min(grp.shard, grp.local);
+    grp.replicas = grp.local / grp.shard;
+    grp.stride = L.t * L.p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
+    grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
+    double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
+    if (L.zero >= 3)
+        fsdp_comm(cfg, fw, links, L, c, grp, compute_mb, r);
+    else
+        raw_intra = gradient_reduction(links, L, grp, r);
+    if (L.zero >= 1 && grp.replicas > 1) raw_intra += hybrid_shard_reduction(links, L, grp, r);
+    if (L.sg_dp > 1) exchange_across_sites(cfg, links, L, grp, raw_intra, compute_mb, r);
+}
+
+// Pipelines across sites (SWARM-style, Ryabinin et al. 2023, arXiv:2301.11913): at each site
+// boundary the stage's devices send their activations (and receive gradients) over their share of
+// the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
+// filling and draining the pipeline crosses every site boundary forward and backward once, latency
+// included.
+void pipeline_across_sites(const StepInputs& in, const Links& links, const StepLayout& L, const ComputeTerms& c, StepEstimate& r) {
+    const NetworkLevels& net = links.net;
+    const double t = L.t, cp = L.cp, p = L.p, v = L.v, dps = net.devices_per_site;
+    if (!(p > 1 && net.sites > 1 && t * cp * p > dps)) return;
+    if (!r.wan) r.wan.emplace();
+    WanTraffic& w = *r.wan;
+    const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
+    w.sites_pp = sg_pp;
+    const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
+    const double share = net.wan * links.network / std::max(1.0, senders);
+    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? t : 1.0);
+    const double x = bytes / share;
+    w.pp_bytes_per_microbatch = bytes;
+    w.pp_seconds = L.m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
+    w.pp_bound_tokens_per_second = L.dp * L.b * in.seq / (v * x);
+    r.step.pp_comm += w.pp_seconds;
+}
+
+// The optimizer step at HBM bandwidth.
+double optimizer_seconds(const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, double bw) {
+    if (!(bw > 0)) return 0.0;
+    // Adam touches ~16 bytes/param + the gradient and weight: read grad, master, m, v; write master, m, v, weight.
+    const double opt_params = w.sharded(L.zero, 1);
+    return opt_params * (cfg.optimizer == Optimizer::adam ? 24.0 + L.gbytes : 16.0 + L.gbytes) / bw;
+}
+
+// The step's total; with DiLoCo, plus the exposed share of the exchange every local_steps steps.
+void step_total(const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
+    r.step.total = r.step.gemm + r.step.attention + r.step.memory_bound + r.step.overhead + r.step.tp_comm + r.step.cp_comm +
+                   r.step.pp_comm + r.step.ep_comm + r.step.pp_bubble + r.step.dp_comm + r.step.optimizer;
+    if (r.wan) r.wan->inner_step_seconds = r.step.total;
+    if (!L.diloco) return;
+    // DiLoCo: one exchange every local_steps inner steps; streaming runs it during the next
+    // outer_overlap_steps inner steps (Streaming DiLoCo, Douillard et al. 2025, arXiv:2501.18512),
+    // so the step never beats the inner step alone.
+    const double H = static_cast<double>(cfg.local_steps);
+    const double tau = std::min(H, static_cast<double>(cfg.outer_overlap_steps));
+    const double exposed = std::max(0.0, r.wan->exchange_seconds - tau * r.step.total);
+    r.step.outer_comm = exposed / H;
+    r.wan->exchange_exposed_seconds = r.step.outer_comm;
+    r.step.total += r.step.outer_comm;
+}
+
+// Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
+// pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
+double recomputed_flops_per_token(const StepInputs& in, const StepLayout& L, double rc_gemm) {
+    const double rc_att_hw = L.full || (!L.flash && L.selective) ? 1.0 : 0.0;
+    return in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
+                        2.0 * in.window * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
+}
+
+// Derivations of the step time and its data-parallel communication.
+void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     const StepTime& s = e.step;
     trace.add("training.step_seconds",
               "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
@@ -643,6 +820,55 @@ void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficie
          {"fsdp_overlap", eff.fw.fsdp_overlap},
          {"dp_overlap", eff.fw.dp_overlap}},
         s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+}
+}  // namespace
+
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
+    return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
+}
+
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                           const NetworkLevels& net, bool memory_only) {
+    StepEstimate r;
+    const StepLayout L = step_layout(in, cfg, eff.fw, net);
+    r.microbatches = L.m;
+    r.layers_per_stage = L.Ls;
+    const LayerActivations act = layer_activations(in, cfg);
+    const WeightPlacement wp = memory_per_device(in, cfg, L, act, r);
+    if (memory_only) return r;
+
+    // ---- time per micro-batch on one stage ----
+    const FrameworkProfile& fw = eff.fw;
+    const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
+    StepTime mb;
+    gemm_time(in, eff, L, c, mb, r);
+    attention_time(in, cfg, eff, L, c, act, mb, r);
+    mb.memory_bound = memory_bound_seconds(in, fw, L, c, act);
+    mb.overhead = L.Ls * (3.0 + c.rc) * fw.kernel_seconds_per_layer;
+    r.scale_out_bytes_per_second = net.scale_out;
+    r.scale_up_bytes_per_second = net.scale_up;
+    r.scale_out_assumed = net.scale_out_assumed;
+    const Links links = links_of(net, eff.gen);
+    mb.tp_comm = tp_comm_seconds(in, fw, L, c, links);
+    mb.cp_comm = cp_comm_seconds(in, fw, L, c, links, mb.attention);
+    mb.pp_comm = pp_comm_seconds(in, L, c, links);
+    mb.ep_comm = ep_comm_seconds(in, fw, L, c, links);
+
+    // ---- per optimizer step ----
+    const double compute_mb = microbatches_in_step(L, mb, r);
+    data_parallel_comm(cfg, fw, links, L, c, compute_mb, r);
+    pipeline_across_sites(in, links, L, c, r);
+    r.step.optimizer = optimizer_seconds(cfg, L, wp, c.bw);
+    step_total(cfg, L, r);
+    r.recompute_flops_per_token = recomputed_flops_per_token(in, L, c.rc_gemm);
+    return r;
+}
+
+void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+    if (!trace.enabled()) return;
+    explain_weight_state_memory(cfg, eff.fw, e, trace);
+    explain_activation_memory(in, cfg, e, trace);
+    explain_step_time(eff, e, trace);
 }
 
 Framework framework_of(const TrainingConfig& cfg, const Device& d) {
