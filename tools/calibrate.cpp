@@ -253,6 +253,7 @@ struct Options {
     bool write = false, check = false, eval_only = false, eval_fitted = false, explain = false, breakdown = false;
 };
 
+// The command line: DATA CALIBRATION, then the flags in any order.
 Options parse_options(int argc, char** argv) {
     Options o;
     o.data_path = argv[1];
@@ -456,6 +457,7 @@ struct Report {
     const Calibration& fitted;  // the shipping fit
 };
 
+// The out-of-sample summary: runs, median error, share within 15 %, the band and its coverage.
 void print_summary(const Report& r) {
     const Metrics& m = r.m;
     std::cout << "rows " << r.rows.size() << " in " << r.groups.size() << " groups; excluded " << r.excluded.size() << "\n"
