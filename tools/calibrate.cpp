@@ -146,15 +146,25 @@ std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::s
     return rows;
 }
 
-// Predicted tokens/s per device for a row under the current calibration (layout resolved as the
-// calculator would resolve it for a user who gives what the source published).
-double predict(const Row& row, std::string* note = nullptr) {
+// A row's layout, resolved as the calculator would resolve it for a user who gives what the source
+// published, and its training estimate under the current calibration.
+struct RunEstimate {
+    LayoutChoice layout;
+    TrainingResult result;
+};
+RunEstimate estimate_row(const Row& row) {
     const Scenario& s = row.scenario;
-    const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
+    RunEstimate e{resolve_layout(*s.model, *s.hardware, *s.training), {}};
     Trace none(false);
-    const TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
+    e.result = estimate_training(*s.model, *s.hardware, e.layout.config, s.costs, none);
+    return e;
+}
+
+// Predicted tokens/s per device for a row under the current calibration.
+double predict(const Row& row, std::string* note = nullptr) {
+    const TrainingResult r = estimate_row(row).result;
     if (note) *note = r.fits ? "" : "does not fit: " + r.infeasible_reason;
-    return r.tokens_per_second / static_cast<double>(s.hardware->count);
+    return r.tokens_per_second / static_cast<double>(row.scenario.hardware->count);
 }
 
 struct Fit {
@@ -235,111 +245,134 @@ std::string pct(double v) {
     return b;
 }
 
-}  // namespace
+using Excluded = std::vector<std::pair<std::string, std::string>>;  // row id, why
 
-int main(int argc, char** argv) {
-    if (argc < 3) {
-        std::cerr << "usage: gpucalc_calibrate DATA CALIBRATION [--write] [--check] [--markdown OUT]\n";
-        return 2;
-    }
-    const std::string data_path = argv[1], cal_path = argv[2];
-    bool write = false, check = false, eval_only = false;
-    std::string markdown;
+// What the command line asks for (--explain ID and --breakdown only as the third argument).
+struct Options {
+    std::string data_path, cal_path, markdown, explain_id;
+    bool write = false, check = false, eval_only = false, eval_fitted = false, explain = false, breakdown = false;
+};
+
+// The command line: DATA CALIBRATION, then the flags in any order.
+Options parse_options(int argc, char** argv) {
+    Options o;
+    o.data_path = argv[1];
+    o.cal_path = argv[2];
     for (int i = 3; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--write")
-            write = true;
+            o.write = true;
         else if (a == "--check")
-            check = true;
+            o.check = true;
         else if (a == "--eval")
-            eval_only = true;
+            o.eval_only = true;
         else if (a == "--markdown" && i + 1 < argc)
-            markdown = argv[++i];
+            o.markdown = argv[++i];
     }
-    std::vector<std::pair<std::string, std::string>> excluded;
-    const std::vector<Row> rows = load_rows(data_path, excluded);
-    // The priors: the embedded constants with the fitted values reset to the file's generation entries
-    // (fits always start from the same point, so --check reproduces --write exactly).
-    std::string cal_text;
-    {
-        std::ifstream f(cal_path);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        cal_text = ss.str();
+    o.explain = argc > 4 && std::string(argv[3]) == "--explain";
+    if (o.explain) o.explain_id = argv[4];
+    o.breakdown = argc > 3 && std::string(argv[3]) == "--breakdown";
+    o.eval_fitted = argc > 4 && std::string(argv[argc - 1]) == "fitted";
+    return o;
+}
+
+// The whole text of a file (empty when it cannot be read).
+std::string read_text(const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// One run's layout and step terms (seconds) under the current calibration.
+void print_explain(const Row& r) {
+    const Scenario& s = r.scenario;
+    const RunEstimate e = estimate_row(r);
+    const TrainingConfig& c = e.layout.config;
+    const TrainingResult& t = e.result;
+    const StepTime& b = t.step;
+    std::cout << r.id << " published " << r.published << " predicted " << t.tokens_per_second / static_cast<double>(s.hardware->count)
+              << "\n tp " << c.tp << " cp " << c.cp << " pp " << c.pp << " dp " << *c.dp << " ep " << c.ep << " vpp " << c.vpp << " mb "
+              << c.micro_batch << " gb " << *c.global_batch << " zero " << c.zero << " rc " << static_cast<int>(c.recompute) << "\n gemm "
+              << b.gemm << " attention " << b.attention << " memory " << b.memory_bound << " overhead " << b.overhead << " tp " << b.tp_comm
+              << " cp " << b.cp_comm << " pp " << b.pp_comm << " ep " << b.ep_comm << " bubble " << b.pp_bubble << " dp " << b.dp_comm
+              << " opt " << b.optimizer << " total " << b.total << "\n mfu " << t.mfu << " fits " << t.fits << "\n";
+}
+
+// --explain ID: one run's breakdown under the file's fitted constants.
+int explain_run(const std::vector<Row>& rows, const std::string& cal_text, const std::string& id) {
+    const Calibration cal = parse_calibration(cal_text, true);
+    set_calibration_override(&cal);
+    for (const auto& r : rows)
+        if (r.id == id) print_explain(r);
+    set_calibration_override(nullptr);
+    return 0;
+}
+
+// One run's resolved layout and step terms (fractions of the step), tab-separated.
+void print_breakdown_row(const Row& r) {
+    const RunEstimate e = estimate_row(r);
+    const TrainingResult& t = e.result;
+    const StepTime& b = t.step;
+    const double p = t.tokens_per_second / static_cast<double>(r.scenario.hardware->count), T = b.total > 0 ? b.total : 1.0;
+    const TrainingConfig& c = t.config;
+    std::cout << r.group << "\t" << r.id << "\t" << r.published << "\t" << p << "\t" << p / r.published - 1.0 << "\t" << c.tp << "\t"
+              << c.cp << "\t" << c.pp << "\t" << c.dp.value_or(1) << "\t" << c.ep << "\t" << c.vpp << "\t" << c.micro_batch << "\t"
+              << c.global_batch.value_or(0) << "\t" << c.zero << "\t" << static_cast<int>(c.recompute) << "\t"
+              << static_cast<double>(c.global_batch.value_or(0)) / static_cast<double>(c.dp.value_or(1) * c.micro_batch) << "\t" << t.mfu
+              << "\t" << b.gemm / T << "\t" << b.attention / T << "\t" << b.memory_bound / T << "\t" << b.overhead / T << "\t"
+              << b.tp_comm / T << "\t" << b.cp_comm / T << "\t" << b.pp_comm / T << "\t" << b.ep_comm / T << "\t" << b.pp_bubble / T << "\t"
+              << b.dp_comm / T << "\t" << b.optimizer / T << "\t" << b.total << "\n";
+}
+
+// --breakdown: every run's layout and step terms under the file's fitted constants, for residual analysis.
+int print_breakdown(const std::vector<Row>& rows, const std::string& cal_text) {
+    const Calibration cal = parse_calibration(cal_text, true);
+    set_calibration_override(&cal);
+    std::cout << "group\tid\tpublished\tpredicted\terror\ttp\tcp\tpp\tdp\tep\tvpp\tmb\tgb\tzero\trecompute\tmicrobatches\tmfu"
+                 "\tgemm\tattention\tmemory\toverhead\ttp_comm\tcp_comm\tpp_comm\tep_comm\tbubble\tdp_comm\toptimizer\tstep_s\n";
+    for (const auto& r : rows) print_breakdown_row(r);
+    set_calibration_override(nullptr);
+    return 0;
+}
+
+// --eval: the constants as they are (priors; or the embedded fitted ones with --eval fitted), one line per run.
+int print_eval(const std::vector<Row>& rows, const std::string& cal_text, bool fitted) {
+    const Calibration cal = parse_calibration(cal_text, fitted);
+    set_calibration_override(&cal);
+    std::vector<double> errs;
+    for (const auto& r : rows) {
+        std::string note;
+        const double p = predict(r, &note);
+        errs.push_back(std::abs(p / r.published - 1.0));
+        std::cout << r.group << "\t" << r.id << "\t" << fmt(r.published, 5) << "\t" << fmt(p, 5) << "\t" << pct(p / r.published - 1.0)
+                  << "\t" << note << "\n";
     }
-    const Calibration prior = parse_calibration(cal_text, false);
-    if (argc > 4 && std::string(argv[3]) == "--explain") {
-        // One run's breakdown under the file's fitted constants: gpucalc_calibrate DATA CAL --explain ID
-        const Calibration cal = parse_calibration(cal_text, true);
-        set_calibration_override(&cal);
-        for (const auto& r : rows)
-            if (r.id == argv[4]) {
-                const Scenario& s = r.scenario;
-                const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
-                Trace none(false);
-                const TrainingResult t = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
-                const StepTime& b = t.step;
-                std::cout << r.id << " published " << r.published << " predicted "
-                          << t.tokens_per_second / static_cast<double>(s.hardware->count) << "\n tp " << layout.config.tp << " cp "
-                          << layout.config.cp << " pp " << layout.config.pp << " dp " << *layout.config.dp << " ep " << layout.config.ep
-                          << " vpp " << layout.config.vpp << " mb " << layout.config.micro_batch << " gb " << *layout.config.global_batch
-                          << " zero " << layout.config.zero << " rc " << static_cast<int>(layout.config.recompute) << "\n gemm " << b.gemm
-                          << " attention " << b.attention << " memory " << b.memory_bound << " overhead " << b.overhead << " tp "
-                          << b.tp_comm << " cp " << b.cp_comm << " pp " << b.pp_comm << " ep " << b.ep_comm << " bubble " << b.pp_bubble
-                          << " dp " << b.dp_comm << " opt " << b.optimizer << " total " << b.total << "\n mfu " << t.mfu << " fits "
-                          << t.fits << "\n";
-            }
-        return 0;
-    }
-    if (argc > 3 && std::string(argv[3]) == "--breakdown") {
-        // Every run's resolved layout and step terms (fractions of the step) under the file's fitted
-        // constants, tab-separated, for residual analysis: gpucalc_calibrate DATA CAL --breakdown
-        const Calibration cal = parse_calibration(cal_text, true);
-        set_calibration_override(&cal);
-        std::cout << "group\tid\tpublished\tpredicted\terror\ttp\tcp\tpp\tdp\tep\tvpp\tmb\tgb\tzero\trecompute\tmicrobatches\tmfu"
-                     "\tgemm\tattention\tmemory\toverhead\ttp_comm\tcp_comm\tpp_comm\tep_comm\tbubble\tdp_comm\toptimizer\tstep_s\n";
-        for (const auto& r : rows) {
-            const Scenario& s = r.scenario;
-            const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
-            Trace none(false);
-            const TrainingResult t = estimate_training(*s.model, *s.hardware, layout.config, s.costs, none);
-            const StepTime& b = t.step;
-            const double p = t.tokens_per_second / static_cast<double>(s.hardware->count), T = b.total > 0 ? b.total : 1.0;
-            const TrainingConfig& c = t.config;
-            std::cout << r.group << "\t" << r.id << "\t" << r.published << "\t" << p << "\t" << p / r.published - 1.0 << "\t" << c.tp
-                      << "\t" << c.cp << "\t" << c.pp << "\t" << c.dp.value_or(1) << "\t" << c.ep << "\t" << c.vpp << "\t" << c.micro_batch
-                      << "\t" << c.global_batch.value_or(0) << "\t" << c.zero << "\t" << static_cast<int>(c.recompute) << "\t"
-                      << static_cast<double>(c.global_batch.value_or(0)) / static_cast<double>(c.dp.value_or(1) * c.micro_batch) << "\t"
-                      << t.mfu << "\t" << b.gemm / T << "\t" << b.attention / T << "\t" << b.memory_bound / T << "\t" << b.overhead / T
-                      << "\t" << b.tp_comm / T << "\t" << b.cp_comm / T << "\t" << b.pp_comm / T << "\t" << b.ep_comm / T << "\t"
-                      << b.pp_bubble / T << "\t" << b.dp_comm / T << "\t" << b.optimizer / T << "\t" << b.total << "\n";
-        }
-        return 0;
-    }
-    if (eval_only) {
-        // The constants as they are (priors; or the embedded fitted ones with --eval-fitted): one line per run.
-        const Calibration cal = parse_calibration(cal_text, argc > 4 && std::string(argv[argc - 1]) == "fitted");
-        set_calibration_override(&cal);
-        std::vector<double> errs;
-        for (const auto& r : rows) {
-            std::string note;
-            const double p = predict(r, &note);
-            errs.push_back(std::abs(p / r.published - 1.0));
-            std::cout << r.group << "\t" << r.id << "\t" << fmt(r.published, 5) << "\t" << fmt(p, 5) << "\t" << pct(p / r.published - 1.0)
-                      << "\t" << note << "\n";
-        }
-        std::cout << "median |error| " << pct(percentile(errs, 0.5)) << "\n";
-        return 0;
-    }
+    std::cout << "median |error| " << pct(percentile(errs, 0.5)) << "\n";
+    set_calibration_override(nullptr);
+    return 0;
+}
+
+// The rows' source groups, sorted.
+std::vector<std::string> source_groups(const std::vector<Row>& rows) {
     std::vector<std::string> groups;
     for (const auto& r : rows)
         if (std::find(groups.begin(), groups.end(), r.group) == groups.end()) groups.push_back(r.group);
     std::sort(groups.begin(), groups.end());
+    return groups;
+}
 
-    // Leave one group out.
-    std::map<std::string, double> oos_ratio;  // row id -> published / predicted (out of sample)
-    std::map<std::string, std::string> oos_note;
+// Every row predicted by constants fitted without its source group.
+struct OutOfSample {
+    std::map<std::string, double> ratio;  // row id -> published / predicted (out of sample)
+    std::map<std::string, std::string> note;
     std::map<std::string, std::vector<double>> fold_values;  // group -> fitted constants without it
+};
+
+// Leave one group out: fit on the other groups' benchmark runs, predict the group; each fold's
+// constants go to stderr.
+OutOfSample leave_one_group_out(const std::vector<Row>& rows, const std::vector<std::string>& groups, const Calibration& prior) {
+    OutOfSample oos;
     for (const auto& g : groups) {
         std::vector<const Row*> train;
         for (const auto& r : rows)
@@ -350,202 +383,306 @@ int main(int argc, char** argv) {
             if (r.group == g) {
                 std::string note;
                 const double p = predict(r, &note);
-                oos_ratio[r.id] = p > 0 ? r.published / p : 0;
-                oos_note[r.id] = note;
+                oos.ratio[r.id] = p > 0 ? r.published / p : 0;
+                oos.note[r.id] = note;
             }
         set_calibration_override(nullptr);
         std::cerr << "left out " << g << ":";
         for (const auto& p : params()) {
             Calibration c = f.cal;
             std::cerr << " " << p.entry << "." << p.field << "=" << fmt(*field_ptr(c, p));
-            fold_values[g].push_back(*field_ptr(c, p));
+            oos.fold_values[g].push_back(*field_ptr(c, p));
         }
         std::cerr << "\n";
     }
-    // The shipping fit: every row.
+    return oos;
+}
+
+// The shipping fit: every benchmark run.
+Fit fit_all(const std::vector<Row>& rows, const Calibration& prior) {
     std::vector<const Row*> all;
     for (const auto& r : rows)
         if (!r.production) all.push_back(&r);
-    const Fit full = fit(all, prior);
+    return fit(all, prior);
+}
 
-    // Metrics on the out-of-sample ratios; the band's coverage is measured per group with a band
-    // built from the other groups' ratios only.
+// Metrics on the out-of-sample ratios.
+struct Metrics {
+    double median = 0, within15 = 0, covered = 0;  // |error| median, share within 15 %, band coverage
+    double band_lo = 0, band_hi = 0, median_half_width = 0;
+    std::map<std::string, std::vector<double>> group_err;         // group -> |predicted / published - 1|
+    std::map<std::string, std::pair<double, double>> group_band;  // group -> band from the other groups
+};
+
+// The band's coverage is measured per group with a band built from the other groups' ratios only.
+Metrics out_of_sample_metrics(const std::vector<Row>& rows, const std::vector<std::string>& groups, const OutOfSample& oos) {
+    Metrics m;
     std::vector<double> abs_err, ratios;
     for (const auto& r : rows) {
-        const double q = oos_ratio[r.id];
+        const double q = oos.ratio.at(r.id);
         ratios.push_back(q);
         abs_err.push_back(std::abs(1.0 / q - 1.0));  // |predicted / published - 1|
     }
-    const double median = percentile(abs_err, 0.5);
-    double within15 = 0;
-    for (double e : abs_err) within15 += e <= 0.15 ? 1 : 0;
-    within15 /= static_cast<double>(abs_err.size());
-    double covered = 0;
-    std::vector<double> half_widths;
-    std::map<std::string, std::vector<double>> group_err, group_ratio;
+    m.median = percentile(abs_err, 0.5);
+    for (double e : abs_err) m.within15 += e <= 0.15 ? 1 : 0;
+    m.within15 /= static_cast<double>(abs_err.size());
+    std::map<std::string, std::vector<double>> group_ratio;
     for (const auto& r : rows) {
-        group_err[r.group].push_back(std::abs(1.0 / oos_ratio[r.id] - 1.0));
-        group_ratio[r.group].push_back(oos_ratio[r.id]);
+        m.group_err[r.group].push_back(std::abs(1.0 / oos.ratio.at(r.id) - 1.0));
+        group_ratio[r.group].push_back(oos.ratio.at(r.id));
     }
-    std::map<std::string, std::pair<double, double>> group_band;
     for (const auto& g : groups) {
         std::vector<double> others;
         for (const auto& r : rows)
-            if (r.group != g) others.push_back(oos_ratio[r.id]);
+            if (r.group != g) others.push_back(oos.ratio.at(r.id));
         const double lo = percentile(others, kBandLow), hi = percentile(others, kBandHigh);
-        group_band[g] = {lo, hi};
-        for (double q : group_ratio[g]) covered += (q >= lo && q <= hi) ? 1 : 0;
-        half_widths.push_back((hi - lo) / 2.0);
+        m.group_band[g] = {lo, hi};
+        for (double q : group_ratio[g]) m.covered += (q >= lo && q <= hi) ? 1 : 0;
     }
-    covered /= static_cast<double>(rows.size());
-    const double band_lo = percentile(ratios, kBandLow), band_hi = percentile(ratios, kBandHigh);
-    const double median_half_width = (band_hi - band_lo) / 2.0;
+    m.covered /= static_cast<double>(rows.size());
+    m.band_lo = percentile(ratios, kBandLow);
+    m.band_hi = percentile(ratios, kBandHigh);
+    m.median_half_width = (m.band_hi - m.band_lo) / 2.0;
+    return m;
+}
 
-    std::cout << "rows " << rows.size() << " in " << groups.size() << " groups; excluded " << excluded.size() << "\n"
-              << "out-of-sample |error| median " << pct(median) << ", within 15%: " << fmt(100 * within15) << "% of runs\n"
-              << "band (5th-95th percentile of published/predicted): [" << fmt(band_lo) << ", " << fmt(band_hi) << "], coverage "
-              << fmt(100 * covered) << "% (each group against a band from the others), half-width " << fmt(100 * median_half_width)
+// What the summary, the markdown and calibration.json's fitted section read.
+struct Report {
+    const std::vector<Row>& rows;
+    const Excluded& excluded;
+    const std::vector<std::string>& groups;
+    const OutOfSample& oos;
+    const Metrics& m;
+    const Calibration& prior;
+    const Calibration& fitted;  // the shipping fit
+};
+
+// The out-of-sample summary: runs, median error, share within 15 %, the band and its coverage.
+void print_summary(const Report& r) {
+    const Metrics& m = r.m;
+    std::cout << "rows " << r.rows.size() << " in " << r.groups.size() << " groups; excluded " << r.excluded.size() << "\n"
+              << "out-of-sample |error| median " << pct(m.median) << ", within 15%: " << fmt(100 * m.within15) << "% of runs\n"
+              << "band (5th-95th percentile of published/predicted): [" << fmt(m.band_lo) << ", " << fmt(m.band_hi) << "], coverage "
+              << fmt(100 * m.covered) << "% (each group against a band from the others), half-width " << fmt(100 * m.median_half_width)
               << "%\n";
+}
 
-    json cal_doc = json::parse(cal_text);
+// The fitted constants in params() order: calibration.json's fitted.parameters.
+json fitted_parameters(const Calibration& cal) {
     json fitted = json::array();
     for (const auto& p : params()) {
-        Calibration c = full.cal;
+        Calibration c = cal;
         fitted.push_back({{"entry", p.entry}, {"field", p.field}, {"value", *field_ptr(c, p)}});
     }
+    return fitted;
+}
+
+// calibration.json's fitted section: the constants, the band, the generations and frameworks the
+// runs calibrate (sorted; a generation reached by fallback is not calibrated) and the metrics.
+json fitted_section(const Report& r, const json& fitted) {
     std::vector<std::string> cal_gens, cal_fws;
-    for (const auto& r : rows) {
-        const Efficiency e =
-            efficiency_for(r.scenario.hardware->device, framework_of(*r.scenario.training, r.scenario.hardware->device), prior);
+    for (const auto& row : r.rows) {
+        const Device& d = row.scenario.hardware->device;
+        const Efficiency e = efficiency_for(d, framework_of(*row.scenario.training, d), r.prior);
         if (!e.fallback_used && std::find(cal_gens.begin(), cal_gens.end(), e.gen.id) == cal_gens.end()) cal_gens.push_back(e.gen.id);
         if (std::find(cal_fws.begin(), cal_fws.end(), e.fw.id) == cal_fws.end()) cal_fws.push_back(e.fw.id);
     }
     std::sort(cal_gens.begin(), cal_gens.end());
     std::sort(cal_fws.begin(), cal_fws.end());
-    json new_fitted = {{"on", std::to_string(rows.size()) + " published runs of tests/data/training_runs.json in " +
-                                  std::to_string(groups.size()) + " source groups"},
-                       {"parameters", fitted},
-                       {"band",
-                        {{"low", band_lo},
-                         {"high", band_hi},
-                         {"extrapolation", 1.5},
-                         {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " +
-                                       std::to_string(rows.size()) + " published runs (docs/VALIDATION.md)"}}},
-                       {"calibrated_generations", cal_gens},
-                       {"calibrated_frameworks", cal_fws},
-                       {"out_of_sample",
-                        {{"median_abs_error", median},
-                         {"within_15_percent", within15},
-                         {"band_coverage", covered},
-                         {"band_half_width", median_half_width}}}};
+    const Metrics& m = r.m;
+    const std::string runs = std::to_string(r.rows.size());
+    return {{"on", runs + " published runs of tests/data/training_runs.json in " + std::to_string(r.groups.size()) + " source groups"},
+            {"parameters", fitted},
+            {"band",
+             {{"low", m.band_lo},
+              {"high", m.band_hi},
+              {"extrapolation", 1.5},
+              {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " + runs +
+                            " published runs (docs/VALIDATION.md)"}}},
+            {"calibrated_generations", cal_gens},
+            {"calibrated_frameworks", cal_fws},
+            {"out_of_sample",
+             {{"median_abs_error", m.median},
+              {"within_15_percent", m.within15},
+              {"band_coverage", m.covered},
+              {"band_half_width", m.median_half_width}}}};
+}
 
-    if (!markdown.empty()) {
-        std::ostringstream md;
-        md << "## Training throughput: leave-one-source-group-out\n\n"
-           << "Generated by `build/native/tools/gpucalc_calibrate tests/data/training_runs.json core/data/calibration.json --markdown ...` "
-              "(the test command checks it is current). "
-           << rows.size() << " published runs in " << groups.size()
-           << " source groups; each group is predicted by constants fitted on the other groups only (never on itself). "
-              "Error = predicted / published tokens/s per device − 1.\n\n"
-           << "| | value |\n|---|---|\n"
-           << "| median \\|error\\| | " << pct(median).substr(1) << " |\n"
-           << "| runs within 15 % | " << fmt(100 * within15) << " % |\n"
-           << "| band (published/predicted, 5th–95th percentile) | " << fmt(band_lo) << " – " << fmt(band_hi) << " |\n"
-           << "| band coverage (each group vs a band from the others) | " << fmt(100 * covered) << " % |\n"
-           << "| band half-width | " << fmt(100 * median_half_width) << " % |\n\n"
-           << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups |\n|---|---|---|---|---|\n";
-        for (const auto& g : groups) {
-            double w = 0;
-            for (double e : group_err[g]) w += e <= 0.15 ? 1 : 0;
-            md << "| " << g << " | " << group_err[g].size() << " | " << pct(percentile(group_err[g], 0.5)).substr(1) << " | "
-               << fmt(100 * w / static_cast<double>(group_err[g].size())) << " % | " << fmt(group_band[g].first) << " – "
-               << fmt(group_band[g].second) << " |\n";
-        }
-        // The subsets: long-context (context parallelism) and FP8 runs, out of sample.
-        auto subset = [&](const char* what, auto pred) {
-            std::vector<double> e;
-            for (const auto& r : rows)
-                if (pred(r)) e.push_back(std::abs(1.0 / oos_ratio[r.id] - 1.0));
-            double w = 0;
-            for (double x : e) w += x <= 0.15 ? 1 : 0;
-            md << "| " << what << " | " << e.size() << " | " << (e.empty() ? std::string("—") : pct(percentile(e, 0.5)).substr(1)) << " | "
-               << (e.empty() ? std::string("—") : fmt(100 * w / static_cast<double>(e.size())) + " %") << " |\n";
-        };
-        md << "\n| subset | runs | median \\|error\\| | within 15 % |\n|---|---|---|---|\n";
-        subset("context parallelism (cp ≥ 2)", [](const Row& r) { return r.scenario.training->cp >= 2; });
-        subset("FP8", [](const Row& r) { return r.scenario.training->precision == Precision::fp8; });
-        subset("FP8, Megatron-Core / NeMo",
-               [](const Row& r) { return r.scenario.training->precision == Precision::fp8 && r.group == "nvidia-nemo"; });
-        subset("MoE", [](const Row& r) { return r.scenario.model->is_moe(); });
-        md << "\nFitted constants (all " << rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
-           << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
-        for (const auto& p : params()) {
-            Calibration a = prior, b = full.cal;
-            md << "| " << p.entry << " | " << p.field << " | " << fmt(*field_ptr(a, p)) << " | " << fmt(*field_ptr(b, p)) << " |\n";
-        }
-        md << "\nConstants fitted in each fold (the column's group left out; a framework or generation seen by one group only "
-              "keeps its prior when that group is left out):\n\n| entry | field |";
-        for (const auto& g : groups) md << " " << g << " |";
-        md << "\n|---|---|";
-        for (std::size_t i = 0; i < groups.size(); ++i) md << "---|";
+// The markdown's headline: how it was made and the out-of-sample metrics, then one row per source group.
+void md_summary(std::ostream& md, const Report& r) {
+    const Metrics& m = r.m;
+    md << "## Training throughput: leave-one-source-group-out\n\n"
+       << "Generated by `build/native/tools/gpucalc_calibrate tests/data/training_runs.json core/data/calibration.json --markdown ...` "
+          "(the test command checks it is current). "
+       << r.rows.size() << " published runs in " << r.groups.size()
+       << " source groups; each group is predicted by constants fitted on the other groups only (never on itself). "
+          "Error = predicted / published tokens/s per device − 1.\n\n"
+       << "| | value |\n|---|---|\n"
+       << "| median \\|error\\| | " << pct(m.median).substr(1) << " |\n"
+       << "| runs within 15 % | " << fmt(100 * m.within15) << " % |\n"
+       << "| band (published/predicted, 5th–95th percentile) | " << fmt(m.band_lo) << " – " << fmt(m.band_hi) << " |\n"
+       << "| band coverage (each group vs a band from the others) | " << fmt(100 * m.covered) << " % |\n"
+       << "| band half-width | " << fmt(100 * m.median_half_width) << " % |\n\n"
+       << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups |\n|---|---|---|---|---|\n";
+    for (const auto& g : r.groups) {
+        const std::vector<double>& err = m.group_err.at(g);
+        double w = 0;
+        for (double e : err) w += e <= 0.15 ? 1 : 0;
+        md << "| " << g << " | " << err.size() << " | " << pct(percentile(err, 0.5)).substr(1) << " | "
+           << fmt(100 * w / static_cast<double>(err.size())) << " % | " << fmt(m.group_band.at(g).first) << " – "
+           << fmt(m.group_band.at(g).second) << " |\n";
+    }
+}
+
+// One subset's out-of-sample error: the runs pred selects.
+void md_subset(std::ostream& md, const Report& r, const char* what, bool (*pred)(const Row&)) {
+    std::vector<double> e;
+    for (const auto& row : r.rows)
+        if (pred(row)) e.push_back(std::abs(1.0 / r.oos.ratio.at(row.id) - 1.0));
+    double w = 0;
+    for (double x : e) w += x <= 0.15 ? 1 : 0;
+    md << "| " << what << " | " << e.size() << " | " << (e.empty() ? std::string("—") : pct(percentile(e, 0.5)).substr(1)) << " | "
+       << (e.empty() ? std::string("—") : fmt(100 * w / static_cast<double>(e.size())) + " %") << " |\n";
+}
+
+// The subsets: long-context (context parallelism) and FP8 runs, out of sample.
+void md_subsets(std::ostream& md, const Report& r) {
+    md << "\n| subset | runs | median \\|error\\| | within 15 % |\n|---|---|---|---|\n";
+    md_subset(md, r, "context parallelism (cp ≥ 2)", [](const Row& x) { return x.scenario.training->cp >= 2; });
+    md_subset(md, r, "FP8", [](const Row& x) { return x.scenario.training->precision == Precision::fp8; });
+    md_subset(md, r, "FP8, Megatron-Core / NeMo",
+              [](const Row& x) { return x.scenario.training->precision == Precision::fp8 && x.group == "nvidia-nemo"; });
+    md_subset(md, r, "MoE", [](const Row& x) { return x.scenario.model->is_moe(); });
+}
+
+// The fitted constants against their priors, and the constants fitted in each fold.
+void md_constants(std::ostream& md, const Report& r) {
+    md << "\nFitted constants (all " << r.rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
+       << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
+    for (const auto& p : params()) {
+        Calibration a = r.prior, b = r.fitted;
+        md << "| " << p.entry << " | " << p.field << " | " << fmt(*field_ptr(a, p)) << " | " << fmt(*field_ptr(b, p)) << " |\n";
+    }
+    md << "\nConstants fitted in each fold (the column's group left out; a framework or generation seen by one group only "
+          "keeps its prior when that group is left out):\n\n| entry | field |";
+    for (const auto& g : r.groups) md << " " << g << " |";
+    md << "\n|---|---|";
+    for (std::size_t i = 0; i < r.groups.size(); ++i) md << "---|";
+    md << "\n";
+    for (std::size_t k = 0; k < params().size(); ++k) {
+        md << "| " << params()[k].entry << " | " << params()[k].field << " |";
+        for (const auto& g : r.groups) md << " " << fmt(r.oos.fold_values.at(g)[k]) << " |";
         md << "\n";
-        for (std::size_t k = 0; k < params().size(); ++k) {
-            md << "| " << params()[k].entry << " | " << params()[k].field << " |";
-            for (const auto& g : groups) md << " " << fmt(fold_values[g][k]) << " |";
-            md << "\n";
-        }
-        md << "\n<details><summary>Every run (out-of-sample prediction)</summary>\n\n"
-           << "| run | group | published tokens/s/device | predicted | error | note |\n|---|---|---|---|---|---|\n";
-        for (const auto& r : rows) {
-            const double q = oos_ratio[r.id];
-            md << "| " << r.id << " | " << r.group << " | " << fmt(r.published, 5) << " | " << fmt(q > 0 ? r.published / q : 0, 5) << " | "
-               << pct(q > 0 ? 1.0 / q - 1.0 : -1.0) << " | " << oos_note[r.id] << " |\n";
-        }
-        md << "\n</details>\n\nExcluded rows: ";
-        for (const auto& [id, why] : excluded) md << id << " (" << why << "); ";
-        md << "\n\n## Famous runs: whole-run figures (core/data/reality.json, the shipped constants)\n\n"
-           << "Whole-run GPU-hours include what a throughput model does not see beyond goodput (evaluation, data "
-              "stalls, loss-spike rollbacks, experiments); layouts marked assumed are not published. The step model "
-              "was never fitted to these rows.\n\n"
-           << "| run | metric | published | estimate | error | assumptions |\n|---|---|---|---|---|---|\n";
-        const json reality = reality_report();
-        for (const auto& run : reality["runs"])
-            for (const auto& c : run["comparisons"]) {
-                const std::string metric = c["metric"].get<std::string>();
-                if (metric != "gpu_hours" && metric != "days" && metric != "mfu" && metric != "achieved_flops_per_second_per_gpu") continue;
-                md << "| " << run["name"].get<std::string>() << " | " << metric << " | " << fmt(c["published"].get<double>(), 4) << " | "
-                   << (c["estimate"].is_number() ? fmt(c["estimate"].get<double>(), 4) : std::string("—")) << " | "
-                   << (c["error"].is_number() ? pct(c["error"].get<double>()) : std::string("—")) << " | "
-                   << run["assumptions"].get<std::string>() << " |\n";
-            }
-        std::ofstream(markdown) << md.str();
     }
-    if (write) {
-        cal_doc["fitted"] = new_fitted;
-        // Apply the fitted values to the generation and framework entries.
-        for (const auto& p : params()) {
-            Calibration c = full.cal;
-            const double v = *field_ptr(c, p);
-            if (p.entry == "attention_kernels")
-                cal_doc["attention_kernels"]["fitted_" + p.field] = v;
-            else
-                for (auto& e : cal_doc[p.framework ? "frameworks" : "generations"])
-                    if (e["id"] == p.entry) e["fitted_" + p.field] = v;
-        }
-        std::ofstream(cal_path) << cal_doc.dump(1) << "\n";
-        std::cout << "wrote " << cal_path << "\n";
+}
+
+// Every run's out-of-sample prediction (folded), and the rows left out.
+void md_runs(std::ostream& md, const Report& r) {
+    md << "\n<details><summary>Every run (out-of-sample prediction)</summary>\n\n"
+       << "| run | group | published tokens/s/device | predicted | error | note |\n|---|---|---|---|---|---|\n";
+    for (const auto& row : r.rows) {
+        const double q = r.oos.ratio.at(row.id);
+        md << "| " << row.id << " | " << row.group << " | " << fmt(row.published, 5) << " | " << fmt(q > 0 ? row.published / q : 0, 5)
+           << " | " << pct(q > 0 ? 1.0 / q - 1.0 : -1.0) << " | " << r.oos.note.at(row.id) << " |\n";
     }
-    if (check) {
-        const json& cur = cal_doc["fitted"];
-        bool same = cur.contains("parameters") && cur["parameters"].size() == fitted.size();
-        for (std::size_t i = 0; same && i < fitted.size(); ++i)
-            same = std::abs(cur["parameters"][i]["value"].get<double>() - fitted[i]["value"].get<double>()) <=
-                   1e-9 * std::max(1.0, std::abs(fitted[i]["value"].get<double>()));
-        if (!same) {
-            std::cout << "CHECK FAILED: core/data/calibration.json does not hold what this fit gives: run gpucalc_calibrate --write\n";
-            return 1;
+    md << "\n</details>\n\nExcluded rows: ";
+    for (const auto& [id, why] : r.excluded) md << id << " (" << why << "); ";
+}
+
+// The famous runs' whole-run figures (core/data/reality.json) under the shipped constants.
+void md_reality(std::ostream& md) {
+    md << "\n\n## Famous runs: whole-run figures (core/data/reality.json, the shipped constants)\n\n"
+       << "Whole-run GPU-hours include what a throughput model does not see beyond goodput (evaluation, data "
+          "stalls, loss-spike rollbacks, experiments); layouts marked assumed are not published. The step model "
+          "was never fitted to these rows.\n\n"
+       << "| run | metric | published | estimate | error | assumptions |\n|---|---|---|---|---|---|\n";
+    const json reality = reality_report();
+    for (const auto& run : reality["runs"])
+        for (const auto& c : run["comparisons"]) {
+            const std::string metric = c["metric"].get<std::string>();
+            if (metric != "gpu_hours" && metric != "days" && metric != "mfu" && metric != "achieved_flops_per_second_per_gpu") continue;
+            md << "| " << run["name"].get<std::string>() << " | " << metric << " | " << fmt(c["published"].get<double>(), 4) << " | "
+               << (c["estimate"].is_number() ? fmt(c["estimate"].get<double>(), 4) : std::string("—")) << " | "
+               << (c["error"].is_number() ? pct(c["error"].get<double>()) : std::string("—")) << " | "
+               << run["assumptions"].get<std::string>() << " |\n";
         }
-        std::cout << "calibration current\n";
+}
+
+// --markdown OUT: the validation tables (docs/VALIDATION.md's training section).
+void write_markdown(const Report& r, const std::string& path) {
+    std::ostringstream md;
+    md_summary(md, r);
+    md_subsets(md, r);
+    md_constants(md, r);
+    md_runs(md, r);
+    md_reality(md);
+    std::ofstream(path) << md.str();
+}
+
+// --write: the fitted section, and the fitted values applied to the generation and framework entries.
+void write_calibration(json& cal_doc, const json& new_fitted, const Calibration& fitted, const std::string& path) {
+    cal_doc["fitted"] = new_fitted;
+    for (const auto& p : params()) {
+        Calibration c = fitted;
+        const double v = *field_ptr(c, p);
+        if (p.entry == "attention_kernels")
+            cal_doc["attention_kernels"]["fitted_" + p.field] = v;
+        else
+            for (auto& e : cal_doc[p.framework ? "frameworks" : "generations"])
+                if (e["id"] == p.entry) e["fitted_" + p.field] = v;
     }
+    std::ofstream(path) << cal_doc.dump(1) << "\n";
+    std::cout << "wrote " << path << "\n";
+}
+
+// --check: 0 when the calibration file holds what this fit gives, else 1.
+int check_current(const json& cal_doc, const json& fitted) {
+    const json& cur = cal_doc["fitted"];
+    bool same = cur.contains("parameters") && cur["parameters"].size() == fitted.size();
+    for (std::size_t i = 0; same && i < fitted.size(); ++i)
+        same = std::abs(cur["parameters"][i]["value"].get<double>() - fitted[i]["value"].get<double>()) <=
+               1e-9 * std::max(1.0, std::abs(fitted[i]["value"].get<double>()));
+    if (!same) {
+        std::cout << "CHECK FAILED: core/data/calibration.json does not hold what this fit gives: run gpucalc_calibrate --write\n";
+        return 1;
+    }
+    std::cout << "calibration current\n";
     return 0;
+}
+
+// The leave-one-group-out validation and the shipping fit, then what the options ask of them.
+int calibrate(const Options& o, const std::vector<Row>& rows, const Excluded& excluded, const std::string& cal_text,
+              const Calibration& prior) {
+    const std::vector<std::string> groups = source_groups(rows);
+    const OutOfSample oos = leave_one_group_out(rows, groups, prior);
+    const Fit full = fit_all(rows, prior);
+    const Metrics m = out_of_sample_metrics(rows, groups, oos);
+    const Report report{rows, excluded, groups, oos, m, prior, full.cal};
+    print_summary(report);
+    json cal_doc = json::parse(cal_text);
+    const json fitted = fitted_parameters(full.cal);
+    const json new_fitted = fitted_section(report, fitted);
+    if (!o.markdown.empty()) write_markdown(report, o.markdown);
+    if (o.write) write_calibration(cal_doc, new_fitted, full.cal, o.cal_path);
+    return o.check ? check_current(cal_doc, fitted) : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3) {
+        std::cerr << "usage: gpucalc_calibrate DATA CALIBRATION [--write] [--check] [--markdown OUT]\n";
+        return 2;
+    }
+    const Options o = parse_options(argc, argv);
+    Excluded excluded;
+    const std::vector<Row> rows = load_rows(o.data_path, excluded);
+    // The priors: the embedded constants with the fitted values reset to the file's generation entries
+    // (fits always start from the same point, so --check reproduces --write exactly).
+    const std::string cal_text = read_text(o.cal_path);
+    const Calibration prior = parse_calibration(cal_text, false);
+    if (o.explain) return explain_run(rows, cal_text, o.explain_id);
+    if (o.breakdown) return print_breakdown(rows, cal_text);
+    if (o.eval_only) return print_eval(rows, cal_text, o.eval_fitted);
+    return calibrate(o, rows, excluded, cal_text, prior);
 }

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -69,11 +70,9 @@ int emit(const std::string& result) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    if (argc < 2) return usage();
-    const std::string cmd = argv[1];
+// The commands that print a catalog or a reference document and read no input; nothing when cmd
+// (with its arguments) is none of them.
+std::optional<int> reference_command(const std::string& cmd, int argc, char** argv) {
     if (cmd == "--version") {
         std::cout << "gpucalc " << gpucalc::kVersion << "\n";
         return 0;
@@ -91,50 +90,62 @@ int main(int argc, char** argv) {
         std::cout << gpucalc::schema_markdown();
         return 0;
     }
-    if (cmd == "bench" && (argc == 3 || argc == 4)) {
-        std::string text;
-        if (!read_input(argv[2], text)) return usage();
-        const int n = argc == 4 ? std::max(1, std::atoi(argv[3])) : 200;
-        const bool plan = text.find("\"plan\"") != std::string::npos;
-        std::vector<double> t, search;
-        std::size_t sink = 0;
-        for (int i = 0; i < n; ++i) {
-            const auto t0 = std::chrono::steady_clock::now();
-            const std::string out = plan ? gpucalc::plan_json(text) : gpucalc::estimate_json(text);
-            t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-            sink += out.size();
-            if (plan) {  // the search alone, as timed inside the core (after the clock stopped)
-                const auto j = nlohmann::json::parse(out, nullptr, false);
-                if (j.is_object() && j.contains("plan") && j["plan"].value("search_seconds", -1.0) >= 0)
-                    search.push_back(j["plan"]["search_seconds"].get<double>());
-            }
+    return std::nullopt;
+}
+
+// gpucalc bench FILE [N]: the median seconds of N estimates (or plan searches, with the median of
+// the search alone), as one JSON line.
+int bench(const std::string& file, int n) {
+    std::string text;
+    if (!read_input(file, text)) return usage();
+    const bool plan = text.find("\"plan\"") != std::string::npos;
+    std::vector<double> t, search;
+    std::size_t sink = 0;
+    for (int i = 0; i < n; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const std::string out = plan ? gpucalc::plan_json(text) : gpucalc::estimate_json(text);
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        sink += out.size();
+        if (plan) {  // the search alone, as timed inside the core (after the clock stopped)
+            const auto j = nlohmann::json::parse(out, nullptr, false);
+            if (j.is_object() && j.contains("plan") && j["plan"].value("search_seconds", -1.0) >= 0)
+                search.push_back(j["plan"]["search_seconds"].get<double>());
         }
-        std::sort(t.begin(), t.end());
-        std::sort(search.begin(), search.end());
-        std::cout << "{\"median_seconds\": " << t[t.size() / 2] << ", \"runs\": " << n << ", \"bytes\": " << sink / n;
-        if (!search.empty()) std::cout << ", \"search_median_seconds\": " << search[search.size() / 2];
-        std::cout << "}\n";
-        return 0;
     }
+    std::sort(t.begin(), t.end());
+    std::sort(search.begin(), search.end());
+    std::cout << "{\"median_seconds\": " << t[t.size() / 2] << ", \"runs\": " << n << ", \"bytes\": " << sink / n;
+    if (!search.empty()) std::cout << ", \"search_median_seconds\": " << search[search.size() / 2];
+    std::cout << "}\n";
+    return 0;
+}
+
+// Reads the scenario FILE (or stdin, -); says so on stderr when it cannot.
+bool read_scenario(const char* name, std::string& text) {
+    if (read_input(name, text)) return true;
+    std::cerr << "gpucalc: cannot read " << name << "\n";
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) return usage();
+    const std::string cmd = argv[1];
+    if (const auto rc = reference_command(cmd, argc, argv)) return *rc;
+    if (cmd == "bench" && (argc == 3 || argc == 4)) return bench(argv[2], argc == 4 ? std::max(1, std::atoi(argv[3])) : 200);
     if (cmd == "estimate-lines" && argc == 2) {
         std::string line;
         while (std::getline(std::cin, line)) std::cout << gpucalc::estimate_json(line) << "\n";  // lines are tests' own input
         return 0;
     }
+    std::string text;
     if (cmd == "explain" && (argc == 3 || argc == 4)) {
-        std::string text;
-        if (!read_input(argv[2], text)) {
-            std::cerr << "gpucalc: cannot read " << argv[2] << "\n";
-            return 2;
-        }
+        if (!read_scenario(argv[2], text)) return 2;
         return emit(gpucalc::explain_json(text, argc == 4 ? argv[3] : ""));
     }
     if ((cmd == "estimate" || cmd == "plan") && argc == 3) {
-        std::string text;
-        if (!read_input(argv[2], text)) {
-            std::cerr << "gpucalc: cannot read " << argv[2] << "\n";
-            return 2;
-        }
+        if (!read_scenario(argv[2], text)) return 2;
         return emit(cmd == "estimate" ? gpucalc::estimate_json(text) : gpucalc::plan_json(text));
     }
     return usage();

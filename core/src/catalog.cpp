@@ -29,9 +29,8 @@ void derive_cpu_peak(Device& d) {
     }
 }
 
-// One catalog row (devices.json, human units: TFLOPS, GiB, GB/s) as an SI Device.
-Device from_row(const DeviceRow& e, Errors& errors) {
-    Device d;
+// Names, vendor, kind and year; a row without id or name is a catalog error.
+void read_identity(const DeviceRow& e, Device& d, Errors& errors) {
     d.id = e.id;
     d.name = e.name;
     d.vendor = e.vendor;
@@ -40,6 +39,10 @@ Device from_row(const DeviceRow& e, Errors& errors) {
     d.form_factor = e.form_factor;
     d.year = num(e.year);
     if (d.id.empty() || d.name.empty()) add_error(errors, "catalog", "devices", "catalog entry without id or name");
+}
+
+// Core counts, clock, dense peaks per precision and a CPU's core groups (its peak derived from them).
+void read_compute(const DeviceRow& e, Device& d) {
     d.simt_cores = num(e.simt_cores);
     d.simt_core_name = e.simt_core_name;
     d.units = num(e.units);
@@ -62,6 +65,10 @@ Device from_row(const DeviceRow& e, Errors& errors) {
                                                  num(g.fp64_flops_per_cycle).value_or(0)});
     }
     derive_cpu_peak(d);
+}
+
+// Memory, power and the links: scale-up, host link and scale-out.
+void read_memory_and_links(const DeviceRow& e, Device& d) {
     // Accelerator memory is printed in binary units (an "80 GB" H100 holds 80 GiB = 85.9e9 bytes;
     // nvidia-smi shows 81,559 MiB of it after driver reservations): memory_gib; CPUs' figures are decimal.
     d.memory_bytes = e.has_memory_gib ? scaled(e.memory_gib, units::GiB) : scaled(e.memory_gb, units::giga);
@@ -75,6 +82,10 @@ Device from_row(const DeviceRow& e, Errors& errors) {
     d.host_link_name = e.host_link_name;
     d.host_link_bytes_per_second_bidirectional = scaled(e.host_link_gbs_bidirectional, units::giga);
     d.scale_out_bytes_per_second = scaled(e.scale_out_gbs_per_direction, units::giga);
+}
+
+// The purchase price and the cloud prices, the marketplace one as the headline.
+void read_prices(const DeviceRow& e, Device& d) {
     d.price_usd = num(e.price_usd);
     d.price_date = e.price_date;
     d.price_what = e.price_what;
@@ -85,6 +96,15 @@ Device from_row(const DeviceRow& e, Errors& errors) {
     // The device's headline price (cloud_usd_per_hour) is the marketplace basis, the default.
     for (const auto& p : d.cloud_prices)
         if (p.basis == "marketplace") d.cloud_usd_per_hour = p.usd_per_hour, d.cloud_provider = p.provider, d.cloud_date = p.date;
+}
+
+// One catalog row (devices.json, human units: TFLOPS, GiB, GB/s) as an SI Device.
+Device from_row(const DeviceRow& e, Errors& errors) {
+    Device d;
+    read_identity(e, d, errors);
+    read_compute(e, d);
+    read_memory_and_links(e, d);
+    read_prices(e, d);
     d.node_system = e.node_system;
     d.node_max_power_watts = num(e.node_max_power_watts);
     d.node_devices = num(e.node_devices).value_or(0);
@@ -118,18 +138,10 @@ const Device* find_device(std::string_view id) {
     return nullptr;
 }
 
-void write_device(jw::Val j, const Device& d) {
-    using jw::Scalar;
-    j.set_object();
-    j["id"] = d.id;
-    j["name"] = d.name;
-    j["vendor"] = d.vendor;
-    j["kind"] = d.kind;
-    j["architecture"] = d.architecture;
-    j["form_factor"] = d.form_factor;
-    j["year"] = d.year;
-    j["custom"] = d.custom;
-    jw::Val c = j["cores"];
+namespace {
+
+// The "cores" object: SIMT cores, units, matrix units and a CPU's cores and SIMD width.
+void write_cores(jw::Val c, const Device& d) {
     c["simt_cores"] = d.simt_cores;
     c["simt_core_name"] = d.simt_core_name;
     c["units"] = d.units;
@@ -140,7 +152,10 @@ void write_device(jw::Val j, const Device& d) {
     c["cpu_cores"] = d.cpu_cores;
     c["cpu_threads"] = d.cpu_threads;
     c["simd"] = d.simd;
-    j["boost_clock_hz"] = d.boost_clock_hz;
+}
+
+// Dense peaks per precision, and the sparse ones (2x) for matrix precisions where the vendor prints them.
+void write_peaks(jw::Val j, const Device& d) {
     jw::Val p = j["peak_flops_per_second"], sp = j["sparse_peak_flops_per_second"];
     p.set_object();
     sp.set_object();
@@ -152,17 +167,23 @@ void write_device(jw::Val j, const Device& d) {
                             prec == Precision::int8 || prec == Precision::fp4 || prec == Precision::int4;
         if (d.vendor_prints_sparse && matrix && d.peak_flops_per_second[i]) sp[k] = 2.0 * *d.peak_flops_per_second[i];
     }
-    j["vendor_prints_sparse"] = d.vendor_prints_sparse;
-    if (!d.cpu_core_groups.empty()) {
-        jw::Val cp = j["cpu_peak"];
-        jw::Val groups = cp["core_groups"];
-        groups.set_array();
-        for (const auto& g : d.cpu_core_groups)
-            groups.append() = {
-                {"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz}, {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}};
-        cp["formula"] = "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64";
-        cp["derivation"] = d.cpu_peak_derivation;
-    }
+}
+
+// A CPU's core groups and the formula its peak is derived by (nothing for a device without them).
+void write_cpu_peak(jw::Val j, const Device& d) {
+    if (d.cpu_core_groups.empty()) return;
+    jw::Val cp = j["cpu_peak"];
+    jw::Val groups = cp["core_groups"];
+    groups.set_array();
+    for (const auto& g : d.cpu_core_groups)
+        groups.append() = {
+            {"name", g.name}, {"cores", g.cores}, {"clock_hz", g.clock_hz}, {"fp64_flops_per_cycle", g.fp64_flops_per_cycle}};
+    cp["formula"] = "peak_fp64 = sum(cores x clock_hz x fp64_flops_per_cycle); peak_fp32 = 2 x peak_fp64";
+    cp["derivation"] = d.cpu_peak_derivation;
+}
+
+// Memory, power and the links: scale-up, host link and scale-out.
+void write_memory_and_links(jw::Val j, const Device& d) {
     j["memory_bytes"] = d.memory_bytes;
     j["memory_type"] = d.memory_type;
     j["memory_bandwidth_bytes_per_second"] = d.memory_bandwidth_bytes_per_second;
@@ -174,6 +195,10 @@ void write_device(jw::Val j, const Device& d) {
                      {"devices_per_node", d.gpus_per_node}};
     j["host_link"] = {{"name", d.host_link_name}, {"bytes_per_second_bidirectional", d.host_link_bytes_per_second_bidirectional}};
     j["scale_out_bytes_per_second"] = d.scale_out_bytes_per_second;
+}
+
+// The purchase price, the headline cloud price and every cloud price with its source.
+void write_prices(jw::Val j, const Device& d) {
     j["price_usd"] = d.price_usd;
     j["price_date"] = d.price_date;
     j["price_what"] = d.price_what;
@@ -185,6 +210,27 @@ void write_device(jw::Val j, const Device& d) {
     for (const auto& cp : d.cloud_prices)
         prices.append() = {
             {"basis", cp.basis}, {"usd_per_hour", cp.usd_per_hour}, {"provider", cp.provider}, {"date", cp.date}, {"source", cp.source}};
+}
+
+}  // namespace
+
+void write_device(jw::Val j, const Device& d) {
+    j.set_object();
+    j["id"] = d.id;
+    j["name"] = d.name;
+    j["vendor"] = d.vendor;
+    j["kind"] = d.kind;
+    j["architecture"] = d.architecture;
+    j["form_factor"] = d.form_factor;
+    j["year"] = d.year;
+    j["custom"] = d.custom;
+    write_cores(j["cores"], d);
+    j["boost_clock_hz"] = d.boost_clock_hz;
+    write_peaks(j, d);
+    j["vendor_prints_sparse"] = d.vendor_prints_sparse;
+    write_cpu_peak(j, d);
+    write_memory_and_links(j, d);
+    write_prices(j, d);
     j["node"] = {{"system", d.node_system}, {"devices", d.node_devices}, {"max_power_watts", d.node_max_power_watts}};
     jw::Val notes = j["notes"];
     notes.set_array();

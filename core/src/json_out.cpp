@@ -51,6 +51,43 @@ std::uint8_t decode(std::uint8_t& state, std::uint32_t& cp, std::uint8_t byte) {
 
 const char kReplacement[] = "\xEF\xBF\xBD";  // U+FFFD
 
+// One decoded code point (cp; last_byte is its final byte): the short escapes, \u00XX for the other
+// control characters, else the byte itself (the earlier bytes of a multi-byte sequence are already out).
+inline void write_code_point(Buf& out, std::uint32_t cp, char last_byte) {
+    switch (cp) {
+        case 0x08:
+            out.put("\\b", 2);
+            break;
+        case 0x09:
+            out.put("\\t", 2);
+            break;
+        case 0x0A:
+            out.put("\\n", 2);
+            break;
+        case 0x0C:
+            out.put("\\f", 2);
+            break;
+        case 0x0D:
+            out.put("\\r", 2);
+            break;
+        case 0x22:
+            out.put("\\\"", 2);
+            break;
+        case 0x5C:
+            out.put("\\\\", 2);
+            break;
+        default:
+            if (cp <= 0x1F) {
+                static const char hex[] = "0123456789abcdef";
+                out.put("\\u00", 4);
+                out.put(hex[cp >> 4]);
+                out.put(hex[cp & 0xF]);
+            } else {
+                out.put(last_byte);
+            }
+    }
+}
+
 // The general case of write_string: control characters, escapes and multi-byte sequences, with
 // invalid UTF-8 replaced exactly as nlohmann's dump_escaped does with error_handler_t::replace.
 void write_escaped(Buf& out, std::string_view s, std::size_t i) {
@@ -62,38 +99,7 @@ void write_escaped(Buf& out, std::string_view s, std::size_t i) {
         const auto byte = static_cast<std::uint8_t>(s[i]);
         switch (decode(state, cp, byte)) {
             case kAccept: {
-                switch (cp) {
-                    case 0x08:
-                        out.put("\\b", 2);
-                        break;
-                    case 0x09:
-                        out.put("\\t", 2);
-                        break;
-                    case 0x0A:
-                        out.put("\\n", 2);
-                        break;
-                    case 0x0C:
-                        out.put("\\f", 2);
-                        break;
-                    case 0x0D:
-                        out.put("\\r", 2);
-                        break;
-                    case 0x22:
-                        out.put("\\\"", 2);
-                        break;
-                    case 0x5C:
-                        out.put("\\\\", 2);
-                        break;
-                    default:
-                        if (cp <= 0x1F) {
-                            static const char hex[] = "0123456789abcdef";
-                            out.put("\\u00", 4);
-                            out.put(hex[cp >> 4]);
-                            out.put(hex[cp & 0xF]);
-                        } else {
-                            out.put(s[i]);
-                        }
-                }
+                write_code_point(out, cp, s[i]);
                 after_accept = out.size();
                 undumped = 0;
                 break;

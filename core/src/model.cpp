@@ -139,8 +139,8 @@ ModelSpec neox(const char* name, double layers, double hidden, double heads, dou
     return m;
 }
 
-std::vector<ModelPreset> build_presets() {
-    std::vector<ModelPreset> p;
+// GPT-style presets: GPT-3, the Megatron-LM 2021 benchmark models, OPT and BLOOM.
+void add_gpt_presets(std::vector<ModelPreset>& p) {
     // GPT-3: Brown et al. 2020 (arXiv:2005.14165) Table 2.1; vocab 50257, learned positions.
     p.push_back(
         {"gpt3-175b", gpt("GPT-3 175B", 96, 12288, 96, 50257, 2048), 174.6e9, "Brown et al. 2020, arXiv:2005.14165, Table D.1 (174,600M)"});
@@ -176,6 +176,10 @@ std::vector<ModelPreset> build_presets() {
         m.dropout = false;  // BLOOM: hidden and attention dropout 0.0 (bigscience/bloom config.json)
         p.push_back({"bloom-176b", m, 176247271424.0, "BigScience 2022, arXiv:2211.05100 (176,247M parameters)"});
     }
+}
+
+// LLaMA 1, Llama 2 and Llama 3 / 3.1.
+void add_llama_presets(std::vector<ModelPreset>& p) {
     // LLaMA 1: Touvron et al. 2023 (arXiv:2302.13971) Table 2.
     p.push_back({"llama-7b", llama("LLaMA 7B", 32, 4096, 32, 32, 11008, 32000, 2048), 6.7e9, "arXiv:2302.13971 Table 2"});
     p.push_back({"llama-13b", llama("LLaMA 13B", 40, 5120, 40, 40, 13824, 32000, 2048), 13.0e9, "arXiv:2302.13971 Table 2"});
@@ -196,6 +200,10 @@ std::vector<ModelPreset> build_presets() {
                  "meta-llama/Meta-Llama-3-70B (70,553,706,496)"});
     p.push_back({"llama3.1-405b", llama("Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256, 8192), 405853388800.0,
                  "meta-llama/Llama-3.1-405B (405,853,388,800)"});
+}
+
+// Mixture-of-experts presets: Mixtral 8x7B and DeepSeek-V3.
+void add_moe_presets(std::vector<ModelPreset>& p) {
     // Mixtral 8x7B: Jiang et al. 2024 (arXiv:2401.04088) Table 1: 46.7B total, 12.9B active.
     {
         ModelSpec m = llama("Mixtral 8x7B", 32, 4096, 32, 8, 14336, 32000, 32768);
@@ -222,6 +230,10 @@ std::vector<ModelPreset> build_presets() {
         m.v_head_dim = 128;
         p.push_back({"deepseek-v3", m, 671e9, "DeepSeek-AI 2024, arXiv:2412.19437 (671B total, 37B activated)"});
     }
+}
+
+// PaLM, Pythia and MPT.
+void add_other_presets(std::vector<ModelPreset>& p) {
     // PaLM 540B: Chowdhery et al. 2022 (arXiv:2204.02311) Table 1: parallel blocks, multi-query, SwiGLU,
     // shared embeddings, no biases, head dim 256.
     {
@@ -245,6 +257,15 @@ std::vector<ModelPreset> build_presets() {
         m.dropout = false;  // MPT: attn_pdrop = resid_pdrop = 0 (mosaicml/mpt-7b config.json)
         p.push_back({"mpt-7b", m, 6649286656.0, "mosaicml/mpt-7b (6,649,286,656)"});
     }
+}
+
+// Every model preset, in the order `gpucalc presets` lists them; each spec knows its preset id.
+std::vector<ModelPreset> build_presets() {
+    std::vector<ModelPreset> p;
+    add_gpt_presets(p);
+    add_llama_presets(p);
+    add_moe_presets(p);
+    add_other_presets(p);
     for (auto& e : p) e.spec.preset = e.id;
     return p;
 }

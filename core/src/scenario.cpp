@@ -138,71 +138,49 @@ json device_to_scenario_json(const Device& d) {
 
 // ---- model ----
 
-bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Errors& errors) {
-    if (!j.is_object()) {
-        add_error(errors, "type", path, path + " must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
+namespace {
+
+// The model object being read: its JSON, its path, and the errors it started with.
+struct ModelInput {
+    const json& j;
+    const std::string& path;
+    Errors& errors;
+    std::size_t before;  // errors.size() when reading began
+    bool ok() const { return errors.size() == before; }
+};
+
+// A bare parameter count (no preset, no architecture): 6ND and weight memory; the time model uses a
+// GPT-like shape. Architecture fields beside it are conflicts.
+bool bare_model_from_json(const ModelInput& in, const std::optional<std::string>& name, ModelSpec& out) {
+    const json& j = in.j;
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
+    if (!j.contains("params") || j["params"].is_null()) {
+        add_error(errors, "missing", join(path, "params"),
+                  path + " needs preset, params, or an architecture (layers, hidden, heads, vocab)");
         return false;
     }
-    const std::size_t before = errors.size();
-    check_table_keys(j, path, model_fields(), errors, {"preset", "name"});
-    ModelSpec m;
-    bool from_preset = false;
-    if (auto preset = string(j, "preset", path, errors)) {
-        const ModelSpec* p = find_model_preset(*preset);
-        if (!p) {
-            const std::string f = join(path, "preset");
-            add_error(errors, "unknown_preset", f, f + ": unknown model preset \"" + shorten(*preset) + "\" (run `gpucalc presets`)");
-            return false;
+    ModelSpec bare;
+    for (const auto& f : model_fields()) {
+        if (f.spec.name != "params" && f.spec.name != "active_params" && f.spec.name != "seq_len" && j.contains(f.spec.name)) {
+            const std::string fp = join(path, f.spec.name);
+            add_error(errors, "conflict", fp, fp + " needs an architecture (layers, hidden, heads, vocab), not only params");
         }
-        m = *p;
-        from_preset = true;
     }
-    const auto name = string(j, "name", path, errors, false, 100);
-    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
-    const bool params_given = j.contains("params") && !j["params"].is_null();
-    if (!from_preset && !arch_given) {
-        // A bare parameter count: 6ND and weight memory; the time model uses a GPT-like shape.
-        if (!params_given) {
-            add_error(errors, "missing", join(path, "params"),
-                      path + " needs preset, params, or an architecture (layers, hidden, heads, vocab)");
-            return false;
-        }
-        ModelSpec bare;
-        bare.seq_len = m.seq_len;
-        for (const auto& f : model_fields()) {
-            if (f.spec.name != "params" && f.spec.name != "active_params" && f.spec.name != "seq_len" && j.contains(f.spec.name)) {
-                const std::string fp = join(path, f.spec.name);
-                add_error(errors, "conflict", fp, fp + " needs an architecture (layers, hidden, heads, vocab), not only params");
-            }
-        }
-        read_fields(j, path, model_fields(), bare, errors);
-        bare.has_architecture = false;
-        bare.name = name.value_or("custom model");
-        if (bare.active_params > bare.params)
-            add_error(errors, "range", join(path, "active_params"),
-                      join(path, "active_params") + " must not exceed " + join(path, "params"));
-        out = bare;
-        return errors.size() == before;
-    }
-    if (!from_preset) {
-        m.has_architecture = true;
-        m.name = "custom model";
-        m.tied_embeddings = true;  // a custom architecture is GPT-style unless stated
-        for (const char* k : {"layers", "hidden", "heads", "vocab"})
-            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
-    }
-    if (name) m.name = *name;
-    const double kv_before = m.kv_heads, heads_before = m.heads;
-    const double stated_params = m.params;
-    read_fields(j, path, model_fields(), m, errors);
-    if (errors.size() != before) return false;
-    // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
-    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before))
-        m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
-    if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
-    m.params = stated_params;
-    m.active_params = 0;
-    // Consistency rules.
+    read_fields(j, path, model_fields(), bare, errors);
+    bare.has_architecture = false;
+    bare.name = name.value_or("custom model");
+    if (bare.active_params > bare.params)
+        add_error(errors, "range", join(path, "active_params"), join(path, "active_params") + " must not exceed " + join(path, "params"));
+    out = bare;
+    return in.ok();
+}
+
+// Consistency rules of an architecture: heads and kv_heads that divide, mixture-of-experts and MLA
+// fields that go together.
+void check_model_rules(const ModelInput& in, const ModelSpec& m) {
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
     if (m.head_dim == 0 && !m.is_mla() && !divisible(m.hidden, static_cast<Count>(m.heads)))
         add_error(errors, "divisibility", join(path, "heads"),
                   join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " + join(path, "heads") + " (" +
@@ -222,16 +200,67 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
         add_error(errors, "missing", join(path, "kv_lora_rank"),
                   join(path, "kv_lora_rank") + " (MLA) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
-    if (errors.size() == before && params_given) {
-        // A stated count must agree with the architecture's (0.5%: rounding in published counts).
-        const double arch = count_params(m).total, given = j["params"].get<double>();
-        if (std::abs(arch - given) > 0.005 * arch)
-            add_error(errors, "conflict", join(path, "params"),
-                      join(path, "params") + " (" + fmt_num(given) + ") disagrees with the architecture's count (" + fmt_num(arch) +
-                          "); give params alone, or the architecture alone");
+}
+
+// A stated params beside an architecture must agree with the architecture's count (0.5%: rounding in
+// published counts).
+void check_stated_params(const ModelInput& in, const ModelSpec& m) {
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
+    const double arch = count_params(m).total, given = in.j["params"].get<double>();
+    if (std::abs(arch - given) > 0.005 * arch)
+        add_error(errors, "conflict", join(path, "params"),
+                  join(path, "params") + " (" + fmt_num(given) + ") disagrees with the architecture's count (" + fmt_num(arch) +
+                      "); give params alone, or the architecture alone");
+}
+
+}  // namespace
+
+bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Errors& errors) {
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
+        return false;
     }
+    const ModelInput in{j, path, errors, errors.size()};
+    check_table_keys(j, path, model_fields(), errors, {"preset", "name"});
+    ModelSpec m;
+    bool from_preset = false;
+    if (auto preset = string(j, "preset", path, errors)) {
+        const ModelSpec* p = find_model_preset(*preset);
+        if (!p) {
+            const std::string f = join(path, "preset");
+            add_error(errors, "unknown_preset", f, f + ": unknown model preset \"" + shorten(*preset) + "\" (run `gpucalc presets`)");
+            return false;
+        }
+        m = *p;
+        from_preset = true;
+    }
+    const auto name = string(j, "name", path, errors, false, 100);
+    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
+    const bool params_given = j.contains("params") && !j["params"].is_null();
+    if (!from_preset && !arch_given) return bare_model_from_json(in, name, out);
+    if (!from_preset) {
+        m.has_architecture = true;
+        m.name = "custom model";
+        m.tied_embeddings = true;  // a custom architecture is GPT-style unless stated
+        for (const char* k : {"layers", "hidden", "heads", "vocab"})
+            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
+    }
+    if (name) m.name = *name;
+    const double kv_before = m.kv_heads, heads_before = m.heads;
+    const double stated_params = m.params;
+    read_fields(j, path, model_fields(), m, errors);
+    if (!in.ok()) return false;
+    // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
+    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before))
+        m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
+    if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
+    m.params = stated_params;
+    m.active_params = 0;
+    check_model_rules(in, m);
+    if (in.ok() && params_given) check_stated_params(in, m);
     out = m;
-    return errors.size() == before;
+    return in.ok();
 }
 
 void write_model(jw::Val j, const ModelSpec& m) {
@@ -449,115 +478,155 @@ void parse_roofline(const json& c, Scenario& s, Errors& errors) {
     if (ok) s.roofline = r;
 }
 
-// Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
-// Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022). With layout auto, only the fields the
-// scenario gives are checked here: the plan search chooses the rest from valid layouts only.
-void check_training_layout(Scenario& s, Errors& errors) {
-    auto& t = *s.training;
-    const auto& tf = training_fields();
-    const bool automatic = t.layout == LayoutMode::automatic;
-    auto given = [&](const char* name) { return (t.given & field_bit(tf, name)) != 0; };
-    const Count n = s.hardware->count;
+// What the layout rules read: the scenario, its training config, and whether the layout is chosen
+// by the plan search (then only the fields the scenario gives are checked).
+struct LayoutRules {
+    Scenario& s;
+    TrainingConfig& t;
+    bool automatic;
+    bool given(const char* name) const { return (t.given & field_bit(training_fields(), name)) != 0; }
+};
+
+// tp x cp x pp x dp = hardware.count; dp, when not given, is what is left (layout given).
+void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
+    TrainingConfig& t = r.t;
+    const Count n = r.s.hardware->count;
     const Count model_par = t.tp * t.cp * t.pp;  // devices of one model replica
-    if (!automatic) {
+    if (!r.automatic) {
         if (!t.dp) {
             if (n % model_par != 0)
                 add_error(errors, "divisibility", "training.tp",
                           "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.cp x training.pp (" +
                               fmt_num(model_par) + ")");
             else
-                t.dp = n / model_par, t.given |= field_bit(tf, "dp");
+                t.dp = n / model_par, t.given |= field_bit(training_fields(), "dp");
         } else if (*t.dp * model_par != n) {
             add_error(errors, "divisibility", "training.dp",
                       "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) +
                           ") must equal hardware.count (" + fmt_num(n) + ")");
         }
-    } else if (given("dp") && n % *t.dp != 0) {
+    } else if (r.given("dp") && n % *t.dp != 0) {
         add_error(errors, "divisibility", "training.dp",
                   "hardware.count (" + fmt_num(n) + ") must be divisible by training.dp (" + fmt_num(*t.dp) + ")");
     }
+}
+
+// The shard group, context-parallel chunks and interleaved stages.
+void check_group_sizes(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
     if (t.shard_group && t.dp && (*t.dp * t.cp) % *t.shard_group != 0)
         add_error(errors, "divisibility", "training.shard_group",
                   "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" +
                       fmt_num(*t.shard_group) + ")");
-    if (t.cp > 1 && s.model && std::fmod(s.model->seq_len, 2.0 * static_cast<double>(t.cp)) != 0)
+    if (t.cp > 1 && r.s.model && std::fmod(r.s.model->seq_len, 2.0 * static_cast<double>(t.cp)) != 0)
         add_error(errors, "divisibility", "training.cp",
-                  "model.seq_len (" + fmt_num(s.model->seq_len) + ") must be divisible by 2 x training.cp (" +
+                  "model.seq_len (" + fmt_num(r.s.model->seq_len) + ") must be divisible by 2 x training.cp (" +
                       fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
-    if (t.vpp > 1 && t.pp == 1 && (!automatic || given("pp")))
+    if (t.vpp > 1 && t.pp == 1 && (!r.automatic || r.given("pp")))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
-    if (s.model && s.model->has_architecture) {
-        const ModelSpec& m = *s.model;
-        if ((!automatic || given("tp")) && !divisible(m.heads, t.tp))
-            add_error(errors, "divisibility", "training.tp",
-                      "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
-        if ((!automatic || given("tp")) && !m.is_mla() && !divisible(m.kv_heads, t.tp) &&
-            !divisible(static_cast<double>(t.tp), static_cast<Count>(m.kv_heads)))
-            add_error(errors, "divisibility", "training.tp",
-                      "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
-        // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
-        // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
-        // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
-        if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))
-            add_error(errors, "range", "training.pp",
-                      "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
-                          fmt_num(t.pp * t.vpp) + ")");
-    }
+}
+
+// Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.
+void check_layout_against_model(const LayoutRules& r, Errors& errors) {
+    if (!r.s.model || !r.s.model->has_architecture) return;
+    const TrainingConfig& t = r.t;
+    const ModelSpec& m = *r.s.model;
+    if ((!r.automatic || r.given("tp")) && !divisible(m.heads, t.tp))
+        add_error(errors, "divisibility", "training.tp",
+                  "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
+    if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divisible(m.kv_heads, t.tp) &&
+        !divisible(static_cast<double>(t.tp), static_cast<Count>(m.kv_heads)))
+        add_error(errors, "divisibility", "training.tp",
+                  "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
+    // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
+    // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
+    // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
+    if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))
+        add_error(errors, "range", "training.pp",
+                  "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
+                      fmt_num(t.pp * t.vpp) + ")");
+}
+
+// Sharded gradients (ZeRO 2 and 3) with pipeline parallelism: only FSDP-style frameworks allow it.
+void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
     const bool fsdp_pp = t.framework && zero_sharding_with_pipeline(*t.framework);
-    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!automatic || (given("zero") && given("pp"))))
+    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!r.automatic || (r.given("zero") && r.given("pp"))))
         add_error(errors, "conflict", "training.zero",
                   "training.zero " + fmt_num(t.zero) +
                       " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
                       "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1); PyTorch FSDP with pipelining "
                       "(training.framework fsdp, as torchtitan and Llama 3) allows it");
-    if (t.ep > 1) {
-        const bool moe_by_count =
-            s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
-        if (!s.model || (!s.model->is_moe() && !moe_by_count))
-            add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-        else if (!divisible(s.model->experts, t.ep))
-            add_error(errors, "divisibility", "training.ep",
-                      "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
-        // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
-        // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
-        if (t.dp && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
-            add_error(errors, "divisibility", "training.ep",
-                      "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
-                          fmt_num(t.ep) + ")");
-    }
-    if (!automatic && t.dp && s.model) {
-        const Count per_step = *t.dp * t.micro_batch;
-        if (!t.global_batch) {
-            t.global_batch = default_global_batch(s.model->seq_len, per_step);
-            t.given |= field_bit(tf, "global_batch");  // resolved now: the echo gives it, and so must this
-        } else if (*t.global_batch % per_step != 0) {
-            add_error(errors, "divisibility", "training.global_batch",
-                      "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +
-                          fmt_num(per_step) + ")");
-        }
+}
+
+// Expert parallelism: a mixture-of-experts model whose experts and ranks it divides.
+void check_expert_parallel(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    const Scenario& s = r.s;
+    if (t.ep <= 1) return;
+    const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
+    if (!s.model || (!s.model->is_moe() && !moe_by_count))
+        add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+    else if (!divisible(s.model->experts, t.ep))
+        add_error(errors, "divisibility", "training.ep",
+                  "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+    // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
+    // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
+    if (t.dp && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
+        add_error(errors, "divisibility", "training.ep",
+                  "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
+                      fmt_num(t.ep) + ")");
+}
+
+// The global batch (layout given): a multiple of dp x micro_batch, or the default when not given.
+void resolve_global_batch(const LayoutRules& r, Errors& errors) {
+    TrainingConfig& t = r.t;
+    if (r.automatic || !t.dp || !r.s.model) return;
+    const Count per_step = *t.dp * t.micro_batch;
+    if (!t.global_batch) {
+        t.global_batch = default_global_batch(r.s.model->seq_len, per_step);
+        t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
+    } else if (*t.global_batch % per_step != 0) {
+        add_error(errors, "divisibility", "training.global_batch",
+                  "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +
+                      fmt_num(per_step) + ")");
     }
 }
 
-// Sites, the WAN and pools (network.hpp): sizes that divide, links that have something to join.
-void check_network(Scenario& s, Errors& errors) {
-    const Hardware& hw = *s.hardware;
-    const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
-    const bool nodes_are_sites = net && net->wan() && hw.sites <= 1;
-    if (hw.pools.empty() && hw.sites > 1) {
-        const Count dpn = std::max<Count>(1, hw.devices_per_node);
-        if (hw.sites > hw.count)
-            add_error(errors, "range", "hardware.sites",
-                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" +
-                          fmt_num(static_cast<double>(hw.count)) + ")");
-        else if (hw.count % hw.sites != 0)
-            add_error(errors, "divisibility", "hardware.sites",
-                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" +
-                          fmt_num(static_cast<double>(hw.sites)) + "): sites are of equal size (use hardware.pools for unequal ones)");
-        else if (hw.count / hw.sites > dpn && (hw.count / hw.sites) % dpn != 0)
-            add_error(errors, "divisibility", "hardware.sites",
-                      "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) +
-                          ") must be whole nodes of hardware.devices_per_node (" + fmt_num(static_cast<double>(dpn)) + ")");
-    }
+// Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
+// Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022). With layout auto, only the fields the
+// scenario gives are checked here: the plan search chooses the rest from valid layouts only.
+void check_training_layout(Scenario& s, Errors& errors) {
+    const LayoutRules r{s, *s.training, s.training->layout == LayoutMode::automatic};
+    resolve_data_parallel(r, errors);
+    check_group_sizes(r, errors);
+    check_layout_against_model(r, errors);
+    check_zero_with_pipeline(r, errors);
+    check_expert_parallel(r, errors);
+    resolve_global_batch(r, errors);
+}
+
+// Sites of equal size (without pools): no more sites than devices, a count they divide, whole nodes.
+void check_equal_sites(const Hardware& hw, Errors& errors) {
+    if (!hw.pools.empty() || hw.sites <= 1) return;
+    const Count dpn = std::max<Count>(1, hw.devices_per_node);
+    if (hw.sites > hw.count)
+        add_error(errors, "range", "hardware.sites",
+                  "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" +
+                      fmt_num(static_cast<double>(hw.count)) + ")");
+    else if (hw.count % hw.sites != 0)
+        add_error(errors, "divisibility", "hardware.sites",
+                  "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" +
+                      fmt_num(static_cast<double>(hw.sites)) + "): sites are of equal size (use hardware.pools for unequal ones)");
+    else if (hw.count / hw.sites > dpn && (hw.count / hw.sites) % dpn != 0)
+        add_error(errors, "divisibility", "hardware.sites",
+                  "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) +
+                      ") must be whole nodes of hardware.devices_per_node (" + fmt_num(static_cast<double>(dpn)) + ")");
+}
+
+// The WAN fields apply between several sites, and not when the network preset already puts every
+// node in its own site (net is that preset when nodes_are_sites).
+void check_wan_fields(const Hardware& hw, const NetworkPreset* net, bool nodes_are_sites, Errors& errors) {
     const bool several_sites = hw.sites > 1 || nodes_are_sites;
     const char* wan_keys[] = {"wan", "wan_bytes_per_second", "wan_latency_seconds"};
     const bool wan_given[] = {hw.wan.has_value(), hw.wan_bytes_per_second.has_value(), hw.wan_latency_seconds.has_value()};
@@ -571,6 +640,37 @@ void check_network(Scenario& s, Errors& errors) {
         else if (!several_sites)
             add_error(errors, "conflict", f, f + " needs several sites (hardware.sites > 1, or pools in several sites)");
     }
+}
+
+// A mixed fleet: training only, each pool's layout chosen by the plan search.
+void check_mixed_fleet(Scenario& s, Errors& errors) {
+    if (s.inference)
+        add_error(errors, "unsupported", "hardware.pools",
+                  "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
+    if (s.finetune)
+        add_error(errors, "unsupported", "hardware.pools", "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
+    if (!s.training) return;
+    auto& t = *s.training;
+    const auto& tf = training_fields();
+    if (t.layout == LayoutMode::given)
+        add_error(errors, "conflict", "training.layout",
+                  "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp "
+                  "may be given)");
+    for (const char* k : {"dp", "shard_group"}) {
+        if (!(t.given & field_bit(tf, k))) continue;
+        const std::string f = std::string("training.") + k;
+        add_error(errors, "conflict", f,
+                  f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
+    }
+}
+
+// Sites, the WAN and pools (network.hpp): sizes that divide, links that have something to join.
+void check_network(Scenario& s, Errors& errors) {
+    const Hardware& hw = *s.hardware;
+    const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
+    const bool nodes_are_sites = net && net->wan() && hw.sites <= 1;
+    check_equal_sites(hw, errors);
+    check_wan_fields(hw, net, nodes_are_sites, errors);
     if (s.training) {
         const TrainingConfig& t = *s.training;
         if (t.outer_overlap_steps > t.local_steps)
@@ -578,28 +678,7 @@ void check_network(Scenario& s, Errors& errors) {
                       "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) +
                           ") must not exceed training.local_steps (" + fmt_num(static_cast<double>(t.local_steps)) + ")");
     }
-    if (mixed_fleet(hw)) {
-        if (s.inference)
-            add_error(errors, "unsupported", "hardware.pools",
-                      "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
-        if (s.finetune)
-            add_error(errors, "unsupported", "hardware.pools",
-                      "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
-        if (s.training) {
-            auto& t = *s.training;
-            const auto& tf = training_fields();
-            if (t.layout == LayoutMode::given)
-                add_error(errors, "conflict", "training.layout",
-                          "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp "
-                          "may be given)");
-            for (const char* k : {"dp", "shard_group"}) {
-                if (!(t.given & field_bit(tf, k))) continue;
-                const std::string f = std::string("training.") + k;
-                add_error(errors, "conflict", f,
-                          f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
-            }
-        }
-    }
+    if (mixed_fleet(hw)) check_mixed_fleet(s, errors);
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).

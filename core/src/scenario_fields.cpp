@@ -95,6 +95,7 @@ const std::vector<Field<Hardware>>& hardware_fields() {
     return t;
 }
 
+// table: one row per training field (name, unit, range, doc, default), the schema of the training object
 const std::vector<Field<TrainingConfig>>& training_fields() {
     using T = TrainingConfig;
     static const std::vector<Field<T>> t = {
