@@ -24,9 +24,14 @@ const long = [];
 for (const file of files) {
   const lines = readFileSync(file, 'utf8').split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const l = lines[i];
-    // A definition starts at column 0 with a name and an opening parenthesis, and is not a declaration.
-    if (!/^[A-Za-z]/.test(l) || !l.includes('(') || /^(namespace|struct|class|enum|extern|using|static_assert|#)/.test(l) || /;\s*$/.test(l)) continue;
+    const l = lines[i].replace(/\/\/.*$/, '');
+    // A definition: a name and an opening parenthesis at column 0, or a member function inside a
+    // struct (indented, its body opening on the same line); not a declaration, a variable, a macro
+    // or a statement.
+    const top = /^[A-Za-z]/.test(l) && !/^(namespace|struct|class|enum|extern|using|static_assert|#)/.test(l);
+    const member =
+      /^ {4}[A-Za-z_][\w:<>,*& ]*\s[\w:~]+\([^;]*\)\s*(const)?\s*(noexcept)?\s*\{\s*$/.test(l) && !/^\s*(if|for|while|switch|catch|else|do|return)\b/.test(l);
+    if (!(top || member) || !l.includes('(') || /;\s*$/.test(l) || /=[^=]*\(/.test(l.split('(')[0] + '(')) continue;
     const table = i > 0 && /^\/\/ table: \S/.test(lines[i - 1]);
     let k = i;
     while (k < lines.length && !lines[k].includes('{') && !/;\s*$/.test(lines[k])) k++;

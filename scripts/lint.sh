@@ -38,4 +38,8 @@ clang-format --dry-run -Werror $cxx 2>/dev/null || fail "C++ not formatted: clan
 node_modules/.bin/prettier --check --log-level warn 'web/*.js' 'tests/browser/*.mjs' 'tests/node/*.mjs' 'scripts/*.mjs' ||
   fail "JavaScript not formatted: npx prettier --write 'web/*.js' 'tests/**/*.mjs' 'scripts/*.mjs'"
 
+# The core's functions stay short enough to read (no function over 60 lines), and no module of the
+# core reaches back up the include graph (no cycle between modules).
+node scripts/function-length.mjs 60 || fail "split the functions above (scripts/function-length.mjs)"
+node scripts/include-graph.mjs --quiet || fail "break the include cycle above (scripts/include-graph.mjs)"
 echo "lint: ok"

@@ -35,6 +35,7 @@
 #include "gpucalc/layout.hpp"
 #include "gpucalc/reality.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/scenario_parse.hpp"
 #include "gpucalc/training.hpp"
 
 using nlohmann::json;

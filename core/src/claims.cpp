@@ -8,6 +8,7 @@
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/report.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/scenario_parse.hpp"
 
 namespace gpucalc {
 

@@ -18,6 +18,7 @@
 #include "gpucalc/report.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/scenario_fields.hpp"
+#include "gpucalc/scenario_parse.hpp"
 
 namespace gpucalc {
 

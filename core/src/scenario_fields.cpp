@@ -2,6 +2,8 @@
 // defaults in scenario.hpp / model.hpp; ranges and docs live here, once.
 #include "gpucalc/scenario_fields.hpp"
 
+#include <algorithm>
+
 #include "gpucalc/network.hpp"
 
 namespace gpucalc {
@@ -402,6 +404,69 @@ const std::vector<Field<Device>>& custom_device_fields() {
                                                       "unified memory: share of memory_bytes the GPU may use", "all of it")),
     };
     return t;
+}
+
+// ---- the echo of a model, a custom device and a fleet (driven by the tables above) ----
+
+void write_device_scenario(jw::Val j, const Device& d) {
+    j.set_object();
+    if (!d.base_id.empty()) j["base"] = d.base_id;
+    j["id"] = d.id;
+    j["name"] = d.name;
+    j["kind"] = d.kind;
+    jw::Val p = j["peak_flops_per_second"];
+    p.set_object();
+    for (int i = 0; i < kPrecisionCount; ++i)
+        if (d.peak_flops_per_second[i]) p[kPrecisionNames[i]] = *d.peak_flops_per_second[i];
+    for (const auto& f : custom_device_fields())
+        if (f.has(d)) j[f.spec.name] = field_value(f.spec, f.get(d));
+}
+
+json device_to_scenario_json(const Device& d) {
+    jw::Doc doc;
+    write_device_scenario(doc.root(), d);
+    return doc.to_json();
+}
+
+void write_model(jw::Val j, const ModelSpec& m) {
+    const ParamCount c = count_params(m);
+    if (!m.has_architecture) {
+        j = {{"name", m.name}, {"params", c.total}, {"active_params", c.active}, {"seq_len", m.seq_len}};
+        return;
+    }
+    write_fields(j, m, model_fields());
+    j["name"] = m.name;
+    if (!m.preset.empty()) j["preset"] = m.preset;
+    j["params"] = c.total;
+    j["active_params"] = c.active;
+    j["head_dim"] = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
+}
+
+json model_to_json(const ModelSpec& m) {
+    jw::Doc doc;
+    write_model(doc.root(), m);
+    return doc.to_json();
+}
+
+bool mixed_fleet(const Hardware& hw) {
+    if (hw.pools.size() < 2) return false;
+    const Pool& a = hw.pools.front();
+    const std::string a_dev = a.device.custom ? device_to_scenario_json(a.device).dump() : a.device.id;
+    std::vector<std::pair<std::string, Count>> per_site;
+    for (const auto& p : hw.pools) {
+        const std::string dev = p.device.custom ? device_to_scenario_json(p.device).dump() : p.device.id;
+        if (dev != a_dev || p.devices_per_node != a.devices_per_node) return true;
+        auto it = std::find_if(per_site.begin(), per_site.end(), [&](const auto& x) { return x.first == p.site; });
+        if (it == per_site.end())
+            per_site.push_back({p.site, p.count});
+        else
+            it->second += p.count;
+    }
+    for (const auto& x : per_site)
+        if (x.second != per_site.front().second) return true;
+    // Equal sites of one device: the single-device model with hardware.sites covers it, if whole nodes.
+    const Count per = per_site.front().second, dpn = std::max<Count>(1, a.devices_per_node);
+    return per > dpn && per % dpn != 0;
 }
 
 }  // namespace gpucalc

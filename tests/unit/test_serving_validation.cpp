@@ -12,6 +12,7 @@
 
 #include "gpucalc/inference.hpp"
 #include "gpucalc/scenario.hpp"
+#include "gpucalc/scenario_parse.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;

@@ -236,25 +236,4 @@ struct Scenario {
     bool explain = true;   // include derivations ("show the work")
 };
 
-// Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
-// check_layout = false skips the rules that tie the parallel layout to the GPU count and batch
-// (the plan search chooses the layout itself).
-// scenario.model: {"preset": id} | {"params": N} | architecture fields (errors name `path`.*), and
-// its echo, which parses back to the same model.
-bool model_from_json(const nlohmann::json& j, const std::string& path, ModelSpec& out, Errors& errors);
-nlohmann::json model_to_json(const ModelSpec& m);
-void write_model(jw::Val out, const ModelSpec& m);
-
-// A device from a scenario: a catalog id (string) or a custom device object (SI keys, optionally
-// {"base": id, ...overrides}); errors name `path`. The echo parses back to the same device.
-bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
-nlohmann::json device_to_scenario_json(const Device& d);
-void write_device_scenario(jw::Val out, const Device& d);
-
-bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
-
-// Pools of different devices, node sizes or site sizes (the fleet estimator, fleet.cpp); pools of one
-// device in equal sites are the single-device model with hardware.sites.
-bool mixed_fleet(const Hardware& hw);
-
 }  // namespace gpucalc

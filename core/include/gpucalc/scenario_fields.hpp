@@ -1,4 +1,4 @@
-// The field table of every scenario section (one row per key). Parsing (scenario.cpp, model.cpp),
+// The field table of every scenario section (one row per key). Parsing (scenario_parse.cpp, model.cpp),
 // the echoed `inputs` (report.cpp), `gpucalc schema` / wasm schema(), docs/SCHEMA.md and the
 // page's forms all read these tables; adding a scalar field is one row here plus its struct member.
 #pragma once
@@ -37,5 +37,16 @@ std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed);
 nlohmann::json schema_json();
 std::string schema_markdown();
 std::string error_codes_markdown();  // docs/SCHEMA.md's error-code table
+
+// The echo of a model and of a custom device in `inputs`: written from the tables, they parse back
+// (scenario_parse.hpp) to the same model and device.
+void write_model(jw::Val out, const ModelSpec& m);
+nlohmann::json model_to_json(const ModelSpec& m);
+void write_device_scenario(jw::Val out, const Device& d);
+nlohmann::json device_to_scenario_json(const Device& d);
+
+// Pools of different devices, node sizes or site sizes (the fleet estimator, fleet.cpp); pools of one
+// device in equal sites are the single-device model with hardware.sites.
+bool mixed_fleet(const Hardware& hw);
 
 }  // namespace gpucalc

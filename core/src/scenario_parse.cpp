@@ -1,0 +1,701 @@
+// Scenario parsing and validation: type, range and consistency of every field, all errors at once.
+#include "gpucalc/scenario_parse.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/json_read.hpp"
+#include "gpucalc/network.hpp"
+#include "gpucalc/scenario_fields.hpp"
+#include "gpucalc/training.hpp"
+
+namespace gpucalc {
+
+using nlohmann::json;
+using namespace jr;
+
+namespace {
+// a % b == 0 for whole numbers (model dimensions are validated as whole numbers when parsed).
+bool divisible(double a, Count b) { return b > 0 && static_cast<Count>(a) % b == 0; }
+}  // namespace
+
+// ---- devices ----
+
+constexpr double kMinPeakFlops = 1e6;  // 1 MFLOP/s: below any real device (absurd input is an error)
+
+bool device_from_scenario(const json& j, const std::string& path, Device& out, Errors& errors) {
+    if (j.is_string()) {
+        const std::string id = j.get<std::string>();
+        const Device* d = find_device(id);
+        if (!d) {
+            add_error(errors, "unknown_device", path,
+                      path + ": unknown device \"" + shorten(id) + "\" (run `gpucalc devices` for the list)");
+            return false;
+        }
+        out = *d;
+        return true;
+    }
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be a catalog id (string) or a custom device object");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    check_table_keys(j, path, custom_device_fields(), errors, {"base", "id", "name", "kind", "peak_flops_per_second"});
+    Device d;
+    if (auto base = string(j, "base", path, errors)) {
+        const Device* b = find_device(*base);
+        if (!b)
+            add_error(errors, "unknown_device", join(path, "base"), join(path, "base") + ": unknown device \"" + shorten(*base) + "\"");
+        else
+            d = *b, d.base_id = b->id;
+    }
+    const bool has_base = !d.base_id.empty();
+    d.custom = true;
+    d.sources.clear();
+    d.id = string(j, "id", path, errors, false, 64).value_or(has_base ? d.id + "-custom" : "custom");
+    d.name = string(j, "name", path, errors, false, 100).value_or(has_base ? d.name + " (custom)" : "Custom device");
+    if (auto k = choice(j, "kind", path, errors, {"gpu", "tpu", "accelerator", "cpu"}))
+        d.kind = *k;
+    else if (!has_base)
+        d.kind = "gpu";
+    if (const json* p = object(j, "peak_flops_per_second", path, errors, !has_base)) {
+        const std::string pp = join(path, "peak_flops_per_second");
+        check_keys(*p, pp, errors, {"fp64", "fp64_matrix", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"});
+        int n = 0;
+        for (int i = 0; i < kPrecisionCount; ++i) {
+            if (auto v = number(*p, kPrecisionNames[i], pp, errors, Range{kMinPeakFlops, 1e20, false, false})) {
+                d.peak_flops_per_second[i] = *v;
+                ++n;
+            }
+        }
+        if (n == 0 && !has_base) add_error(errors, "missing", pp, pp + " needs at least one precision (e.g. \"bf16\": 989.4e12)");
+    }
+    read_fields(j, path, custom_device_fields(), d, errors);
+    if (!has_base)
+        for (const char* k : {"memory_bytes", "memory_bandwidth_bytes_per_second"})
+            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
+    out = d;
+    return errors.size() == before;
+}
+
+// ---- model ----
+
+namespace {
+
+// The model object being read: its JSON, its path, and the errors it started with.
+struct ModelInput {
+    const json& j;
+    const std::string& path;
+    Errors& errors;
+    std::size_t before;  // errors.size() when reading began
+    bool ok() const { return errors.size() == before; }
+};
+
+// A bare parameter count (no preset, no architecture): 6ND and weight memory; the time model uses a
+// GPT-like shape. Architecture fields beside it are conflicts.
+bool bare_model_from_json(const ModelInput& in, const std::optional<std::string>& name, ModelSpec& out) {
+    const json& j = in.j;
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
+    if (!j.contains("params") || j["params"].is_null()) {
+        add_error(errors, "missing", join(path, "params"),
+                  path + " needs preset, params, or an architecture (layers, hidden, heads, vocab)");
+        return false;
+    }
+    ModelSpec bare;
+    for (const auto& f : model_fields()) {
+        if (f.spec.name != "params" && f.spec.name != "active_params" && f.spec.name != "seq_len" && j.contains(f.spec.name)) {
+            const std::string fp = join(path, f.spec.name);
+            add_error(errors, "conflict", fp, fp + " needs an architecture (layers, hidden, heads, vocab), not only params");
+        }
+    }
+    read_fields(j, path, model_fields(), bare, errors);
+    bare.has_architecture = false;
+    bare.name = name.value_or("custom model");
+    if (bare.active_params > bare.params)
+        add_error(errors, "range", join(path, "active_params"), join(path, "active_params") + " must not exceed " + join(path, "params"));
+    out = bare;
+    return in.ok();
+}
+
+// Consistency rules of an architecture: heads and kv_heads that divide, mixture-of-experts and MLA
+// fields that go together.
+void check_model_rules(const ModelInput& in, const ModelSpec& m) {
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
+    if (m.head_dim == 0 && !m.is_mla() && !divisible(m.hidden, static_cast<Count>(m.heads)))
+        add_error(errors, "divisibility", join(path, "heads"),
+                  join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " + join(path, "heads") + " (" +
+                      fmt_num(m.heads) + ") unless " + join(path, "head_dim") + " is given");
+    if (!divisible(m.heads, static_cast<Count>(m.kv_heads)))
+        add_error(errors, "divisibility", join(path, "kv_heads"),
+                  join(path, "heads") + " (" + fmt_num(m.heads) + ") must be divisible by " + join(path, "kv_heads") + " (" +
+                      fmt_num(m.kv_heads) + ")");
+    if (m.is_moe() && (m.experts_per_token < 1 || m.experts_per_token > m.experts))
+        add_error(errors, "range", join(path, "experts_per_token"),
+                  join(path, "experts_per_token") + " must be between 1 and " + join(path, "experts"));
+    if (!m.is_moe() && (m.experts_per_token > 0 || m.shared_experts > 0 || m.expert_ffn_hidden > 0 || m.dense_layers > 0))
+        add_error(errors, "missing", join(path, "experts"),
+                  join(path, "experts") + " must be given (> 0) for the other mixture-of-experts fields to apply");
+    if (m.dense_layers > m.layers)
+        add_error(errors, "range", join(path, "dense_layers"), join(path, "dense_layers") + " must not exceed " + join(path, "layers"));
+    if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
+        add_error(errors, "missing", join(path, "kv_lora_rank"),
+                  join(path, "kv_lora_rank") + " (MLA) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");
+}
+
+// A stated params beside an architecture must agree with the architecture's count (0.5%: rounding in
+// published counts).
+void check_stated_params(const ModelInput& in, const ModelSpec& m) {
+    const std::string& path = in.path;
+    Errors& errors = in.errors;
+    const double arch = count_params(m).total, given = in.j["params"].get<double>();
+    if (std::abs(arch - given) > 0.005 * arch)
+        add_error(errors, "conflict", join(path, "params"),
+                  join(path, "params") + " (" + fmt_num(given) + ") disagrees with the architecture's count (" + fmt_num(arch) +
+                      "); give params alone, or the architecture alone");
+}
+
+}  // namespace
+
+bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Errors& errors) {
+    if (!j.is_object()) {
+        add_error(errors, "type", path, path + " must be an object: {\"preset\": id}, {\"params\": N} or architecture fields");
+        return false;
+    }
+    const ModelInput in{j, path, errors, errors.size()};
+    check_table_keys(j, path, model_fields(), errors, {"preset", "name"});
+    ModelSpec m;
+    bool from_preset = false;
+    if (auto preset = string(j, "preset", path, errors)) {
+        const ModelSpec* p = find_model_preset(*preset);
+        if (!p) {
+            const std::string f = join(path, "preset");
+            add_error(errors, "unknown_preset", f, f + ": unknown model preset \"" + shorten(*preset) + "\" (run `gpucalc presets`)");
+            return false;
+        }
+        m = *p;
+        from_preset = true;
+    }
+    const auto name = string(j, "name", path, errors, false, 100);
+    const bool arch_given = j.contains("layers") || j.contains("hidden") || j.contains("heads");
+    const bool params_given = j.contains("params") && !j["params"].is_null();
+    if (!from_preset && !arch_given) return bare_model_from_json(in, name, out);
+    if (!from_preset) {
+        m.has_architecture = true;
+        m.name = "custom model";
+        m.tied_embeddings = true;  // a custom architecture is GPT-style unless stated
+        for (const char* k : {"layers", "hidden", "heads", "vocab"})
+            if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
+    }
+    if (name) m.name = *name;
+    const double kv_before = m.kv_heads, heads_before = m.heads;
+    const double stated_params = m.params;
+    read_fields(j, path, model_fields(), m, errors);
+    if (!in.ok()) return false;
+    // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
+    if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before))
+        m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
+    if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
+    m.params = stated_params;
+    m.active_params = 0;
+    check_model_rules(in, m);
+    if (in.ok() && params_given) check_stated_params(in, m);
+    out = m;
+    return in.ok();
+}
+
+namespace {
+
+// hardware.pools: 1 to 64 pools {device, count, site, devices_per_node}; every error names its pool.
+bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
+    const std::string path = "hardware.pools";
+    if (!arr.is_array()) {
+        add_error(errors, "type", path, path + " must be an array of pools {device, count, site}");
+        return false;
+    }
+    if (arr.empty() || arr.size() > kMaxPools) {
+        add_error(errors, "range", path,
+                  path + " must hold 1 to " + std::to_string(kMaxPools) + " pools (it holds " + std::to_string(arr.size()) + ")");
+        return false;
+    }
+    const std::size_t before = errors.size();
+    double total = 0;
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+        const json& p = arr[i];
+        const std::string pp = path + "[" + std::to_string(i) + "]";
+        if (!p.is_object()) {
+            add_error(errors, "type", pp, pp + " must be an object {device, count, site}");
+            continue;
+        }
+        check_keys(p, pp, errors, {"device", "count", "site", "devices_per_node"});
+        Pool pool;
+        auto d = p.find("device");
+        if (d == p.end() || d->is_null())
+            add_error(errors, "missing", join(pp, "device"), join(pp, "device") + " is required (a catalog id or a custom device)");
+        else
+            device_from_scenario(*d, join(pp, "device"), pool.device, errors);
+        if (auto c = number(p, "count", pp, errors, Range{1, 1e8, false, true}, true)) pool.count = static_cast<Count>(*c);
+        pool.site = string(p, "site", pp, errors, false, 64).value_or("site-1");
+        if (pool.site.empty()) add_error(errors, "range", join(pp, "site"), join(pp, "site") + " must not be empty");
+        if (auto n = number(p, "devices_per_node", pp, errors, Range{1, 1e6, false, true}))
+            pool.devices_per_node = static_cast<Count>(*n);
+        else
+            pool.devices_per_node = static_cast<Count>(pool.device.gpus_per_node);
+        total += static_cast<double>(pool.count);
+        hw.pools.push_back(pool);
+    }
+    if (total > 1e8) add_error(errors, "range", path, path + ": the pools hold " + fmt_num(total) + " devices; at most 1e8");
+    return errors.size() == before;
+}
+
+void parse_hardware(const json& h, Scenario& s, Errors& errors) {
+    const std::string path = "hardware";
+    check_table_keys(h, path, hardware_fields(), errors, {"device", "device_name", "pools"});
+    string(h, "device_name", path, errors, false, 200);  // the echo's display name: informational
+    Hardware hw;
+    auto it = h.find("device");
+    auto pools = h.find("pools");
+    const bool has_pools = pools != h.end() && !pools->is_null();
+    const bool has_device = it != h.end() && !it->is_null();
+    bool ok = true;
+    if (has_pools) {
+        ok = parse_pools(*pools, hw, errors);
+        if (has_device) {
+            add_error(errors, "conflict", "hardware.device",
+                      "hardware.device cannot be combined with hardware.pools (each pool names its device)");
+            ok = false;
+        }
+    } else if (!has_device) {
+        add_error(errors, "missing", "hardware.device", "hardware.device is required (a catalog id or a custom device)");
+        ok = false;
+    } else {
+        ok = device_from_scenario(*it, "hardware.device", hw.device, errors);
+    }
+    const std::uint64_t given = read_fields(h, path, hardware_fields(), hw, errors);
+    if (ok && has_pools) {
+        // The fleet's totals: device count and sites from the pools; hardware.device is the first pool's
+        // (what code paths that need one device see; the fleet estimator uses every pool's).
+        Count total = 0;
+        std::vector<std::string> sites;
+        for (const auto& p : hw.pools) {
+            total += p.count;
+            if (std::find(sites.begin(), sites.end(), p.site) == sites.end()) sites.push_back(p.site);
+        }
+        if ((given & field_bit(hardware_fields(), "count")) && hw.count != total)
+            add_error(errors, "conflict", "hardware.count",
+                      "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must equal the pools' total (" +
+                          fmt_num(static_cast<double>(total)) + ") or be left out");
+        if ((given & field_bit(hardware_fields(), "sites")) && hw.sites != static_cast<Count>(sites.size()))
+            add_error(errors, "conflict", "hardware.sites",
+                      "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must equal the number of distinct pool sites (" +
+                          std::to_string(sites.size()) + ") or be left out");
+        hw.count = total;
+        hw.sites = static_cast<Count>(sites.size());
+        hw.device = hw.pools.front().device;
+        if (hw.devices_per_node == 0) hw.devices_per_node = hw.pools.front().devices_per_node;
+    }
+    if (ok) {
+        if (hw.devices_per_node == 0) hw.devices_per_node = static_cast<Count>(hw.device.gpus_per_node);
+        s.hardware = std::move(hw);
+    }
+}
+
+void parse_training(const json& t, Scenario& s, Errors& errors) {
+    const std::string path = "training";
+    check_table_keys(t, path, training_fields(), errors, {"efficiency"});
+    TrainingConfig c;
+    if (const json* e = object(t, "efficiency", path, errors)) {
+        const std::string ep = "training.efficiency";
+        check_table_keys(*e, ep, efficiency_fields(), errors);
+        read_fields(*e, ep, efficiency_fields(), c.efficiency, errors);
+    }
+    c.given = read_fields(t, path, training_fields(), c, errors);
+    s.training = c;
+}
+
+void parse_inference(const json& t, Scenario& s, Errors& errors) {
+    const std::string path = "inference";
+    check_table_keys(t, path, inference_fields(), errors, {"slo", "speculative"});
+    InferenceConfig c;
+    read_fields(t, path, inference_fields(), c, errors);
+    if (const json* o = object(t, "slo", path, errors)) {
+        check_table_keys(*o, "inference.slo", slo_fields(), errors);
+        ServingSlo slo;
+        read_fields(*o, "inference.slo", slo_fields(), slo, errors);
+        if (!slo.ttft_seconds && !slo.tpot_seconds)
+            add_error(errors, "missing", "inference.slo", "inference.slo needs ttft_seconds, tpot_seconds or both");
+        c.slo = slo;
+    }
+    if (const json* o = object(t, "speculative", path, errors)) {
+        check_table_keys(*o, "inference.speculative", speculative_fields(), errors);
+        SpeculativeConfig sp;
+        read_fields(*o, "inference.speculative", speculative_fields(), sp, errors);
+        if (!o->contains("draft_params") || (*o)["draft_params"].is_null())
+            add_error(errors, "missing", "inference.speculative.draft_params",
+                      "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
+        c.speculative = sp;
+    }
+    s.inference = c;
+}
+
+void parse_finetune(const json& f, Scenario& s, Errors& errors) {
+    check_table_keys(f, "finetune", finetune_fields(), errors);
+    FinetuneConfig c;
+    read_fields(f, "finetune", finetune_fields(), c, errors);
+    s.finetune = c;
+}
+
+void parse_costs(const json& c, Scenario& s, Errors& errors) {
+    const std::string path = "costs";
+    check_table_keys(c, path, costs_fields(), errors);
+    read_fields(c, path, costs_fields(), s.costs, errors);
+}
+
+void parse_compare(const json& c, Scenario& s, Errors& errors) {
+    const std::string path = "compare";
+    check_table_keys(c, path, compare_fields(), errors, {"a", "b"});
+    CompareRequest r;
+    read_fields(c, path, compare_fields(), r, errors);
+    bool ok = true;
+    for (const char* k : {"a", "b"}) {
+        auto it = c.find(k);
+        const std::string f = join(path, k);
+        if (it == c.end()) {
+            add_error(errors, "missing", f, f + " is required (a device id or custom device)");
+            ok = false;
+        } else {
+            ok = device_from_scenario(*it, f, k[0] == 'a' ? r.a : r.b, errors) && ok;
+        }
+    }
+    if (ok) s.compare = r;
+}
+
+void parse_roofline(const json& c, Scenario& s, Errors& errors) {
+    const std::string path = "roofline";
+    check_table_keys(c, path, roofline_fields(), errors, {"devices", "model"});
+    RooflineRequest r;
+    read_fields(c, path, roofline_fields(), r, errors);
+    if (const json* m = object(c, "model", path, errors)) {
+        ModelSpec spec;
+        if (model_from_json(*m, "roofline.model", spec, errors)) r.model = spec;
+    }
+    auto it = c.find("devices");
+    if (it == c.end() || !it->is_array() || it->empty()) {
+        add_error(errors, "missing", "roofline.devices", "roofline.devices must be a non-empty array of device ids or objects");
+        return;
+    }
+    if (it->size() > 32) {
+        add_error(errors, "range", "roofline.devices", "roofline.devices holds at most 32 devices");
+        return;
+    }
+    bool ok = true;
+    for (std::size_t i = 0; i < it->size(); ++i) {
+        Device d;
+        if (device_from_scenario((*it)[i], "roofline.devices[" + std::to_string(i) + "]", d, errors))
+            r.devices.push_back(d);
+        else
+            ok = false;
+    }
+    if (ok) s.roofline = r;
+}
+
+// What the layout rules read: the scenario, its training config, and whether the layout is chosen
+// by the plan search (then only the fields the scenario gives are checked).
+struct LayoutRules {
+    Scenario& s;
+    TrainingConfig& t;
+    bool automatic;
+    bool given(const char* name) const { return (t.given & field_bit(training_fields(), name)) != 0; }
+};
+
+// tp x cp x pp x dp = hardware.count; dp, when not given, is what is left (layout given).
+void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
+    TrainingConfig& t = r.t;
+    const Count n = r.s.hardware->count;
+    const Count model_par = t.tp * t.cp * t.pp;  // devices of one model replica
+    if (!r.automatic) {
+        if (!t.dp) {
+            if (n % model_par != 0)
+                add_error(errors, "divisibility", "training.tp",
+                          "hardware.count (" + fmt_num(n) + ") must be divisible by training.tp x training.cp x training.pp (" +
+                              fmt_num(model_par) + ")");
+            else
+                t.dp = n / model_par, t.given |= field_bit(training_fields(), "dp");
+        } else if (*t.dp * model_par != n) {
+            add_error(errors, "divisibility", "training.dp",
+                      "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) +
+                          ") must equal hardware.count (" + fmt_num(n) + ")");
+        }
+    } else if (r.given("dp") && n % *t.dp != 0) {
+        add_error(errors, "divisibility", "training.dp",
+                  "hardware.count (" + fmt_num(n) + ") must be divisible by training.dp (" + fmt_num(*t.dp) + ")");
+    }
+}
+
+// The shard group, context-parallel chunks and interleaved stages.
+void check_group_sizes(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    if (t.shard_group && t.dp && (*t.dp * t.cp) % *t.shard_group != 0)
+        add_error(errors, "divisibility", "training.shard_group",
+                  "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" +
+                      fmt_num(*t.shard_group) + ")");
+    if (t.cp > 1 && r.s.model && std::fmod(r.s.model->seq_len, 2.0 * static_cast<double>(t.cp)) != 0)
+        add_error(errors, "divisibility", "training.cp",
+                  "model.seq_len (" + fmt_num(r.s.model->seq_len) + ") must be divisible by 2 x training.cp (" +
+                      fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
+    if (t.vpp > 1 && t.pp == 1 && (!r.automatic || r.given("pp")))
+        add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
+}
+
+// Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.
+void check_layout_against_model(const LayoutRules& r, Errors& errors) {
+    if (!r.s.model || !r.s.model->has_architecture) return;
+    const TrainingConfig& t = r.t;
+    const ModelSpec& m = *r.s.model;
+    if ((!r.automatic || r.given("tp")) && !divisible(m.heads, t.tp))
+        add_error(errors, "divisibility", "training.tp",
+                  "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
+    if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divisible(m.kv_heads, t.tp) &&
+        !divisible(static_cast<double>(t.tp), static_cast<Count>(m.kv_heads)))
+        add_error(errors, "divisibility", "training.tp",
+                  "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
+    // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
+    // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
+    // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
+    if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))
+        add_error(errors, "range", "training.pp",
+                  "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
+                      fmt_num(t.pp * t.vpp) + ")");
+}
+
+// Sharded gradients (ZeRO 2 and 3) with pipeline parallelism: only FSDP-style frameworks allow it.
+void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    const bool fsdp_pp = t.framework && zero_sharding_with_pipeline(*t.framework);
+    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!r.automatic || (r.given("zero") && r.given("pp"))))
+        add_error(errors, "conflict", "training.zero",
+                  "training.zero " + fmt_num(t.zero) +
+                      " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
+                      "DeepSpeed rejects it and Megatron shards only the optimizer (zero 1); PyTorch FSDP with pipelining "
+                      "(training.framework fsdp, as torchtitan and Llama 3) allows it");
+}
+
+// Expert parallelism: a mixture-of-experts model whose experts and ranks it divides.
+void check_expert_parallel(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    const Scenario& s = r.s;
+    if (t.ep <= 1) return;
+    const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
+    if (!s.model || (!s.model->is_moe() && !moe_by_count))
+        add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+    else if (!divisible(s.model->experts, t.ep))
+        add_error(errors, "divisibility", "training.ep",
+                  "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+    // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
+    // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
+    if (t.dp && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
+        add_error(errors, "divisibility", "training.ep",
+                  "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
+                      fmt_num(t.ep) + ")");
+}
+
+// The global batch (layout given): a multiple of dp x micro_batch, or the default when not given.
+void resolve_global_batch(const LayoutRules& r, Errors& errors) {
+    TrainingConfig& t = r.t;
+    if (r.automatic || !t.dp || !r.s.model) return;
+    const Count per_step = *t.dp * t.micro_batch;
+    if (!t.global_batch) {
+        t.global_batch = default_global_batch(r.s.model->seq_len, per_step);
+        t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
+    } else if (*t.global_batch % per_step != 0) {
+        add_error(errors, "divisibility", "training.global_batch",
+                  "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +
+                      fmt_num(per_step) + ")");
+    }
+}
+
+// Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
+// Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022). With layout auto, only the fields the
+// scenario gives are checked here: the plan search chooses the rest from valid layouts only.
+void check_training_layout(Scenario& s, Errors& errors) {
+    const LayoutRules r{s, *s.training, s.training->layout == LayoutMode::automatic};
+    resolve_data_parallel(r, errors);
+    check_group_sizes(r, errors);
+    check_layout_against_model(r, errors);
+    check_zero_with_pipeline(r, errors);
+    check_expert_parallel(r, errors);
+    resolve_global_batch(r, errors);
+}
+
+// Sites of equal size (without pools): no more sites than devices, a count they divide, whole nodes.
+void check_equal_sites(const Hardware& hw, Errors& errors) {
+    if (!hw.pools.empty() || hw.sites <= 1) return;
+    const Count dpn = std::max<Count>(1, hw.devices_per_node);
+    if (hw.sites > hw.count)
+        add_error(errors, "range", "hardware.sites",
+                  "hardware.sites (" + fmt_num(static_cast<double>(hw.sites)) + ") must not exceed hardware.count (" +
+                      fmt_num(static_cast<double>(hw.count)) + ")");
+    else if (hw.count % hw.sites != 0)
+        add_error(errors, "divisibility", "hardware.sites",
+                  "hardware.count (" + fmt_num(static_cast<double>(hw.count)) + ") must be divisible by hardware.sites (" +
+                      fmt_num(static_cast<double>(hw.sites)) + "): sites are of equal size (use hardware.pools for unequal ones)");
+    else if (hw.count / hw.sites > dpn && (hw.count / hw.sites) % dpn != 0)
+        add_error(errors, "divisibility", "hardware.sites",
+                  "devices per site (" + fmt_num(static_cast<double>(hw.count / hw.sites)) +
+                      ") must be whole nodes of hardware.devices_per_node (" + fmt_num(static_cast<double>(dpn)) + ")");
+}
+
+// The WAN fields apply between several sites, and not when the network preset already puts every
+// node in its own site (net is that preset when nodes_are_sites).
+void check_wan_fields(const Hardware& hw, const NetworkPreset* net, bool nodes_are_sites, Errors& errors) {
+    const bool several_sites = hw.sites > 1 || nodes_are_sites;
+    const char* wan_keys[] = {"wan", "wan_bytes_per_second", "wan_latency_seconds"};
+    const bool wan_given[] = {hw.wan.has_value(), hw.wan_bytes_per_second.has_value(), hw.wan_latency_seconds.has_value()};
+    for (int i = 0; i < 3; ++i) {
+        if (!wan_given[i]) continue;
+        const std::string f = std::string("hardware.") + wan_keys[i];
+        if (nodes_are_sites)
+            add_error(errors, "conflict", f,
+                      f + " does not apply: hardware.network " + net->id +
+                          " already joins every node over the WAN (set hardware.sites for sites of several nodes)");
+        else if (!several_sites)
+            add_error(errors, "conflict", f, f + " needs several sites (hardware.sites > 1, or pools in several sites)");
+    }
+}
+
+// A mixed fleet: training only, each pool's layout chosen by the plan search.
+void check_mixed_fleet(Scenario& s, Errors& errors) {
+    if (s.inference)
+        add_error(errors, "unsupported", "hardware.pools",
+                  "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");
+    if (s.finetune)
+        add_error(errors, "unsupported", "hardware.pools", "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
+    if (!s.training) return;
+    auto& t = *s.training;
+    const auto& tf = training_fields();
+    if (t.layout == LayoutMode::given)
+        add_error(errors, "conflict", "training.layout",
+                  "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp "
+                  "may be given)");
+    for (const char* k : {"dp", "shard_group"}) {
+        if (!(t.given & field_bit(tf, k))) continue;
+        const std::string f = std::string("training.") + k;
+        add_error(errors, "conflict", f,
+                  f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
+    }
+}
+
+// Sites, the WAN and pools (network.hpp): sizes that divide, links that have something to join.
+void check_network(Scenario& s, Errors& errors) {
+    const Hardware& hw = *s.hardware;
+    const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
+    const bool nodes_are_sites = net && net->wan() && hw.sites <= 1;
+    check_equal_sites(hw, errors);
+    check_wan_fields(hw, net, nodes_are_sites, errors);
+    if (s.training) {
+        const TrainingConfig& t = *s.training;
+        if (t.outer_overlap_steps > t.local_steps)
+            add_error(errors, "range", "training.outer_overlap_steps",
+                      "training.outer_overlap_steps (" + fmt_num(static_cast<double>(t.outer_overlap_steps)) +
+                          ") must not exceed training.local_steps (" + fmt_num(static_cast<double>(t.local_steps)) + ")");
+    }
+    if (mixed_fleet(hw)) check_mixed_fleet(s, errors);
+}
+
+// Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
+void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
+    if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
+    if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
+    if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
+    if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
+    if (s.finetune && !s.hardware) add_error(errors, "missing", "hardware", "finetune needs hardware (device and count)");
+    if (s.finetune && !s.model) add_error(errors, "missing", "model", "finetune needs a model");
+    if (s.finetune && s.hardware && !s.hardware->device.memory_bytes)
+        add_error(errors, "unsupported", "hardware.device", s.hardware->device.name + " has no device memory size");
+    if (s.training && s.hardware) {
+        auto& t = *s.training;
+        const Device& d = s.hardware->device;
+        if (!d.peak(t.precision))
+            add_error(errors, "unsupported", "training.precision",
+                      "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
+        if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
+    }
+    if (s.training && s.hardware) {
+        auto& t = *s.training;
+        const auto& tf = training_fields();
+        const bool sizes_given = (t.given & (field_bit(tf, "tp") | field_bit(tf, "pp") | field_bit(tf, "dp"))) != 0;
+        if (!t.layout) t.layout = sizes_given && !mixed_fleet(*s.hardware) ? LayoutMode::given : LayoutMode::automatic;
+        if (check_layout && !mixed_fleet(*s.hardware)) check_training_layout(s, errors);
+    }
+    if (s.hardware) check_network(s, errors);
+    if (s.inference && s.hardware) {
+        auto& c = *s.inference;
+        const Device& d = s.hardware->device;
+        if (s.hardware->count % c.tp != 0)
+            add_error(errors, "divisibility", "inference.tp",
+                      "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+        if (s.model && s.model->has_architecture && !divisible(s.model->heads, c.tp))
+            add_error(errors, "divisibility", "inference.tp",
+                      "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+        if (c.ep > 1) {
+            if (!s.model || !s.model->is_moe())
+                add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+            else if (!divisible(s.model->experts, c.ep))
+                add_error(errors, "divisibility", "inference.ep",
+                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
+            if (s.hardware->count % (c.tp * c.ep) != 0)
+                add_error(errors, "divisibility", "inference.ep",
+                          "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp x inference.ep (" +
+                              fmt_num(c.tp * c.ep) + ")");
+        }
+        if (c.attention_dp && (!s.model || !s.model->is_mla()))
+            add_error(errors, "range", "inference.attention_dp",
+                      "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
+        if (c.gpu_layers && s.model && s.model->has_architecture && static_cast<double>(*c.gpu_layers) > s.model->layers)
+            add_error(errors, "range", "inference.gpu_layers",
+                      "inference.gpu_layers (" + fmt_num(static_cast<double>(*c.gpu_layers)) + ") must not exceed model.layers (" +
+                          fmt_num(s.model->layers) + ")");
+        if (c.gpu_layers && s.model && !s.model->has_architecture)
+            add_error(errors, "missing", "inference.gpu_layers", "inference.gpu_layers needs a model architecture (layers)");
+        if (!d.memory_bandwidth_bytes_per_second)
+            add_error(errors, "unsupported", "hardware.device", d.name + " has no published memory bandwidth");
+        if (!d.memory_bytes)
+            add_error(errors, "unsupported", "hardware.device", d.name + " has no device memory size (CPU sockets use system RAM)");
+    }
+}
+
+}  // namespace
+
+bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layout) {
+    const std::size_t before = errors.size();
+    if (!j.is_object()) {
+        add_error(errors, "type", "", "the scenario must be a JSON object");
+        return false;
+    }
+    check_keys(j, "", errors,
+               {"model", "hardware", "training", "inference", "costs", "compare", "roofline", "scaling", "explain", "name", "description",
+                "finetune"});
+    if (const json* m = object(j, "model", "", errors)) {
+        ModelSpec spec;
+        if (model_from_json(*m, "model", spec, errors)) s.model = spec;
+    }
+    if (const json* h = object(j, "hardware", "", errors)) parse_hardware(*h, s, errors);
+    if (const json* t = object(j, "training", "", errors)) parse_training(*t, s, errors);
+    if (const json* t = object(j, "inference", "", errors)) parse_inference(*t, s, errors);
+    if (const json* c = object(j, "costs", "", errors)) parse_costs(*c, s, errors);
+    if (const json* f = object(j, "finetune", "", errors)) parse_finetune(*f, s, errors);
+    if (const json* c = object(j, "compare", "", errors)) parse_compare(*c, s, errors);
+    if (const json* c = object(j, "roofline", "", errors)) parse_roofline(*c, s, errors);
+    if (auto v = boolean(j, "scaling", "", errors)) s.scaling = *v;
+    if (auto v = boolean(j, "explain", "", errors)) s.explain = *v;
+    string(j, "name", "", errors, false, 200);
+    string(j, "description", "", errors, false, 2000);
+    if (errors.size() == before) check_consistency(s, errors, check_layout);
+    if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model && !s.finetune)
+        add_error(errors, "missing", "", "the scenario asks for nothing: give hardware, model, training, inference, compare or roofline");
+    return errors.size() == before;
+}
+
+}  // namespace gpucalc
