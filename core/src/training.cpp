@@ -517,6 +517,9 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         c.mfu.reset();
         Trace none(false);
         TrainingResult r = estimate_training(m, h, c, costs, none);
+        // A count whose layout does not fit in memory is no point of the curve: it starts where the
+        // model fits (with this TP, PP and ZeRO stage), and efficiency is relative to that point.
+        if (!r.fits) continue;
         if (r.tokens_per_second <= 0) break;
         if (base_tps_per_gpu == 0) base_tps_per_gpu = r.tokens_per_second / static_cast<double>(gpus);
         ScalingPoint sp;

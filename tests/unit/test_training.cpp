@@ -112,15 +112,46 @@ TEST_CASE("more GPUs do not make it proportionally faster: scaling efficiency fa
     // per device shrinks.
     json s = {{"model", {{"preset", "llama2-7b"}}},
               {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"scale_out_bytes_per_second", 1.25e9}}},
-              {"training", {{"tokens", 2e12}, {"global_batch", 1024}}},
+              {"training", {{"tokens", 2e12}, {"global_batch", 1024}, {"tp", 8}, {"pp", 1}, {"zero", 1}, {"micro_batch", 1}}},
               {"scaling", true}};
     auto r = run(s);
     REQUIRE(r["scaling"].size() >= 5);
+    CHECK(r["scaling"][0]["gpus"].get<double>() == 8);  // TP 8 and ZeRO-1 fit on one node
     const auto& c = r["scaling"];
     CHECK(c[0]["efficiency"].get<double>() == Approx(1.0));
     CHECK(c[c.size() - 1]["efficiency"].get<double>() < 0.95);
     for (std::size_t i = 1; i < c.size(); ++i)
         CHECK(c[i]["tokens_per_second"].get<double>() > c[i - 1]["tokens_per_second"].get<double>() * 0.99);
+}
+
+TEST_CASE("the scaling curve starts where the layout fits: no point for a GPU count that cannot hold the model") {
+    // Llama 3 70B with the plan search's layout for 1,024 H100 (TP 8, ZeRO-3): on 8 to 64 GPUs the
+    // sharded state does not fit in 80 GB; those counts are no points of the curve.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+              {"training", {{"tokens", 15e12}}},
+              {"scaling", true}};
+    auto r = run(s);
+    REQUIRE(r["scaling"].size() >= 2);
+    const json& in = r["inputs"];
+    for (const auto& p : r["scaling"]) {
+        json one = in;
+        one["hardware"]["count"] = p["gpus"];
+        one["training"]["dp"] = p["gpus"].get<double>() / (in["training"]["tp"].get<double>() * in["training"]["pp"].get<double>());
+        one["training"]["global_batch"] = nullptr;
+        one.erase("scaling");
+        INFO(p["gpus"]);
+        CHECK(run(one)["training"]["fits"] == true);
+    }
+    // One count below the curve's first does not fit.
+    json below = in;
+    below["hardware"]["count"] = r["scaling"][0]["gpus"].get<double>() / 2;
+    below["training"]["dp"] =
+        below["hardware"]["count"].get<double>() / (in["training"]["tp"].get<double>() * in["training"]["pp"].get<double>());
+    below["training"]["global_batch"] = nullptr;
+    below.erase("scaling");
+    CHECK(run(below)["training"]["fits"] == false);
+    CHECK(r["scaling"][0]["efficiency"].get<double>() == Approx(1.0));
 }
 
 TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follows capacity") {

@@ -191,7 +191,8 @@ Count default_global_batch(double seq_len, Count granule);
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).
 ModelSpec gpt_like_shape(double params, double seq_len);
 
-// Scaling curve: step/run time and efficiency vs GPU count (same model, tokens, TP and PP).
+// Scaling curve: step/run time and efficiency vs GPU count (same model, tokens, TP and PP); only
+// counts whose layout fits in memory, efficiency relative to the smallest of them.
 struct ScalingPoint {
     double gpus, seconds, mfu, tokens_per_second, speedup, efficiency;
 };
