@@ -112,7 +112,7 @@ const TrainSection = (function () {
     Charts.chart(
       el,
       res,
-      'Scaling: tokens/s and efficiency vs GPU count (same model and batch)',
+      'Scaling: tokens/s and efficiency vs GPU count (same model, batch and layout; from the fewest GPUs that hold it)',
       {
         scales: { x: { distr: 3, log: 2 }, eff: { range: [0, 1.05] } },
         axes: [
