@@ -176,6 +176,14 @@ const RealitySection = (function () {
     res.appendChild(h('p', { class: 'prose', text: Words.humanize(a.formula) + '. ' + a.source + '.' }));
     const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
     if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));
+    else if (g.inverse.infeasible_reason)
+      res.appendChild(
+        h('p', {
+          class: 'field-error',
+          'data-key': 'inverse.infeasible_reason',
+          text: 'GPUs needed: none \u2014 ' + Words.humanize(g.inverse.infeasible_reason, 'reality') + '.'
+        })
+      );
     else
       res.appendChild(
         kvTable(

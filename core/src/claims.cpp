@@ -90,6 +90,12 @@ ClaimCheck parse_check(const json& c, const std::string& f, Errors& errors) {
     k.min = number(c, "min", f, errors, Range{});
     k.max = number(c, "max", f, errors, Range{});
     if (!k.expected && !k.min && !k.max) add_error(errors, "missing", join(f, "expected"), f + " needs expected (+ tolerance) or min/max");
+    if (k.expected && (k.min || k.max))
+        add_error(errors, "conflict", join(f, "expected"), f + " gives expected (+ tolerance) and min/max: a check is one or the other");
+    if (k.tolerance && !k.expected) add_error(errors, "conflict", join(f, "tolerance"), join(f, "tolerance") + " applies to expected only");
+    if (k.min && k.max && *k.min > *k.max)
+        add_error(errors, "range", join(f, "min"),
+                  join(f, "min") + " (" + fmt_num(*k.min) + ") is above max (" + fmt_num(*k.max) + "): the check could never hold");
     return k;
 }
 

@@ -58,9 +58,9 @@ std::string errors_text(const Errors& errors) {
 // Size, depth and syntax of every scenario; a discarded value (with the error) on failure.
 json parse_text(const std::string& text, Errors& errors) {
     if (text.size() > kMaxScenarioBytes) {
-        add_error(
-            errors, "too_large", "",
-            "the scenario is " + std::to_string(text.size()) + " bytes; at most " + std::to_string(kMaxScenarioBytes) + " are accepted");
+        add_error(errors, "too_large", "",
+                  "the scenario is over " + std::to_string(kMaxScenarioBytes) +
+                      " bytes, the most accepted");  // the CLI stops reading there: no size
         return json(json::value_t::discarded);
     }
     const int depth = json_nesting_depth(text);
@@ -114,13 +114,18 @@ std::string answer_inverse_text(json j, const json& q) {
         read_fields(q, "inverse", inverse_fields(), question, errors);
     }
     Scenario s;
-    if (j.is_object() && j.contains("claim"))
+    if (j.is_object() && j.contains("claim")) {
         add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
+        j.erase("claim");  // said once, not again as an unknown field
+    }
     parse_scenario(j, s, errors, /*check_layout=*/false);
     if (!errors.empty()) return errors_text(errors);
     json answer = answer_inverse(s, question, errors);
     if (!errors.empty()) return errors_text(errors);
-    return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}});
+    // The answer's warnings sit at the top, as in every report.
+    json warnings = answer.is_object() && answer.contains("warnings") ? answer["warnings"] : json::array();
+    if (answer.is_object()) answer.erase("warnings");
+    return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}, {"warnings", warnings}});
 }
 
 }  // namespace

@@ -697,7 +697,9 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
     r.kv_cache_bytes = x.kv_token * o.cached_ctx * b;
     r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
-    r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0;
+    // Not even one sequence in the KV cache pool (architecture known, layers on the device): nothing runs.
+    const bool no_sequence = x.m.has_architecture && x.gpu_layer_fraction > 0 && f.max_batch < 1;
+    r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0 && !no_sequence;
     o.instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
     r.instances_per_gpu = G == 1 && o.instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / o.instance_bytes) : 0;
     r.instances_per_cluster =
@@ -706,6 +708,8 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
         const std::string what =
             f.free_for_kv <= 0
                 ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
+            : no_sequence
+                ? "not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits in the KV cache pool next to the weights"
                 : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
         r.infeasible_reason = "does not fit: " + what + ", " + x.d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
                               " GiB usable (use more devices per copy, a smaller batch, lower precision or CPU offload)";

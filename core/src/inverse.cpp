@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/json_read.hpp"
@@ -30,6 +31,11 @@ constexpr double kShapeSeqLen = 2048;
 // Starting MFU of the fixed-point iterations below (the plan search's prediction replaces it; a
 // given training.mfu is used as is).
 constexpr double kStartMfu = 0.4;
+// The most GPUs an answer may name: hardware.count's own limit (scenario_fields.cpp), far above any
+// real cluster. A deadline that needs more cannot be met (and the count would overflow a Count).
+constexpr double kMaxGpus = 1e8;
+// A run of fewer optimizer steps than this is not a training run in any published sense: warned.
+constexpr double kFewSteps = 100;
 
 // Best predicted MFU over all layouts that fit, for a model on `count` devices.
 double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
@@ -297,11 +303,11 @@ struct GpusNeeded {
 // Goodput of a run on g devices.
 double needed_goodput(const GpusNeeded& n, double g) { return run_goodput(g, n.params_total, n.tc.goodput).value; }
 
-// GPUs to finish in time at a given MFU, in whole nodes.
+// GPUs to finish in time at a given MFU, in whole nodes (or whole model-parallel groups), at most kMaxGpus.
 double gpus_at(const GpusNeeded& n, double u) {
-    double g = std::max(n.node, std::ceil(n.flops / (n.peak * u * n.seconds) / n.node) * n.node);
-    for (int k = 0; k < 3; ++k)
-        g = std::max(n.node, std::ceil(n.flops / (n.peak * u * n.seconds * needed_goodput(n, g)) / n.node) * n.node);
+    const auto whole = [&](double g) { return std::min(kMaxGpus, std::max(n.node, std::ceil(g / n.node) * n.node)); };
+    double g = whole(n.flops / (n.peak * u * n.seconds));
+    for (int k = 0; k < 3; ++k) g = whole(n.flops / (n.peak * u * n.seconds * needed_goodput(n, g)));
     return g;
 }
 
@@ -312,6 +318,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
         if (n.tc.mfu) break;
         const double m = predicted_mfu(model, hw, n.tc, n.gpus, &n.plan);
         if (m <= 0) {
+            n.plan = Plan{};
             n.mfu = n.mfu * 0.9;
             continue;
         }
@@ -322,43 +329,85 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
         n.mfu = m;
     }
     n.gpus = gpus_at(n, n.mfu);
+    // The answer's own count must have a layout that fits (the MFU above may come from another count).
+    if (!n.tc.mfu) {
+        n.plan = Plan{};
+        const double m = predicted_mfu(model, hw, n.tc, n.gpus, &n.plan);
+        if (m > 0) n.mfu = m;
+    }
+}
+
+// Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, or no
+// layout fits the model on the count found.
+std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
+    const double needed = n.flops / (n.peak * n.mfu * n.seconds * needed_goodput(n, n.gpus));
+    if (n.gpus >= kMaxGpus && needed > kMaxGpus)
+        return "the deadline cannot be met: even " + jr::fmt_num(kMaxGpus) + " x " + hw.device.name +
+               " (hardware.count's limit) would take longer, and failures grow with the count (goodput " +
+               jr::fmt_num(needed_goodput(n, n.gpus)) + ")";
+    if (!n.tc.mfu && n.plan.step_seconds <= 0)
+        return "no parallel layout fits the model in the memory of " + jr::fmt_num(n.gpus) + " x " + hw.device.name;
+    return "";
+}
+
+// What gpus_needed needs (a model, tokens, a deadline) and must not be given (dp: the count is the answer).
+bool gpus_needed_inputs(const Scenario& s, const TrainingConfig& tc, const InverseQuestion& q, Errors& errors) {
+    if (!s.model) add_error(errors, "missing", "model", "gpus_needed needs a model");
+    if (!tc.tokens) add_error(errors, "missing", "training.tokens", "gpus_needed needs training.tokens");
+    if (!q.days) add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
+    if (tc.dp)
+        add_error(errors, "conflict", "training.dp",
+                  "gpus_needed chooses the GPU count: leave training.dp out (tp, pp and cp may be given)");
+    return errors.empty();
+}
+
+// The answer's figures at the count found, its plan, and what makes the count doubtful.
+void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double seq_len, double rate, json& out) {
+    out["gpus"] = n.gpus;
+    out["mfu"] = n.mfu;
+    out["goodput"] = needed_goodput(n, n.gpus);
+    out["seconds_at_gpus"] = n.flops / (n.gpus * n.peak * n.mfu * needed_goodput(n, n.gpus));
+    out["gpu_hours"] = n.gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
+    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
+    if (needed_goodput(n, n.gpus) < 0.5)
+        out["warnings"].push_back("inverse: at " + jr::fmt_num(n.gpus) + " GPUs failures and restarts take " +
+                                  jr::fmt_num(100 * (1 - needed_goodput(n, n.gpus))) +
+                                  "% of the time (goodput model, training.goodput): the deadline is near what any count can meet");
+    if (tc.mfu || n.plan.step_seconds <= 0) return;
+    add_plan(out, n.plan, tc, seq_len);
+    const double steps = *tc.tokens / out["global_batch_tokens"].get<double>();
+    if (steps < kFewSteps)
+        out["warnings"].push_back("inverse: the run is " + jr::fmt_num(steps) + " steps of " +
+                                  jr::fmt_num(out["global_batch_tokens"].get<double>()) +
+                                  " tokens: too short a training run for its time to mean much (the deadline is very short for the model)");
 }
 
 // gpus_needed: the GPU count (whole nodes) that trains the model on training.tokens by the deadline, and its cost.
 json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingConfig& tc, const InverseQuestion& q, double peak, double rate,
                         json& out, Errors& errors) {
-    if (!s.model) {
-        add_error(errors, "missing", "model", "gpus_needed needs a model");
-        return nullptr;
-    }
-    if (!tc.tokens) {
-        add_error(errors, "missing", "training.tokens", "gpus_needed needs training.tokens");
-        return nullptr;
-    }
-    if (!q.days) {
-        add_error(errors, "missing", "inverse.days", "gpus_needed needs inverse.days (the deadline)");
-        return nullptr;
-    }
+    if (!gpus_needed_inputs(s, tc, q, errors)) return nullptr;
     const ModelSpec& model = *s.model;
-    const ModelSpec shaped = training_model(model).shape;
-    const double flops =
-        (s.model->has_architecture ? model_flops_per_token_training(*s.model) : 6.0 * count_params(*s.model).active) * *tc.tokens;
+    // Whole nodes, and whole model-parallel groups when tp, pp or cp are given.
+    const Count group = std::lcm(std::max<Count>(1, hw.devices_per_node), tc.tp * tc.pp * tc.cp);
+    const double flops = (model.has_architecture ? model_flops_per_token_training(model) : 6.0 * count_params(model).active) * *tc.tokens;
     GpusNeeded n{tc,
                  flops,
                  *q.days * units::seconds_per_day,
-                 std::max<double>(1.0, static_cast<double>(hw.devices_per_node)),
+                 static_cast<double>(group),
                  peak,
-                 count_params(*s.model).total,
+                 count_params(model).total,
                  tc.mfu.value_or(kStartMfu)};
     iterate_gpus(model, hw, n);
-    out["gpus"] = n.gpus;
-    out["mfu"] = n.mfu;
-    out["goodput"] = needed_goodput(n, n.gpus);
     out["flops"] = flops;
-    out["seconds_at_gpus"] = flops / (n.gpus * peak * n.mfu * needed_goodput(n, n.gpus));
-    out["gpu_hours"] = n.gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
-    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
-    if (!tc.mfu && n.plan.step_seconds > 0) add_plan(out, n.plan, tc, shaped.seq_len);
+    out["warnings"] = json::array();
+    const std::string why = gpus_needed_infeasible(n, hw);
+    if (why.empty())
+        gpus_needed_figures(n, tc, training_model(model).shape.seq_len, rate, out);
+    else {
+        // No count answers: every figure is null, with the reason (never a count on which nothing runs).
+        for (const char* k : {"gpus", "mfu", "goodput", "seconds_at_gpus", "gpu_hours", "cost_usd"}) out[k] = nullptr;
+        out["infeasible_reason"] = why;
+    }
     out["formula"] = "gpus = ceil(flops / (peak x MFU x seconds x goodput) / devices_per_node) x devices_per_node";
     out["source"] = "forward model (training.cpp) at the best layout of the plan search";
     return out;

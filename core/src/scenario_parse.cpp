@@ -577,13 +577,30 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
     const auto& tf = training_fields();
     if (t.layout == LayoutMode::given)
         add_error(errors, "conflict", "training.layout",
-                  "training.layout given does not apply to a mixed fleet: the plan search chooses each pool's layout (tp and pp "
-                  "may be given)");
+                  "training.layout given does not apply to a mixed fleet: the fleet chooses each pool's layout");
     for (const char* k : {"dp", "shard_group"}) {
         if (!(t.given & field_bit(tf, k))) continue;
         const std::string f = std::string("training.") + k;
         add_error(errors, "conflict", f,
                   f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
+    }
+    // The fleet chooses each pool's layout and the batch shares itself: a given value would be echoed
+    // but not used, so it is refused.
+    for (const char* k : {"tp", "pp", "cp", "ep", "vpp", "micro_batch", "zero", "global_batch"}) {
+        if (!(t.given & field_bit(tf, k))) continue;
+        const std::string f = std::string("training.") + k;
+        add_error(errors, "conflict", f,
+                  f + " does not apply to a mixed fleet: the fleet chooses each pool's layout and its share of the batch (leave it out)");
+    }
+    // Every pool trains: a device without device memory or without a peak at the training precision cannot.
+    for (std::size_t i = 0; i < s.hardware->pools.size(); ++i) {
+        const Device& d = s.hardware->pools[i].device;
+        const std::string f = "hardware.pools[" + std::to_string(i) + "].device";
+        if (d.kind == "cpu" || !d.memory_bytes)
+            add_error(errors, "unsupported", f, d.name + " has no device memory to train in (CPU sockets use system RAM)");
+        else if (!d.peak(t.precision))
+            add_error(errors, "unsupported", f,
+                      d.name + " has no peak at the training precision " + std::string(precision_name(t.precision)));
     }
 }
 
@@ -605,6 +622,21 @@ void check_network(Scenario& s, Errors& errors) {
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
+// Serving options that depend on the model: layers on the device, and a draft smaller than the model.
+void check_serving_model_options(const InferenceConfig& c, const ModelSpec& m, Errors& errors) {
+    if (c.gpu_layers && m.has_architecture && static_cast<double>(*c.gpu_layers) > m.layers)
+        add_error(errors, "range", "inference.gpu_layers",
+                  "inference.gpu_layers (" + fmt_num(static_cast<double>(*c.gpu_layers)) + ") must not exceed model.layers (" +
+                      fmt_num(m.layers) + ")");
+    if (c.gpu_layers && !m.has_architecture)
+        add_error(errors, "missing", "inference.gpu_layers", "inference.gpu_layers needs a model architecture (layers)");
+    const double active = count_params(m).active;
+    if (c.speculative && active > 0 && c.speculative->draft_params >= active)
+        add_error(errors, "range", "inference.speculative.draft_params",
+                  "inference.speculative.draft_params (" + fmt_num(c.speculative->draft_params) +
+                      ") must be smaller than the model's active parameters (" + fmt_num(active) + "): a draft is a smaller model");
+}
+
 void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
     if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
@@ -653,12 +685,7 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         if (c.attention_dp && (!s.model || !s.model->is_mla()))
             add_error(errors, "range", "inference.attention_dp",
                       "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
-        if (c.gpu_layers && s.model && s.model->has_architecture && static_cast<double>(*c.gpu_layers) > s.model->layers)
-            add_error(errors, "range", "inference.gpu_layers",
-                      "inference.gpu_layers (" + fmt_num(static_cast<double>(*c.gpu_layers)) + ") must not exceed model.layers (" +
-                          fmt_num(s.model->layers) + ")");
-        if (c.gpu_layers && s.model && !s.model->has_architecture)
-            add_error(errors, "missing", "inference.gpu_layers", "inference.gpu_layers needs a model architecture (layers)");
+        if (s.model) check_serving_model_options(c, *s.model, errors);
         if (!d.memory_bandwidth_bytes_per_second)
             add_error(errors, "unsupported", "hardware.device", d.name + " has no published memory bandwidth");
         if (!d.memory_bytes)

@@ -172,6 +172,20 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
                              ")");
 }
 
+// A run shorter than one step, or than one exchange of DiLoCo: its time is the time of a few steps
+// of a batch it does not fill, which no published run resembles.
+void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
+    if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
+    const double steps = r.tokens / r.tokens_per_step;
+    if (steps < 1)
+        r.warnings.push_back("the tokens (" + jr::fmt_num(r.tokens) + ") are less than one step's batch (" +
+                             jr::fmt_num(r.tokens_per_step) + " tokens): the time is a fraction of one step");
+    else if (cfg.local_steps > 1 && steps < static_cast<double>(cfg.local_steps))
+        r.warnings.push_back("the run is " + jr::fmt_num(steps) + " steps, fewer than the " +
+                             jr::fmt_num(static_cast<double>(cfg.local_steps)) +
+                             " local steps between exchanges: the sites never exchange");
+}
+
 // Communication across sites: the WAN figures, the share of the step not waiting on the WAN, and
 // what local steps (DiLoCo) do or would do.
 void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const StepEstimate& est, TrainingResult& r) {
@@ -472,6 +486,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     across_sites(cfg, levels, est, r);
     step_figures(d, est, r);
     throughput(model, tm.shape, cfg, d, est, r);
+    run_length_warnings(cfg, r);
     r.goodput = run_goodput(n, pc.total, cfg.goodput);
     const ThroughputBand band = uncertainty_band(eff, r);
 

@@ -209,3 +209,89 @@ TEST_CASE("every error code the core emits is listed (and documented) in errors.
     }
     CHECK(seen > 50);
 }
+
+// The red-team pass of 2026-11-30 (CLI and wasm): each finding, as the input that showed it.
+TEST_CASE("gpus_needed with a deadline no count can meet answers null with the reason, never a crash or a runaway count") {
+    // 405B on 15T tokens in 0.001 days crashed natively (SIGFPE: ~1e19 GPUs overflowed the count);
+    // in 1 day it answered 577 M GPUs at 0.02 % goodput.
+    for (double days : {0.001, 1.0}) {
+        auto r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+                      {"inverse", {{"question", "gpus_needed"}, {"days", days}}},
+                      {"model", {{"preset", "llama3.1-405b"}}},
+                      {"training", {{"tokens", 1.5e13}}}});
+        INFO(days);
+        REQUIRE_FALSE(r.contains("errors"));
+        CHECK(r["inverse"]["gpus"].is_null());
+        CHECK(r["inverse"]["cost_usd"].is_null());
+        CHECK(r["inverse"]["infeasible_reason"].get<std::string>().find("deadline cannot be met") != std::string::npos);
+    }
+    // 30 days is an answer, within hardware.count's limit, with no warning.
+    auto ok = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+                   {"inverse", {{"question", "gpus_needed"}, {"days", 30}}},
+                   {"model", {{"preset", "llama3.1-405b"}}},
+                   {"training", {{"tokens", 1.5e13}}}});
+    REQUIRE(ok["inverse"]["gpus"].is_number());
+    CHECK(ok["inverse"]["gpus"].get<double>() <= 1e8);
+    CHECK(ok["warnings"].empty());
+}
+
+TEST_CASE("gpus_needed on a device that cannot hold the model says so; a given dp is refused") {
+    auto r = run({{"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                  {"inverse", {{"question", "gpus_needed"}, {"days", 30}}},
+                  {"model", {{"preset", "llama3.1-405b"}}},
+                  {"training", {{"tokens", 1e12}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inverse"]["gpus"].is_null());
+    CHECK(r["inverse"]["mfu"].is_null());
+    CHECK(r["inverse"]["infeasible_reason"].get<std::string>().find("no parallel layout fits") != std::string::npos);
+    auto dp = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+                   {"inverse", {{"question", "gpus_needed"}, {"days", 30}}},
+                   {"model", {{"preset", "llama2-70b"}}},
+                   {"training", {{"tokens", 2e12}, {"tp", 8}, {"pp", 4}, {"dp", 32}}}});
+    CHECK(has_error(dp, "training.dp", "conflict"));
+    // tp and pp given: the count is whole groups of tp x pp (and whole nodes).
+    auto tp = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+                   {"inverse", {{"question", "gpus_needed"}, {"days", 30}}},
+                   {"model", {{"preset", "llama2-70b"}}},
+                   {"training", {{"tokens", 2e12}, {"tp", 8}, {"pp", 4}}}});
+    REQUIRE(tp["inverse"]["gpus"].is_number());
+    CHECK(std::fmod(tp["inverse"]["gpus"].get<double>(), 32.0) == 0);
+}
+
+TEST_CASE("a mixed fleet refuses a pool that cannot train and layout fields it would not use") {
+    const json pools = json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "a"}},
+                                    {{"device", "nvidia-v100-sxm2-32gb"}, {"count", 64}, {"site", "b"}}});
+    // The V100 has no BF16 peak: accepted before, with a pool at 0 FLOP/s faster than the H100.
+    auto v100 = run({{"model", {{"preset", "llama2-13b"}}}, {"hardware", {{"pools", pools}}}, {"training", {{"tokens", 2.6e11}}}});
+    CHECK(has_error(v100, "hardware.pools[1].device", "unsupported"));
+    json a100 = pools;
+    a100[1]["device"] = "nvidia-a100-sxm4-80gb";
+    for (const char* k : {"tp", "pp", "global_batch"}) {
+        auto r = run({{"model", {{"preset", "llama2-13b"}}}, {"hardware", {{"pools", a100}}}, {"training", {{"tokens", 2.6e11}, {k, 8}}}});
+        CHECK(has_error(r, std::string("training.") + k, "conflict"));
+    }
+    auto fp8 = run(
+        {{"model", {{"preset", "llama2-13b"}}}, {"hardware", {{"pools", a100}}}, {"training", {{"tokens", 2.6e11}, {"precision", "fp8"}}}});
+    CHECK(has_error(fp8, "hardware.pools[1].device", "unsupported"));
+    auto ok = run({{"model", {{"preset", "llama2-13b"}}}, {"hardware", {{"pools", a100}}}, {"training", {{"tokens", 2.6e11}}}});
+    CHECK_FALSE(ok.contains("errors"));
+}
+
+TEST_CASE("serving where not one sequence fits in the KV cache pool does not fit") {
+    auto r = run({{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                  {"inference", {{"kv_cache_memory_fraction", 1e-300}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["fits"] == false);
+    CHECK(r["inference"]["infeasible_reason"].get<std::string>().find("not even one sequence") != std::string::npos);
+}
+
+TEST_CASE("a claim check is expected (+ tolerance) or min/max, never both; min above max is refused") {
+    const json base = {{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}};
+    json both = base;
+    both["claim"] = {{"checks", json::array({{{"metric", "cluster.devices"}, {"expected", 10}, {"tolerance", 0.1}, {"min", 1}}})}};
+    CHECK(has_error(run(both), "claim.checks[0].expected", "conflict"));
+    json never = base;
+    never["claim"] = {{"checks", json::array({{{"metric", "cluster.devices"}, {"min", 10}, {"max", 1}}})}};
+    CHECK(has_error(run(never), "claim.checks[0].min", "range"));
+}

@@ -330,6 +330,8 @@ TEST_CASE("hostile serving inputs: errors name the field, answers stay finite") 
     CHECK(has_error(with({{"speculative", {{"acceptance_rate", 1}}}}), "inference.speculative.acceptance_rate"));
     CHECK(has_error(with({{"speculative", {{"draft_tokens", 1e9}, {"draft_params", 1e9}}}}), "inference.speculative.draft_tokens"));
     CHECK(has_error(with({{"speculative", {{"draft_tokens", 3}}}}), "inference.speculative.draft_params"));
+    // A draft as large as the model is no draft (red team: 1e13 parameters gave a speedup of 1.30).
+    CHECK(has_error(with({{"speculative", {{"draft_params", 1e13}}}}), "inference.speculative.draft_params", "range"));
     CHECK(has_error(with({{"prefix_cache_hit_rate", 1.5}}), "inference.prefix_cache_hit_rate"));
     CHECK(has_error(with({{"batch_limit", 0}}), "inference.batch_limit"));
     CHECK(has_error(with({{"gpu_layers", 33}}), "inference.gpu_layers"));
@@ -340,7 +342,7 @@ TEST_CASE("hostile serving inputs: errors name the field, answers stay finite") 
          {json{{"requests_per_day", 1e15}, {"peak_to_average", 100}, {"slo", {{"ttft_seconds", 1e-6}, {"tpot_seconds", 1e6}}}},
           json{{"prompt_tokens", 1e8}, {"output_tokens", 1e8}},
           json{{"batch", 1e7}, {"prefix_cache_hit_rate", 0.99}, {"disaggregated", true}, {"requests_per_day", 1}},
-          json{{"speculative", {{"draft_params", 1e13}, {"draft_tokens", 16}, {"acceptance_rate", 0}}}, {"batch_limit", 1e7}},
+          json{{"speculative", {{"draft_params", 7e9}, {"draft_tokens", 16}, {"acceptance_rate", 0}}}, {"batch_limit", 1e7}},
           json{{"gpu_layers", 0}, {"weight_format", "q4_0"}, {"host_memory_bandwidth_bytes_per_second", 1e8}},
           json{{"slo", {{"tpot_seconds", 1e-6}}}, {"requests_per_day", 1e15}, {"tp", 8}}}) {
         const auto r = with(inf);
