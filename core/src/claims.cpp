@@ -162,6 +162,14 @@ void parse_vary(const json& v, const std::string& path, Claim& out, Errors& erro
         out.vary.push_back(parse_vary_input(*item, ip, cases, errors));
     }
     if (cases > kMaxClaimCases) add_error(errors, "range", vp, vp + " gives " + std::to_string(cases) + " cases; at most 64 are evaluated");
+    // Two inputs on the same path, or one inside the other: the later would silently win.
+    for (std::size_t i = 0; i < out.vary.size(); ++i)
+        for (std::size_t k = i + 1; k < out.vary.size(); ++k) {
+            const std::string &a = out.vary[i].path, &b = out.vary[k].path;
+            if (a.empty() || b.empty()) continue;
+            if (a == b || b.rfind(a + ".", 0) == 0 || a.rfind(b + ".", 0) == 0)
+                add_error(errors, "conflict", vp, vp + " varies " + a + " and " + b + ": one would overwrite the other");
+        }
 }
 
 }  // namespace

@@ -909,9 +909,6 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
                                       : "each request's prefill (the instance for its prompt) to input tokens, its share of the "
                                         "decode steps to output tokens") +
         "; input x price_in + output x price_out = cost_per_day_usd";
-    if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
-        r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
-                             " s exceeds the latency target: lower the batch or raise inference.tp");
     return lambda;
 }
 
@@ -1063,6 +1060,10 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     // Traffic sizing (peak provisioning), TTFT at the peak, costs.
     const Traffic tr = traffic_and_costs(r, x, y, costs);
     latency_figures(r, m, hw, y, tr.lambda);
+    // The latency target holds with or without traffic (the time per token is the batch's, not the load's).
+    if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
+        r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
+                             " s exceeds the latency target: lower the batch or raise inference.tp");
 
     if (trace.enabled()) {
         explain_weights_and_kv(trace, x, r);

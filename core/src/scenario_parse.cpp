@@ -337,6 +337,10 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
                       "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
         c.speculative = sp;
     }
+    if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp)
+        add_error(errors, "range", "inference.disaggregated",
+                  "inference.disaggregated runs prefill and decode on separate GPUs: it needs at least two copies (hardware.count >= 2 x "
+                  "inference.tp)");
     s.inference = c;
 }
 
@@ -619,6 +623,9 @@ void check_network(Scenario& s, Errors& errors) {
                           ") must not exceed training.local_steps (" + fmt_num(static_cast<double>(t.local_steps)) + ")");
     }
     if (mixed_fleet(hw)) check_mixed_fleet(s, errors);
+    if ((s.inference || s.finetune) && hw.sites > 1 && !mixed_fleet(hw))
+        add_error(errors, "unsupported", "hardware.sites",
+                  "hardware.sites applies to training: serving and fine-tuning are modelled within one site (leave sites out)");
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).

@@ -295,3 +295,26 @@ TEST_CASE("a claim check is expected (+ tolerance) or min/max, never both; min a
     never["claim"] = {{"checks", json::array({{{"metric", "cluster.devices"}, {"min", 10}, {"max", 1}}})}};
     CHECK(has_error(run(never), "claim.checks[0].min", "range"));
 }
+
+TEST_CASE(
+    "settings that would be silently ignored are refused or warned: overlapping claim paths, sites in serving, one-GPU disaggregation, "
+    "latency target without traffic") {
+    const json h8 = {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}};
+    json vary = {{"hardware", h8}, {"training", {{"tokens", 1e12}}}, {"model", {{"preset", "llama2-7b"}}}};
+    vary["claim"] = {{"checks", json::array({{{"metric", "training.days"}, {"max", 1e6}}})},
+                     {"vary", json::array({{{"path", "hardware.count"}, {"values", {16}}}, {{"path", "hardware"}, {"values", {h8}}}})}};
+    CHECK(has_error(run(vary), "claim.vary", "conflict"));
+    auto sites = run({{"model", {{"preset", "llama2-7b"}}},
+                      {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"sites", 2}}},
+                      {"inference", json::object()}});
+    CHECK(has_error(sites, "hardware.sites", "unsupported"));
+    auto disagg = run({{"model", {{"preset", "llama2-7b"}}},
+                       {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                       {"inference", {{"disaggregated", true}}}});
+    CHECK(has_error(disagg, "inference.disaggregated", "range"));
+    auto target = run({{"model", {{"preset", "llama2-7b"}}},
+                       {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                       {"inference", {{"latency_target_seconds_per_token", 0.001}}}});
+    REQUIRE_FALSE(target.contains("errors"));
+    CHECK(target["warnings"].dump().find("exceeds the latency target") != std::string::npos);
+}
