@@ -249,6 +249,10 @@ test('every control reached by Tab shows a focus ring; the import button is a re
   });
   assert.deepEqual(imp, { text: 'Import scenario', ring: 'solid' });
   const chooser = page.waitForEvent('filechooser');
+  // Playwright turns on file-chooser interception when the listener is added, by a message of its
+  // own: one round trip to the page makes sure it is on before the key opens the chooser (without it
+  // the native dialog opened first about half the time, and no event came).
+  await page.evaluate(() => new Promise(requestAnimationFrame));
   await page.keyboard.press('Enter');
   await (
     await chooser
