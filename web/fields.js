@@ -218,7 +218,10 @@ const Fields = (function () {
     ],
     cluster: [
       f('device', 'hardware.device', 'select', 'Device', { options: 'devices', value: 'nvidia-h100-sxm5-80gb' }),
-      f('count', 'hardware.count', 'count', 'Count', { unit: 'devices', value: '1000', placeholder: '1' })
+      f('count', 'hardware.count', 'count', 'Count', { unit: 'devices', value: '1000', placeholder: '1' }),
+      f('network', 'hardware.network', 'select', 'Between nodes', { options: 'networks', auto: 'the GPU\u2019s own (catalog)', group: 'network' }),
+      f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
+      f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' })
     ],
     plan: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'gpt3-175b' }),

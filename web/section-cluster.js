@@ -25,7 +25,15 @@ const ClusterSection = (function () {
         ['Memory', F.bytes(c.memory_bytes), F.bandwidth(c.memory_bandwidth_bytes_per_second) + ' together', 'memory'],
         peak.bf16 ? ['Peak BF16', F.flops(peak.bf16), 'dense', 'peak'] : ['Peak FP32', F.flops(peak.fp32), 'dense', 'peak'],
         ['Power', F.watts(c.facility_power_watts || c.power_watts), c.facility_power_watts ? 'facility, cooling included' : 'board power', 'power'],
-        c.cloud_usd_per_hour !== null ? ['Rent', F.usd(c.cloud_usd_per_hour) + ' per hour', F.usd(c.cloud_usd_per_hour * 24) + ' per day', 'rent'] : null
+        c.cloud_usd_per_hour !== null ? ['Rent', F.usd(c.cloud_usd_per_hour) + ' per hour', F.usd(c.cloud_usd_per_hour * 24) + ' per day', 'rent'] : null,
+        c.network && c.network.sites > 1
+          ? [
+              'Between sites',
+              F.bandwidth(c.network.wan_bytes_per_second),
+              F.count(c.network.sites) + ' sites of ' + F.count(c.network.devices_per_site) + ' GPUs',
+              'wan'
+            ]
+          : null
       ]
     });
   }
@@ -57,6 +65,7 @@ const ClusterSection = (function () {
         'cluster'
       )
     );
+    NetworkView.cluster(el, res, r);
     const src = Dom.sources([el._devices.find((d) => d.id === r.inputs.hardware.device)]);
     if (src) res.appendChild(src);
   }

@@ -101,5 +101,27 @@ const NetworkView = (function () {
     ]);
   }
 
-  return { training, compare, figures };
+  // The Cluster section: the links of each level, and where they matter.
+  function cluster(el, res, r) {
+    const n = r.cluster.network;
+    if (!n) return;
+    const rows = [
+      ['scale_up_bytes_per_second', 'Inside a node (' + (n.scale_up || 'scale-up') + '), per GPU'],
+      ['devices_per_node', 'GPUs per node'],
+      ['scale_out_bytes_per_second', 'Between nodes, per GPU (' + (n.network || n.scale_out_source || 'catalog') + ')'],
+      ['sites', 'Sites'],
+      ['devices_per_site', 'GPUs per site'],
+      ['wan_bytes_per_second', 'Between sites, per site (' + (n.wan || '') + ')'],
+      ['wan_latency_seconds', 'Between sites, one-way latency']
+    ].filter(([k]) => n[k] !== null && n[k] !== undefined && !(k.startsWith('wan') && !(n.sites > 1)));
+    res.appendChild(kvTable('Network: the links of each level', n, rows, r.explain, 'cluster.network'));
+    res.appendChild(
+      h('p', {
+        class: 'prose',
+        text: 'What these links mean for a training run: the Train section’s Network settings, and “What can this cluster train” in the Reality check, side by side in one data centre and across sites.'
+      })
+    );
+  }
+
+  return { training, compare, figures, cluster };
 })();

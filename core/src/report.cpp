@@ -543,6 +543,11 @@ struct ReportOut {
 void cluster_section(ReportOut& o, const Scenario& s) {
     const ClusterResult c = estimate_cluster(*s.hardware, s.costs, o.trace);
     cluster_json(o.report["cluster"], c);
+    // The links of each level (node, site, between sites) the training estimates use; a mixed fleet's are per pool.
+    if (mixed_fleet(*s.hardware))
+        o.report["cluster"]["network"] = nullptr;
+    else
+        o.report["cluster"]["network"] = network_levels_json(*s.hardware, network_levels(*s.hardware));
     for (const auto& w : c.warnings) o.warnings.push_back("cluster: " + w);
 }
 

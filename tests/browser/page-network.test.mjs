@@ -75,7 +75,10 @@ test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, th
   assert.equal(await cell('compute_utilization'), await fmt(page, 'percent', c.compute_utilization));
   assert.equal(await cell('exchange_seconds'), await fmt(page, 'duration', c.exchange_seconds));
   assert.equal(await cell('reduction_vs_synchronous'), await fmt(page, 'count', c.reduction_vs_synchronous));
-  assert.match(await page.locator('gpu-calc table.kv caption').filter({ hasText: 'Network:' }).textContent(), /5 sites of 200 GPUs, joined by internet-1g/);
+  assert.match(
+    await page.locator('gpu-calc section[data-section="train"] table.kv caption').filter({ hasText: 'Network:' }).textContent(),
+    /5 sites of 200 GPUs, joined by internet-1g/
+  );
   const caveat = await page.locator('gpu-calc [data-key="training.local_sgd"]').textContent();
   assert.match(caveat, /DiLoCo with 100 local steps: published perplexity at the same tokens ranges from -1\.8\u00a0% to \+2\.9\u00a0%/);
   assert.match(caveat, /arXiv:2311\.08105/);
@@ -90,6 +93,31 @@ test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, th
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.training.local_steps === 1);
   const sync = (await last(page, 'train')).report.training.communication.compute_utilization;
   assert.ok(sync < c.compute_utilization / 2, `${sync} vs ${c.compute_utilization}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Cluster: 1,000 H100 in 5 sites shows the link of each level (node, between nodes, between sites), as the CLI reports them', async () => {
+  const { page, context, errors } = await open(browser);
+  await page.locator('gpu-calc section[data-section="cluster"] [data-group="network"] > summary').click();
+  await field(page, 'cluster', 'sites').fill('5');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.cluster?.report.inputs.hardware.sites === 5);
+  const { scenario, report } = await last(page, 'cluster');
+  const native = JSON.parse(nativeEstimates([JSON.stringify(scenario)])[0]);
+  const n = native.cluster.network;
+  assert.deepEqual(report.cluster.network, n);
+  assert.equal(n.wan, 'internet-1g');
+  const cell = (k) => page.locator(`gpu-calc [data-key="cluster.network.${k}"] .v`).textContent();
+  assert.equal(await cell('scale_up_bytes_per_second'), await fmt(page, 'bandwidth', n.scale_up_bytes_per_second));
+  assert.equal(await cell('wan_bytes_per_second'), await fmt(page, 'bandwidth', n.wan_bytes_per_second));
+  assert.equal(await cell('devices_per_site'), await fmt(page, 'count', 200));
+  assert.equal(
+    await page.locator('gpu-calc [data-answer="cluster"] [data-figure="wan"] .big').textContent(),
+    await fmt(page, 'bandwidth', n.wan_bytes_per_second)
+  );
+  // 1,000 GPUs do not split into 3 equal sites: said at the field.
+  await field(page, 'cluster', 'sites').fill('3');
+  await page.locator('gpu-calc #cluster-sites-error').filter({ hasText: /./ }).waitFor();
   assert.deepEqual(errors, []);
   await context.close();
 });
