@@ -5,6 +5,9 @@
 // Part of the page bundle (scripts/bundle.mjs).
 const NetworkView = (function () {
   const { h, kvTable } = Dom;
+  // Small utilisations keep two significant digits (0.068 %, not 0.1 %).
+  const pct = (x) => (typeof x === 'number' && x > 0 && x < 0.01 ? (100 * x).toPrecision(2) + '\u00a0%' : F.percent(x));
+  const netName = (el, id) => ((el._networks || []).find((x) => x.id === id) || {}).name || id;
 
   // Training over more than one site, or with local steps: the exchange and what it costs.
   function training(el, res, r) {
@@ -12,9 +15,10 @@ const NetworkView = (function () {
     const c = t.communication;
     const n = t.network || {};
     if (!c || (!(n.sites > 1) && !n.network && !(t.local_sgd && t.local_sgd.local_steps > 1))) return;
+    const diloco = t.local_sgd && t.local_sgd.local_steps > 1;
     const rows = [
       ['compute_utilization', 'Time computing (not waiting for the network)'],
-      ['inner_step_seconds', 'Step without the exchange'],
+      ['inner_step_seconds', diloco ? 'Step without the exchange' : 'Step (the gradients cross the WAN in every step)'],
       ['exchange_seconds', 'One exchange across sites'],
       ['exchange_seconds_per_step', 'Exchange per step (spread over the local steps)'],
       ['exchange_hidden_fraction', 'Exchange hidden behind compute'],
@@ -24,8 +28,8 @@ const NetworkView = (function () {
     ];
     const where =
       (n.sites > 1 ? F.count(n.sites) + ' sites of ' + F.count(n.devices_per_site) + ' GPUs' : 'one site') +
-      (n.wan ? ', joined by ' + n.wan : '') +
-      (n.network ? '; between nodes: ' + n.network : '');
+      (n.wan ? ', joined by ' + netName(el, n.wan) : '') +
+      (n.network ? '; between nodes: ' + netName(el, n.network) : '');
     const shown = rows.filter(([k]) => c[k] !== null && c[k] !== undefined);
     res.appendChild(kvTable('Network: ' + where, c, shown, r.explain, 'training.communication'));
     const s = t.local_sgd;
@@ -63,7 +67,7 @@ const NetworkView = (function () {
         'tr',
         { 'data-network': x.id },
         h('th', { scope: 'row' }, h('span', { text: x.label }), h('span', { class: 'note', text: why(x) })),
-        h('td', { 'data-label': head[1], text: F.percent(x.mfu) }),
+        h('td', { 'data-label': head[1], text: pct(x.mfu) }),
         h('td', { 'data-label': head[2], text: F.params(x.compute_optimal_params) }),
         h('td', { 'data-label': head[3], text: F.params(x.largest_fitting_params) })
       )
@@ -96,9 +100,25 @@ const NetworkView = (function () {
     return (inv.networks || []).map((x) => [
       SHORT[x.id] || x.label,
       F.params(x.compute_optimal_params),
-      'compute-optimal, at ' + F.percent(x.mfu) + ' MFU',
+      'compute-optimal, at ' +
+        pct(x.mfu) +
+        ' MFU' +
+        (x.id === 'one_cluster' || !(x.hardware.sites > 1)
+          ? ''
+          : '; ' +
+            F.count(x.hardware.sites) +
+            ' sites \u00d7 ' +
+            F.count(x.hardware.devices_per_site) +
+            ' GPUs, ' +
+            F.bandwidth(x.hardware.wan_bytes_per_second) +
+            ' each'),
       'net-' + x.id
     ]);
+  }
+  // Whether the places differ at all (on one node they do not).
+  function differ(inv) {
+    const p = (inv.networks || []).map((x) => x.compute_optimal_params);
+    return p.length > 1 && Math.max(...p) > 1.01 * Math.min(...p);
   }
 
   // The Cluster section: the links of each level, and where they matter.
@@ -123,5 +143,5 @@ const NetworkView = (function () {
     );
   }
 
-  return { training, compare, figures, cluster };
+  return { training, compare, figures, differ, cluster, netName };
 })();

@@ -29,7 +29,16 @@ const RealitySection = (function () {
         ' \u00d7 ' +
         ((el._devices.find((d) => d.id === el._state.reality.device) || {}).name || el._state.reality.device) +
         ' can train:',
-      notes: a.networks ? [h('p', { class: 'note', text: 'Where the GPUs sit changes the answer; why, in the table below.' })] : [],
+      notes: a.networks
+        ? [
+            h('p', {
+              class: 'note',
+              text: NetworkView.differ(a)
+                ? 'Where the GPUs sit changes the answer; why, in the table below. \u201cLargest that fits\u201d is a memory limit, not what trains in the time.'
+                : 'On this few GPUs the three places give the same answer (the links between nodes are not used).'
+            })
+          ]
+        : [],
       figures: a.networks
         ? NetworkView.figures(a).concat([['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']])
         : [
@@ -48,16 +57,60 @@ const RealitySection = (function () {
     return { scenario: JSON.parse(JSON.stringify((pick && pick.scenario) || c.scenario)), pick };
   }
 
+  // A claim case in words: "hardware = {...}, training.local_steps = 100" -> "count 1000, device ...,
+  // network internet-1g; Local steps (DiLoCo) 100".
+  function caseWords(el, label) {
+    return label
+      .split(', ')
+      .reduce((parts, p) => {
+        // A JSON value was split at its commas: join it back.
+        if (parts.length && (parts[parts.length - 1].match(/\{/g) || []).length > (parts[parts.length - 1].match(/\}/g) || []).length)
+          parts[parts.length - 1] += ', ' + p;
+        else parts.push(p);
+        return parts;
+      }, [])
+      .map((p) => {
+        const m = /^([a-z_.0-9]+) = (.+)$/.exec(p);
+        if (!m) return Words.humanize(p);
+        let v = m[2];
+        try {
+          const o = JSON.parse(v);
+          if (o && typeof o === 'object')
+            return Object.entries(o)
+              .map(([k, x]) => Words.label(m[1] + '.' + k) + ' ' + named(el, x))
+              .join(', ');
+        } catch (e) {
+          /* a plain value */
+        }
+        return Words.label(m[1]) + ' ' + named(el, v);
+      })
+      .join('; ');
+  }
+  // A catalog id (device, network) by its name; anything else as it is.
+  const named = (el, x) => ((el._devices || []).find((d) => d.id === x) || {}).name || NetworkView.netName(el, x);
+  const valueWords = (k, v) => {
+    if (k.endsWith('.fits')) return v ? 'fits' : 'does not fit';
+    const lab = Words.label(k);
+    const val = F.byKey(k.split('.').pop(), v);
+    return val.includes(lab) ? val : lab + ' ' + val;
+  };
+
   function openClaim(el, c) {
     const { scenario, pick } = claimScenario(c);
     const shown = pick
       ? Object.keys(pick.values || {})
-          .map((k) => Words.label(k) + ' ' + F.byKey(k.split('.').pop(), pick.values[k]))
+          .map((k) => valueWords(k, pick.values[k]))
           .join(', ')
       : '';
+    const fails = (c.evaluations || []).filter((e) => !e.consistent).map((e) => caseWords(el, e.case));
     const when =
       pick && pick.case !== 'as given'
-        ? ' Shown at ' + Words.humanize(pick.case) + ': ' + shown + (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).')
+        ? ' Shown at ' +
+          caseWords(el, pick.case) +
+          ': ' +
+          shown +
+          (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).') +
+          (c.verdict === 'depends' && fails.length ? ' It fails at: ' + fails.join(' | ') + '.' : '')
         : '';
     el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.humanize(c.reason) + '.' + when);
   }

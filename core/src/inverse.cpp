@@ -254,6 +254,10 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
     Hardware apart = hw;
     const bool scenario_has_sites = network_levels(hw).sites > 1;
     if (!scenario_has_sites) apart.network = network_preset("internet-1g"), apart.sites = 1;
+    // Every node its own site: whole nodes only (1,001 GPUs are 125 nodes of 8; the one left over is
+    // no site of its own, and a partial node would be read as a site of another size).
+    const Count dpn = std::max<Count>(1, hw.devices_per_node);
+    if (!scenario_has_sites && apart.count > dpn && apart.count % dpn != 0) apart.count -= apart.count % dpn;
     TrainingConfig sync = tc;
     sync.local_steps = 1;
     TrainingConfig diloco = tc;

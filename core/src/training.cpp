@@ -211,9 +211,10 @@ void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const 
             (r.convergence->beyond_published ? "; local_steps above the largest published H (2,000): no published figure" : ""));
     }
     if (levels.sites > 1 && w.sites_dp > 1 && cfg.local_steps == 1 && r.compute_utilization < 0.5)
-        r.warnings.push_back("synchronous data parallelism across " + jr::fmt_num(w.sites_dp) + " sites waits " +
-                             jr::fmt_num(100.0 * (1.0 - r.compute_utilization)) +
-                             "% of each step on the WAN: consider training.local_steps (DiLoCo) and training.outer_precision");
+        r.warnings.push_back("synchronous data parallelism: " + jr::fmt_num(w.sites_dp) + " replicas in " + jr::fmt_num(levels.sites) +
+                             " sites wait " + jr::fmt_num(std::round(100.0 * (1.0 - r.compute_utilization))) +
+                             "% of each step on the WAN: consider DiLoCo (training.local_steps above 1) and fewer bytes per exchange "
+                             "(training.outer_precision int8)");
 }
 
 // Derivations of the data-parallel exchange across sites and, with DiLoCo, its exposed share per step.

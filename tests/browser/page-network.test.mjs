@@ -77,7 +77,7 @@ test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, th
   assert.equal(await cell('reduction_vs_synchronous'), await fmt(page, 'count', c.reduction_vs_synchronous));
   assert.match(
     await page.locator('gpu-calc section[data-section="train"] table.kv caption').filter({ hasText: 'Network:' }).textContent(),
-    /5 sites of 200 GPUs, joined by internet-1g/
+    /5 sites of 200 GPUs, joined by Internet, 1 Gb\/s/
   );
   const caveat = await page.locator('gpu-calc [data-key="training.local_sgd"]').textContent();
   assert.match(caveat, /DiLoCo with 100 local steps: published perplexity at the same tokens ranges from -1\.8\u00a0% to \+2\.9\u00a0%/);

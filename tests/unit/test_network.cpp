@@ -457,3 +457,20 @@ TEST_CASE("hostile network and pool inputs are errors naming the field, never a 
         }
     }
 }
+
+TEST_CASE("what can 1,001 H100 train across sites: whole nodes only, the same answer as 1,000 (one GPU more is no internet-free site)") {
+    auto at = [](double count) {
+        return run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", count}}},
+                    {"inverse", {{"question", "what_can_train"}, {"days", 30}, {"compare_networks", true}}}});
+    };
+    const json a = at(1000)["inverse"]["networks"], b = at(1001)["inverse"]["networks"];
+    REQUIRE(b.size() == 3);
+    for (std::size_t i = 1; i < 3; ++i) {
+        INFO(b[i]["id"]);
+        CHECK(b[i]["hardware"]["sites"] == 125.0);
+        CHECK(b[i]["hardware"]["devices_per_site"] == 8.0);
+        CHECK(b[i]["compute_optimal_params"].get<double>() == Approx(a[i]["compute_optimal_params"].get<double>()));
+    }
+    // Red team 2026-11-30: 1,001 GPUs gave 91.6 B across sites synchronously (vs 3.8 B for 1,000).
+    CHECK(b[1]["compute_optimal_params"].get<double>() < 10e9);
+}
