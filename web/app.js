@@ -30,11 +30,6 @@ class GpuCalc extends HTMLElement {
     this._notices = Dom.h('div', { class: 'notices' });
     this._root.appendChild(this._notices);
     this._state = this._initialState();
-    // A link with a state pasted into the address bar of an open page: load it as a fresh page would.
-    if (this.hasAttribute('sync-url') && typeof addEventListener === 'function')
-      addEventListener('hashchange', () => {
-        if (/^#(s|section|scenario)=/.test(location.hash)) location.reload();
-      });
     const loading = Dom.h('div', { class: 'loading', role: 'status', text: 'Loading the calculator\u2026' });
     this._root.appendChild(loading);
     if (typeof globalThis.createGpucalc !== 'function') {
