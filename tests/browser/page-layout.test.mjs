@@ -257,7 +257,9 @@ test('every control reached by Tab shows a focus ring; the import button is a re
   await (
     await chooser
   ).setFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":9}}') });
-  await page.waitForFunction(() => /Imported into Cluster/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status').textContent));
+  await page.waitForFunction(() =>
+    /Imported into Cluster/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status')?.textContent ?? '')
+  );
   assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.textContent), 'Import scenario');
   await context.close();
 });

@@ -124,7 +124,7 @@ test('export -> import round-trips; a malformed import shows an error and keeps 
   assert.equal(await text(page, 'training.days'), days);
   // The file input path as a person uses it.
   await page.locator('gpu-calc #import-file').setInputFiles({ name: 's.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
-  await page.waitForFunction(() => /Imported/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status').textContent));
+  await page.waitForFunction(() => /Imported/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.import-status')?.textContent ?? ''));
   await context.close();
 });
 
@@ -219,7 +219,7 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
 test('plan search runs in a worker with progress, can be cancelled, and "use this plan" fills the training form', async () => {
   const { page, context, errors } = await open(browser);
   const status = page.locator('gpu-calc .plan-status');
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, {
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent ?? ''), null, {
     timeout: 20000
   });
   assert.match(await status.textContent(), /plans considered, [\d,.]+( k)? feasible/);
@@ -241,7 +241,7 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
   await page.waitForTimeout(300);
   assert.equal(await status.textContent(), 'Search cancelled.'); // no late result from the cancelled worker
   await field(page, 'plan', 'count').fill('1024');
-  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status').textContent), null, {
+  await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent ?? ''), null, {
     timeout: 20000
   });
   const tp = await rows.first().locator('td').nth(1).textContent();
@@ -385,7 +385,7 @@ test('the JSON editor refuses text that is too large or too deep before the modu
   await ta.fill('{"a":' + '['.repeat(65) + ']'.repeat(65) + '}');
   assert.match(await err.textContent(), /Not evaluated: the scenario is nested deeper than 64 levels/);
   await ta.fill(JSON.stringify({ hardware: { device: 'nvidia-h100-sxm5-80gb', count: 8 }, description: 'd'.repeat(70000) }));
-  await page.waitForFunction(() => /characters long/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
+  await page.waitForFunction(() => /characters long/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error')?.textContent ?? ''));
   assert.match(await err.textContent(), /at most 65,536 are accepted here/);
   await ta.fill(nestedClaims(2));
   assert.match(await err.textContent(), /cannot vary the claim itself/);
@@ -541,7 +541,7 @@ test('the page stays responsive (no task over 1 s) after a poisoned import or st
   }
   for (const text of [deep, wide]) {
     await page.locator('gpu-calc #json-text').fill(text);
-    await page.waitForFunction(() => /Not evaluated/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error').textContent));
+    await page.waitForFunction(() => /Not evaluated/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error')?.textContent ?? ''));
   }
   assert.deepEqual(await longTasks('poisoned imports and editor pastes'), [], 'poisoned import');
   assert.equal(await field(page, 'cluster', 'count').inputValue(), count);
