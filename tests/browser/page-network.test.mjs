@@ -55,7 +55,7 @@ test('what can 1,000 H100 train in 30 days: one data centre, across sites, acros
 
 test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, the DiLoCo caveat, and no JSON path in the prose', async () => {
   const { page, context, errors } = await open(browser);
-  await page.locator('gpu-calc [data-group="network"] > summary').click();
+  await page.locator('gpu-calc section[data-section="train"] [data-group="network"] > summary').click();
   // 1,024 GPUs do not split into 5 equal sites: the field says so, and no answer is shown.
   await field(page, 'train', 'sites').fill('5');
   await page.locator('gpu-calc #train-sites-error').filter({ hasText: /./ }).waitFor();
