@@ -39,6 +39,12 @@ const Fields = (function () {
   // the field out: the core's default), keep (a scenario that leaves it out keeps the form's default),
   // scale (the field's unit in SI: GB/s -> B/s), number (a select whose values are numbers) }
   const f = (key, path, kind, label, extra) => Object.assign({ key, path, kind, label, value: '' }, extra || {});
+  // Where the devices are (Train and Cluster share these rows; a fresh copy each).
+  const NETWORK = () => [
+    f('network', 'hardware.network', 'select', 'Between nodes', { options: 'networks', auto: 'the GPU\u2019s own (catalog)', group: 'network' }),
+    f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
+    f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' })
+  ];
   const SPECS = {
     train: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets+custom', value: 'llama3-70b' }),
@@ -109,9 +115,7 @@ const Fields = (function () {
       }),
       f('overlap_dp_comm', 'training.overlap_dp_comm', 'select', 'Overlap gradient reduction', { options: ONOFF('auto (on)'), group: 'more' }),
       f('pue', 'costs.pue', 'number', 'PUE', { unit: 'facility / IT power', placeholder: '1.2', group: 'more' }),
-      f('network', 'hardware.network', 'select', 'Between nodes', { options: 'networks', auto: 'the GPU\u2019s own (catalog)', group: 'network' }),
-      f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
-      f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' }),
+      ...NETWORK(),
       f('local_steps', 'training.local_steps', 'count', 'Local steps (DiLoCo)', {
         unit: 'steps between exchanges',
         placeholder: '1 = synchronous',
@@ -219,9 +223,7 @@ const Fields = (function () {
     cluster: [
       f('device', 'hardware.device', 'select', 'Device', { options: 'devices', value: 'nvidia-h100-sxm5-80gb' }),
       f('count', 'hardware.count', 'count', 'Count', { unit: 'devices', value: '1000', placeholder: '1' }),
-      f('network', 'hardware.network', 'select', 'Between nodes', { options: 'networks', auto: 'the GPU\u2019s own (catalog)', group: 'network' }),
-      f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
-      f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' })
+      ...NETWORK()
     ],
     plan: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'gpt3-175b' }),
