@@ -172,7 +172,11 @@ class GpuCalc extends HTMLElement {
     if (sec === 'plan') return PlanSection.start(this);
     const built = Scenario.build[sec](this._state[sec], this._state);
     if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
-    const text = typeof built.scenario === 'string' ? built.scenario : JSON.stringify(built.scenario);
+    // Asked without derivations unless the scenario says otherwise: _derivations fetches them later.
+    const text =
+      typeof built.scenario === 'string'
+        ? built.scenario
+        : JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
     const report = built.problems.length
       ? { errors: built.problems }
@@ -198,6 +202,21 @@ class GpuCalc extends HTMLElement {
     }
     SECTION_VIEWS[sec].show(this, res, report);
     this.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: sec } }));
+  }
+
+  // The derivations of a section's last answer, as a function kvTable calls when the browser is idle:
+  // the first call estimates the scenario once more with derivations; later calls reuse them.
+  _derivations(sec) {
+    const last = this._last[sec];
+    if (!last) return null;
+    if (last.report.explain) return last.report.explain;
+    return () => {
+      if (!last.explain) {
+        const out = this._ask('explain', [JSON.stringify(last.scenario), '']);
+        last.explain = out.errors ? {} : out.explain;
+      }
+      return last.explain;
+    };
   }
 
   // Opens a scenario in the form that holds it (or the Scenario JSON section), computes it there

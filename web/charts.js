@@ -144,11 +144,10 @@ const Charts = (function () {
         );
       el._chartIO.observe(job.holder);
     }
-    const later = globalThis.requestIdleCallback ? (fn) => requestIdleCallback(fn, { timeout: 3000 }) : (fn) => setTimeout(fn, 50);
-    later(() => {
+    Dom.idle(() => {
       if (el._chartIO) el._chartIO.unobserve(job.holder);
       run(job.holder);
-    });
+    }, 3000);
   }
 
   // Appends a figure with the chart (drawn now if it exists already, else when near or idle) and

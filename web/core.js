@@ -30,11 +30,11 @@ const Core = (function () {
       return loading;
     }
     // One call, now: the module's answer, or null when there is no instance or it threw (the
-    // instance is then discarded and a fresh one is on its way).
+    // instance is then discarded and a fresh one is on its way). Several arguments come as an array.
     function tryCall(name, arg) {
       if (!inst) return null;
       try {
-        return arg === undefined ? inst[name]() : inst[name](arg);
+        return arg === undefined ? inst[name]() : Array.isArray(arg) ? inst[name].apply(inst, arg) : inst[name](arg);
       } catch (e) {
         inst = null;
         restarts++;

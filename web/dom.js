@@ -87,6 +87,7 @@ const Dom = (function () {
   // A table of report values: label, formatted value (exact value on hover), and the derivation.
   function kvTable(caption, obj, rows, explain, prefix) {
     const tb = h('tbody');
+    const cells = [];
     for (const [key, label] of rows) {
       const v = at(obj, key);
       if (v === undefined) continue;
@@ -99,11 +100,29 @@ const Dom = (function () {
         { class: 'value', 'data-key': prefix + '.' + key, title: typeof v === 'number' ? F.exact(v) : undefined },
         h('span', { class: 'v', text: shown })
       );
-      const ex = explain && explain[prefix + '.' + key];
-      if (ex) cell.appendChild(derivation(ex));
+      cells.push([cell, prefix + '.' + key]);
       tb.appendChild(h('tr', null, h('th', { scope: 'row', text: label }), cell));
     }
+    attachDerivations(cells, explain);
     return h('table', { class: 'kv' }, h('caption', { text: caption }), tb);
+  }
+
+  // Runs fn when the browser is idle (at the latest after `timeout` ms).
+  function idle(fn, timeout) {
+    return globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout }) : setTimeout(fn, 0);
+  }
+
+  // Gives each [cell, key] its "show the work". `explain` is the report's derivations, or a function
+  // that asks the core for them: the page estimates without derivations (they are most of an
+  // estimate's time and of its JSON) and fetches them once the answer is on screen and the browser is
+  // idle (issue 20), so that nothing the reader waits for computes them.
+  function attachDerivations(cells, explain) {
+    if (!explain || !cells.length) return;
+    const attach = (all) => {
+      for (const [cell, k] of cells) if (all && all[k]) cell.appendChild(derivation(all[k]));
+    };
+    if (typeof explain === 'function') idle(() => attach(explain()), 500);
+    else attach(explain);
   }
 
   // A stacked horizontal bar (memory, step time) with an optional capacity marker and a legend.
@@ -176,5 +195,5 @@ const Dom = (function () {
     a.remove();
   }
 
-  return { h, at, scroller, dataTable, derivation, kvTable, bar, warnings, sources, download };
+  return { h, at, scroller, dataTable, derivation, kvTable, idle, bar, warnings, sources, download };
 })();

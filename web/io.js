@@ -61,9 +61,14 @@ const IO = (function () {
     sec = sec || activeSection(el);
     return el._last[sec] ? el._last[sec].scenario : null;
   }
+  // The whole report, as the CLI writes it for the scenario: the page asked without derivations
+  // (app.js _update), so an export asks once more with them.
   function exportReport(el, sec) {
     sec = sec || activeSection(el);
-    return el._last[sec] ? el._last[sec].report : null;
+    const last = el._last[sec];
+    if (!last) return null;
+    const lean = last.report.inputs && last.report.inputs.explain === false && last.scenario && !('explain' in last.scenario);
+    return lean ? el._ask('estimate', JSON.stringify(last.scenario)) : last.report;
   }
 
   // One CSV cell. Numbers are written as numbers (negative ones stay readable); text is quoted, and

@@ -5,7 +5,6 @@ const Lazy = (function () {
   // Builds the sections in `pending` later; a newer call (a re-render) cancels an older one.
   function fill(el, pending) {
     const gen = (el._renderGen = (el._renderGen || 0) + 1);
-    const later = (fn, t) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: t }) : setTimeout(fn, 0));
     const one = (s) => {
       if (gen !== el._renderGen || el._built[s]) return;
       el._update(s);
@@ -34,9 +33,9 @@ const Lazy = (function () {
         return;
       }
       one(s);
-      later(next, 1000);
+      Dom.idle(next, 1000);
     };
-    later(next, 1000);
+    Dom.idle(next, 1000);
   }
 
   // A link that names a section opens there, and stays there while the sections above it are

@@ -61,7 +61,7 @@ const ClusterSection = (function () {
           ['price_usd', 'Purchase price (devices)'],
           ['cloud_usd_per_hour', 'Cloud cost per hour']
         ],
-        r.explain,
+        el._derivations('cluster'),
         'cluster'
       )
     );

@@ -163,7 +163,7 @@ const ExplainSection = (function () {
           ['bandwidth_ratio', 'Memory bandwidth'],
           ['cpu_cores_equivalent', 'CPU cores equal to one A']
         ],
-        r.explain,
+        el._derivations('explain'),
         'compare'
       )
     );

@@ -90,7 +90,7 @@ const FinetuneSection = (function () {
           ['gpu_hours', 'GPU-hours'],
           ['cost_usd', 'Cost']
         ],
-        r.explain,
+        el._derivations('finetune'),
         'finetune'
       )
     );

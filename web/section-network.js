@@ -31,7 +31,7 @@ const NetworkView = (function () {
       (n.wan ? ', joined by ' + netName(el, n.wan) : '') +
       (n.network ? '; between nodes: ' + netName(el, n.network) : '');
     const shown = rows.filter(([k]) => c[k] !== null && c[k] !== undefined);
-    res.appendChild(kvTable('Network: ' + where, c, shown, r.explain, 'training.communication'));
+    res.appendChild(kvTable('Network: ' + where, c, shown, el._derivations('train'), 'training.communication'));
     const s = t.local_sgd;
     if (s && s.local_steps > 1)
       res.appendChild(
@@ -134,7 +134,7 @@ const NetworkView = (function () {
       ['wan_bytes_per_second', 'Between sites, per site (' + (n.wan || '') + ')'],
       ['wan_latency_seconds', 'Between sites, one-way latency']
     ].filter(([k]) => n[k] !== null && n[k] !== undefined && !(k.startsWith('wan') && !(n.sites > 1)));
-    res.appendChild(kvTable('Network: the links of each level', n, rows, r.explain, 'cluster.network'));
+    res.appendChild(kvTable('Network: the links of each level', n, rows, el._derivations('cluster'), 'cluster.network'));
     res.appendChild(
       h('p', {
         class: 'prose',

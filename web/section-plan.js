@@ -179,7 +179,6 @@ const PlanSection = (function () {
   // search on the page, one tensor-parallel degree per idle moment, said so in the status.
   function inPage(el, q, onmessage) {
     let i = 0;
-    const later = (fn) => (globalThis.requestIdleCallback ? requestIdleCallback(fn, { timeout: 100 }) : setTimeout(fn, 0));
     const step = () => {
       if (el._planId !== q.id) return;
       const sc = JSON.parse(q.scenario);
@@ -187,11 +186,11 @@ const PlanSection = (function () {
       const result = el._ask('plan', JSON.stringify(sc));
       i++;
       onmessage({ data: { id: q.id, done: i, total: q.tps.length, result } });
-      if (i < q.tps.length) later(step);
+      if (i < q.tps.length) Dom.idle(step, 100);
       else if (el._planUi) el._planUi.status.textContent += ' (This page\u2019s security policy blocks background workers: the search ran on the page.)';
     };
     el._planUi.cancel.disabled = true;
-    later(step);
+    Dom.idle(step, 100);
   }
 
   function show(el, res, acc) {

@@ -204,7 +204,7 @@ const ServeSection = (function () {
           ['cost_per_million_input_tokens_usd', '$ per million input tokens'],
           ['fits', 'Fits']
         ],
-        r.explain,
+        el._derivations('serve'),
         'inference'
       )
     );

@@ -176,7 +176,7 @@ const TrainSection = (function () {
           ['goodput', 'Goodput'],
           ['fits', 'Fits in memory']
         ],
-        r.explain,
+        el._derivations('train'),
         'training'
       )
     );

@@ -128,6 +128,25 @@ test('export -> import round-trips; a malformed import shows an error and keeps 
   await context.close();
 });
 
+test('derivations on demand: the estimate is asked without them, "show the work" appears once the page is idle and opens the formula; an exported report carries them all', async () => {
+  const { page, context, errors } = await open(browser);
+  const r = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
+  assert.equal(r.explain, undefined);
+  assert.equal(r.inputs.explain, false);
+  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
+  await work.locator('summary').click();
+  const formula = await work.locator('code').first().textContent();
+  assert.match(formula, /seconds/);
+  assert.match(await work.locator('li').first().textContent(), /^seconds = /);
+  assert.match(await work.textContent(), /= [\d.,]+/);
+  const full = await page.evaluate(() => document.querySelector('gpu-calc').exportReport('train'));
+  assert.equal(full.inputs.explain, true);
+  assert.ok(full.explain['training.days'].formula.length > 0);
+  assert.equal(full.training.days, r.training.days);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the custom element works on a plain HTML page from file://, and in an iframe', async () => {
   const { page, context, errors } = await open(browser, pageUrl('embed.html'));
   assert.equal(await page.locator('#demo-element').evaluate((el) => el.shadowRoot.querySelectorAll('section').length), 1);
