@@ -49,6 +49,7 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     opt.max_tp = std::min<Count>(8, std::max<Count>(1, h.devices_per_node));
     opt.max_vpp = 2;
     opt.max_micro_batch = 4;
+    opt.best_only = true;
     const PlanResult r = search_plans(m, h, c, opt);
     if (r.best.empty()) return 0;
     if (best_out) *best_out = r.best[0];

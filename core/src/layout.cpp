@@ -17,6 +17,7 @@ PlanOptions auto_options(const Hardware& hw) {
     opt.max_tp = std::min<Count>(8, std::max<Count>(1, hw.devices_per_node));
     opt.max_vpp = 8;
     opt.max_micro_batch = 8;
+    opt.best_only = true;  // only the best plan and the least-memory layout are read
     return opt;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "gpucalc/scenario_fields.hpp"
 
@@ -94,6 +95,7 @@ struct Search {
     double cap, peak, model_flops;
     std::size_t k;
     bool fsdp_pp, pp_fixed, gb_fixed, sp_fixed, dp_fixed;
+    bool best_only;
 };
 
 // The shared state of a search of `m` on `hw` (tm: m's training model, which must outlive it).
@@ -114,7 +116,8 @@ Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig&
                   is_fixed(base, "pp"),
                   base.global_batch && is_fixed(base, "global_batch"),
                   is_fixed(base, "sequence_parallel"),
-                  is_fixed(base, "dp") && base.dp};
+                  is_fixed(base, "dp") && base.dp,
+                  opt.best_only};
 }
 
 // One (tp, cp, pp, ep) layout: its sizes, and whether the heads and the experts divide over them.
@@ -152,14 +155,31 @@ Plan make_plan(const Search& s, const TrainingConfig& c, const StepEstimate& e) 
     return p;
 }
 
-// Evaluates the layout in `c`, then ranks it: among all plans, and within its layout.
-void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb) {
+// Whether the plan in `c` is slower than `tokens_per_second` even at its step-time lower bound (a
+// relative margin of 1e-9 keeps rounding from ever skipping a plan that would tie or win).
+bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second) {
+    const double lb = step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
+    return lb > 0 && static_cast<double>(*c.global_batch) * s.m.seq_len / lb < tokens_per_second * (1.0 - 1e-9);
+}
+
+// Evaluates the layout in `c`, then ranks it: among all plans, and within its layout. `memory`:
+// the layout's memory per device if already sized (it does not depend on overlap_dp_comm, so the
+// two overlap choices share one sizing); set here otherwise.
+void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory) {
     // Memory first: most layouts do not fit and need no timing (the
     // least-memory layout, rarely replaced, is timed in full).
-    StepEstimate e = estimate_step(s.in, s.hw, c, s.eff, s.net, /*memory_only=*/true);
-    const bool fits = !(e.memory.total > s.cap);
-    const bool least = !out.least_memory || e.memory.total < out.least_memory->memory_per_gpu_bytes;
-    if (fits || least) e = estimate_step(s.in, s.hw, c, s.eff, s.net);
+    if (!memory) memory = estimate_step(s.in, s.hw, c, s.eff, s.net, /*memory_only=*/true).memory.total;
+    const bool fits = !(*memory > s.cap);
+    const bool least = !out.least_memory || *memory < out.least_memory->memory_per_gpu_bytes;
+    if (fits && !least && s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second)) {
+        out.feasible += 1;
+        return;
+    }
+    if (!fits && !least) {
+        out.rejected_out_of_memory += 1;
+        return;
+    }
+    const StepEstimate e = estimate_step(s.in, s.hw, c, s.eff, s.net);
     if (least) out.least_memory = make_plan(s, c, e);
     if (!fits) {
         out.rejected_out_of_memory += 1;
@@ -190,6 +210,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed) continue;
+                std::optional<double> memory;  // shared by the overlap choices
                 for (int oi = 0; oi < d.ovs.n; ++oi) {
                     out.considered += 1;
                     if (!b.div_ok || !zero_ok) {
@@ -210,7 +231,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
                     c.overlap_dp_comm = d.ovs.values[oi] == 1;
                     c.global_batch = b.gb;
                     c.mfu.reset();
-                    evaluate_plan(s, c, out, lb);
+                    evaluate_plan(s, c, out, lb, memory);
                 }
             }
     }

@@ -14,6 +14,7 @@
 //    al. 2023, arXiv:2304.11277 Sec. 3.4).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "gpucalc/network.hpp"
 #include "gpucalc/training.hpp"
@@ -222,6 +223,15 @@ struct WeightPlacement {
     }
 };
 
+// Whether b divides a: by integers when both are whole and exact in a double (the plan search asks
+// this of every layout it sizes, and libm's fmod costs ~90 instructions), else by fmod; the same answer.
+bool divides(double a, double b) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    if (a >= 0 && a < kExact && b >= 1 && b < kExact && a == std::floor(a) && b == std::floor(b))
+        return static_cast<std::uint64_t>(a) % static_cast<std::uint64_t>(b) == 0;
+    return std::fmod(a, b) == 0;
+}
+
 // Places the parameters on the stages and over the ZeRO groups; sets params_per_gpu and the first stage's layers and parameters.
 WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
     WeightPlacement w;
@@ -230,13 +240,13 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     w.dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
     // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
-    const bool folded = ep > 1 && std::fmod(dp * cp, ep) != 0;  // (x mod 1 = 0: no call when there is no EP)
+    const bool folded = ep > 1 && !divides(dp * cp, ep);  // (x mod 1 = 0: no call when there is no EP)
     w.expert_tp = folded ? 1.0 : t;
     // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
     // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
     // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
     // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
-    const double Lm = (p > 1 && std::fmod(in.layers, p) != 0) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
+    const double Lm = (p > 1 && !divides(in.layers, p)) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
     r.params_per_gpu =
         Ls * w.dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (w.expert_tp * ep);
     w.dense_gpu = Lm * w.dense_per_layer / t + emb_tables * in.params_embedding / t;
@@ -862,6 +872,19 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     step_total(cfg, L, r);
     r.recompute_flops_per_token = recomputed_flops_per_token(in, L, c.rc_gemm);
     return r;
+}
+
+double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                                const NetworkLevels& net) {
+    StepEstimate r;
+    const StepLayout L = step_layout(in, cfg, eff.fw, net);
+    const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
+    StepTime mb;
+    gemm_time(in, eff, L, c, mb, r);
+    mb.overhead = L.Ls * (3.0 + c.rc) * eff.fw.kernel_seconds_per_layer;
+    // microbatches_in_step: m x t_mb, and a bubble of (p - 1) / v x t_mb; t_mb >= gemm + overhead.
+    const double per_mb = mb.gemm + mb.overhead;
+    return L.m * per_mb + (L.p > 1 ? (L.p - 1.0) / L.v * per_mb : 0.0);
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {

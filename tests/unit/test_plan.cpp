@@ -1,6 +1,9 @@
 // Plan search: feasibility rules, ranking, and the published Megatron plans.
 #include "gpucalc/catalog.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/plan.hpp"
+#include "gpucalc/scenario_parse.hpp"
+#include "gpucalc/training.hpp"
 #include "helpers.hpp"
 
 using namespace gpucalc;
@@ -69,5 +72,75 @@ TEST_CASE("published Megatron 2021 layouts: search is at least as fast and ranks
         for (std::size_t i = 0; i < layouts.size() && i < 10; ++i)
             if (layouts[i]["tp"] == row.tp && layouts[i]["pp"] == row.pp) found = true;
         CHECK(found);
+    }
+}
+
+namespace {
+Scenario scenario_of(const json& j) {
+    Scenario s;
+    Errors errors;
+    REQUIRE(parse_scenario(j, s, errors, /*check_layout=*/false));
+    REQUIRE(errors.empty());
+    REQUIRE(s.model);
+    REQUIRE(s.hardware);
+    REQUIRE(s.training);
+    return s;
+}
+}  // namespace
+
+TEST_CASE("the step-time lower bound never exceeds the step time of any plan the search times") {
+    for (const char* preset : {"gpt3-175b", "llama3-70b", "mixtral-8x7b"}) {
+        INFO(preset);
+        const Scenario s = scenario_of({{"model", {{"preset", preset}}},
+                                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                        {"training", json::object()}});
+        const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
+        REQUIRE(r.best_per_layout.size() > 3);
+        const TrainingModel tm = training_model(*s.model);
+        for (const Plan& p : r.best_per_layout) {
+            const Efficiency eff = training_efficiency(p.config, s.hardware->device);
+            const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
+            CHECK(lb > 0);
+            CHECK(lb <= p.step_seconds);
+        }
+    }
+}
+
+TEST_CASE("a best-only search (automatic layouts) skips plans by their lower bound and finds the same best plan and least-memory layout") {
+    const json scenarios[] = {{{"model", {{"preset", "gpt3-175b"}}},
+                               {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+                               {"training", json::object()}},
+                              {{"model", {{"preset", "llama3-70b"}}},
+                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                               {"training", json::object()}},
+                              {{"model", {{"preset", "mixtral-8x7b"}}},
+                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},
+                               {"training", json::object()}},
+                              // Nothing fits: the least-memory layout is the answer.
+                              {{"model", {{"preset", "llama3.1-405b"}}},
+                               {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 8}}},
+                               {"training", json::object()}}};
+    for (const json& j : scenarios) {
+        INFO(j.dump());
+        const Scenario s = scenario_of(j);
+        PlanOptions full;
+        full.top_k = 1;
+        PlanOptions best_only = full;
+        best_only.best_only = true;
+        const PlanResult a = search_plans(*s.model, *s.hardware, *s.training, full);
+        const PlanResult b = search_plans(*s.model, *s.hardware, *s.training, best_only);
+        CHECK(a.considered == b.considered);
+        CHECK(a.feasible == b.feasible);
+        REQUIRE(a.best.size() == b.best.size());
+        if (!a.best.empty()) {
+            CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
+            CHECK(a.best[0].config.tp == b.best[0].config.tp);
+            CHECK(a.best[0].config.pp == b.best[0].config.pp);
+            CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
+            CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
+            CHECK(a.best[0].config.zero == b.best[0].config.zero);
+        }
+        REQUIRE(a.least_memory.has_value() == b.least_memory.has_value());
+        if (a.least_memory) CHECK(a.least_memory->memory_per_gpu_bytes == b.least_memory->memory_per_gpu_bytes);
     }
 }
