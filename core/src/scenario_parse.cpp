@@ -341,6 +341,13 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
         add_error(errors, "range", "inference.disaggregated",
                   "inference.disaggregated runs prefill and decode on separate GPUs: it needs at least two copies (hardware.count >= 2 x "
                   "inference.tp)");
+    // A GGUF format sets the bits per weight itself: another weight precision beside it would be
+    // echoed but not used (the echo writes the default, bf16, beside a format: that one parses back).
+    if (c.weight_format != WeightFormat::native && t.contains("weight_precision") &&
+        c.weight_precision != InferenceConfig{}.weight_precision)
+        add_error(errors, "conflict", "inference.weight_precision",
+                  "inference.weight_precision does not apply with inference.weight_format (the GGUF format sets the bits per weight): "
+                  "give one of them");
     s.inference = c;
 }
 
@@ -644,6 +651,25 @@ void check_serving_model_options(const InferenceConfig& c, const ModelSpec& m, E
                       ") must be smaller than the model's active parameters (" + fmt_num(active) + "): a draft is a smaller model");
 }
 
+// A framework that runs on the device and supports the precision. Megatron-LM / NeMo, DeepSpeed,
+// torchtitan and llm-foundry run on CUDA or ROCm GPUs, not on TPUs (PyTorch FSDP has an XLA
+// implementation, torch_xla.distributed.fsdp; MaxText runs on both). Megatron-LM of 2021-2022
+// (megatron-legacy) predates FP8 training, which came with Transformer Engine in Megatron-Core (2023).
+void check_framework(const TrainingConfig& t, const Hardware& hw, Errors& errors) {
+    if (!t.framework || !hw.pools.empty()) return;
+    const Framework f = *t.framework;
+    const bool gpu_only = f == Framework::megatron || f == Framework::megatron_legacy || f == Framework::deepspeed ||
+                          f == Framework::torchtitan || f == Framework::llm_foundry;
+    if (gpu_only && hw.device.kind == "tpu")
+        add_error(errors, "unsupported", "training.framework",
+                  "training.framework " + std::string(framework_name(f)) + " runs on GPUs, not on TPUs (" + hw.device.name +
+                      "): use maxtext (or fsdp, PyTorch/XLA)");
+    if (f == Framework::megatron_legacy && t.precision == Precision::fp8)
+        add_error(errors, "unsupported", "training.precision",
+                  "training.precision fp8 needs Transformer Engine (Megatron-Core, 2023): training.framework megatron-legacy "
+                  "(Megatron-LM 2021-2022) has none; use megatron");
+}
+
 void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
     if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
@@ -660,6 +686,7 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
             add_error(errors, "unsupported", "training.precision",
                       "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
         if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
+        check_framework(t, *s.hardware, errors);
     }
     if (s.training && s.hardware) {
         auto& t = *s.training;

@@ -207,3 +207,36 @@ TEST_CASE("report.inputs is itself a valid scenario that gives the identical rep
     }
     CHECK(n >= 10);
 }
+
+TEST_CASE(
+    "a GPU-only framework on a TPU, FP8 with megatron-legacy and a GGUF format beside another weight precision are refused, naming the "
+    "field") {
+    const json tpu = run({{"model", {{"preset", "llama3-8b"}}},
+                          {"hardware", {{"device", "google-tpu-v5p"}, {"count", 8}}},
+                          {"training", {{"framework", "torchtitan"}, {"tokens", 1e9}}}});
+    CHECK(has_error(tpu, "training.framework", "unsupported"));
+    // MaxText and PyTorch/XLA FSDP run on TPUs.
+    for (const char* f : {"maxtext", "fsdp"}) {
+        const json ok = run({{"model", {{"preset", "llama3-8b"}}},
+                             {"hardware", {{"device", "google-tpu-v5p"}, {"count", 8}}},
+                             {"training", {{"framework", f}, {"tokens", 1e9}}}});
+        CHECK_FALSE(ok.contains("errors"));
+    }
+    const json legacy = run({{"model", {{"preset", "llama3-8b"}}},
+                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                             {"training", {{"framework", "megatron-legacy"}, {"precision", "fp8"}, {"tokens", 1e9}}}});
+    CHECK(has_error(legacy, "training.precision", "unsupported"));
+    const json gguf = run({{"model", {{"preset", "llama3-8b"}}},
+                           {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                           {"inference", {{"weight_format", "q4_k_m"}, {"weight_precision", "int4"}}}});
+    CHECK(has_error(gguf, "inference.weight_precision", "conflict"));
+    // The echo of a GGUF scenario (format + the default precision) parses back to the same report.
+    const json one = run({{"model", {{"preset", "llama3-8b"}}},
+                          {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                          {"inference", {{"weight_format", "q4_k_m"}}},
+                          {"explain", false}});
+    REQUIRE_FALSE(one.contains("errors"));
+    const json again = run(one["inputs"]);
+    REQUIRE_FALSE(again.contains("errors"));
+    CHECK(again["inference"] == one["inference"]);
+}
