@@ -790,6 +790,12 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
         const char* source;
         bool lora;
     };
+    // What torchtune reports: "Peak Memory Active" = torch.cuda.memory_stats()["active_bytes.all.peak"] / 1024**3, logged
+    // (and reset) every step (pytorch/torchtune@30b8519e torchtune/training/memory.py:210-214, same at 1814feb17): GiB, not
+    // counting the allocator's reserve, so it is compared with peak_active_bytes.
+    // Adapted matrices per row are the configs' at the commit that added the table: 3B (q, v, o, MLP) at 1814feb17
+    // recipes/configs/llama3_2/3B_{lora,qlora}_single_device.yaml; 70B (q, k, v) at 30b8519e recipes/configs/llama3_1/70B_lora.yaml.
+    // The schema has neither set: the rows use the closest superset (all_linear adds k; attention adds o).
     const char* ladder = "torchtune README @ bd2a0fc7, 'Optimization flags' (Llama 3.2 3B, batch 2, seq 4096, A100, compile, chunked CE)";
     const char* table = "torchtune README @ 30b8519e, 'Memory and training speed' (batch 2, packed seq 2048; configs at that commit)";
     const Ft rows[] = {
@@ -830,7 +836,7 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          17.6,
          ladder,
          false},
-        {"3B LoRA r64 (q, v, o, MLP)",
+        {"3B LoRA r64 (q, v, o, MLP; scenario all_linear)",
          l32_3b,
          "nvidia-a100-sxm4-80gb",
          1,
@@ -843,7 +849,7 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          8.5,
          ladder,
          true},
-        {"3B QLoRA r64 (q, v, o, MLP)",
+        {"3B QLoRA r64 (q, v, o, MLP; scenario all_linear)",
          l32_3b,
          "nvidia-a100-sxm4-80gb",
          1,
@@ -873,28 +879,30 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          7.4,
          table,
          true},
-        {"Llama 3.1 70B LoRA r16 (q, v, o, MLP), FSDP",
+        {"Llama 3.1 70B LoRA r16 (q, k, v; scenario attention), FSDP",
          {{"preset", "llama3-70b"}},
          "nvidia-a100-sxm4-80gb",
          8,
-         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
+         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "attention"}},
          27.6,
          table,
          true},
+        // 70B_full.yaml at 30b8519e: fsdp_cpu_offload, AdamW fused=True ("fused optimizer"), no optimizer_in_bwd.
         {"Llama 3.1 70B full, FSDP + CPU offload",
          {{"preset", "llama3-70b"}},
          "nvidia-a100-sxm4-80gb",
          8,
-         {{"method", "full"}, {"cpu_offload", true}, {"optimizer_in_backward", true}},
+         {{"method", "full"}, {"cpu_offload", true}},
          13.9,
          table,
          false},
-        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed)",
+        // Printed "44.8 GB" where the other rows say GiB; torchtune logs GiB only (memory.py above), so 44.8 GiB.
+        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed: torchtune logs GiB)",
          {{"preset", "llama3.1-405b"}},
          "nvidia-a100-sxm4-80gb",
          8,
          {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
-         44.8e9 / (1024.0 * 1024 * 1024),
+         44.8,
          table,
          true},
     };
@@ -908,11 +916,11 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
         const double pred = rep["finetune"]["peak_active_bytes"].get<double>() / (1024.0 * 1024 * 1024);
         const double e = (pred - r.published_gib) / r.published_gib;
         all.abs_err.push_back(std::abs(e));
-        CHECK(std::abs(e) < 0.45);
+        CHECK(std::abs(e) < (r.lora ? 0.15 : 0.25));  // LoRA / QLoRA rows: 3B QLoRA +10%; full: 70B CPU offload -18%
         t += std::string("| ") + r.what + " | " + std::to_string(r.devices) + " x " + r.device + " | " + num(r.published_gib) + " | " +
              num(pred) + " | " + pct(e) + " | " + r.source + " |\n";
     }
-    CHECK(all.median() < 0.15);
+    CHECK(all.median() < 0.08);
     // QLoRA paper (arXiv:2305.14314) abstract: 65B fine-tuning in < 48 GB with NF4, double quantisation and paged
     // optimizers (LoRA r = 64 on all linear layers; batch 1, 512 tokens for the memory figure in its appendix).
     const json q65 = run({{"model", {{"preset", "llama-65b"}}},
