@@ -464,14 +464,19 @@ const GptFast kGptFast[] = {
     {"llama31_8b", 2, "bf16", 149.10, false},
     {"llama31_8b", 4, "bf16", 217.21, false},
     {"llama31_8b", 8, "bf16", 276.01, false},
-    // Slower than Llama-2-70B on 2 GPUs (21.32) with the same weights per GPU: not explained by bytes.
+    // Slower than Llama-2-70B on 2 GPUs (21.32) with the same weights per GPU: not explained by bytes. The README's own
+    // bandwidth column says so: 1,130.81 GB/s / 16.03 tok/s = 70.5 GB per GPU per token (the model streams 70.55 GB), at
+    // 1,131 GB/s against Llama-2-70B's 1,482 GB/s on 2 GPUs and Llama-3.1-70B's own 1,361 GB/s on 4.
     {"llama31_70b", 2, "bf16", 16.03, true},
     {"llama31_70b", 4, "bf16", 37.45, false},
     {"llama31_70b", 8, "bf16", 58.78, false},
     {"llama2_70b", 8, "int8", 80.44, false},
     {"llama2_70b", 8, "int4", 90.77, false},
     {"llama31_70b", 8, "int8", 75.58, false},
-    // 816 GB/s per GPU achieved, far below the other 8-GPU int8 rows (727-752 GB/s at 70B): unexplained.
+    // 815.87 GB/s / 15.60 tok/s = 52.3 GB per GPU per token (the model streams 51.0 GB). The 70B int8 rows on 8 GPUs reach
+    // 727-752 GB/s with 8.8 GB per GPU, where per-layer overheads dominate; for 405B the stream dominates and the model
+    // expects it at 0.84 x 1,700 GB/s, while the run reaches 816 GB/s (one A100 streams int8 Llama-2-70B at 1,323 GB/s).
+    // Same README setup as every row (8 x A100-80GB at 330 W, batch 1, compile, int8 weight-only): unexplained.
     {"llama31_405b", 8, "int8", 15.60, true},
     {"mixtral_8x7b", 2, "bf16", 96.67, false},
     {"mixtral_8x7b", 4, "bf16", 155.35, false},
