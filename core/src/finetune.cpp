@@ -1,9 +1,12 @@
 // Fine-tuning estimator (finetune.hpp). Memory per device:
 //  - weights: 2 B/param (bf16). QLoRA stores the layers' linear weights in 4-bit NormalFloat with
 //    double quantisation, 4 + 0.127 bits per parameter (Dettmers et al. 2023, arXiv:2305.14314,
-//    Sec. 3: 64-weight blocks, fp8 block constants, fp32 second-level constants per 256 blocks);
-//    embeddings, output head and norms stay 16-bit (bitsandbytes skips lm_head; torchtune keeps
-//    its output projection in bf16).
+//    Sec. 3: 64-weight blocks, 8-bit block constants, second-level constants per 256 blocks; torchao's
+//    NF4Tensor, which torchtune uses, has the same layout: pytorch/ao@36027d82
+//    torchao/quantization/quantize_/workflows/nf4/nf4_tensor.py:1077 to_nf4(block_size=64,
+//    scaler_block_size=256)); embeddings, output head and norms stay 16-bit (bitsandbytes skips
+//    lm_head; torchtune keeps its output projection in bf16: pytorch/torchtune@30b8519e
+//    torchtune/models/llama3_1/_component_builders.py:247 "quantize_base is not applied to final output_proj").
 //  - trainable: all parameters (full) or rank x (d_in + d_out) per adapted matrix (LoRA, Hu et al.
 //    2021 Sec. 4). Gradients in the trainable dtype; AdamW keeps two states per parameter in the
 //    parameter dtype (PyTorch) or 1 byte each (8-bit AdamW, Dettmers et al. 2022); paged optimizer
@@ -11,11 +14,25 @@
 //    they are not counted on the device.
 //  - activations: with gradient checkpointing each layer keeps its 16-bit input (2 s b h bytes) and
 //    one layer is recomputed at a time; without it every layer keeps Korthikanti et al. 2022 Table 2's
-//    activations (flash attention: no s x s scores) — training.cpp activation_bytes_per_layer.
-//  - logits: s b V x (2 B bf16 logits + 8 B fp32 logits and their gradient; chunked cross-entropy
-//    holds 1/8 of the fp32 part at a time: torchtune CEWithChunkedOutputLoss, 8 chunks).
-//  - peak = weights + fp32 master + optimizer + FSDP gathers + max(activations + logits, gradients)
-//    + overhead: gradients are allocated during backward while activations are freed.
+//    activations (flash attention: no s x s scores) — training.cpp activation_bytes_per_layer. With
+//    activation offload the inputs go to host memory and only the last 5 saved tensors are still on
+//    the device when the forward pass ends (torchtune OffloadActivations max_fwd_stash_size = 5:
+//    pytorch/torchtune@1814feb17 torchtune/training/_activation_offloading.py:71, 159).
+//  - logits: chunked cross-entropy (torchtune CEWithChunkedOutputLoss, 8 chunks) keeps the 16-bit
+//    logits of every chunk (2 B) and, in backward, one chunk's 16-bit gradient (2 B / 8): torchtune
+//    compiles the upcast + cross-entropy of each chunk (pytorch/torchtune@1814feb17
+//    torchtune/training/_compile.py:75 compile_loss), and the compiled graph saves its bf16 input rather
+//    than the fp32 upcast (AOTAutograd min-cut partitioner: pointwise ops and casts are recomputed,
+//    pytorch/pytorch torch/_functorch/partitioners.py min_cut_rematerialization_partition; the
+//    cross-entropy gradient's scatter becomes a pointwise kernel, torch/_inductor/config.py
+//    optimize_scatter_upon_const_tensor). Without chunking: 2 B + 8 B (fp32 logits and gradient).
+//  - peak = weights + fp32 master + optimizer + FSDP gathers + max(loss phase, layer phase) + overhead.
+//    Loss phase (end of forward, loss backward): checkpointed inputs + logits + the output
+//    projection's weight gradient (full fine-tuning; unsharded until FSDP reduce-scatters it). The
+//    recipe frees the logits before the layers' backward ("del logits  # free logits otherwise it
+//    peaks backward memory", pytorch/torchtune@1814feb17 recipes/lora_finetune_single_device.py:651),
+//    so the layer phase holds one recomputed layer + max(checkpointed inputs, gradients): inputs are
+//    released as gradients accumulate, layer by layer.
 // Step time: hardware FLOPs (6N full, 4N LoRA: forward and input gradients only, +2N with
 // checkpointing, + attention) at the training model's GEMM efficiency for the device, + NF4
 // dequantisation in every pass (QLoRA), + FSDP / CPU-offload transfers.
@@ -37,7 +54,10 @@ constexpr double kNf4BitsPerParam = 4.0 + 0.127;  // QLoRA Sec. 3: double quanti
 constexpr double kChunks = 8;                     // torchtune CEWithChunkedOutputLoss num_output_chunks
 constexpr double kDequantOpsPerWeight = 2;        // NF4 lookup + scale (as int4 in inference.cpp)
 constexpr double kDequantAlu = 0.70;              // fraction of FP32 SIMT peak (inference.hpp dequant_alu)
-constexpr double kLogitBytes = 2.0, kLogitFp32Bytes = 8.0;
+constexpr double kLogitBytes = 2.0;               // bf16 logits of every chunk
+constexpr double kLogitGradBytes = 2.0;           // bf16 gradient of the chunk in backward (compiled loss)
+constexpr double kLogitFp32Bytes = 8.0;           // unchunked: fp32 logits and their gradient
+constexpr double kOffloadStash = 5;               // torchtune OffloadActivations max_fwd_stash_size
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 
@@ -110,6 +130,9 @@ struct Sizes {
     double grads = 0;         // bytes of the gradients, all devices
     double state_bytes = 0;   // optimizer state bytes per trainable parameter
     double layer_full = 0;    // one layer's activations
+    double kept = 0;          // activations held through the forward pass (checkpointed inputs, or every layer's)
+    double working = 0;       // one recomputed layer's activations (checkpointing), else 0
+    double head_grad = 0;     // the output projection's weight gradient during the loss backward (full)
     double fixed = 0;         // memory that does not grow with the tokens per device
 };
 
@@ -147,7 +170,7 @@ Sizes weight_memory(const Run& u, const FinetuneConfig& cfg, double trainable, F
     return z;
 }
 
-// Activations (checkpointed or not) and logits per device.
+// Activations (checkpointed or not), logits and the output head's gradient per device.
 void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, FinetuneMemory& mem) {
     TrainingConfig tc;
     tc.tp = 1;
@@ -156,15 +179,32 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
     tc.attention = Attention::flash;
     tc.recompute = Recompute::selective;
     const StepInputs in = step_inputs(u.m);
+    const double h = u.m.has_architecture ? u.m.hidden : 0.0;
     z.layer_full = u.m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
-    const double layer_input = 2.0 * u.s * u.b * (u.m.has_architecture ? u.m.hidden : 0.0);
-    if (!cfg.gradient_checkpointing)
-        mem.activations = z.layer_full * u.layers;
-    else if (cfg.activation_offload)
-        mem.activations = z.layer_full + layer_input;
-    else
-        mem.activations = layer_input * u.layers + z.layer_full;
-    mem.logits = u.s * u.b * u.V * (kLogitBytes + kLogitFp32Bytes / (cfg.chunked_cross_entropy ? kChunks : 1.0));
+    const double layer_input = 2.0 * u.s * u.b * h;
+    if (!cfg.gradient_checkpointing) {
+        z.kept = z.layer_full * u.layers, z.working = 0;
+    } else {
+        z.kept = layer_input * (cfg.activation_offload ? std::min(u.layers, kOffloadStash) : u.layers);
+        z.working = z.layer_full;
+    }
+    mem.activations = z.kept + z.working;
+    mem.logits = u.s * u.b * u.V * (cfg.chunked_cross_entropy ? kLogitBytes + kLogitGradBytes / kChunks : kLogitBytes + kLogitFp32Bytes);
+    // Full fine-tuning: the output projection's (or tied embedding's) gradient, V x h in the gradient
+    // dtype, is allocated in the loss backward while the logits are alive; FSDP reduce-scatters it after.
+    z.head_grad = u.full ? u.V * h * (cfg.master_weights ? 4.0 : 2.0) : 0.0;
+}
+
+// Largest tokens per device whose loss phase and layer phase both fit in room (all linear in tokens).
+double max_tokens(const Sizes& z, const FinetuneMemory& mem, double tokens, double room) {
+    const double kept = safe_div(z.kept, tokens), work = safe_div(z.working, tokens), logits = safe_div(mem.logits, tokens);
+    const struct { double per_token, fixed; } phases[] = {{kept + logits, z.head_grad}, {work + kept, 0.0}, {work, mem.gradients}};
+    double best = INFINITY;
+    for (const auto& p : phases) {
+        if (p.fixed >= room) return 0;
+        if (p.per_token > 0) best = std::min(best, (room - p.fixed) / p.per_token);
+    }
+    return std::isfinite(best) ? std::floor(best) : 0;
 }
 
 // Peak memory, whether it fits, and the biggest batch and sequence that would.
@@ -172,19 +212,19 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     FinetuneMemory& mem = r.memory;
     mem.overhead = cfg.overhead_bytes;
     z.fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
-    mem.total = z.fixed + std::max(mem.activations + mem.logits, mem.gradients) + mem.overhead;
+    const double loss_phase = z.kept + mem.logits + z.head_grad;
+    const double layer_phase = z.working + std::max(z.kept, mem.gradients);
+    mem.total = z.fixed + std::max(loss_phase, layer_phase) + mem.overhead;
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;
     if (!u.m.has_architecture)
         r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device.
-    const double per_token = safe_div(mem.activations + mem.logits, u.s * u.b);
-    const double room = r.memory_capacity_bytes - z.fixed - mem.overhead;
-    if (per_token > 0 && room > mem.gradients) {
-        const double tokens = std::floor(room / per_token);
+    const double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - z.fixed - mem.overhead);
+    if (tokens > 0) {
         r.max_batch = std::floor(tokens / u.s);
-        r.max_seq_len = std::floor(tokens);  // flash attention: memory linear in tokens
+        r.max_seq_len = tokens;  // flash attention: memory linear in tokens
     }
     if (!r.fits)
         r.infeasible_reason =
@@ -278,19 +318,30 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
               {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", z.state_bytes}}, mem.optimizer, "bytes",
               "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
     trace.add("finetune.memory_per_gpu_bytes.activations",
-              cfg.gradient_checkpointing ? "layers x 2 s b h (checkpointed inputs) + one layer's activations"
-                                         : "layers x one layer's activations",
+              !cfg.gradient_checkpointing ? "layers x one layer's activations"
+              : cfg.activation_offload    ? "min(layers, 5) x 2 s b h (offloaded inputs still on the device) + one layer's activations"
+                                          : "layers x 2 s b h (checkpointed inputs) + one layer's activations",
               {{"s", s}, {"b", b}, {"h", u.m.hidden}, {"layers", layers}, {"one_layer_bytes", z.layer_full}}, mem.activations, "bytes",
-              "Korthikanti et al. 2022 Table 2 (flash attention)");
-    trace.add("finetune.memory_per_gpu_bytes.logits", "s b V x (2 B + 8 B / chunks)", {{"s", s}, {"b", b}, {"V", u.V}}, mem.logits, "bytes",
-              "torchtune CEWithChunkedOutputLoss (8 chunks)");
+              cfg.gradient_checkpointing && cfg.activation_offload
+                  ? "Korthikanti et al. 2022 Table 2 (flash attention); torchtune OffloadActivations max_fwd_stash_size = 5"
+                  : "Korthikanti et al. 2022 Table 2 (flash attention)");
+    trace.add("finetune.memory_per_gpu_bytes.logits",
+              cfg.chunked_cross_entropy ? "s b V x (2 B bf16 logits + 2 B / 8 chunks bf16 gradient)"
+                                        : "s b V x (2 B + 8 B fp32 logits and gradient)",
+              {{"s", s}, {"b", b}, {"V", u.V}}, mem.logits, "bytes",
+              "torchtune CEWithChunkedOutputLoss (8 chunks, compiled upcast + cross-entropy)");
     trace.add("finetune.memory_per_gpu_bytes.total",
-              "weights + master + optimizer + FSDP gathers + max(activations + logits, gradients) + overhead",
+              "weights + master + optimizer + FSDP gathers + max(inputs + logits + head gradient, one layer + max(inputs, gradients)) + "
+              "overhead",
               {{"fixed", z.fixed},
-               {"activations_and_logits", mem.activations + mem.logits},
+               {"kept_activations", z.kept},
+               {"logits", mem.logits},
+               {"head_gradient", z.head_grad},
+               {"one_layer_bytes", z.working},
                {"gradients", mem.gradients},
                {"overhead", mem.overhead}},
-              mem.total, "bytes", "");
+              mem.total, "bytes",
+              "torchtune recipes free the logits before the layers' backward (lora_finetune_single_device.py: del logits)");
     trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
               {{"flops_per_token", r.flops_per_token},
                {"tokens_per_device", st.tokens_step},

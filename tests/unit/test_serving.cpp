@@ -451,3 +451,45 @@ TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that 
     REQUIRE_FALSE(bare.contains("errors"));
     all_finite(bare);
 }
+
+TEST_CASE("fine-tuning memory terms: chunked logits, the loss and layer phases, offload stash, head gradient (hand calculations)") {
+    // Llama 3 8B (h 4096, V 128256, 32 layers) at batch 2 x 2048 tokens: s b = 4096.
+    const double sb = 2.0 * 2048, h = 4096, V = 128256, L = 32;
+    const double input = 2.0 * sb * h;  // one checkpointed layer input, bf16
+    auto ft = [](const json& f) {
+        const json r = run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}}}, {"finetune", f}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["finetune"];
+    };
+    const json lora = ft({{"method", "lora"}});
+    const json& m = lora["memory_per_gpu_bytes"];
+    const double fixed = m["weights"].get<double>() + m["optimizer"].get<double>();
+    // torchtune CEWithChunkedOutputLoss with the compiled upcast + cross-entropy: the bf16 logits of all 8 chunks and one
+    // chunk's bf16 gradient; the fp32 upcast is recomputed inside the compiled chunk, not kept.
+    CHECK(m["logits"].get<double>() == Approx(sb * V * (2.0 + 2.0 / 8)));
+    // Checkpointing: every layer's input + one recomputed layer.
+    const double one_layer = m["activations"].get<double>() - L * input;
+    CHECK(one_layer > 0);
+    // Peak: the loss phase (inputs + logits) or the layer phase (one layer + inputs), not both: the recipe frees the logits
+    // before the layers' backward (torchtune recipes/lora_finetune_single_device.py: "del logits").
+    CHECK(lora["peak_active_bytes"].get<double>() == Approx(fixed + L * input + m["logits"].get<double>()));
+    // Activation offload: only the last 5 saved tensors are still on the device (OffloadActivations max_fwd_stash_size = 5).
+    const json off = ft({{"method", "lora"}, {"activation_offload", true}});
+    CHECK(off["memory_per_gpu_bytes"]["activations"].get<double>() == Approx(5 * input + one_layer));
+    CHECK(lora["peak_active_bytes"].get<double>() - off["peak_active_bytes"].get<double>() == Approx((L - 5) * input));
+    // Full fine-tuning: the output projection's weight gradient (V x h, bf16) is alive with the logits in the loss backward.
+    const json full = ft({{"method", "full"}, {"optimizer", "paged_adamw_8bit"}, {"optimizer_in_backward", true}});
+    const json& fm = full["memory_per_gpu_bytes"];
+    CHECK(full["peak_active_bytes"].get<double>() ==
+          Approx(fm["weights"].get<double>() + L * input + fm["logits"].get<double>() + V * h * 2.0));
+    // Without checkpointing every layer's activations are alive with the logits; without chunking the logits are 2 + 8 B.
+    const json nockpt = ft({{"method", "lora"}, {"gradient_checkpointing", false}});
+    CHECK(nockpt["memory_per_gpu_bytes"]["activations"].get<double>() == Approx(L * one_layer));
+    CHECK(nockpt["peak_active_bytes"].get<double>() == Approx(fixed + L * one_layer + m["logits"].get<double>()));
+    CHECK(ft({{"method", "lora"}, {"chunked_cross_entropy", false}})["memory_per_gpu_bytes"]["logits"].get<double>() ==
+          Approx(sb * V * 10.0));
+    // The biggest batch keeps both phases within the usable memory: one more sequence does not fit.
+    const double room = lora["memory_capacity_bytes"].get<double>() - fixed - m["overhead"].get<double>();
+    const double per_seq = (L * input + m["logits"].get<double>()) / 2;  // the loss phase per sequence of 2048
+    CHECK(lora["max_batch"].get<double>() == std::floor(room / per_seq));
+}

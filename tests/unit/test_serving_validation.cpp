@@ -464,14 +464,19 @@ const GptFast kGptFast[] = {
     {"llama31_8b", 2, "bf16", 149.10, false},
     {"llama31_8b", 4, "bf16", 217.21, false},
     {"llama31_8b", 8, "bf16", 276.01, false},
-    // Slower than Llama-2-70B on 2 GPUs (21.32) with the same weights per GPU: not explained by bytes.
+    // Slower than Llama-2-70B on 2 GPUs (21.32) with the same weights per GPU: not explained by bytes. The README's own
+    // bandwidth column says so: 1,130.81 GB/s / 16.03 tok/s = 70.5 GB per GPU per token (the model streams 70.55 GB), at
+    // 1,131 GB/s against Llama-2-70B's 1,482 GB/s on 2 GPUs and Llama-3.1-70B's own 1,361 GB/s on 4.
     {"llama31_70b", 2, "bf16", 16.03, true},
     {"llama31_70b", 4, "bf16", 37.45, false},
     {"llama31_70b", 8, "bf16", 58.78, false},
     {"llama2_70b", 8, "int8", 80.44, false},
     {"llama2_70b", 8, "int4", 90.77, false},
     {"llama31_70b", 8, "int8", 75.58, false},
-    // 816 GB/s per GPU achieved, far below the other 8-GPU int8 rows (727-752 GB/s at 70B): unexplained.
+    // 815.87 GB/s / 15.60 tok/s = 52.3 GB per GPU per token (the model streams 51.0 GB). The 70B int8 rows on 8 GPUs reach
+    // 727-752 GB/s with 8.8 GB per GPU, where per-layer overheads dominate; for 405B the stream dominates and the model
+    // expects it at 0.84 x 1,700 GB/s, while the run reaches 816 GB/s (one A100 streams int8 Llama-2-70B at 1,323 GB/s).
+    // Same README setup as every row (8 x A100-80GB at 330 W, batch 1, compile, int8 weight-only): unexplained.
     {"llama31_405b", 8, "int8", 15.60, true},
     {"mixtral_8x7b", 2, "bf16", 96.67, false},
     {"mixtral_8x7b", 4, "bf16", 155.35, false},
@@ -790,6 +795,12 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
         const char* source;
         bool lora;
     };
+    // What torchtune reports: "Peak Memory Active" = torch.cuda.memory_stats()["active_bytes.all.peak"] / 1024**3, logged
+    // (and reset) every step (pytorch/torchtune@30b8519e torchtune/training/memory.py:210-214, same at 1814feb17): GiB, not
+    // counting the allocator's reserve, so it is compared with peak_active_bytes.
+    // Adapted matrices per row are the configs' at the commit that added the table: 3B (q, v, o, MLP) at 1814feb17
+    // recipes/configs/llama3_2/3B_{lora,qlora}_single_device.yaml; 70B (q, k, v) at 30b8519e recipes/configs/llama3_1/70B_lora.yaml.
+    // The schema has neither set: the rows use the closest superset (all_linear adds k; attention adds o).
     const char* ladder = "torchtune README @ bd2a0fc7, 'Optimization flags' (Llama 3.2 3B, batch 2, seq 4096, A100, compile, chunked CE)";
     const char* table = "torchtune README @ 30b8519e, 'Memory and training speed' (batch 2, packed seq 2048; configs at that commit)";
     const Ft rows[] = {
@@ -830,7 +841,7 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          17.6,
          ladder,
          false},
-        {"3B LoRA r64 (q, v, o, MLP)",
+        {"3B LoRA r64 (q, v, o, MLP; scenario all_linear)",
          l32_3b,
          "nvidia-a100-sxm4-80gb",
          1,
@@ -843,7 +854,7 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          8.5,
          ladder,
          true},
-        {"3B QLoRA r64 (q, v, o, MLP)",
+        {"3B QLoRA r64 (q, v, o, MLP; scenario all_linear)",
          l32_3b,
          "nvidia-a100-sxm4-80gb",
          1,
@@ -873,28 +884,30 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
          7.4,
          table,
          true},
-        {"Llama 3.1 70B LoRA r16 (q, v, o, MLP), FSDP",
+        {"Llama 3.1 70B LoRA r16 (q, k, v; scenario attention), FSDP",
          {{"preset", "llama3-70b"}},
          "nvidia-a100-sxm4-80gb",
          8,
-         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
+         {{"method", "lora"}, {"lora_rank", 16}, {"lora_modules", "attention"}},
          27.6,
          table,
          true},
+        // 70B_full.yaml at 30b8519e: fsdp_cpu_offload, AdamW fused=True ("fused optimizer"), no optimizer_in_bwd.
         {"Llama 3.1 70B full, FSDP + CPU offload",
          {{"preset", "llama3-70b"}},
          "nvidia-a100-sxm4-80gb",
          8,
-         {{"method", "full"}, {"cpu_offload", true}, {"optimizer_in_backward", true}},
+         {{"method", "full"}, {"cpu_offload", true}},
          13.9,
          table,
          false},
-        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed)",
+        // Printed "44.8 GB" where the other rows say GiB; torchtune logs GiB only (memory.py above), so 44.8 GiB.
+        {"Llama 3.1 405B QLoRA r16 (q, k, v, o, MLP), FSDP ('44.8 GB' printed: torchtune logs GiB)",
          {{"preset", "llama3.1-405b"}},
          "nvidia-a100-sxm4-80gb",
          8,
          {{"method", "qlora"}, {"lora_rank", 16}, {"lora_modules", "all_linear"}},
-         44.8e9 / (1024.0 * 1024 * 1024),
+         44.8,
          table,
          true},
     };
@@ -908,11 +921,11 @@ TEST_CASE("fine-tuning validation: peak memory of full, LoRA and QLoRA runs (tor
         const double pred = rep["finetune"]["peak_active_bytes"].get<double>() / (1024.0 * 1024 * 1024);
         const double e = (pred - r.published_gib) / r.published_gib;
         all.abs_err.push_back(std::abs(e));
-        CHECK(std::abs(e) < 0.45);
+        CHECK(std::abs(e) < (r.lora ? 0.15 : 0.25));  // LoRA / QLoRA rows: 3B QLoRA +10%; full: 70B CPU offload -18%
         t += std::string("| ") + r.what + " | " + std::to_string(r.devices) + " x " + r.device + " | " + num(r.published_gib) + " | " +
              num(pred) + " | " + pct(e) + " | " + r.source + " |\n";
     }
-    CHECK(all.median() < 0.15);
+    CHECK(all.median() < 0.08);
     // QLoRA paper (arXiv:2305.14314) abstract: 65B fine-tuning in < 48 GB with NF4, double quantisation and paged
     // optimizers (LoRA r = 64 on all linear layers; batch 1, 512 tokens for the memory figure in its appendix).
     const json q65 = run({{"model", {{"preset", "llama-65b"}}},

@@ -14,16 +14,16 @@
 
 namespace gpucalc {
 
-struct FinetuneMemory {       // bytes per device at the peak (end of the forward pass / start of backward)
+struct FinetuneMemory {       // bytes per device (the parts; total takes the larger of the loss and layer phases)
     double weights = 0;       // frozen or trained weights (bf16; QLoRA: NF4 layers + 16-bit embeddings)
     double master = 0;        // fp32 copy of the trainable weights (master_weights)
     double gradients = 0;     // gradients of the trainable weights
     double optimizer = 0;     // optimizer states on the device
-    double activations = 0;   // checkpointed layer inputs + one layer's working set (or every layer's activations)
-    double logits = 0;        // output logits and the loss's fp32 copies
+    double activations = 0;   // checkpointed layer inputs (offload: those still on the device) + one layer's working set (or every layer's)
+    double logits = 0;        // bf16 logits + the loss's gradient (one chunk's with chunked cross-entropy)
     double fsdp_working = 0;  // gathered full-size layer weights (FSDP, current + prefetched)
     double overhead = 0;
-    double total = 0;  // weights + master + optimizer + fsdp_working + max(activations + logits, gradients) + overhead
+    double total = 0;  // weights + master + optimizer + fsdp_working + max(loss phase, layer phase) + overhead (finetune.cpp)
 };
 
 struct FinetuneResult {
