@@ -197,7 +197,9 @@ const Fields = (function () {
       f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', {
         options: [
           ['', 'q and v (default)'],
+          ['qkv', 'q, k and v'],
           ['attention', 'all attention'],
+          ['qvo_mlp', 'q, v, o and the MLP'],
           ['all_linear', 'every linear layer']
         ],
         value: 'all_linear'

@@ -74,16 +74,23 @@ double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
         kv = m.kv_lora_rank + m.heads * (m.qk_nope_head_dim + m.v_head_dim);
         o = m.heads * m.v_head_dim + h;
     }
+    // torchtune names the matrices in lora_attn_modules (q_proj, k_proj, v_proj, output_proj) and adds
+    // the MLP with apply_lora_to_mlp (torchtune/models/llama3_1/_component_builders.py lora_llama3_1).
+    const double k = m.is_mla() ? 0.0 : kv;  // MLA: one latent kv projection, adapted as "v"
     double per_layer = 0;
     switch (modules) {
         case LoraModules::qv:
             per_layer = q + kv;
             break;
-        case LoraModules::attention:
-            per_layer = q + (m.is_mla() ? kv : 2 * kv) + o;
+        case LoraModules::qkv:
+            per_layer = q + k + kv;
             break;
-        case LoraModules::all_linear: {
-            per_layer = q + (m.is_mla() ? kv : 2 * kv) + o;
+        case LoraModules::attention:
+            per_layer = q + k + kv + o;
+            break;
+        case LoraModules::all_linear:
+        case LoraModules::qvo_mlp: {
+            per_layer = q + (modules == LoraModules::all_linear ? k : 0.0) + kv + o;
             const double mats = m.ffn_kind == FfnKind::swiglu ? 3.0 : 2.0;
             if (m.is_moe()) {
                 const double moe_layers = m.layers - std::min(m.dense_layers, m.layers);

@@ -286,8 +286,9 @@ const std::vector<Field<FinetuneConfig>>& finetune_fields() {
         field<&F::method>(choice_spec("method", {{"full", 0}, {"lora", 1}, {"qlora", 2}},
                                       "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
         field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r")),
-        field<&F::lora_modules>(choice_spec("lora_modules", {{"qv", 0}, {"attention", 1}, {"all_linear", 2}},
-                                            "adapted matrices: q and v, all attention projections, or every linear layer")),
+        field<&F::lora_modules>(choice_spec("lora_modules", {{"qv", 0}, {"attention", 1}, {"all_linear", 2}, {"qkv", 3}, {"qvo_mlp", 4}},
+                                            "adapted matrices: q and v, all attention projections, every linear layer, q k v, or q v o "
+                                            "and the MLP (torchtune's lora_attn_modules + apply_lora_to_mlp)")),
         field<&F::batch>(integer_spec("batch", "sequences", 1, 1e6, "sequences per device per step")),
         field<&F::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "tokens per sequence")),
         field<&F::gradient_checkpointing>(

@@ -400,6 +400,22 @@ TEST_CASE("can I run it? a 4090 and an M-series Mac at a given context") {
     CHECK(ask("apple-m3-max", "llama3-70b", {{"weight_precision", "bf16"}})["inference"]["fits"] == false);
 }
 
+TEST_CASE("LoRA adapters on the matrices torchtune's configs name: q k v (70B_lora.yaml) and q v o + MLP (3B_lora_single_device.yaml)") {
+    // Llama 3 8B: h 4096, 32 heads, 8 kv heads of 128: q and o 4096 + 4096, k and v 4096 + 1024, MLP 3 x (4096 + 14336).
+    auto trainable = [](const char* modules) {
+        const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                            {"finetune", {{"method", "lora"}, {"lora_rank", 8}, {"lora_modules", modules}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["finetune"]["trainable_params"].get<double>();
+    };
+    CHECK(trainable("qv") == Approx(8.0 * (8192 + 5120) * 32));
+    CHECK(trainable("qkv") == Approx(8.0 * (8192 + 5120 + 5120) * 32));
+    CHECK(trainable("attention") == Approx(8.0 * (8192 + 5120 + 5120 + 8192) * 32));
+    CHECK(trainable("qvo_mlp") == Approx(8.0 * (8192 + 5120 + 8192 + 3 * 18432) * 32));
+    CHECK(trainable("all_linear") == Approx(8.0 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32));
+}
+
 TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that do; time and cost") {
     json s = {{"model", {{"preset", "llama3-8b"}}},
               {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},

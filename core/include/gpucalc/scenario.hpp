@@ -158,12 +158,13 @@ struct InferenceConfig {
 
 // Fine-tuning (finetune.cpp): full, LoRA or QLoRA on hardware.count devices (FSDP-sharded when > 1).
 enum class FinetuneMethod { full, lora, qlora };
-enum class LoraModules { qv, attention, all_linear };
+enum class LoraModules { qv, attention, all_linear, qkv, qvo_mlp };
 enum class FinetuneOptimizer { adamw, adamw_8bit, paged_adamw_8bit, sgd };
 struct FinetuneConfig {
     FinetuneMethod method = FinetuneMethod::lora;
     Count lora_rank = 8;                         // torchtune / PEFT default rank
-    LoraModules lora_modules = LoraModules::qv;  // adapted matrices: q and v (LoRA paper), all attention, all linear (QLoRA paper)
+    LoraModules lora_modules = LoraModules::qv;  // adapted matrices: q and v (LoRA paper), all attention, all linear (QLoRA paper), q k v,
+                                                 // q v o + MLP (torchtune configs)
     Count batch = 2;                             // sequences per device per step (torchtune's table: 2)
     Count seq_len = 2048;                        // tokens per sequence (packed)
     bool gradient_checkpointing = true;          // keep only each layer's input; recompute the layer in backward
