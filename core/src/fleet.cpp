@@ -243,9 +243,8 @@ StepEstimate stage_estimate(const StepInputs& in0, const Hardware& h, const Trai
     c.recompute = rc;
     c.sequence_parallel = tp > 1;
     c.local_steps = 1;
-    Hardware hh = h;
-    hh.count = tp * static_cast<Count>(stages) * dp;
-    return estimate_step(in, hh, c, eff);
+    // The step model reads the device and the network levels of these tp x stages x dp devices.
+    return estimate_step(in, h, c, eff, network_levels(h, tp * static_cast<Count>(stages) * dp));
 }
 
 // Whether `t`-way tensor parallelism divides the attention heads (and the KV heads, or they it).

@@ -91,10 +91,12 @@ json networks_to_json() {
     return {{"networks", arr}};
 }
 
-NetworkLevels network_levels(const Hardware& hw) {
+NetworkLevels network_levels(const Hardware& hw) { return network_levels(hw, hw.count); }
+
+NetworkLevels network_levels(const Hardware& hw, std::int64_t devices) {
     NetworkLevels n;
     const Device& d = hw.device;
-    const double count = static_cast<double>(std::max<Count>(1, hw.count));
+    const double count = static_cast<double>(std::max<Count>(1, devices));
     const double dpn = hw.devices_per_node > 0 ? static_cast<double>(hw.devices_per_node) : 1.0;
     const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
     // Inside a node: the device's scale-up link; PCIe peer traffic for devices without one.

@@ -201,22 +201,26 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
 // Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching.
 void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out,
                     LayoutBest& lb) {
+    // Options counted as considered per ZeRO stage (sequence parallelism needs tensor parallelism).
+    int sps = 0;
+    for (int si = 0; si < d.sps.n; ++si) sps += !(d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed);
+    const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
         // micro-batches: DeepSpeed rejects the combination; Megatron shards the optimizer
         // only; PyTorch FSDP with pipelining allows it (torchtitan; Llama 3 Sec. 3.3.2).
         const bool zero_ok = !(zero >= 2 && l.pp > 1) || s.fsdp_pp;
+        out.considered += per_zero;
+        if (!b.div_ok || !zero_ok) {  // every option of this stage: counted at once
+            out.rejected_indivisible += per_zero;
+            continue;
+        }
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed) continue;
                 std::optional<double> memory;  // shared by the overlap choices
                 for (int oi = 0; oi < d.ovs.n; ++oi) {
-                    out.considered += 1;
-                    if (!b.div_ok || !zero_ok) {
-                        out.rejected_indivisible += 1;
-                        continue;
-                    }
                     // Every field that varies is set here; the others stay the base's.
                     c.tp = l.tp;
                     c.pp = l.pp;

@@ -2,6 +2,7 @@
 // between sites) and the bandwidth/latency of each level of a cluster's hierarchy (node, site,
 // world) as the step model uses them (alpha-beta model: time = latency terms + bytes / bandwidth).
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,8 @@ struct NetworkLevels {
     bool nodes_are_sites = false;    // hardware.network is a WAN preset: every node its own site
 };
 NetworkLevels network_levels(const Hardware& hw);
+// The same for `devices` of hw's kind on hw's network (a part of a fleet), without copying hw.
+NetworkLevels network_levels(const Hardware& hw, std::int64_t devices);
 // What the report echoes under training.network (names, figures and where they come from).
 nlohmann::json network_levels_json(const Hardware& hw, const NetworkLevels& n);
 
