@@ -211,9 +211,16 @@ class GpuCalc extends HTMLElement {
     if (!last) return null;
     if (last.report.explain) return last.report.explain;
     return () => {
+      // An answer already replaced by newer input needs none; a failed fetch is not kept: the retry
+      // (a fresh module, the section computed again) asks afresh.
+      if (this._last[sec] !== last || last.explainFailed) return null;
       if (!last.explain) {
-        const out = this._ask('explain', [JSON.stringify(last.scenario), '']);
-        last.explain = out.errors ? {} : out.explain;
+        const out = this._ask('explain', [JSON.stringify(last.scenario), ''], () => this._update(sec));
+        if (out.errors) {
+          last.explainFailed = true;
+          return null;
+        }
+        last.explain = out.explain;
       }
       return last.explain;
     };

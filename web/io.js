@@ -68,7 +68,9 @@ const IO = (function () {
     const last = el._last[sec];
     if (!last) return null;
     const lean = last.report.inputs && last.report.inputs.explain === false && last.scenario && !('explain' in last.scenario);
-    return lean ? el._ask('estimate', JSON.stringify(last.scenario)) : last.report;
+    if (!lean) return last.report;
+    const full = el._ask('estimate', JSON.stringify(last.scenario));
+    return full.errors ? last.report : full; // the module failing now: the answer on screen, without derivations
   }
 
   // One CSV cell. Numbers are written as numbers (negative ones stay readable); text is quoted, and

@@ -52,10 +52,12 @@ const FinetuneSection = (function () {
     const t = r.finetune;
     const price = el._sections.finetune.querySelector('[data-field="gpu_hour_usd"]');
     if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
-    const m = t.memory_per_gpu_bytes;
+    // The parts alive at the peak (they add up to the total that "fits" is judged on): the loss
+    // phase holds the logits, the layers' backward the gradients; both never peak together.
+    const m = t.memory_at_peak_bytes;
     res.appendChild(
       bar(
-        'Memory per GPU',
+        'Memory per GPU at the peak (' + (m.phase === 'loss' ? 'the loss and its backward' : "the layers' backward") + ')',
         [
           ['weights', m.weights],
           ['master weights', m.master_weights],
@@ -63,6 +65,7 @@ const FinetuneSection = (function () {
           ['optimizer', m.optimizer],
           ['activations', m.activations],
           ['logits', m.logits],
+          ['output head gradient', m.head_gradient],
           ['FSDP working set', m.fsdp_working],
           ['overhead', m.overhead]
         ],

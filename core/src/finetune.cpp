@@ -221,7 +221,15 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     z.fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
     const double loss_phase = z.kept + mem.logits + z.head_grad;
     const double layer_phase = z.working + std::max(z.kept, mem.gradients);
+    mem.head_gradient = z.head_grad;
     mem.total = z.fixed + std::max(loss_phase, layer_phase) + mem.overhead;
+    FinetunePeak& pk = r.peak;
+    if (loss_phase >= layer_phase)
+        pk = FinetunePeak{"loss", z.kept, mem.logits, z.head_grad, 0.0};
+    else if (z.kept >= mem.gradients)
+        pk = FinetunePeak{"layers", z.working + z.kept, 0.0, 0.0, 0.0};
+    else
+        pk = FinetunePeak{"layers", z.working, 0.0, 0.0, mem.gradients};
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;

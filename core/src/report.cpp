@@ -403,6 +403,19 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["memory_per_gpu_bytes"] = {{"weights", m.weights},           {"master_weights", m.master},   {"gradients", m.gradients},
                                  {"optimizer", m.optimizer},       {"activations", m.activations}, {"logits", m.logits},
                                  {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead},       {"total", m.total}};
+    j["memory_per_gpu_bytes"]["head_gradient"] = m.head_gradient;
+    // The parts at the peak (they add up to total): the fixed ones and those of the phase that peaks.
+    const FinetunePeak& pk = r.peak;
+    j["memory_at_peak_bytes"] = {{"phase", pk.phase},
+                                 {"weights", m.weights},
+                                 {"master_weights", m.master},
+                                 {"optimizer", m.optimizer},
+                                 {"fsdp_working", m.fsdp_working},
+                                 {"overhead", m.overhead},
+                                 {"activations", pk.activations},
+                                 {"logits", pk.logits},
+                                 {"head_gradient", pk.head_gradient},
+                                 {"gradients", pk.gradients}};
     j["peak_active_bytes"] = r.peak_active_bytes;
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["fits"] = r.fits;

@@ -656,14 +656,18 @@ void check_serving_model_options(const InferenceConfig& c, const ModelSpec& m, E
 // implementation, torch_xla.distributed.fsdp; MaxText runs on both). Megatron-LM of 2021-2022
 // (megatron-legacy) predates FP8 training, which came with Transformer Engine in Megatron-Core (2023).
 void check_framework(const TrainingConfig& t, const Hardware& hw, Errors& errors) {
-    if (!t.framework || !hw.pools.empty()) return;
+    if (!t.framework) return;
     const Framework f = *t.framework;
     const bool gpu_only = f == Framework::megatron || f == Framework::megatron_legacy || f == Framework::deepspeed ||
                           f == Framework::torchtitan || f == Framework::llm_foundry;
-    if (gpu_only && hw.device.kind == "tpu")
+    const Device* tpu = hw.device.kind == "tpu" ? &hw.device : nullptr;
+    for (const Pool& p : hw.pools)
+        if (p.device.kind == "tpu") tpu = &p.device;
+    // "nemo" reads as megatron (NeMo trains with Megatron-Core): the message names both.
+    const std::string name = std::string(framework_name(f)) + (f == Framework::megatron ? " (Megatron-Core / NeMo)" : "");
+    if (gpu_only && tpu)
         add_error(errors, "unsupported", "training.framework",
-                  "training.framework " + std::string(framework_name(f)) + " runs on GPUs, not on TPUs (" + hw.device.name +
-                      "): use maxtext (or fsdp, PyTorch/XLA)");
+                  "training.framework " + name + " runs on GPUs, not on TPUs (" + tpu->name + "): use maxtext (or fsdp, PyTorch/XLA)");
     if (f == Framework::megatron_legacy && t.precision == Precision::fp8)
         add_error(errors, "unsupported", "training.precision",
                   "training.precision fp8 needs Transformer Engine (Megatron-Core, 2023): training.framework megatron-legacy "

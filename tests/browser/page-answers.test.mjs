@@ -181,6 +181,28 @@ test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest 
   await context.close();
 });
 
+test('the fine-tuning memory bar shows the parts alive at the peak: when the answer says it fits, the bar ends inside the capacity mark', async () => {
+  const { page, context, errors } = await open(browser);
+  const sc = {
+    model: { preset: 'llama2-13b' },
+    hardware: { device: 'nvidia-rtx-4090', count: 8 },
+    finetune: { method: 'lora', lora_modules: 'all_linear', batch: 16, seq_len: 2048 }
+  };
+  await page.evaluate((s) => document.querySelector('gpu-calc').openScenario(s, 'test', { focus: false }), sc);
+  const c = card(page, 'finetune');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.finetune?.report.inputs.finetune.batch === 16);
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
+  const bar = page.locator('gpu-calc section[data-section="finetune"] .bar').first();
+  assert.match(await bar.getAttribute('aria-label'), /^Memory per GPU at the peak \(the layers' backward\)/);
+  const widths = await bar.locator('.seg').evaluateAll((segs) => segs.map((s) => parseFloat(s.style.width)));
+  const cap = parseFloat(await bar.locator('.cap').evaluate((e) => e.style.left));
+  const filled = widths.reduce((a, b) => a + b, 0);
+  assert.ok(filled <= cap + 1e-6, `segments fill ${filled} % of the bar, capacity at ${cap} %`);
+  assert.ok(filled > 0.8 * cap, 'the peak is close to the capacity in this case');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the plan search lists no plan twice', async () => {
   const { page, context } = await open(browser);
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {

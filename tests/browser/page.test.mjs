@@ -505,6 +505,33 @@ test('a module that throws is discarded, re-created, the step retried once, and 
 
 // The guard is against hangs (the poisoned inputs once froze the page for seconds), not a timing
 // benchmark: 1 s keeps it meaningful on a loaded CI machine, where a 200 ms bound flaked.
+test('a derivation fetch that fails is asked again on a fresh module; an export while the module fails gives the answer on screen', async () => {
+  const { page, context, errors } = await open(browser);
+  await settled(page);
+  await page.evaluate(() => {
+    const inst = globalThis.gpucalcPage.core().instance;
+    inst.explain = () => {
+      throw new WebAssembly.RuntimeError('memory access out of bounds');
+    };
+  });
+  await field(page, 'train', 'count').fill('2048');
+  // The section is computed again on the fresh module, and its derivations arrive.
+  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
+  await work.waitFor({ timeout: 20000 });
+  assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
+  const shown = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
+  await page.evaluate(() => {
+    globalThis.gpucalcPage.core().instance.estimate = () => {
+      throw new WebAssembly.RuntimeError('memory access out of bounds');
+    };
+  });
+  const exported = await page.evaluate(() => document.querySelector('gpu-calc').exportReport('train'));
+  assert.equal(exported.errors, undefined);
+  assert.equal(exported.training.days, shown.training.days);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the page stays responsive (no task over 1 s) after a poisoned import or storage', async (t) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {

@@ -215,6 +215,16 @@ TEST_CASE(
                           {"hardware", {{"device", "google-tpu-v5p"}, {"count", 8}}},
                           {"training", {{"framework", "torchtitan"}, {"tokens", 1e9}}}});
     CHECK(has_error(tpu, "training.framework", "unsupported"));
+    // The same through hardware.pools, and "nemo" (read as megatron) named in the message.
+    const json pool = run({{"model", {{"preset", "llama2-7b"}}},
+                           {"hardware", {{"pools", {{{"device", "google-tpu-v5p"}, {"count", 64}}}}}},
+                           {"training", {{"framework", "nemo"}, {"tokens", 1e10}}}});
+    REQUIRE(has_error(pool, "training.framework", "unsupported"));
+    CHECK(pool["errors"][0]["message"].get<std::string>().find("NeMo") != std::string::npos);
+    const json pool_fp8 = run({{"model", {{"preset", "llama2-7b"}}},
+                               {"hardware", {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}}}}},
+                               {"training", {{"framework", "megatron-legacy"}, {"precision", "fp8"}, {"tokens", 1e10}}}});
+    CHECK(has_error(pool_fp8, "training.precision", "unsupported"));
     // MaxText and PyTorch/XLA FSDP run on TPUs.
     for (const char* f : {"maxtext", "fsdp"}) {
         const json ok = run({{"model", {{"preset", "llama3-8b"}}},

@@ -416,6 +416,36 @@ TEST_CASE("LoRA adapters on the matrices torchtune's configs name: q k v (70B_lo
     CHECK(trainable("all_linear") == Approx(8.0 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32));
 }
 
+TEST_CASE("fine-tuning memory at the peak: its parts add up to the total that fits is judged on, in the phase that peaks") {
+    // Red-team cases: a LoRA run whose activations peak in the layers' backward (all parts summed would
+    // exceed the 24 GiB of a 4090 although the peak fits), and a full run whose loss phase holds the
+    // unsharded output-head gradient.
+    const json cases[] = {{{"model", {{"preset", "llama2-13b"}}},
+                           {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 8}}},
+                           {"finetune", {{"method", "lora"}, {"lora_modules", "all_linear"}, {"batch", 16}, {"seq_len", 2048}}}},
+                          {{"model", {{"preset", "llama3-8b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                           {"finetune", {{"method", "full"}, {"batch", 1}, {"seq_len", 1024}}}}};
+    const char* phases[] = {"layers", "loss"};
+    for (int i = 0; i < 2; ++i) {
+        const json r = run(cases[i]);
+        REQUIRE_FALSE(r.contains("errors"));
+        const json& f = r["finetune"];
+        const json& p = f["memory_at_peak_bytes"];
+        CHECK(p["phase"] == phases[i]);
+        double sum = 0;
+        for (const auto& [k, v] : p.items())
+            if (k != "phase") sum += v.get<double>();
+        CHECK(sum == Approx(f["memory_per_gpu_bytes"]["total"].get<double>()).epsilon(1e-12));
+        CHECK(f["fits"] == true);
+        CHECK(sum <= f["memory_capacity_bytes"].get<double>());
+    }
+    // Full fine-tuning: the head gradient is V x h x 2 B (bf16, unsharded until FSDP reduce-scatters it).
+    const json full = run(cases[1]);
+    CHECK(full["finetune"]["memory_per_gpu_bytes"]["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 2));
+    CHECK(full["finetune"]["memory_at_peak_bytes"]["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 2));
+}
+
 TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that do; time and cost") {
     json s = {{"model", {{"preset", "llama3-8b"}}},
               {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},

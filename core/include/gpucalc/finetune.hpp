@@ -23,11 +23,22 @@ struct FinetuneMemory {       // bytes per device (the parts; total takes the la
     double logits = 0;        // bf16 logits + the loss's gradient (one chunk's with chunked cross-entropy)
     double fsdp_working = 0;  // gathered full-size layer weights (FSDP, current + prefetched)
     double overhead = 0;
-    double total = 0;  // weights + master + optimizer + fsdp_working + max(loss phase, layer phase) + overhead (finetune.cpp)
+    double head_gradient = 0;  // the output projection's weight gradient during the loss backward (full fine-tuning)
+    double total = 0;          // weights + master + optimizer + fsdp_working + max(loss phase, layer phase) + overhead (finetune.cpp)
+};
+
+// Memory at the peak: the fixed parts and the parts of the phase that peaks, which add up to total.
+struct FinetunePeak {
+    const char* phase = "loss";  // "loss" (end of forward, loss backward) or "layers" (the layers' backward)
+    double activations = 0;      // activations alive then (loss: kept inputs; layers: one layer + inputs not yet released)
+    double logits = 0;           // loss phase only
+    double head_gradient = 0;    // loss phase only (full fine-tuning)
+    double gradients = 0;        // layers phase, when the accumulated gradients outweigh the inputs still kept
 };
 
 struct FinetuneResult {
     FinetuneConfig config;
+    FinetunePeak peak;
     double params_total = 0;
     double trainable_params = 0;
     double devices = 1;
