@@ -577,14 +577,15 @@ void fleet_throughput(const ModeResult& r, const TrainingConfig& cfg, double dev
     t.tokens_per_second = r.tokens_per_step / r.step;
     t.mfu = peak > 0 ? t.model_flops_per_token * t.tokens_per_second / peak : 0;
     t.mfu_predicted = t.mfu;
-    t.hfu = t.mfu;
-    t.achieved_flops_per_second_per_gpu = t.model_flops_per_token * t.tokens_per_second / devices;
     if (cfg.mfu) {
         t.mfu_given = true;
         t.mfu = *cfg.mfu;
         t.tokens_per_second = t.mfu * peak / t.model_flops_per_token;
         t.step_seconds = t.tokens_per_step / t.tokens_per_second;
     }
+    // From the throughput in force (the given MFU's, when there is one).
+    t.hfu = t.mfu;
+    t.achieved_flops_per_second_per_gpu = t.model_flops_per_token * t.tokens_per_second / devices;
 }
 
 // The traffic between sites and pools of the chosen mode.
@@ -736,7 +737,13 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_run_totals(hw, costs, fleet_band(hw, cfg, eff0, t), t);
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
-    if (trace.enabled()) explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
+    if (trace.enabled()) {
+        explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
+        if (t.mfu_given)  // the given MFU sets the throughput, and the step follows from it
+            trace.add("training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",
+                      {{"tokens_per_step", t.tokens_per_step}, {"tokens_per_second", t.tokens_per_second}, {"step_model_seconds", r.step}},
+                      t.step_seconds, "s", "");
+    }
     return f;
 }
 
