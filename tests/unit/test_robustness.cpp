@@ -318,3 +318,65 @@ TEST_CASE(
     REQUIRE_FALSE(target.contains("errors"));
     CHECK(target["warnings"].dump().find("exceeds the latency target") != std::string::npos);
 }
+
+namespace {
+// The report value at a derivation's key ("training.step_seconds" -> report["training"]["step_seconds"]), or null.
+const json* value_at(const json& report, const std::string& key) {
+    const json* cur = &report;
+    std::size_t from = 0;
+    while (from <= key.size()) {
+        const std::size_t dot = std::min(key.find('.', from), key.size());
+        const std::string part = key.substr(from, dot - from);
+        if (!cur->is_object() || !cur->contains(part)) return nullptr;
+        cur = &(*cur)[part];
+        from = dot + 1;
+    }
+    return cur;
+}
+
+void derivations_match(const json& scenario) {
+    json s = scenario;
+    s["explain"] = true;
+    const json r = run(s);
+    if (!r.contains("explain")) return;
+    for (const auto& [key, d] : r["explain"].items()) {
+        const json* v = value_at(r, key);
+        if (!v || !v->is_number() || !d["result"].is_number()) continue;
+        INFO(key);
+        CHECK(d["result"].get<double>() == Approx(v->get<double>()).epsilon(1e-9));
+    }
+}
+}  // namespace
+
+TEST_CASE("every derivation's result is the figure the report shows at its key (fixtures, published runs, golden scenarios)") {
+    for (const auto& e : std::filesystem::directory_iterator(GPUCALC_FIXTURES)) {
+        if (e.path().extension() != ".json") continue;
+        INFO(e.path().string());
+        std::ifstream f(e.path());
+        derivations_match(json::parse(f));
+    }
+    std::ifstream g(GPUCALC_DATA "/golden_scenarios.jsonl");
+    std::string line;
+    while (std::getline(g, line)) {
+        const json s = json::parse(line, nullptr, false);
+        if (s.is_discarded() || !s.is_object()) continue;
+        INFO(line.substr(0, 300));
+        derivations_match(s);
+    }
+    std::ifstream t(GPUCALC_DATA "/training_runs.json");
+    const json runs = json::parse(t);
+    for (const auto& row : runs["runs"]) {
+        INFO(row["id"].get<std::string>());
+        derivations_match(row["scenario"]);
+    }
+    // A given MFU sets the step time; its derivation says so.
+    derivations_match({{"model", {{"preset", "llama3-8b"}}},
+                       {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                       {"training", {{"tokens", 1e12}, {"mfu", 0.3}}}});
+    derivations_match({{"model", {{"preset", "llama2-7b"}}},
+                       {"hardware",
+                        {{"pools",
+                          {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}, {"site", "a"}},
+                           {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}, {"site", "b"}}}}}},
+                       {"training", {{"tokens", 1e12}, {"mfu", 0.35}}}});
+}
