@@ -182,6 +182,7 @@ struct StepLayout {
     double Ls;                      // layers of the slowest stage
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
+    bool op_sac;  // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
 };
 
 // Resolves the layout once per estimate.
@@ -204,6 +205,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.selective = cfg.recompute == Recompute::selective;
     L.flash = cfg.attention == Attention::flash;
     L.fp8 = cfg.precision == Precision::fp8;
+    L.op_sac = L.selective && L.flash && fw.selective_gemm_recompute > 0;
     L.zero = static_cast<double>(cfg.zero);
     L.wbytes = weight_bytes(cfg);
     L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
@@ -271,6 +273,20 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
     }
 }
 
+// Bytes per device one layer keeps under per-op selective checkpointing (torchtitan 'op' SAC,
+// pytorch/torchtitan@9dec370:torchtitan/parallelisms/parallelize_llama.py _custom_policy and _save_list):
+// the block's input (the checkpoint's argument) and the outputs of the ops it must save: attention
+// (SDPA), reduce-scatters and every second matmul of the block (mm counter odd: wq, wv, w1, w2; wk,
+// wo and w3 are recomputed), each 16-bit; the rest is recomputed from them in backward. Under TP the
+// row-parallel w2 keeps its full-width partial sums (h per token) and SP also its reduce-scattered output.
+double op_sac_bytes_per_layer(const StepInputs& in, const StepLayout& L) {
+    const double tokens = in.seq / L.cp * L.b, h = in.hidden, t = L.t;
+    const double q = in.heads * in.attn_width_qk, v = in.kv_ratio * in.heads * in.attn_width_v, att = in.heads * in.attn_width_v;
+    const double split = (q + v + att + in.ffn_width_active) / t;  // wq, wv, attention and w1 outputs: column-parallel
+    const double w2 = t > 1 ? h + (L.sp ? h / t : 0.0) : h;
+    return 2.0 * tokens * (h / (L.sp ? t : 1.0) + split + w2);
+}
+
 // Stored activations per device: the first stage's layers x its in-flight micro-batches, the layer
 // being recomputed and the logits.
 void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act, StepEstimate& r) {
@@ -278,9 +294,10 @@ void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const St
     const bool sp = L.sp;
     // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
     r.activation_bytes_per_layer =
-        L.full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
-               : act.split + act.unsplit / (sp ? t : 1.0) +
-                     ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
+        L.full     ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+        : L.op_sac ? op_sac_bytes_per_layer(in, L)
+                   : act.split + act.unsplit / (sp ? t : 1.0) +
+                         ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
