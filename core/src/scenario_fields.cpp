@@ -184,6 +184,11 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::load_balance>(boolean_spec("load_balance",
                                              "mixed fleets (hardware.pools): each pool's share of the batch follows its speed, so no "
                                              "pool waits; false: shares follow device counts and the slowest pool sets the step")),
+        field<&T::async_tp>(boolean_spec("async_tp",
+                                         "asynchronous tensor parallelism: each TP all-gather / reduce-scatter split into chunks "
+                                         "that overlap their matmuls (torchtitan + torch.compile micro-pipelining), with the "
+                                         "exposed share of Megatron's --tp-comm-overlap (the megatron profile's tp_overlap)",
+                                         "false (megatron: its profile already overlaps TP)")),
     };
     return t;
 }

@@ -897,6 +897,15 @@ bool zero_sharding_with_pipeline(Framework f) { return f == Framework::fsdp || f
 
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
     Efficiency e = efficiency_for(d, framework_of(cfg, d));
+    // Async TP (torchtitan with torch.compile: torch._inductor micro-pipeline TP fuses each all-gather
+    // with the matmul that consumes it and each matmul with its reduce-scatter, chunk by chunk) is the
+    // decomposition of Wang et al. 2023 ("Overlap Communication with Dependent Computation via
+    // Decomposition in Large Deep Learning Models", ASPLOS '23, doi:10.1145/3567955.3567959) that
+    // Megatron-Core runs as --tp-comm-overlap (Transformer Engine userbuffers): it hides the share of
+    // TP communication the megatron profile's tp_overlap (fitted on Megatron runs) says it hides.
+    if (cfg.async_tp)
+        for (const auto& p : calibration().frameworks)
+            if (p.id == "megatron") e.fw.tp_overlap = std::max(e.fw.tp_overlap, p.tp_overlap);
     apply_overrides(e, cfg.efficiency);
     return e;
 }
