@@ -536,8 +536,13 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     const double t = L.t, h = in.hidden, tokens = c.tokens;
     // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
     // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
+    // A routed expert's first GEMM quantizes its own copy of each token it receives, after the
+    // dispatch: top-k copies of h per token in MoE layers, not one (Transformer Engine GroupedLinear
+    // quantizes the permuted input split by expert, transformer_engine/pytorch/module/grouped_linear.py;
+    // DeepSeek-V3 arXiv:2412.19437 Sec. 3.3 quantizes before dispatch instead, which this does not model).
     const double base = act.split + act.unsplit / (L.sp ? t : 1.0);
-    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
+    const double mlp_in = h * (1.0 + in.moe_layer_fraction * std::max(0.0, in.experts_per_token - 1.0));
+    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (2.0 * h + mlp_in + in.ffn_width_active) / t : 0.0;
     // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
     const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
     return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
