@@ -182,7 +182,8 @@ struct StepLayout {
     double Ls;                      // layers of the slowest stage
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
-    bool op_sac;  // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
+    bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
+    bool dualpipe;  // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
 };
 
 // Resolves the layout once per estimate.
@@ -206,6 +207,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.flash = cfg.attention == Attention::flash;
     L.fp8 = cfg.precision == Precision::fp8;
     L.op_sac = L.selective && L.flash && fw.selective_gemm_recompute > 0;
+    L.dualpipe = cfg.dualpipe && L.p > 1;
     L.zero = static_cast<double>(cfg.zero);
     L.wbytes = weight_bytes(cfg);
     L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
@@ -264,6 +266,11 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
     // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
     const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
     r.memory.optimizer = w.sharded(L.zero, 1) * opt_per_param;
+    if (L.dualpipe) {  // each device holds a stage of each direction: 2x the parameters (DeepSeek-V3 Table 2)
+        r.memory.weights *= 2.0;
+        r.memory.gradients *= 2.0;
+        r.memory.optimizer *= 2.0;
+    }
     if (L.zero >= 3) {
         // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
         const double layer_gpu = w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep);
@@ -300,7 +307,8 @@ void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const St
                          ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
-    r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
+    // DualPipe: p + 1 (DeepSeek-V3, arXiv:2412.19437 Table 2).
+    r.in_flight = L.dualpipe ? std::min(m, p + 1.0) : p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
     double activations = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
     if (L.full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores);  // the layer being recomputed
     activations += 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
@@ -632,6 +640,20 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
 }
 
+// DualPipe (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.1, Table 2): a forward chunk of one micro-batch
+// runs against a backward chunk of another, so the all-to-all and pipeline sends hide behind their
+// computation ("both all-to-all and PP communication can be fully hidden"; exposed only beyond it),
+// and the bubble is (p/2 - 1)(F&B + B - 3W) instead of (p - 1)(F + B): with F : B = 1 : 2 and the
+// weight gradients W half of B (each a third of the micro-batch), F&B + B - 3W = 2/3 of it.
+void dualpipe_step(const StepLayout& L, const StepTime& mb, double compute_mb, StepEstimate& r) {
+    const double hidden_comm = mb.ep_comm + mb.pp_comm, exposed = std::max(0.0, hidden_comm - compute_mb);
+    const double scale = hidden_comm > 0 ? exposed / hidden_comm : 0.0;
+    r.step.ep_comm *= scale;
+    r.step.pp_comm *= scale;
+    r.microbatch_seconds -= hidden_comm - exposed;
+    r.step.pp_bubble = std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) * compute_mb;
+}
+
 // The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
 // (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
 double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimate& r) {
@@ -647,6 +669,7 @@ double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimat
     r.step.pp_comm = m * mb.pp_comm;
     r.step.ep_comm = m * mb.ep_comm;
     r.step.pp_bubble = p > 1 ? (p - 1.0) / L.v * r.microbatch_seconds : 0.0;
+    if (L.dualpipe) dualpipe_step(L, mb, compute_mb, r);
     return compute_mb;
 }
 
