@@ -144,6 +144,9 @@ std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::s
         }
         rows.push_back(row);
     }
+    // Rows the data file leaves out, each with its reason (its `skipped` list), are reported with the rest.
+    for (const auto& s : doc.value("skipped", json::array()))
+        excluded.push_back({s.value("id", std::string()), s.value("why", std::string())});
     return rows;
 }
 

@@ -184,6 +184,17 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::load_balance>(boolean_spec("load_balance",
                                              "mixed fleets (hardware.pools): each pool's share of the batch follows its speed, so no "
                                              "pool waits; false: shares follow device counts and the slowest pool sets the step")),
+        field<&T::async_tp>(boolean_spec("async_tp",
+                                         "asynchronous tensor parallelism: each TP all-gather / reduce-scatter split into chunks "
+                                         "that overlap their matmuls (torchtitan + torch.compile micro-pipelining), with the "
+                                         "exposed share of Megatron's --tp-comm-overlap (the megatron profile's tp_overlap)",
+                                         "false (megatron: its profile already overlaps TP)")),
+        field<&T::dualpipe>(boolean_spec("dualpipe",
+                                         "DeepSeek-V3's DualPipe schedule (pp > 1): micro-batches enter from both pipeline ends; "
+                                         "expert all-to-all and pipeline sends hide behind the paired forward/backward chunk, the "
+                                         "bubble is (pp/2 - 1) x 2/3 micro-batch, each device holds 2x the parameters and pp + 1 "
+                                         "micro-batches of activations (arXiv:2412.19437 Sec. 3.2.1, Table 2)",
+                                         "false (1F1B, interleaved with vpp > 1)")),
     };
     return t;
 }

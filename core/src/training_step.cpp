@@ -183,6 +183,8 @@ struct StepLayout {
     double Ls;                      // layers of the slowest stage
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
+    bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
+    bool dualpipe;  // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
 };
 
 // Resolves the layout once per estimate.
@@ -205,6 +207,8 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.selective = cfg.recompute == Recompute::selective;
     L.flash = cfg.attention == Attention::flash;
     L.fp8 = cfg.precision == Precision::fp8;
+    L.op_sac = L.selective && L.flash && fw.selective_gemm_recompute > 0;
+    L.dualpipe = cfg.dualpipe && L.p > 1;
     L.zero = static_cast<double>(cfg.zero);
     L.wbytes = weight_bytes(cfg);
     L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
@@ -272,6 +276,11 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
     // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
     const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
     r.memory.optimizer = w.sharded(L.zero, 1) * opt_per_param;
+    if (L.dualpipe) {  // each device holds a stage of each direction: 2x the parameters (DeepSeek-V3 Table 2)
+        r.memory.weights *= 2.0;
+        r.memory.gradients *= 2.0;
+        r.memory.optimizer *= 2.0;
+    }
     if (L.zero >= 3) {
         // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
         const double layer_gpu = w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep);
@@ -281,6 +290,20 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
     }
 }
 
+// Bytes per device one layer keeps under per-op selective checkpointing (torchtitan 'op' SAC,
+// pytorch/torchtitan@9dec370:torchtitan/parallelisms/parallelize_llama.py _custom_policy and _save_list):
+// the block's input (the checkpoint's argument) and the outputs of the ops it must save: attention
+// (SDPA), reduce-scatters and every second matmul of the block (mm counter odd: wq, wv, w1, w2; wk,
+// wo and w3 are recomputed), each 16-bit; the rest is recomputed from them in backward. Under TP the
+// row-parallel w2 keeps its full-width partial sums (h per token) and SP also its reduce-scattered output.
+double op_sac_bytes_per_layer(const StepInputs& in, const StepLayout& L) {
+    const double tokens = in.seq / L.cp * L.b, h = in.hidden, t = L.t;
+    const double q = in.heads * in.attn_width_qk, v = in.kv_ratio * in.heads * in.attn_width_v, att = in.heads * in.attn_width_v;
+    const double split = (q + v + att + in.ffn_width_active) / t;  // wq, wv, attention and w1 outputs: column-parallel
+    const double w2 = t > 1 ? h + (L.sp ? h / t : 0.0) : h;
+    return 2.0 * tokens * (h / (L.sp ? t : 1.0) + split + w2);
+}
+
 // Stored activations per device: the first stage's layers x its in-flight micro-batches, the layer
 // being recomputed and the logits.
 void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act, StepEstimate& r) {
@@ -288,12 +311,14 @@ void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const St
     const bool sp = L.sp;
     // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
     r.activation_bytes_per_layer =
-        L.full ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
-               : act.split + act.unsplit / (sp ? t : 1.0) +
-                     ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
+        L.full     ? 2.0 * (in.seq / cp * b) * in.hidden / (sp ? t : 1.0)
+        : L.op_sac ? op_sac_bytes_per_layer(in, L)
+                   : act.split + act.unsplit / (sp ? t : 1.0) +
+                         ((cfg.attention == Attention::flash || cfg.recompute == Recompute::selective) ? 0.0 : act.scores);
     // 1F1B: the first stage holds p micro-batches (interleaved: p + (p-1)/vpp), never more than the
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
-    r.in_flight = p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
+    // DualPipe: p + 1 (DeepSeek-V3, arXiv:2412.19437 Table 2).
+    r.in_flight = L.dualpipe ? std::min(m, p + 1.0) : p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
     double activations = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
     if (L.full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores);  // the layer being recomputed
     activations += 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
@@ -529,8 +554,13 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     const double t = L.t, h = in.hidden, tokens = c.tokens;
     // Norms, activations, residuals, dropout: each stored tensor written once and read twice forward,
     // read 4 times backward; FP8 adds casts of every GEMM input (read 2 + write 1 bytes per element).
+    // A routed expert's first GEMM quantizes its own copy of each token it receives, after the
+    // dispatch: top-k copies of h per token in MoE layers, not one (Transformer Engine GroupedLinear
+    // quantizes the permuted input split by expert, transformer_engine/pytorch/module/grouped_linear.py;
+    // DeepSeek-V3 arXiv:2412.19437 Sec. 3.3 quantizes before dispatch instead, which this does not model).
     const double base = act.split + act.unsplit / (L.sp ? t : 1.0);
-    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (3.0 * h + in.ffn_width_active) / t : 0.0;
+    const double mlp_in = h * (1.0 + in.moe_layer_fraction * std::max(0.0, in.experts_per_token - 1.0));
+    const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (2.0 * h + mlp_in + in.ffn_width_active) / t : 0.0;
     // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
     const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
     return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
@@ -620,6 +650,20 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
 }
 
+// DualPipe (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.1, Table 2): a forward chunk of one micro-batch
+// runs against a backward chunk of another, so the all-to-all and pipeline sends hide behind their
+// computation ("both all-to-all and PP communication can be fully hidden"; exposed only beyond it),
+// and the bubble is (p/2 - 1)(F&B + B - 3W) instead of (p - 1)(F + B): with F : B = 1 : 2 and the
+// weight gradients W half of B (each a third of the micro-batch), F&B + B - 3W = 2/3 of it.
+void dualpipe_step(const StepLayout& L, const StepTime& mb, double compute_mb, StepEstimate& r) {
+    const double hidden_comm = mb.ep_comm + mb.pp_comm, exposed = std::max(0.0, hidden_comm - compute_mb);
+    const double scale = hidden_comm > 0 ? exposed / hidden_comm : 0.0;
+    r.step.ep_comm *= scale;
+    r.step.pp_comm *= scale;
+    r.microbatch_seconds -= hidden_comm - exposed;
+    r.step.pp_bubble = std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) * compute_mb;
+}
+
 // The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
 // (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
 double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimate& r) {
@@ -635,6 +679,7 @@ double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimat
     r.step.pp_comm = m * mb.pp_comm;
     r.step.ep_comm = m * mb.ep_comm;
     r.step.pp_bubble = p > 1 ? (p - 1.0) / L.v * r.microbatch_seconds : 0.0;
+    if (L.dualpipe) dualpipe_step(L, mb, compute_mb, r);
     return compute_mb;
 }
 
@@ -903,6 +948,15 @@ bool zero_sharding_with_pipeline(Framework f) { return f == Framework::fsdp || f
 
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
     Efficiency e = efficiency_for(d, framework_of(cfg, d));
+    // Async TP (torchtitan with torch.compile: torch._inductor micro-pipeline TP fuses each all-gather
+    // with the matmul that consumes it and each matmul with its reduce-scatter, chunk by chunk) is the
+    // decomposition of Wang et al. 2023 ("Overlap Communication with Dependent Computation via
+    // Decomposition in Large Deep Learning Models", ASPLOS '23, doi:10.1145/3567955.3567959) that
+    // Megatron-Core runs as --tp-comm-overlap (Transformer Engine userbuffers): it hides the share of
+    // TP communication the megatron profile's tp_overlap (fitted on Megatron runs) says it hides.
+    if (cfg.async_tp)
+        for (const auto& p : calibration().frameworks)
+            if (p.id == "megatron") e.fw.tp_overlap = std::max(e.fw.tp_overlap, p.tp_overlap);
     apply_overrides(e, cfg.efficiency);
     return e;
 }

@@ -105,6 +105,8 @@ struct TrainingConfig {
     Count outer_overlap_steps = 0;                  // streaming: the exchange overlaps this many following inner steps
     bool outer_offload = false;                     // outer optimizer state (anchor + momentum) in host memory
     bool load_balance = true;                       // mixed fleets: batch split by each pool's speed (else by device count)
+    bool async_tp = false;                          // TP collectives decomposed and overlapped with their matmuls (async TP)
+    bool dualpipe = false;                          // DeepSeek-V3's bidirectional pipeline schedule (DualPipe)
     bool outer_state = false;                       // internal, not a field: a fleet pool holds DiLoCo's outer state
     std::uint64_t given = 0;                        // rows of training_fields() present in the scenario (not echoed)
 };
