@@ -927,9 +927,11 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
     StepTime mb;
     gemm_time(in, eff, L, c, mb, r);
     mb.overhead = L.Ls * (3.0 + c.rc) * eff.fw.kernel_seconds_per_layer;
-    // microbatches_in_step: m x t_mb, and a bubble of (p - 1) / v x t_mb; t_mb >= gemm + overhead.
+    // microbatches_in_step: m x t_mb, and a bubble of (p - 1) / v x t_mb (DualPipe: (p/2 - 1) x 2/3 of
+    // the micro-batch's compute, dualpipe_step); t_mb and the compute >= gemm + overhead.
     const double per_mb = mb.gemm + mb.overhead;
-    return L.m * per_mb + (L.p > 1 ? (L.p - 1.0) / L.v * per_mb : 0.0);
+    const double bubble = L.p <= 1 ? 0.0 : L.dualpipe ? std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) : (L.p - 1.0) / L.v;
+    return (L.m + bubble) * per_mb;
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {

@@ -89,21 +89,23 @@ Scenario scenario_of(const json& j) {
 }  // namespace
 
 TEST_CASE("the step-time lower bound never exceeds the step time of any plan the search times") {
-    for (const char* preset : {"gpt3-175b", "llama3-70b", "mixtral-8x7b"}) {
-        INFO(preset);
-        const Scenario s = scenario_of({{"model", {{"preset", preset}}},
-                                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
-                                        {"training", json::object()}});
-        const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
-        REQUIRE(r.best_per_layout.size() > 3);
-        const TrainingModel tm = training_model(*s.model);
-        for (const Plan& p : r.best_per_layout) {
-            const Efficiency eff = training_efficiency(p.config, s.hardware->device);
-            const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
-            CHECK(lb > 0);
-            CHECK(lb <= p.step_seconds);
+    const json trainings[] = {json::object(), {{"dualpipe", true}}};  // DualPipe: a bubble of its own (DeepSeek-V3 Sec. 3.2.1)
+    for (const char* preset : {"gpt3-175b", "llama3-70b", "mixtral-8x7b"})
+        for (const json& training : trainings) {
+            INFO(preset << " " << training.dump());
+            const Scenario s = scenario_of({{"model", {{"preset", preset}}},
+                                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                            {"training", training}});
+            const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
+            REQUIRE(r.best_per_layout.size() > 3);
+            const TrainingModel tm = training_model(*s.model);
+            for (const Plan& p : r.best_per_layout) {
+                const Efficiency eff = training_efficiency(p.config, s.hardware->device);
+                const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
+                CHECK(lb > 0);
+                CHECK(lb <= p.step_seconds);
+            }
         }
-    }
 }
 
 TEST_CASE("a best-only search (automatic layouts) skips plans by their lower bound and finds the same best plan and least-memory layout") {
@@ -116,6 +118,9 @@ TEST_CASE("a best-only search (automatic layouts) skips plans by their lower bou
                               {{"model", {{"preset", "mixtral-8x7b"}}},
                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},
                                {"training", json::object()}},
+                              {{"model", {{"preset", "deepseek-v3"}}},
+                               {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 2048}}},
+                               {"training", {{"dualpipe", true}, {"precision", "fp8"}}}},
                               // Nothing fits: the least-memory layout is the answer.
                               {{"model", {{"preset", "llama3.1-405b"}}},
                                {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 8}}},
