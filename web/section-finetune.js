@@ -35,11 +35,16 @@ const FinetuneSection = (function () {
       : method + ' does not fit: ' + Words.humanize(t.infeasible_reason, 'finetune') + '.';
     o.figures.push([
       'Biggest batch',
-      t.max_batch > 0 ? F.count(t.max_batch) : 'none',
+      t.max_batch === null ? 'unknown' : t.max_batch > 0 ? F.count(t.max_batch) : 'none',
       'sequences of ' + F.count(r.inputs.finetune.seq_len) + ' tokens per GPU',
       'max_batch'
     ]);
-    o.figures.push(['Longest sequence', t.max_seq_len > 0 ? F.count(t.max_seq_len) + ' tokens' : 'none', 'at batch 1', 'max_seq_len']);
+    o.figures.push([
+      'Longest sequence',
+      t.max_seq_len === null ? 'unknown' : t.max_seq_len > 0 ? F.count(t.max_seq_len) + ' tokens' : 'none',
+      'at batch 1',
+      'max_seq_len'
+    ]);
     o.figures.push(['Trained', F.params(t.trainable_params), 'of ' + F.params(t.params), 'trainable']);
     if (t.fits && t.step_seconds !== null) o.figures.push(['Step time', F.duration(t.step_seconds), F.count(t.tokens_per_second) + ' tokens/s', 'step']);
     if (t.fits && t.seconds !== null)

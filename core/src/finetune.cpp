@@ -235,11 +235,14 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     r.fits = mem.total <= r.memory_capacity_bytes;
     if (!u.m.has_architecture)
         r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
-    // Biggest batch / sequence: activations and logits grow with the tokens per device.
-    const double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - z.fixed - mem.overhead);
-    if (tokens > 0) {
-        r.max_batch = std::floor(tokens / u.s);
-        r.max_seq_len = tokens;  // flash attention: memory linear in tokens
+    // Biggest batch / sequence: activations and logits grow with the tokens per device (unknown
+    // without the architecture). A run that fits holds its own tokens, whatever the rounding of the
+    // quotient at exactly full memory.
+    if (u.m.has_architecture) {
+        double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - z.fixed - mem.overhead);
+        if (r.fits) tokens = std::max(tokens, u.s * u.b);
+        r.max_batch = tokens > 0 ? std::floor(tokens / u.s) : 0.0;
+        r.max_seq_len = tokens > 0 ? tokens : 0.0;  // flash attention: memory linear in tokens
     }
     if (!r.fits)
         r.infeasible_reason =

@@ -420,8 +420,8 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["memory_capacity_bytes"] = r.memory_capacity_bytes;
     j["fits"] = r.fits;
     j["infeasible_reason"] = r.infeasible_reason;
-    j["max_batch"] = r.max_batch;
-    j["max_seq_len"] = r.max_seq_len;
+    j["max_batch"] = opt(r.max_batch);  // null: unknown without the model's architecture
+    j["max_seq_len"] = opt(r.max_seq_len);
     j["flops_per_token"] = r.flops_per_token;
     j["step_seconds"] = when_ok(r.step_seconds);
     j["tokens_per_second"] = when_ok(r.tokens_per_second);

@@ -446,6 +446,31 @@ TEST_CASE("fine-tuning memory at the peak: its parts add up to the total that fi
     CHECK(full["finetune"]["memory_at_peak_bytes"]["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 2));
 }
 
+TEST_CASE("fine-tuning: a run that fits exactly holds its own batch; a model given by parameter count has no biggest batch (null)") {
+    // Red-team case: a custom device whose usable memory equals the run's total to the byte.
+    json s = {{"model", {{"preset", "llama2-13b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+              {"finetune", {{"method", "full"}, {"batch", 2}, {"seq_len", 3001}}}};
+    const json probe = run(s);
+    REQUIRE_FALSE(probe.contains("errors"));
+    const double total = probe["finetune"]["memory_per_gpu_bytes"]["total"].get<double>();
+    s["hardware"] = {
+        {"device",
+         {{"base", "nvidia-h100-sxm5-80gb"}, {"id", "exact"}, {"name", "exact"}, {"memory_bytes", total}, {"usable_memory_fraction", 1}}},
+        {"count", 1}};
+    const json exact = run(s);
+    REQUIRE_FALSE(exact.contains("errors"));
+    CHECK(exact["finetune"]["fits"] == true);
+    CHECK(exact["finetune"]["max_batch"].get<double>() >= 2);
+    CHECK(exact["finetune"]["max_seq_len"].get<double>() >= 2 * 3001);
+    const json count_only = run({{"model", {{"params", 7e9}}},
+                                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                                 {"finetune", {{"method", "lora"}}}});
+    REQUIRE_FALSE(count_only.contains("errors"));
+    CHECK(count_only["finetune"]["max_batch"].is_null());
+    CHECK(count_only["finetune"]["max_seq_len"].is_null());
+}
+
 TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that do; time and cost") {
     json s = {{"model", {{"preset", "llama3-8b"}}},
               {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},

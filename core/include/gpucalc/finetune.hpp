@@ -47,9 +47,9 @@ struct FinetuneResult {
     double peak_active_bytes = 0;  // total without the fixed overhead (what allocators report as "active")
     bool fits = true;
     std::string infeasible_reason;
-    double max_batch = 0;        // sequences per device that fit at seq_len
-    double max_seq_len = 0;      // tokens that fit at batch 1
-    double flops_per_token = 0;  // hardware FLOPs per trained token (incl. recomputation)
+    std::optional<double> max_batch;    // sequences per device that fit at seq_len (unknown without the architecture)
+    std::optional<double> max_seq_len;  // tokens that fit at batch 1 (the same)
+    double flops_per_token = 0;         // hardware FLOPs per trained token (incl. recomputation)
     double step_seconds = 0;
     double tokens_per_second = 0;  // all devices
     std::optional<double> seconds, gpu_hours, cost_usd;
