@@ -370,18 +370,49 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
               r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
 }
 
-}  // namespace
-
-FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace) {
-    FinetuneResult r;
-    r.config = cfg;
-    const Run u = run_of(model, hw, cfg);
+// The memory of a run: weights, activations, the peak and what fits.
+Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, FinetuneResult& r) {
     r.devices = u.N;
     r.params_total = u.pc.total;
     r.trainable_params = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
     Sizes z = weight_memory(u, cfg, r.trainable_params, r.memory);
     activation_memory(u, cfg, z, r.memory);
     fit_memory(u, cfg, hw.device, z, r);
+    return z;
+}
+
+// A learned position table (seq_len x h parameters, GPT-2/GPT-3 style) grows with the sequence, so
+// the longest sequence at batch 1 is below the extrapolation at fixed weights. Memory is linear in the
+// sequence: solved from its values at two lengths, then checked (and stepped down if rounding needs it).
+void longest_sequence_with_learned_positions(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, FinetuneResult& r) {
+    if (model.pos != PosEmbedding::learned || !model.has_architecture || !r.max_seq_len || *r.max_seq_len < 2) return;
+    const double cap = r.memory_capacity_bytes;
+    auto need = [&](double seq) {
+        FinetuneConfig c = cfg;
+        c.batch = 1;
+        c.seq_len = static_cast<Count>(seq);
+        FinetuneResult t;
+        size_memory(run_of(model, hw, c), hw, c, t);
+        return t.memory.total;
+    };
+    double T = *r.max_seq_len;
+    const double n0 = need(T);
+    if (n0 <= cap) return;
+    const double T1 = std::floor(T / 2), n1 = need(T1);
+    const double slope = (n0 - n1) / (T - T1);
+    T = slope > 0 ? std::floor(T1 + (cap - n1) / slope) : 0.0;
+    for (int i = 0; i < 4 && T >= 1 && need(T) > cap; ++i) T -= 1;
+    r.max_seq_len = T >= 1 && need(T) <= cap ? T : 0.0;
+}
+
+}  // namespace
+
+FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace) {
+    FinetuneResult r;
+    r.config = cfg;
+    const Run u = run_of(model, hw, cfg);
+    Sizes z = size_memory(u, hw, cfg, r);
+    longest_sequence_with_learned_positions(model, hw, cfg, r);
     r.flops_per_token = flops_per_token(u, cfg, r.trainable_params);
     const StepParts st = step_time(u, cfg, hw, z, r);
     run_time_and_cost(u, cfg, hw.device, costs, st, r);

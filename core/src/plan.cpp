@@ -157,24 +157,30 @@ Plan make_plan(const Search& s, const TrainingConfig& c, const StepEstimate& e) 
 
 // Whether the plan in `c` is slower than `tokens_per_second` even at its step-time lower bound (a
 // relative margin of 1e-9 keeps rounding from ever skipping a plan that would tie or win).
-bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second) {
-    const double lb = step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
+// `bound`: the lower bound if already known; it depends on the layout, batching, recomputation and
+// sequence parallelism, not on the ZeRO stage or the overlap choice, which share it.
+bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second, std::optional<double>& bound) {
+    if (!bound) bound = step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
+    const double lb = *bound;
     return lb > 0 && static_cast<double>(*c.global_batch) * s.m.seq_len / lb < tokens_per_second * (1.0 - 1e-9);
 }
 
 // Evaluates the layout in `c`, then ranks it: among all plans, and within its layout. `memory`:
 // the layout's memory per device if already sized (it does not depend on overlap_dp_comm, so the
 // two overlap choices share one sizing); set here otherwise.
-void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory) {
+void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
+                   std::optional<double>& bound) {
+    // Best only, with k plans that fit found: one that cannot beat the k-th by its lower bound is
+    // neither sized nor timed (the least-memory layout is read only when nothing fits).
+    if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound)) {
+        out.skipped_by_bound += 1;
+        return;
+    }
     // Memory first: most layouts do not fit and need no timing (the
     // least-memory layout, rarely replaced, is timed in full).
     if (!memory) memory = estimate_step(s.in, s.hw, c, s.eff, s.net, /*memory_only=*/true).memory.total;
     const bool fits = !(*memory > s.cap);
     const bool least = !out.least_memory || *memory < out.least_memory->memory_per_gpu_bytes;
-    if (fits && !least && s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second)) {
-        out.feasible += 1;
-        return;
-    }
     if (!fits && !least) {
         out.rejected_out_of_memory += 1;
         return;
@@ -205,6 +211,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     int sps = 0;
     for (int si = 0; si < d.sps.n; ++si) sps += !(d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
+    std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
@@ -235,7 +242,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
                     c.overlap_dp_comm = d.ovs.values[oi] == 1;
                     c.global_batch = b.gb;
                     c.mfu.reset();
-                    evaluate_plan(s, c, out, lb, memory);
+                    evaluate_plan(s, c, out, lb, memory, bounds[ri][si]);
                 }
             }
     }

@@ -471,6 +471,22 @@ TEST_CASE("fine-tuning: a run that fits exactly holds its own batch; a model giv
     CHECK(count_only["finetune"]["max_seq_len"].is_null());
 }
 
+TEST_CASE("fine-tuning with learned position embeddings: the longest sequence reported fits at batch 1, one token more does not") {
+    // GPT-3's position table (seq_len x h) grows with the sequence (red-team case: 25,748 reported, 25,718 the true maximum).
+    json s = {{"model", {{"preset", "gpt3-175b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"finetune", {{"method", "qlora"}, {"batch", 2}, {"seq_len", 2048}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const double longest = r["finetune"]["max_seq_len"].get<double>();
+    REQUIRE(longest > 2048);
+    s["finetune"]["batch"] = 1;
+    s["finetune"]["seq_len"] = longest;
+    CHECK(run(s)["finetune"]["fits"] == true);
+    s["finetune"]["seq_len"] = longest + 1;
+    CHECK(run(s)["finetune"]["fits"] == false);
+}
+
 TEST_CASE("fine-tuning: fits on N x device? the biggest batch and sequence that do; time and cost") {
     json s = {{"model", {{"preset", "llama3-8b"}}},
               {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},

@@ -19,9 +19,12 @@ struct Plan {
 struct PlanResult {
     std::vector<Plan> best;             // top-k plans by throughput (tokens/s), fastest first
     std::vector<Plan> best_per_layout;  // best plan of each (tp, pp) layout, fastest first
-    std::optional<Plan> least_memory;   // the valid layout that needs the least memory per device (fits or not)
+    std::optional<Plan> least_memory;   // the valid layout that needs the least memory per device (fits or not; best_only: when none fits)
     double considered = 0, feasible = 0;
     double rejected_out_of_memory = 0, rejected_indivisible = 0;
+    // PlanOptions::best_only: plans skipped, unsized, because their step-time lower bound loses to the
+    // k best (feasible + rejected_out_of_memory + skipped_by_bound = what a full search sizes)
+    double skipped_by_bound = 0;
     double search_seconds = 0;  // filled by the caller that has a clock
 };
 

@@ -224,9 +224,9 @@ struct PlanOptions {
     Count max_micro_batch = 8;
     Count top_k = 10;
     std::optional<Count> only_tp;  // search this tensor-parallel size only (lets a caller split the search)
-    // Only the top_k plans and the least-memory layout are wanted (an automatic layout): a fitting
-    // plan whose step-time lower bound already loses to the k-th best is not timed in full, so
-    // best_per_layout is then incomplete. Same best plans, fewer full timings.
+    // Only the top_k plans, or the least-memory layout when none fits, are wanted (an automatic
+    // layout): once k plans fit, a plan whose step-time lower bound already loses to the k-th best is
+    // neither sized nor timed, so best_per_layout and the counts are then incomplete. Same best plans.
     bool best_only = false;
 };
 
