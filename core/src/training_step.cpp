@@ -791,20 +791,35 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
 // the WAN link. In steady state a micro-batch waits when sending takes longer than computing it;
 // filling and draining the pipeline crosses every site boundary forward and backward once, latency
 // included.
-void pipeline_across_sites(const StepInputs& in, const Links& links, const StepLayout& L, const ComputeTerms& c, StepEstimate& r) {
+// A pipeline whose stages span sites: the sites one replica's stages cross, and the seconds of one
+// micro-batch's activations over a site's WAN share (`applies` false when the stages stay in a site).
+struct WanPipe {
+    bool applies = false;
+    double sites = 1, bytes = 0, x = 0;
+};
+WanPipe wan_pipe(const StepInputs& in, const Links& links, const StepLayout& L, const ComputeTerms& c) {
     const NetworkLevels& net = links.net;
-    const double t = L.t, cp = L.cp, p = L.p, v = L.v, dps = net.devices_per_site;
-    if (!(p > 1 && net.sites > 1 && t * cp * p > dps)) return;
+    const double t = L.t, cp = L.cp, p = L.p, dps = net.devices_per_site;
+    WanPipe w;
+    if (!(p > 1 && net.sites > 1 && t * cp * p > dps)) return w;
+    w.applies = true;
+    w.sites = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
+    const double senders = dps * w.sites / p;  // devices of a site sending across at once (boundary stages of its replicas)
+    const double share = net.wan * links.network / std::max(1.0, senders);
+    w.bytes = 2.0 * c.tokens * in.hidden / (L.sp ? t : 1.0);
+    w.x = w.bytes / share;
+    return w;
+}
+
+void pipeline_across_sites(const StepInputs& in, const Links& links, const StepLayout& L, const ComputeTerms& c, StepEstimate& r) {
+    const WanPipe p = wan_pipe(in, links, L, c);
+    if (!p.applies) return;
+    const double v = L.v, x = p.x;
     if (!r.wan) r.wan.emplace();
     WanTraffic& w = *r.wan;
-    const double sg_pp = std::min({net.sites, p, std::ceil(t * cp * p / dps)});
-    w.sites_pp = sg_pp;
-    const double senders = dps * sg_pp / p;  // devices of a site sending across at once (boundary stages of its replicas)
-    const double share = net.wan * links.network / std::max(1.0, senders);
-    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? t : 1.0);
-    const double x = bytes / share;
-    w.pp_bytes_per_microbatch = bytes;
-    w.pp_seconds = L.m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (sg_pp - 1.0) * (x + net.wan_latency);
+    w.sites_pp = p.sites;
+    w.pp_bytes_per_microbatch = p.bytes;
+    w.pp_seconds = L.m * std::max(0.0, v * x - r.microbatch_seconds) + 2.0 * v * (p.sites - 1.0) * (x + links.net.wan_latency);
     w.pp_bound_tokens_per_second = L.dp * L.b * in.seq / (v * x);
     r.step.pp_comm += w.pp_seconds;
 }
@@ -931,7 +946,11 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
     // the micro-batch's compute, dualpipe_step); t_mb and the compute >= gemm + overhead.
     const double per_mb = mb.gemm + mb.overhead;
     const double bubble = L.p <= 1 ? 0.0 : L.dualpipe ? std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) : (L.p - 1.0) / L.v;
-    return (L.m + bubble) * per_mb;
+    // Stages across sites (pipeline_across_sites): m x t_mb + m x max(0, v x - t_mb) = m x max(t_mb, v x),
+    // and 2 v (sites - 1) (x + latency) to fill and drain the pipeline over the WAN.
+    const WanPipe w = wan_pipe(in, links_of(net, eff.gen), L, c);
+    if (!w.applies) return (L.m + bubble) * per_mb;
+    return L.m * std::max(per_mb, L.v * w.x) + bubble * per_mb + 2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {

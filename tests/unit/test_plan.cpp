@@ -90,43 +90,54 @@ Scenario scenario_of(const json& j) {
 
 TEST_CASE("the step-time lower bound never exceeds the step time of any plan the search times") {
     const json trainings[] = {json::object(), {{"dualpipe", true}}};  // DualPipe: a bubble of its own (DeepSeek-V3 Sec. 3.2.1)
+    // One site; 4 sites on a 10 Gb/s WAN; every node its own site on 1 Gb/s (stages across sites add WAN terms).
+    const json hardwares[] = {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}},
+                              {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}, {"sites", 4}, {"wan", "wan-10g"}},
+                              {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}, {"network", "internet-1g"}}};
     for (const char* preset : {"gpt3-175b", "llama3-70b", "mixtral-8x7b"})
-        for (const json& training : trainings) {
-            INFO(preset << " " << training.dump());
-            const Scenario s = scenario_of({{"model", {{"preset", preset}}},
-                                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
-                                            {"training", training}});
-            const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
-            REQUIRE(r.best_per_layout.size() > 3);
-            const TrainingModel tm = training_model(*s.model);
-            for (const Plan& p : r.best_per_layout) {
-                const Efficiency eff = training_efficiency(p.config, s.hardware->device);
-                const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
-                CHECK(lb > 0);
-                CHECK(lb <= p.step_seconds);
+        for (const json& training : trainings)
+            for (const json& hardware : hardwares) {
+                INFO(preset << " " << training.dump() << " " << hardware.dump());
+                const Scenario s = scenario_of({{"model", {{"preset", preset}}}, {"hardware", hardware}, {"training", training}});
+                const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
+                REQUIRE(r.best_per_layout.size() > 3);
+                const TrainingModel tm = training_model(*s.model);
+                for (const Plan& p : r.best_per_layout) {
+                    const Efficiency eff = training_efficiency(p.config, s.hardware->device);
+                    const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
+                    CHECK(lb > 0);
+                    CHECK(lb <= p.step_seconds);
+                }
             }
-        }
 }
 
 TEST_CASE(
     "a best-only search (automatic layouts) skips plans by their lower bound and finds the same best plan, and the same least-memory "
     "layout when none fits") {
-    const json scenarios[] = {{{"model", {{"preset", "gpt3-175b"}}},
-                               {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
-                               {"training", json::object()}},
-                              {{"model", {{"preset", "llama3-70b"}}},
-                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
-                               {"training", json::object()}},
-                              {{"model", {{"preset", "mixtral-8x7b"}}},
-                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},
-                               {"training", json::object()}},
-                              {{"model", {{"preset", "deepseek-v3"}}},
-                               {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 2048}}},
-                               {"training", {{"dualpipe", true}, {"precision", "fp8"}}}},
-                              // Nothing fits: the least-memory layout is the answer.
-                              {{"model", {{"preset", "llama3.1-405b"}}},
-                               {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 8}}},
-                               {"training", json::object()}}};
+    const json scenarios[] = {
+        {{"model", {{"preset", "gpt3-175b"}}},
+         {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+         {"training", json::object()}},
+        {{"model", {{"preset", "llama3-70b"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+         {"training", json::object()}},
+        {{"model", {{"preset", "mixtral-8x7b"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},
+         {"training", json::object()}},
+        {{"model", {{"preset", "deepseek-v3"}}},
+         {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 2048}}},
+         {"training", {{"dualpipe", true}, {"precision", "fp8"}}}},
+        // Stages and replicas across sites: every node its own site on a 1 Gb/s link (io.net), and 4 sites joined by a WAN.
+        {{"model", {{"preset", "llama2-13b"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}, {"network", "internet-1g"}}},
+         {"training", {{"tokens", 2.6e11}, {"local_steps", 100}, {"global_batch", 16000}}}},
+        {{"model", {{"preset", "llama3-70b"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 512}, {"sites", 4}, {"wan", "wan-10g"}}},
+         {"training", json::object()}},
+        // Nothing fits: the least-memory layout is the answer.
+        {{"model", {{"preset", "llama3.1-405b"}}},
+         {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 8}}},
+         {"training", json::object()}}};
     for (const json& j : scenarios) {
         INFO(j.dump());
         const Scenario s = scenario_of(j);
