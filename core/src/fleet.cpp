@@ -249,9 +249,8 @@ StepEstimate stage_estimate(const StepInputs& in0, const Hardware& h, const Trai
 
 // Whether `t`-way tensor parallelism divides the attention heads (and the KV heads, or they it).
 bool heads_ok(const ModelSpec& shape, Count t) {
-    return std::fmod(shape.heads, static_cast<double>(t)) == 0 &&
-           (shape.is_mla() || std::fmod(shape.kv_heads, static_cast<double>(t)) == 0 ||
-            std::fmod(static_cast<double>(t), shape.kv_heads) == 0);
+    return divides(shape.heads, static_cast<double>(t)) &&
+           (shape.is_mla() || divides(shape.kv_heads, static_cast<double>(t)) || divides(static_cast<double>(t), shape.kv_heads));
 }
 
 // Data-parallel sizes: the divisors of the pools' gcd (found up to its square root), at most 128.
@@ -739,10 +738,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
                          f.why_not_other + ")");
     if (trace.enabled()) {
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
-        if (t.mfu_given)  // the given MFU sets the throughput, and the step follows from it
-            trace.add("training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",
-                      {{"tokens_per_step", t.tokens_per_step}, {"tokens_per_second", t.tokens_per_second}, {"step_model_seconds", r.step}},
-                      t.step_seconds, "s", "");
+        explain_step_at_given_mfu(t, r.step, trace);
     }
     return f;
 }

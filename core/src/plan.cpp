@@ -23,7 +23,7 @@ struct Dim {
     }
 };
 
-bool whole(double a, Count b) { return b > 0 && std::fmod(a, static_cast<double>(b)) == 0; }
+bool whole(double a, Count b) { return b > 0 && divides(a, static_cast<double>(b)); }
 
 // Whether the scenario gives a training field: the search then holds it fixed.
 bool is_fixed(const TrainingConfig& base, const char* name) { return (base.given & field_bit(training_fields(), name)) != 0; }
@@ -45,7 +45,7 @@ void parallel_dims(const ModelSpec& m, const StepInputs& in, const TrainingConfi
         d.cps.add(base.cp);
     else
         for (Count c = 1; c <= 32; c *= 2)
-            if (c == 1 || (m.seq_len >= 16384 && std::fmod(m.seq_len, 2.0 * static_cast<double>(c)) == 0)) d.cps.add(c);
+            if (c == 1 || (m.seq_len >= 16384 && divides(m.seq_len, 2.0 * static_cast<double>(c)))) d.cps.add(c);
     // Expert parallelism over the experts (powers of two dividing their count, up to 64).
     if (is_fixed(base, "ep"))
         d.eps.add(base.ep);
@@ -207,9 +207,11 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
 // Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching.
 void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out,
                     LayoutBest& lb) {
-    // Options counted as considered per ZeRO stage (sequence parallelism needs tensor parallelism).
+    // Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
+    const auto sp_skipped = [&](int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; };
+    // Options counted as considered per ZeRO stage.
     int sps = 0;
-    for (int si = 0; si < d.sps.n; ++si) sps += !(d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed);
+    for (int si = 0; si < d.sps.n; ++si) sps += !sp_skipped(si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
     for (int zi = 0; zi < d.zeros.n; ++zi) {
@@ -225,7 +227,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         }
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
-                if (d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed) continue;
+                if (sp_skipped(si)) continue;
                 std::optional<double> memory;  // shared by the overlap choices
                 for (int oi = 0; oi < d.ovs.n; ++oi) {
                     // Every field that varies is set here; the others stay the base's.

@@ -344,13 +344,7 @@ void explain_throughput(const StepEstimate& est, const TrainingResult& r, Trace&
                {"devices", n},
                {"peak_flops_per_second", peak}},
               r.tokens_per_second, "tokens/s", "");
-    // A given MFU sets the throughput, and the step follows from it (this replaces the step model's
-    // derivation of the key; the model's own step time stays in the values).
-    if (r.mfu_given)
-        trace.add(
-            "training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",
-            {{"tokens_per_step", r.tokens_per_step}, {"tokens_per_second", r.tokens_per_second}, {"step_model_seconds", est.step.total}},
-            r.step_seconds, "s", "");
+    explain_step_at_given_mfu(r, est.step.total, trace);
     trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
               {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
               r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
@@ -464,6 +458,14 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 }
 
 }  // namespace
+
+void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace) {
+    if (!r.mfu_given) return;
+    trace.add(
+        "training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",
+        {{"tokens_per_step", r.tokens_per_step}, {"tokens_per_second", r.tokens_per_second}, {"step_model_seconds", model_step_seconds}},
+        r.step_seconds, "s", "");
+}
 
 TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
                                  Trace& trace) {

@@ -163,6 +163,15 @@ double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cf
     return a.split + a.unsplit / (sp ? t : 1.0) + (no_scores ? 0.0 : a.scores);
 }
 
+// Whether b divides a: by integers when both are whole and exact in a double (the plan search asks
+// this of every layout it sizes, and libm's fmod costs ~90 instructions), else by fmod; the same answer.
+bool divides(double a, double b) {
+    constexpr double kExact = 9007199254740992.0;  // 2^53
+    if (a >= 0 && a < kExact && b >= 1 && b < kExact && a == std::floor(a) && b == std::floor(b))
+        return static_cast<std::uint64_t>(a) % static_cast<std::uint64_t>(b) == 0;
+    return std::fmod(a, b) == 0;
+}
+
 namespace {
 
 // Bytes per stored weight: 4 in fp32/tf32, else 2 (16-bit weights, also when the GEMMs run in FP8).
@@ -226,15 +235,6 @@ struct WeightPlacement {
         return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
     }
 };
-
-// Whether b divides a: by integers when both are whole and exact in a double (the plan search asks
-// this of every layout it sizes, and libm's fmod costs ~90 instructions), else by fmod; the same answer.
-bool divides(double a, double b) {
-    constexpr double kExact = 9007199254740992.0;  // 2^53
-    if (a >= 0 && a < kExact && b >= 1 && b < kExact && a == std::floor(a) && b == std::floor(b))
-        return static_cast<std::uint64_t>(a) % static_cast<std::uint64_t>(b) == 0;
-    return std::fmod(a, b) == 0;
-}
 
 // Places the parameters on the stages and over the ZeRO groups; sets params_per_gpu and the first stage's layers and parameters.
 WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
@@ -650,6 +650,18 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
 }
 
+// The pipeline bubble in micro-batch times: (p - 1) / vpp of the micro-batch for 1F1B (Narayanan et
+// al. 2021 Sec. 2.2), or DualPipe's (p/2 - 1) x 2/3 of its compute (dualpipe_step); 0 without a pipeline.
+double bubble_microbatches(const StepLayout& L) {
+    if (!(L.p > 1)) return 0.0;
+    return L.dualpipe ? std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) : (L.p - 1.0) / L.v;
+}
+
+// Kernel launch and per-layer fixed time of one micro-batch on a stage (the framework's constant).
+double kernel_overhead_seconds(const StepLayout& L, const ComputeTerms& c, const FrameworkProfile& fw) {
+    return L.Ls * (3.0 + c.rc) * fw.kernel_seconds_per_layer;
+}
+
 // DualPipe (DeepSeek-V3, arXiv:2412.19437 Sec. 3.2.1, Table 2): a forward chunk of one micro-batch
 // runs against a backward chunk of another, so the all-to-all and pipeline sends hide behind their
 // computation ("both all-to-all and PP communication can be fully hidden"; exposed only beyond it),
@@ -661,7 +673,7 @@ void dualpipe_step(const StepLayout& L, const StepTime& mb, double compute_mb, S
     r.step.ep_comm *= scale;
     r.step.pp_comm *= scale;
     r.microbatch_seconds -= hidden_comm - exposed;
-    r.step.pp_bubble = std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) * compute_mb;
+    r.step.pp_bubble = bubble_microbatches(L) * compute_mb;
 }
 
 // The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
@@ -678,7 +690,7 @@ double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimat
     r.step.cp_comm = m * mb.cp_comm;
     r.step.pp_comm = m * mb.pp_comm;
     r.step.ep_comm = m * mb.ep_comm;
-    r.step.pp_bubble = p > 1 ? (p - 1.0) / L.v * r.microbatch_seconds : 0.0;
+    r.step.pp_bubble = p > 1 ? bubble_microbatches(L) * r.microbatch_seconds : 0.0;
     if (L.dualpipe) dualpipe_step(L, mb, compute_mb, r);
     return compute_mb;
 }
@@ -914,7 +926,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     gemm_time(in, eff, L, c, mb, r);
     attention_time(in, cfg, eff, L, c, act, mb, r);
     mb.memory_bound = memory_bound_seconds(in, fw, L, c, act);
-    mb.overhead = L.Ls * (3.0 + c.rc) * fw.kernel_seconds_per_layer;
+    mb.overhead = kernel_overhead_seconds(L, c, fw);
     r.scale_out_bytes_per_second = net.scale_out;
     r.scale_up_bytes_per_second = net.scale_up;
     r.scale_out_assumed = net.scale_out_assumed;
@@ -941,11 +953,10 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
     StepTime mb;
     gemm_time(in, eff, L, c, mb, r);
-    mb.overhead = L.Ls * (3.0 + c.rc) * eff.fw.kernel_seconds_per_layer;
-    // microbatches_in_step: m x t_mb, and a bubble of (p - 1) / v x t_mb (DualPipe: (p/2 - 1) x 2/3 of
-    // the micro-batch's compute, dualpipe_step); t_mb and the compute >= gemm + overhead.
-    const double per_mb = mb.gemm + mb.overhead;
-    const double bubble = L.p <= 1 ? 0.0 : L.dualpipe ? std::max(0.0, L.p / 2.0 - 1.0) * (2.0 / 3.0) : (L.p - 1.0) / L.v;
+    // microbatches_in_step: m x t_mb and the bubble's micro-batch times (bubble_microbatches); t_mb
+    // and the compute >= gemm + kernel overhead.
+    const double per_mb = mb.gemm + kernel_overhead_seconds(L, c, eff.fw);
+    const double bubble = bubble_microbatches(L);
     // Stages across sites (pipeline_across_sites): m x t_mb + m x max(0, v x - t_mb) = m x max(t_mb, v x),
     // and 2 v (sites - 1) (x + latency) to fill and drain the pipeline over the WAN.
     const WanPipe w = wan_pipe(in, links_of(net, eff.gen), L, c);

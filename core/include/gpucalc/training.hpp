@@ -95,6 +95,9 @@ struct TrainingModel {
     bool assumed_experts = false;
 };
 TrainingModel training_model(const ModelSpec& m);
+// Whether b divides a (a mod b = 0), as fmod says, by integers when both are whole and below 2^53
+// (layout checks run for every plan the search sizes; libm's fmod costs ~90 instructions).
+bool divides(double a, double b);
 // Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2,
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
@@ -188,6 +191,9 @@ struct TrainingResult {
     std::optional<Convergence> convergence;  // DiLoCo (local_steps > 1): the published convergence caveat
 };
 
+// With a given MFU the throughput is set and the step follows from it: this derivation of
+// training.step_seconds replaces the step model's (whose time stays among its values). No-op otherwise.
+void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace);
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
 
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
