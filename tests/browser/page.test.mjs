@@ -32,6 +32,14 @@ const settled = async (page) => {
   await page.locator('gpu-calc [data-key="inverse.gpus"]').waitFor();
 };
 
+// Makes one call of the page's module throw as a corrupted module does, until the page re-creates it.
+const breakCall = (page, name) =>
+  page.evaluate((n) => {
+    globalThis.gpucalcPage.core().instance[n] = () => {
+      throw new WebAssembly.RuntimeError('memory access out of bounds');
+    };
+  }, name);
+
 test('typing into an input recomputes results (no button)', async () => {
   const { page, context, errors } = await open(browser);
   // 1,000 x 80 GiB = 78.1 TiB (memory is shown in binary units, as the "80 GB" on the box is GiB).
@@ -484,12 +492,7 @@ test('CSV export: numbers as numbers, text that a spreadsheet would run as a for
 test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
   const { page, context, errors } = await open(browser);
   await settled(page);
-  await page.evaluate(() => {
-    const inst = globalThis.gpucalcPage.core().instance;
-    inst.estimate = () => {
-      throw new WebAssembly.RuntimeError('memory access out of bounds');
-    };
-  });
+  await breakCall(page, 'estimate');
   await field(page, 'cluster', 'count').fill('77');
   await page.waitForFunction(() =>
     (document.querySelector('gpu-calc').shadowRoot.querySelector('[data-key="cluster.devices"]')?.textContent || '').startsWith('77')
@@ -503,28 +506,17 @@ test('a module that throws is discarded, re-created, the step retried once, and 
   await context.close();
 });
 
-// The guard is against hangs (the poisoned inputs once froze the page for seconds), not a timing
-// benchmark: 1 s keeps it meaningful on a loaded CI machine, where a 200 ms bound flaked.
 test('a derivation fetch that fails is asked again on a fresh module; an export while the module fails gives the answer on screen', async () => {
   const { page, context, errors } = await open(browser);
   await settled(page);
-  await page.evaluate(() => {
-    const inst = globalThis.gpucalcPage.core().instance;
-    inst.explain = () => {
-      throw new WebAssembly.RuntimeError('memory access out of bounds');
-    };
-  });
+  await breakCall(page, 'explain');
   await field(page, 'train', 'count').fill('2048');
   // The section is computed again on the fresh module, and its derivations arrive.
   const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
   await work.waitFor({ timeout: 20000 });
   assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
   const shown = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
-  await page.evaluate(() => {
-    globalThis.gpucalcPage.core().instance.estimate = () => {
-      throw new WebAssembly.RuntimeError('memory access out of bounds');
-    };
-  });
+  await breakCall(page, 'estimate');
   const exported = await page.evaluate(() => document.querySelector('gpu-calc').exportReport('train'));
   assert.equal(exported.errors, undefined);
   assert.equal(exported.training.days, shown.training.days);
@@ -532,6 +524,8 @@ test('a derivation fetch that fails is asked again on a fresh module; an export 
   await context.close();
 });
 
+// The guard is against hangs (the poisoned inputs once froze the page for seconds), not a timing
+// benchmark: 1 s keeps it meaningful on a loaded CI machine, where a 200 ms bound flaked.
 test('the page stays responsive (no task over 1 s) after a poisoned import or storage', async (t) => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {
