@@ -410,6 +410,17 @@ Fit fit_all(const std::vector<Row>& rows, const Calibration& prior) {
     return fit(all, prior);
 }
 
+// Every row under the shipped constants (fitted on all groups, its own included): what the
+// calculator answers for the published setup. In sample, so never the headline: it shows how much
+// of the out-of-sample error is a group's own offset that the others cannot teach.
+std::map<std::string, double> in_sample_errors(const std::vector<Row>& rows, const Calibration& shipped) {
+    std::map<std::string, double> err;  // row id -> |predicted / published - 1|
+    set_calibration_override(&shipped);
+    for (const auto& r : rows) err[r.id] = std::abs(predict(r) / r.published - 1.0);
+    set_calibration_override(nullptr);
+    return err;
+}
+
 // Metrics on the out-of-sample ratios.
 struct Metrics {
     double median = 0, within15 = 0, covered = 0;  // |error| median, share within 15 %, band coverage
@@ -458,8 +469,21 @@ struct Report {
     const OutOfSample& oos;
     const Metrics& m;
     const Calibration& prior;
-    const Calibration& fitted;  // the shipping fit
+    const Calibration& fitted;                         // the shipping fit
+    const std::map<std::string, double>& shipped_err;  // row id -> |error| under the shipping fit (in sample)
 };
+
+// Median |error| and the share within 15 % of a set of errors ("—" when empty).
+std::pair<std::string, std::string> error_figures(const std::vector<double>& e) {
+    if (e.empty()) return {"—", "—"};
+    double w = 0;
+    for (double x : e) w += x <= 0.15 ? 1 : 0;
+    return {pct(percentile(e, 0.5)).substr(1), fmt(100 * w / static_cast<double>(e.size())) + " %"};
+}
+std::string error_cells(const std::vector<double>& e) {
+    const auto [median, within] = error_figures(e);
+    return median + " | " + within;
+}
 
 // The out-of-sample summary: runs, median error, share within 15 %, the band and its coverage.
 void print_summary(const Report& r) {
@@ -527,31 +551,37 @@ void md_summary(std::ostream& md, const Report& r) {
        << "| band (published/predicted, 5th–95th percentile) | " << fmt(m.band_lo) << " – " << fmt(m.band_hi) << " |\n"
        << "| band coverage (each group vs a band from the others) | " << fmt(100 * m.covered) << " % |\n"
        << "| band half-width | " << fmt(100 * m.median_half_width) << " % |\n\n"
-       << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups |\n|---|---|---|---|---|\n";
+       << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups | shipped constants: median \\|error\\| | "
+          "within 15 % |\n|---|---|---|---|---|---|---|\n";
+    std::map<std::string, std::vector<double>> shipped;
+    for (const auto& row : r.rows) shipped[row.group].push_back(r.shipped_err.at(row.id));
     for (const auto& g : r.groups) {
-        const std::vector<double>& err = m.group_err.at(g);
-        double w = 0;
-        for (double e : err) w += e <= 0.15 ? 1 : 0;
-        md << "| " << g << " | " << err.size() << " | " << pct(percentile(err, 0.5)).substr(1) << " | "
-           << fmt(100 * w / static_cast<double>(err.size())) << " % | " << fmt(m.group_band.at(g).first) << " – "
-           << fmt(m.group_band.at(g).second) << " |\n";
+        md << "| " << g << " | " << m.group_err.at(g).size() << " | " << error_cells(m.group_err.at(g)) << " | "
+           << fmt(m.group_band.at(g).first) << " – " << fmt(m.group_band.at(g).second) << " | " << error_cells(shipped[g]) << " |\n";
     }
+    std::vector<double> all;
+    for (const auto& row : r.rows) all.push_back(r.shipped_err.at(row.id));
+    const auto [median, within] = error_figures(all);
+    md << "\nThe last two columns are in sample (the shipped constants, fitted on every group, this one included): what the "
+          "calculator answers for the published setups; over all runs median |error| "
+       << median << ", " << within << " within 15 %. The headline figures are the out-of-sample ones.\n";
 }
 
-// One subset's out-of-sample error: the runs pred selects.
+// One subset's error, out of sample and under the shipped constants: the runs pred selects.
 void md_subset(std::ostream& md, const Report& r, const char* what, bool (*pred)(const Row&)) {
-    std::vector<double> e;
+    std::vector<double> oos, shipped;
     for (const auto& row : r.rows)
-        if (pred(row)) e.push_back(std::abs(1.0 / r.oos.ratio.at(row.id) - 1.0));
-    double w = 0;
-    for (double x : e) w += x <= 0.15 ? 1 : 0;
-    md << "| " << what << " | " << e.size() << " | " << (e.empty() ? std::string("—") : pct(percentile(e, 0.5)).substr(1)) << " | "
-       << (e.empty() ? std::string("—") : fmt(100 * w / static_cast<double>(e.size())) + " %") << " |\n";
+        if (pred(row)) {
+            oos.push_back(std::abs(1.0 / r.oos.ratio.at(row.id) - 1.0));
+            shipped.push_back(r.shipped_err.at(row.id));
+        }
+    md << "| " << what << " | " << oos.size() << " | " << error_cells(oos) << " | " << error_cells(shipped) << " |\n";
 }
 
-// The subsets: long-context (context parallelism) and FP8 runs, out of sample.
+// The subsets: long-context (context parallelism) and FP8 runs, out of sample and in sample.
 void md_subsets(std::ostream& md, const Report& r) {
-    md << "\n| subset | runs | median \\|error\\| | within 15 % |\n|---|---|---|---|\n";
+    md << "\n| subset | runs | median \\|error\\| | within 15 % | shipped constants: median \\|error\\| | within 15 % |\n"
+          "|---|---|---|---|---|---|\n";
     md_subset(md, r, "context parallelism (cp ≥ 2)", [](const Row& x) { return x.scenario.training->cp >= 2; });
     md_subset(md, r, "FP8", [](const Row& x) { return x.scenario.training->precision == Precision::fp8; });
     md_subset(md, r, "FP8, Megatron-Core / NeMo",
@@ -661,7 +691,9 @@ int calibrate(const Options& o, const std::vector<Row>& rows, const Excluded& ex
     const OutOfSample oos = leave_one_group_out(rows, groups, prior);
     const Fit full = fit_all(rows, prior);
     const Metrics m = out_of_sample_metrics(rows, groups, oos);
-    const Report report{rows, excluded, groups, oos, m, prior, full.cal};
+    const std::map<std::string, double> shipped_err =
+        o.markdown.empty() ? std::map<std::string, double>{} : in_sample_errors(rows, full.cal);
+    const Report report{rows, excluded, groups, oos, m, prior, full.cal, shipped_err};
     print_summary(report);
     json cal_doc = json::parse(cal_text);
     const json fitted = fitted_parameters(full.cal);
