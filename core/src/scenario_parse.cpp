@@ -15,11 +15,6 @@ namespace gpucalc {
 using nlohmann::json;
 using namespace jr;
 
-namespace {
-// a % b == 0 for whole numbers (model dimensions are validated as whole numbers when parsed).
-bool divisible(double a, Count b) { return b > 0 && static_cast<Count>(a) % b == 0; }
-}  // namespace
-
 // ---- devices ----
 
 constexpr double kMinPeakFlops = 1e6;  // 1 MFLOP/s: below any real device (absurd input is an error)
@@ -124,11 +119,11 @@ bool bare_model_from_json(const ModelInput& in, const std::optional<std::string>
 void check_model_rules(const ModelInput& in, const ModelSpec& m) {
     const std::string& path = in.path;
     Errors& errors = in.errors;
-    if (m.head_dim == 0 && !m.is_mla() && !divisible(m.hidden, static_cast<Count>(m.heads)))
+    if (m.head_dim == 0 && !m.is_mla() && !divides(m.hidden, m.heads))
         add_error(errors, "divisibility", join(path, "heads"),
                   join(path, "hidden") + " (" + fmt_num(m.hidden) + ") must be divisible by " + join(path, "heads") + " (" +
                       fmt_num(m.heads) + ") unless " + join(path, "head_dim") + " is given");
-    if (!divisible(m.heads, static_cast<Count>(m.kv_heads)))
+    if (!divides(m.heads, m.kv_heads))
         add_error(errors, "divisibility", join(path, "kv_heads"),
                   join(path, "heads") + " (" + fmt_num(m.heads) + ") must be divisible by " + join(path, "kv_heads") + " (" +
                       fmt_num(m.kv_heads) + ")");
@@ -465,11 +460,11 @@ void check_layout_against_model(const LayoutRules& r, Errors& errors) {
     if (!r.s.model || !r.s.model->has_architecture) return;
     const TrainingConfig& t = r.t;
     const ModelSpec& m = *r.s.model;
-    if ((!r.automatic || r.given("tp")) && !divisible(m.heads, t.tp))
+    if ((!r.automatic || r.given("tp")) && !divides(m.heads, static_cast<double>(t.tp)))
         add_error(errors, "divisibility", "training.tp",
                   "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
-    if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divisible(m.kv_heads, t.tp) &&
-        !divisible(static_cast<double>(t.tp), static_cast<Count>(m.kv_heads)))
+    if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divides(m.kv_heads, static_cast<double>(t.tp)) &&
+        !divides(static_cast<double>(t.tp), m.kv_heads))
         add_error(errors, "divisibility", "training.tp",
                   "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
     // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
@@ -501,7 +496,7 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
     const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
     if (!s.model || (!s.model->is_moe() && !moe_by_count))
         add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-    else if (!divisible(s.model->experts, t.ep))
+    else if (!divides(s.model->experts, static_cast<double>(t.ep)))
         add_error(errors, "divisibility", "training.ep",
                   "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
     // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
@@ -706,13 +701,13 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         if (s.hardware->count % c.tp != 0)
             add_error(errors, "divisibility", "inference.tp",
                       "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
-        if (s.model && s.model->has_architecture && !divisible(s.model->heads, c.tp))
+        if (s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(c.tp)))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
         if (c.ep > 1) {
             if (!s.model || !s.model->is_moe())
                 add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-            else if (!divisible(s.model->experts, c.ep))
+            else if (!divides(s.model->experts, static_cast<double>(c.ep)))
                 add_error(errors, "divisibility", "inference.ep",
                           "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
             if (s.hardware->count % (c.tp * c.ep) != 0)
