@@ -1,4 +1,5 @@
 // Launches Debian's Chromium through playwright-core (no browser download).
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
@@ -23,6 +24,25 @@ export async function launch() {
     ]
   });
 }
+
+// One browser for a test file: launched before its first test, closed after its last (and after
+// the file's own `after` hooks registered later). Use `chrome.browser` inside tests.
+export function useBrowser() {
+  const chrome = { browser: null };
+  before(async () => {
+    chrome.browser = await launch();
+  });
+  after(async () => {
+    await chrome.browser.close();
+  });
+  return chrome;
+}
+
+// A section's input field, as the page renders it (id = section-key).
+export const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
+
+// The report behind a section's current answer (null before its first answer).
+export const report = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s]?.report ?? null, sec);
 
 // Opens a page, records every request and page error, waits for the first results.
 export async function open(browser, url = pageUrl(), opts = {}) {

@@ -2,32 +2,20 @@
 // then days, cost and the range), an honest "does not fit" with the layout that fits one click
 // away, auto layouts, "Can I run it?" on consumer GPUs, serving at maximum throughput and under
 // latency targets, fine-tuning, plans without duplicates, every famous run and claim opened.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { launch, open } from './browser.mjs';
+import { useBrowser, open, field, report } from './browser.mjs';
 import { cli } from '../node/common.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
-});
+const chrome = useBrowser();
 
-const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const card = (page, sec) => page.locator(`gpu-calc [data-answer="${sec}"]`);
 const figure = (page, sec, key) => card(page, sec).locator(`[data-figure="${key}"] .big`);
-const report = (page, sec) =>
-  page.evaluate((s) => {
-    const l = document.querySelector('gpu-calc')._last[s];
-    return l ? l.report : null;
-  }, sec);
 const scenarioOf = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s].scenario, sec);
 
 test('the Train answer opens with fits, then days, cost and the uncertainty range', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const c = card(page, 'train');
   assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'yes');
   assert.match(await c.locator('.fit').textContent(), /Fits in memory: [\d.]+\u00a0GiB of 80\.0\u00a0GiB per GPU/);
@@ -49,7 +37,7 @@ test('the Train answer opens with fits, then days, cost and the uncertainty rang
 });
 
 test('a training run without a layout gets the plan search\u2019s, shown in the answer and as the fields\u2019 placeholders; 25k GPUs need no layout typed', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   const line = card(page, 'train').locator('.layout-line');
   assert.equal(await line.getAttribute('data-layout'), 'auto');
   const r = await report(page, 'train');
@@ -64,7 +52,7 @@ test('a training run without a layout gets the plan search\u2019s, shown in the 
 });
 
 test('a setup that does not fit says so first, shows no days or cost, and one click uses the layout that fits', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'train', 'count').fill('512');
   await page.locator('gpu-calc [data-group="layout"] > summary').click();
   await field(page, 'train', 'tp').fill('1');
@@ -93,7 +81,7 @@ test('a setup that does not fit says so first, shows no days or cost, and one cl
 });
 
 test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K_M with 36 layers on the card; Llama 3 8B on an M3 Max', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'serve', 'device').selectOption('nvidia-rtx-4090');
   await field(page, 'serve', 'count').fill('1');
   await field(page, 'serve', 'tp').fill('1');
@@ -125,7 +113,7 @@ test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K
 });
 
 test('serving with the batch left blank runs at the largest batch that fits; latency targets find the fewest GPUs, one click to use them', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   assert.equal(await field(page, 'serve', 'batch').inputValue(), '');
   const r = await report(page, 'serve');
   assert.equal(r.inference.batch_source, 'max_throughput');
@@ -164,7 +152,7 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
 });
 
 test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest batch and sequence; full fine-tuning does not', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   const c = card(page, 'finetune');
   await c.locator('.fit').waitFor();
   const fixture = JSON.parse(
@@ -182,7 +170,7 @@ test('Can I fine-tune? QLoRA of Llama 3 8B fits on an RTX 4090 with the biggest 
 });
 
 test('the fine-tuning memory bar shows the parts alive at the peak: when the answer says it fits, the bar ends inside the capacity mark', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const sc = {
     model: { preset: 'llama2-13b' },
     hardware: { device: 'nvidia-rtx-4090', count: 8 },
@@ -204,7 +192,7 @@ test('the fine-tuning memory bar shows the parts alive at the peak: when the ans
 });
 
 test('the plan search lists no plan twice', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
     timeout: 30000
   });
@@ -220,7 +208,7 @@ test('the plan search lists no plan twice', async () => {
 });
 
 test('every famous run and claim opens in a form, with the result its verdict was judged on', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await page.locator('gpu-calc table.runs tbody tr').first().waitFor({ timeout: 20000 });
   const reality = await page.evaluate(() => document.querySelector('gpu-calc')._reality);
   for (const run of reality.runs) {
@@ -262,7 +250,7 @@ test('every famous run and claim opens in a form, with the result its verdict wa
 });
 
 test('the first screen offers the questions people come with; each leads to the section that answers it, its answer in view', async () => {
-  const { page, context } = await open(browser, undefined, { viewport: { width: 1280, height: 900 } });
+  const { page, context } = await open(chrome.browser, undefined, { viewport: { width: 1280, height: 900 } });
   const questions = page.locator('gpu-calc .questions a');
   const list = await questions.evaluateAll((as) => as.map((a) => [a.textContent, a.dataset.section, a.getBoundingClientRect().bottom]));
   assert.deepEqual(

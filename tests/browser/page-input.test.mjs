@@ -1,28 +1,20 @@
 // What people type and what they read: human numbers (15T, 1.5e12, 70B, 1,000, 1k, 1M, $2, 40 %)
 // typed key by key with the parsed value shown next to the field, a German browser's separators,
 // messages in the form's words (no JSON paths), units people use, one price basis, sources.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, text } from './browser.mjs';
+import { useBrowser, open, text, field, report } from './browser.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
-});
+const chrome = useBrowser();
 
-const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const parsed = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}-parsed`).textContent();
 const type = async (page, sec, key, value) => {
   await field(page, sec, key).fill('');
   await field(page, sec, key).pressSequentially(value, { delay: 5 });
 };
-const report = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s]?.report, sec);
 
 test('human numbers are read as people write them, with the parsed value shown next to the field', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const cases = [
     ['train', 'tokens', '15T', '= 15 trillion tokens', (r) => r.inputs.training.tokens === 15e12],
     ['train', 'tokens', '1.5e12', '= 1.5 trillion tokens', (r) => r.inputs.training.tokens === 1.5e12],
@@ -49,7 +41,7 @@ test('human numbers are read as people write them, with the parsed value shown n
 });
 
 test('in a German browser 1.000 is a thousand and 0,4 is 0.4', async () => {
-  const { page, context } = await open(browser, undefined, { locale: 'de-DE' });
+  const { page, context } = await open(chrome.browser, undefined, { locale: 'de-DE' });
   await type(page, 'cluster', 'count', '1.000');
   assert.equal(await parsed(page, 'cluster', 'count'), '= 1,000 devices');
   assert.equal(await text(page, 'cluster.memory_bytes'), '78.1\u00a0TiB');
@@ -59,7 +51,7 @@ test('in a German browser 1.000 is a thousand and 0,4 is 0.4', async () => {
 });
 
 test('a field that cannot be read names the problem, shows no answer, and the answer returns once it is fixed', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await type(page, 'train', 'mfu', '40');
   assert.match(await page.locator('gpu-calc #train-mfu-error').textContent(), /40 is more than 1: write 40 % or 0\.4/);
   assert.equal(await page.locator('gpu-calc [data-answer="train"] [data-fit]').getAttribute('data-fit'), 'error');
@@ -73,7 +65,7 @@ test('a field that cannot be read names the problem, shows no answer, and the an
 });
 
 test('messages name the fields as the form does, never by their JSON paths', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await page.locator('gpu-calc [data-group="layout"] > summary').click();
   await type(page, 'train', 'tp', '3');
   const err = await page.locator('gpu-calc #train-tp-error').textContent();
@@ -97,7 +89,7 @@ test('messages name the fields as the form does, never by their JSON paths', asy
 });
 
 test('units people use: FLOP/s up to E (never Q), kWh to GWh, CO2 in t, "70.6 B params", no "0.00 µs"', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   assert.equal(await text(page, 'cluster.peak_flops_per_second.bf16'), '989\u00a0PFLOP/s');
   await type(page, 'cluster', 'count', '1M');
   assert.equal(await text(page, 'cluster.peak_flops_per_second.bf16'), '989\u00a0EFLOP/s');
@@ -112,7 +104,7 @@ test('units people use: FLOP/s up to E (never Q), kWh to GWh, CO2 in t, "70.6 B 
 });
 
 test('one price basis everywhere: blank prices take the catalog\u2019s marketplace price, said in each section', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   const t = await report(page, 'train');
   assert.equal(t.inputs.costs.price_basis, 'marketplace');
   assert.equal(await field(page, 'train', 'gpu_hour_usd').getAttribute('placeholder'), 'catalog: $' + t.training.gpu_hour_usd.toFixed(2));
@@ -126,7 +118,7 @@ test('one price basis everywhere: blank prices take the catalog\u2019s marketpla
 });
 
 test('catalog figures come with links to their sources', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   const src = page.locator('gpu-calc section[data-section="cluster"] details.sources');
   await src.locator('summary').click();
   const hrefs = await src.locator('a').evaluateAll((as) => as.map((a) => a.href));

@@ -3,18 +3,12 @@
 // path to each section's answer, visible focus rings, the first answer painted before anything
 // below the fold, and screenshots of every section (desktop and phone, light and dark) in
 // build/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open, pageUrl, shotDir } from './browser.mjs';
+import { useBrowser, open, pageUrl, shotDir } from './browser.mjs';
 import { join } from 'node:path';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
-});
+const chrome = useBrowser();
 
 const SECTIONS = ['train', 'serve', 'finetune', 'plan', 'cluster', 'explain', 'reality', 'json'];
 
@@ -54,7 +48,7 @@ function contrast(a, b) {
 
 test('in dark mode (and light) chart tick labels reach 4.5:1 against the background, measured on the canvas; grid lines 3:1', async () => {
   for (const colorScheme of ['dark', 'light']) {
-    const { page, context } = await open(browser, pageUrl(), { colorScheme });
+    const { page, context } = await open(chrome.browser, pageUrl(), { colorScheme });
     await everything(page);
     const keys = await drawCharts(page);
     assert.ok(keys.length >= 4, keys.join(', '));
@@ -100,7 +94,7 @@ test('axis titles never overlap tick labels: each y axis is as wide as its longe
     { width: 1280, height: 900 },
     { width: 390, height: 844 }
   ]) {
-    const { page, context } = await open(browser, pageUrl(), { viewport });
+    const { page, context } = await open(chrome.browser, pageUrl(), { viewport });
     await everything(page);
     const keys = await drawCharts(page);
     for (const k of keys) {
@@ -123,7 +117,7 @@ test('axis titles never overlap tick labels: each y axis is as wide as its longe
 
 test('on a 390 px phone nothing scrolls sideways: not the page, not a section, not embed.html; wide tables scroll in their own box; no word breaks letter by letter', async () => {
   const viewport = { width: 390, height: 844 };
-  const { page, context } = await open(browser, pageUrl(), { viewport });
+  const { page, context } = await open(chrome.browser, pageUrl(), { viewport });
   await everything(page);
   await page.evaluate(() => {
     for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true;
@@ -156,7 +150,7 @@ test('on a 390 px phone nothing scrolls sideways: not the page, not a section, n
   assert.deepEqual(m.broken, []);
   assert.ok(m.scrollers >= 4);
   await context.close();
-  const e = await open(browser, pageUrl('embed.html'), { viewport });
+  const e = await open(chrome.browser, pageUrl('embed.html'), { viewport });
   await e.page.frameLocator('#demo-frame').locator('gpu-calc .answer:not(.waiting)').waitFor();
   assert.ok((await e.page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
   assert.ok(
@@ -173,7 +167,7 @@ test('keyboard only: Tab to the nav, Enter on a section moves focus to its headi
     { width: 1280, height: 900 },
     { width: 390, height: 844 }
   ]) {
-    const { page, context } = await open(browser, pageUrl(), { viewport });
+    const { page, context } = await open(chrome.browser, pageUrl(), { viewport });
     for (const s of SECTIONS) {
       await page.evaluate(() => scrollTo(0, 0));
       await page.locator('gpu-calc header h1').click(); // the keyboard starts from the top
@@ -219,7 +213,7 @@ test('keyboard only: Tab to the nav, Enter on a section moves focus to its headi
 });
 
 test('every control reached by Tab shows a focus ring; the import button is a real button whose ring shows, and focus stays on it after an import', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   // Every section built first: Tab must not run off the end of the page (the window would lose focus).
   await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt === true, null, { timeout: 30000 });
   await page.locator('gpu-calc header h1').click();
@@ -267,7 +261,7 @@ test('every control reached by Tab shows a focus ring; the import button is a re
 test('the first paint shows the first section\u2019s answer; nothing below the fold is built or drawn before it (timings of 5 cold loads)', async (t) => {
   const runs = [];
   for (let i = 0; i < 5; i++) {
-    const { page, context } = await open(browser);
+    const { page, context } = await open(chrome.browser);
     await page.waitForFunction(() => performance.getEntriesByName('gpucalc-first-answer-painted').length > 0);
     await page.waitForFunction(() => performance.getEntriesByName('gpucalc-chart-drawn').length > 0, null, { timeout: 20000 });
     const m = await page.evaluate(() => {
@@ -300,7 +294,7 @@ test('screenshots of every section: desktop and phone, light and dark (build/scr
     ['phone', { width: 390, height: 844 }]
   ]) {
     for (const colorScheme of ['light', 'dark']) {
-      const { page, context } = await open(browser, pageUrl(), { viewport, colorScheme });
+      const { page, context } = await open(chrome.browser, pageUrl(), { viewport, colorScheme });
       await everything(page);
       await drawCharts(page);
       await page.evaluate(() => scrollTo(0, 0));
@@ -323,7 +317,7 @@ test('screenshots of every section: desktop and phone, light and dark (build/scr
       await context.close();
     }
   }
-  const e = await open(browser, pageUrl('embed.html'), { viewport: { width: 390, height: 844 } });
+  const e = await open(chrome.browser, pageUrl('embed.html'), { viewport: { width: 390, height: 844 } });
   await e.page.frameLocator('#demo-frame').locator('gpu-calc .answer:not(.waiting)').waitFor();
   await e.page.screenshot({ path: join(shotDir, 'embed-phone-light.png'), fullPage: true });
   await e.context.close();

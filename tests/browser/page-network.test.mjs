@@ -2,25 +2,18 @@
 // data centre, across sites and across sites with DiLoCo, with the core's reasons; the Train form's
 // network fields (sites, the link between them, local steps) and what crosses the WAN. Every number
 // on screen is checked against the native CLI for the same scenario.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, open } from './browser.mjs';
+import { useBrowser, open, field } from './browser.mjs';
 import { nativeEstimates } from '../node/common.mjs';
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
-});
+const chrome = useBrowser();
 
-const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const last = (page, sec) => page.evaluate((s) => document.querySelector('gpu-calc')._last[s] || null, sec);
 const fmt = (page, fn, x) => page.evaluate(([f, v]) => globalThis.gpucalcFormat[f](v), [fn, x]);
 
 test('what can 1,000 H100 train in 30 days: one data centre, across sites, across sites with DiLoCo, side by side with the reasons', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const card = page.locator('gpu-calc [data-answer="reality"]');
   await card.locator('[data-figure="net-one_cluster"]').waitFor({ timeout: 30000 });
   const { scenario, report } = await last(page, 'reality');
@@ -54,7 +47,7 @@ test('what can 1,000 H100 train in 30 days: one data centre, across sites, acros
 });
 
 test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, the DiLoCo caveat, and no JSON path in the prose', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   await page.locator('gpu-calc section[data-section="train"] [data-group="network"] > summary').click();
   // 1,024 GPUs do not split into 5 equal sites: the field says so, and no answer is shown.
   await field(page, 'train', 'sites').fill('5');
@@ -98,7 +91,7 @@ test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, th
 });
 
 test('Cluster: 1,000 H100 in 5 sites shows the link of each level (node, between nodes, between sites), as the CLI reports them', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   await page.locator('gpu-calc section[data-section="cluster"] [data-group="network"] > summary').click();
   await field(page, 'cluster', 'sites').fill('5');
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.cluster?.report.inputs.hardware.sites === 5);

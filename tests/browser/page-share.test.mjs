@@ -2,24 +2,19 @@
 // editor's text), "Copy embed code" and "Copy iframe code" pasted into another page, frame.html's
 // #section= and #scenario=, a bad scenario attribute shown as an error, host pages with a strict
 // Content-Security-Policy (WebAssembly or workers refused, or the script itself blocked).
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, open, pageUrl } from './browser.mjs';
+import { useBrowser, open, pageUrl, field } from './browser.mjs';
 import { site } from '../node/common.mjs';
 
-let browser;
+const chrome = useBrowser();
 const written = [];
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
+after(() => {
   for (const f of written) rmSync(f, { force: true });
 });
 
-const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
 const shadowActive = (page) =>
   page.evaluate(() => {
     const a = document.querySelector('gpu-calc').shadowRoot.activeElement;
@@ -42,7 +37,7 @@ function hostPage(name, body, csp) {
 }
 
 test('"Copy link" carries the whole state: the section in view, every form and the editor\u2019s text; focus stays on the button', async () => {
-  const a = await open(browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
+  const a = await open(chrome.browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
   await field(a.page, 'train', 'tokens').fill('2T');
   await a.page.locator('gpu-calc nav a[data-section="finetune"]').click();
   await field(a.page, 'finetune', 'method').selectOption('lora');
@@ -57,7 +52,7 @@ test('"Copy link" carries the whole state: the section in view, every form and t
   assert.match(link, /^file:.*index\.html#s=[A-Za-z0-9_-]+$/);
   const tps = await a.page.locator('gpu-calc [data-answer="serve"] [data-figure="speed"] .big').textContent();
   await a.context.close();
-  const b = await open(browser, link);
+  const b = await open(chrome.browser, link);
   assert.equal(await field(b.page, 'serve', 'batch').inputValue(), '64');
   assert.equal(await field(b.page, 'train', 'tokens').inputValue(), '2T');
   assert.equal(await field(b.page, 'finetune', 'method').inputValue(), 'lora');
@@ -70,7 +65,7 @@ test('"Copy link" carries the whole state: the section in view, every form and t
 });
 
 test('"Copy embed code" and "Copy iframe code" paste into another page and show the same answer', async () => {
-  const { page, context } = await open(browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
+  const { page, context } = await open(chrome.browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
   await field(page, 'train', 'count').fill('2048');
   await field(page, 'train', 'tokens').fill('2T');
   const days = await page.locator('gpu-calc [data-answer="train"] [data-figure="days"] .big').textContent();
@@ -86,7 +81,7 @@ test('"Copy embed code" and "Copy iframe code" paste into another page and show 
   await context.close();
 
   const p1 = await open(
-    browser,
+    chrome.browser,
     hostPage(
       'test-host-element.html',
       '<p>My post</p>' + element,
@@ -98,7 +93,7 @@ test('"Copy embed code" and "Copy iframe code" paste into another page and show 
   assert.deepEqual(p1.errors, []);
   await p1.context.close();
 
-  const p2 = await browser.newContext();
+  const p2 = await chrome.browser.newContext();
   const page2 = await p2.newPage();
   await page2.goto(hostPage('test-host-iframe.html', '<p>My post</p>' + iframe));
   const frame = page2.frameLocator('iframe');
@@ -112,7 +107,7 @@ test('a scenario attribute that cannot be used is shown as an error, never repla
     'test-host-typo.html',
     '<script src="gpucalc-embed.js"></script><gpu-calc section="serve" scenario=\'{"model":{"preset":"llama3-70bb"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"inference":{"tp":4}}\'></gpu-calc>'
   );
-  const a = await open(browser, typo);
+  const a = await open(chrome.browser, typo);
   assert.match(await a.page.locator('gpu-calc #serve-model').evaluate((s) => s.selectedOptions[0].textContent), /not available: llama3-70bb/);
   assert.match(await a.page.locator('gpu-calc #serve-model-error').textContent(), /unknown model preset "llama3-70bb"/);
   assert.equal(await a.page.locator('gpu-calc [data-answer="serve"] [data-fit]').getAttribute('data-fit'), 'error');
@@ -122,7 +117,7 @@ test('a scenario attribute that cannot be used is shown as an error, never repla
     'test-host-badjson.html',
     '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-70b"\'></gpu-calc>'
   );
-  const b = await open(browser, bad);
+  const b = await open(chrome.browser, bad);
   assert.match(
     await b.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(),
     /The scenario attribute is not valid JSON .*the calculator shows its defaults instead/
@@ -132,14 +127,14 @@ test('a scenario attribute that cannot be used is shown as an error, never repla
     'test-host-wrongsection.html',
     '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090"},"inference":{"batch":1}}\'></gpu-calc>'
   );
-  const c = await open(browser, wrong);
+  const c = await open(chrome.browser, wrong);
   assert.match(await c.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(), /it is a Serve scenario, and this view shows Train/);
   await c.context.close();
 });
 
 test('frame.html takes the section and the scenario from its address', async () => {
   const sc = { model: { preset: 'llama3-8b' }, hardware: { device: 'nvidia-rtx-4090' }, finetune: { method: 'qlora', batch: 4 } };
-  const { page, context } = await open(browser, pageUrl('frame.html') + '#section=finetune&scenario=' + encodeURIComponent(JSON.stringify(sc)));
+  const { page, context } = await open(chrome.browser, pageUrl('frame.html') + '#section=finetune&scenario=' + encodeURIComponent(JSON.stringify(sc)));
   assert.equal(await page.locator('gpu-calc section').count(), 1);
   assert.equal(await page.locator('gpu-calc section').getAttribute('data-section'), 'finetune');
   assert.equal(await field(page, 'finetune', 'batch').inputValue(), '4');
@@ -148,7 +143,7 @@ test('frame.html takes the section and the scenario from its address', async () 
 });
 
 test('a host page whose Content-Security-Policy blocks WebAssembly, workers or the script gets a message, never an endless "Loading"', async () => {
-  const noWasm = await browser.newContext();
+  const noWasm = await chrome.browser.newContext();
   const p1 = await noWasm.newPage();
   await p1.goto(
     hostPage(
@@ -166,7 +161,7 @@ test('a host page whose Content-Security-Policy blocks WebAssembly, workers or t
   assert.equal(await msg.getAttribute('role'), 'alert');
   await noWasm.close();
 
-  const noScript = await browser.newContext();
+  const noScript = await chrome.browser.newContext();
   const p2 = await noScript.newPage();
   await p2.goto(
     hostPage(
@@ -180,7 +175,7 @@ test('a host page whose Content-Security-Policy blocks WebAssembly, workers or t
   await noScript.close();
 
   const noWorker = await open(
-    browser,
+    chrome.browser,
     hostPage(
       'test-host-csp-worker.html',
       '<script src="gpucalc-embed.js"></script><gpu-calc section="plan"></gpu-calc>',

@@ -1,26 +1,18 @@
 // The page in Chromium from file://: live recompute, inline errors, URL state, export/import,
 // the custom element, no network, accessibility, hostile input, screenshots.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { execFileSync } from 'node:child_process';
-import { launch, open, pageUrl, text, exact, shotDir } from './browser.mjs';
+import { useBrowser, open, pageUrl, text, exact, shotDir, field } from './browser.mjs';
 import { cli, root, nestedClaims } from '../node/common.mjs';
 
 const require = createRequire(import.meta.url);
 const F = require(join(root, 'web', 'format.js'));
 
-let browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser.close();
-});
-
-const field = (page, sec, key) => page.locator(`gpu-calc #${sec}-${key}`);
+const chrome = useBrowser();
 
 // Waits until the idle-time work of a load is done (plan search, reality tables and answers): no
 // call into the module happens after this without input.
@@ -41,7 +33,7 @@ const breakCall = (page, name) =>
   }, name);
 
 test('typing into an input recomputes results (no button)', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   // 1,000 x 80 GiB = 78.1 TiB (memory is shown in binary units, as the "80 GB" on the box is GiB).
   assert.equal(await text(page, 'cluster.memory_bytes'), '78.1\u00a0TiB');
   await field(page, 'cluster', 'count').fill('2000');
@@ -54,7 +46,7 @@ test('typing into an input recomputes results (no button)', async () => {
 test('the page shows the same numbers as the CLI for GPT-3 / 1,024 A100 / MFU 0.4, typed as a person would', async () => {
   const scenario = JSON.parse(readFileSync(join(root, 'tests', 'fixtures', 'gpt3-a100.json'), 'utf8'));
   const report = JSON.parse(execFileSync(cli, ['estimate', '-'], { input: JSON.stringify(scenario) }).toString());
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'train', 'model').selectOption('custom-params');
   await field(page, 'train', 'params').pressSequentially('175B');
   await field(page, 'train', 'device').selectOption('nvidia-a100-sxm4-80gb');
@@ -75,7 +67,7 @@ test('the page shows the same numbers as the CLI for GPT-3 / 1,024 A100 / MFU 0.
 });
 
 test('an invalid field shows its message inline, in words, and no stale result stays beside it', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   assert.equal(await text(page, 'cluster.memory_bytes'), '78.1\u00a0TiB');
   await field(page, 'cluster', 'count').fill('-5');
   const err = page.locator('gpu-calc #cluster-count-error');
@@ -93,7 +85,7 @@ test('an invalid field shows its message inline, in words, and no stale result s
 });
 
 test('a shared URL restores the same view', async () => {
-  const a = await open(browser);
+  const a = await open(chrome.browser);
   await field(a.page, 'serve', 'batch').fill('64');
   await field(a.page, 'cluster', 'count').fill('4096');
   const url = await a.page.evaluate(() => {
@@ -105,7 +97,7 @@ test('a shared URL restores the same view', async () => {
   await a.page.waitForTimeout(300);
   assert.equal(await a.page.evaluate(() => location.href), url); // the debounced save wrote the same state
   await a.context.close();
-  const b = await open(browser, url);
+  const b = await open(chrome.browser, url);
   assert.equal(await field(b.page, 'serve', 'batch').inputValue(), '64');
   assert.equal(await field(b.page, 'cluster', 'count').inputValue(), '4096');
   assert.equal(await text(b.page, 'inference.throughput_tokens_per_second_per_gpu'), tps);
@@ -113,7 +105,7 @@ test('a shared URL restores the same view', async () => {
 });
 
 test('export -> import round-trips; a malformed import shows an error and keeps the state', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'train', 'count').fill('2048');
   const exported = await page.evaluate(() => JSON.stringify(document.querySelector('gpu-calc').exportScenario('train')));
   await field(page, 'train', 'count').fill('64');
@@ -137,7 +129,7 @@ test('export -> import round-trips; a malformed import shows an error and keeps 
 });
 
 test('derivations on demand: the estimate is asked without them, "show the work" appears once the page is idle and opens the formula; an exported report carries them all', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const r = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
   assert.equal(r.explain, undefined);
   assert.equal(r.inputs.explain, false);
@@ -156,7 +148,7 @@ test('derivations on demand: the estimate is asked without them, "show the work"
 });
 
 test('the custom element works on a plain HTML page from file://, and in an iframe', async () => {
-  const { page, context, errors } = await open(browser, pageUrl('embed.html'));
+  const { page, context, errors } = await open(chrome.browser, pageUrl('embed.html'));
   assert.equal(await page.locator('#demo-element').evaluate((el) => el.shadowRoot.querySelectorAll('section').length), 1);
   assert.ok((await text(page, 'training.days')).length > 0);
   const frame = page.frameLocator('#demo-frame');
@@ -166,7 +158,7 @@ test('the custom element works on a plain HTML page from file://, and in an ifra
 });
 
 test('no network request beyond the page\u2019s own files', async () => {
-  const { page, context, requests } = await open(browser);
+  const { page, context, requests } = await open(chrome.browser);
   for (const s of ['explain', 'train', 'serve']) await page.locator(`gpu-calc section[data-section="${s}"]`).scrollIntoViewIfNeeded();
   await field(page, 'cluster', 'count').fill('12');
   for (const u of requests)
@@ -181,7 +173,7 @@ test('axe-core finds no accessibility violations, light and dark, desktop and ph
     ['light', { width: 1280, height: 900 }],
     ['dark', { width: 390, height: 844 }]
   ]) {
-    const { page, context } = await open(browser, pageUrl(), { bypassCSP: true, colorScheme, viewport });
+    const { page, context } = await open(chrome.browser, pageUrl(), { bypassCSP: true, colorScheme, viewport });
     await settled(page);
     // Every group and details open, so that axe sees every control.
     await page.evaluate(() => {
@@ -215,7 +207,7 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
   payload['__proto__'] = { polluted: 'yes' };
   payload.constructor = { prototype: { polluted: 'yes' } };
   const enc = Buffer.from(JSON.stringify(payload)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-  const { page, context, dialogs, errors } = await open(browser, pageUrl() + '#s=' + enc);
+  const { page, context, dialogs, errors } = await open(chrome.browser, pageUrl() + '#s=' + enc);
   assert.deepEqual(dialogs, []);
   assert.equal(await page.evaluate(() => ({}).polluted), undefined);
   assert.match(await page.locator('gpu-calc #train-count-error').textContent(), /not a number/);
@@ -244,7 +236,7 @@ test('hostile hashes and imports: no script runs, no prototype pollution, the pa
 });
 
 test('plan search runs in a worker with progress, can be cancelled, and "use this plan" fills the training form', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   const status = page.locator('gpu-calc .plan-status');
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent ?? ''), null, {
     timeout: 20000
@@ -292,7 +284,7 @@ test('plan search runs in a worker with progress, can be cancelled, and "use thi
 });
 
 test('reality check: runs table with errors, claims with verdicts, each opens its scenario', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   const runs = page.locator('gpu-calc table.runs tbody tr');
   await runs.first().waitFor(); // the reality tables are rendered when the browser is idle
   assert.ok((await runs.count()) >= 20);
@@ -314,7 +306,7 @@ test('reality check: runs table with errors, claims with verdicts, each opens it
 });
 
 test('explain section: A100 vs V100 on tensor cores, roofline chart and workload times on screen', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'explain', 'a').selectOption('nvidia-a100-sxm4-80gb');
   await field(page, 'explain', 'b').selectOption('nvidia-v100-sxm2-32gb');
   await field(page, 'explain', 'precision').selectOption('fp16');
@@ -345,7 +337,7 @@ const poisonState = (text) => JSON.stringify({ cluster: { count: '4096' }, train
 
 test('a poisoned saved state is dropped with a visible notice, never reaches the module, and does not survive a reload', async () => {
   const poison = nestedClaims(700); // ~60 KB, nested ~2,100 levels deep
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   for (const [entry, expect] of [
     [poisonState(poison), /Train \(count\); Train \(tokens\); Scenario JSON: the scenario is nested deeper than 64 levels/],
     ['{{{{ not json', /not readable/],
@@ -379,13 +371,13 @@ test('a poisoned saved state is dropped with a visible notice, never reaches the
 test('a link may set the JSON editor\u2019s text only through the editor\u2019s own checks; a poisoned one is dropped, said so, and never evaluated', async () => {
   const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64').replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   const crafted = '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":7}}';
-  const a = await open(browser, pageUrl() + '#s=' + b64({ cluster: { count: '12' }, json: { text: crafted } }));
+  const a = await open(chrome.browser, pageUrl() + '#s=' + b64({ cluster: { count: '12' }, json: { text: crafted } }));
   assert.equal(await field(a.page, 'cluster', 'count').inputValue(), '12');
   assert.equal(await a.page.locator('gpu-calc #json-text').inputValue(), crafted);
   await a.page.locator('gpu-calc pre.report').filter({ hasText: '"devices": 7' }).waitFor();
   await a.context.close();
   const deep = nestedClaims(700);
-  const b = await open(browser, pageUrl() + '#s=' + b64({ cluster: { count: '12' }, json: { text: deep } }));
+  const b = await open(chrome.browser, pageUrl() + '#s=' + b64({ cluster: { count: '12' }, json: { text: deep } }));
   assert.match(await b.page.locator('gpu-calc .notice').textContent(), /settings from the link could not be restored.*nested deeper than 64 levels/);
   assert.notEqual(await b.page.locator('gpu-calc #json-text').inputValue(), deep);
   assert.equal(await field(b.page, 'cluster', 'count').inputValue(), '12');
@@ -395,7 +387,7 @@ test('a link may set the JSON editor\u2019s text only through the editor\u2019s 
 });
 
 test('the JSON editor refuses text that is too large or too deep before the module sees it', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await settled(page);
   const ta = page.locator('gpu-calc #json-text');
   const err = page.locator('gpu-calc #json-text-error');
@@ -427,7 +419,7 @@ test('the JSON editor refuses text that is too large or too deep before the modu
 });
 
 test('a failed import shows an alert and keeps the state, also when something throws on the way', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await field(page, 'train', 'count').fill('512');
   const days = await text(page, 'training.days');
   const status = page.locator('gpu-calc .import-status');
@@ -468,7 +460,7 @@ test('a failed import shows an alert and keeps the state, also when something th
 });
 
 test('CSV export: numbers as numbers, text that a spreadsheet would run as a formula neutralised', async () => {
-  const { page, context } = await open(browser);
+  const { page, context } = await open(chrome.browser);
   await text(page, 'cluster.devices'); // the cluster section is built (it is below the fold)
   const cells = await page.evaluate(() =>
     [-5, 1e23, 0, '-5', '=1+2', '+1', '@SUM(A1)', '\tx', '\rx', 'plain', 'a"b', true, null].map(globalThis.gpucalcPage.csvCell)
@@ -490,7 +482,7 @@ test('CSV export: numbers as numbers, text that a spreadsheet would run as a for
 });
 
 test('a module that throws is discarded, re-created, the step retried once, and a notice shown', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   await settled(page);
   await breakCall(page, 'estimate');
   await field(page, 'cluster', 'count').fill('77');
@@ -507,7 +499,7 @@ test('a module that throws is discarded, re-created, the step retried once, and 
 });
 
 test('a derivation fetch that fails is asked again on a fresh module; an export while the module fails gives the answer on screen', async () => {
-  const { page, context, errors } = await open(browser);
+  const { page, context, errors } = await open(chrome.browser);
   await settled(page);
   await breakCall(page, 'explain');
   await field(page, 'train', 'count').fill('2048');
@@ -527,7 +519,7 @@ test('a derivation fetch that fails is asked again on a fresh module; an export 
 // The guard is against hangs (the poisoned inputs once froze the page for seconds), not a timing
 // benchmark: 1 s keeps it meaningful on a loaded CI machine, where a 200 ms bound flaked.
 test('the page stays responsive (no task over 1 s) after a poisoned import or storage', async (t) => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript(() => {
     globalThis.__longTasks = [];
     new PerformanceObserver((list) => {
