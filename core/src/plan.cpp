@@ -168,13 +168,14 @@ bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_sec
 // Evaluates the layout in `c`, then ranks it: among all plans, and within its layout. `memory`:
 // the layout's memory per device if already sized (it does not depend on overlap_dp_comm, so the
 // two overlap choices share one sizing); set here otherwise.
-void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
+// Returns whether the plan was skipped by its lower bound.
+bool evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
                    std::optional<double>& bound) {
     // Best only, with k plans that fit found: one that cannot beat the k-th by its lower bound is
     // neither sized nor timed (the least-memory layout is read only when nothing fits).
     if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound)) {
         out.skipped_by_bound += 1;
-        return;
+        return true;
     }
     // Memory first: most layouts do not fit and need no timing (the
     // least-memory layout, rarely replaced, is timed in full).
@@ -183,13 +184,13 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
     const bool least = !out.least_memory || *memory < out.least_memory->memory_per_gpu_bytes;
     if (!fits && !least) {
         out.rejected_out_of_memory += 1;
-        return;
+        return false;
     }
     const StepEstimate e = estimate_step(s.in, s.hw, c, s.eff, s.net);
     if (least) out.least_memory = make_plan(s, c, e);
     if (!fits) {
         out.rejected_out_of_memory += 1;
-        return;
+        return false;
     }
     out.feasible += 1;
     const double tps_now = static_cast<double>(*c.global_batch) * s.m.seq_len / e.step.total;
@@ -202,6 +203,7 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
         out.best.insert(std::upper_bound(out.best.begin(), out.best.end(), p, Faster{}), p);
         if (out.best.size() > s.k) out.best.pop_back();
     }
+    return false;
 }
 
 // Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching.
@@ -214,6 +216,10 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     for (int si = 0; si < d.sps.n; ++si) sps += !sp_skipped(si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
+    // The recomputation and SP choices whose bound lost to the k-th best: they lose at every later
+    // ZeRO stage and overlap choice too (they share the bound, and the k-th best only gets faster),
+    // so those are counted as skipped without being visited.
+    bool lost[3][2] = {};
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
@@ -228,8 +234,12 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (sp_skipped(si)) continue;
+                if (lost[ri][si]) {
+                    out.skipped_by_bound += d.ovs.n;
+                    continue;
+                }
                 std::optional<double> memory;  // shared by the overlap choices
-                for (int oi = 0; oi < d.ovs.n; ++oi) {
+                for (int oi = 0; oi < d.ovs.n && !lost[ri][si]; ++oi) {
                     // Every field that varies is set here; the others stay the base's.
                     c.tp = l.tp;
                     c.pp = l.pp;
@@ -244,7 +254,10 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
                     c.overlap_dp_comm = d.ovs.values[oi] == 1;
                     c.global_batch = b.gb;
                     c.mfu.reset();
-                    evaluate_plan(s, c, out, lb, memory, bounds[ri][si]);
+                    if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si])) {
+                        lost[ri][si] = true;
+                        out.skipped_by_bound += d.ovs.n - oi - 1;  // the overlap choices left
+                    }
                 }
             }
     }
