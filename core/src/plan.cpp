@@ -206,20 +206,43 @@ bool evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
     return false;
 }
 
-// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching.
-void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out,
-                    LayoutBest& lb) {
-    // Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
-    const auto sp_skipped = [&](int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; };
+// Sets every field of `c` that the search varies; the others stay the base's.
+void set_plan(TrainingConfig& c, const Layout& l, const Batching& b, Count zero, Count rc, Count sp, Count ov) {
+    c.tp = l.tp;
+    c.pp = l.pp;
+    c.dp = l.dp;
+    c.cp = l.cp;
+    c.ep = l.ep;
+    c.vpp = b.vpp;
+    c.micro_batch = b.mb;
+    c.zero = zero;
+    c.recompute = static_cast<Recompute>(rc);
+    c.sequence_parallel = sp == 1;
+    c.overlap_dp_comm = ov == 1;
+    c.global_batch = b.gb;
+    c.mfu.reset();
+}
+
+// Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
+bool sp_left_out(const Search& s, const Dims& d, const Layout& l, int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; }
+
+// The recomputation and SP choices (by index, replica_dims: at most 3 x 2) whose lower bound lost to the k-th best.
+struct Lost {
+    bool by[3][2] = {};
+};
+
+// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching. `lost`: the
+// choices already known to lose (search_layout), skipped unvisited.
+void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out, LayoutBest& lb,
+                    Lost lost) {
     // Options counted as considered per ZeRO stage.
     int sps = 0;
-    for (int si = 0; si < d.sps.n; ++si) sps += !sp_skipped(si);
+    for (int si = 0; si < d.sps.n; ++si) sps += !sp_left_out(s, d, l, si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
-    // The recomputation and SP choices whose bound lost to the k-th best: they lose at every later
-    // ZeRO stage and overlap choice too (they share the bound, and the k-th best only gets faster),
-    // so those are counted as skipped without being visited.
-    bool lost[3][2] = {};
+    // A recomputation and SP choice whose bound lost to the k-th best loses at every later ZeRO stage
+    // and overlap choice too (they share the bound, and the k-th best only gets faster): those are
+    // counted as skipped without being visited.
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
         // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
@@ -233,29 +256,16 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         }
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
-                if (sp_skipped(si)) continue;
-                if (lost[ri][si]) {
+                if (sp_left_out(s, d, l, si)) continue;
+                if (lost.by[ri][si]) {
                     out.skipped_by_bound += d.ovs.n;
                     continue;
                 }
                 std::optional<double> memory;  // shared by the overlap choices
-                for (int oi = 0; oi < d.ovs.n && !lost[ri][si]; ++oi) {
-                    // Every field that varies is set here; the others stay the base's.
-                    c.tp = l.tp;
-                    c.pp = l.pp;
-                    c.dp = l.dp;
-                    c.cp = l.cp;
-                    c.ep = l.ep;
-                    c.vpp = b.vpp;
-                    c.micro_batch = b.mb;
-                    c.zero = zero;
-                    c.recompute = static_cast<Recompute>(d.rcs.values[ri]);
-                    c.sequence_parallel = d.sps.values[si] == 1;
-                    c.overlap_dp_comm = d.ovs.values[oi] == 1;
-                    c.global_batch = b.gb;
-                    c.mfu.reset();
+                for (int oi = 0; oi < d.ovs.n && !lost.by[ri][si]; ++oi) {
+                    set_plan(c, l, b, zero, d.rcs.values[ri], d.sps.values[si], d.ovs.values[oi]);
                     if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si])) {
-                        lost[ri][si] = true;
+                        lost.by[ri][si] = true;
                         out.skipped_by_bound += d.ovs.n - oi - 1;  // the overlap choices left
                     }
                 }
@@ -263,19 +273,59 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     }
 }
 
+// The interleavings and micro-batches of one layout: the batch each micro-batch implies, and
+// whether an interleaving and micro-batch divide.
+struct Batchings {
+    const Search& s;
+    const Layout& l;
+    Count gb(Count mb) const { return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb); }
+    // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but every model
+    // chunk needs a layer (or the embedding or the loss).
+    bool div_ok(Count vpp, Count mb, Count g) const {
+        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0;
+    }
+};
+
+// Best only, with k plans that fit found, and no stage across sites (the step's WAN floor grows with
+// the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
+// shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
+// at the largest interleaving searched loses to the k-th best loses at every interleaving (the k-th
+// best only gets faster). Those are marked in lost[micro-batch index]; the search skips them unsized.
+void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, Lost* lost) {
+    if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
+    const Batchings bs{s, l};
+    Count v_max = 0;
+    for (int vi = 0; vi < d.vpps.n; ++vi) {
+        const Count v = d.vpps.values[vi];
+        if ((v == 1 || l.pp > 1) && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v);
+    }
+    if (v_max == 0) return;
+    const double kth = out.best.back().tokens_per_second;
+    for (int bi = 0; bi < d.mbs.n; ++bi) {
+        const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
+        if (!bs.div_ok(v_max, mb, gb)) continue;
+        for (int ri = 0; ri < d.rcs.n; ++ri)
+            for (int si = 0; si < d.sps.n; ++si) {
+                if (sp_left_out(s, d, l, si)) continue;
+                set_plan(c, l, Batching{v_max, mb, gb, true}, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                std::optional<double> bound;
+                lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound);
+            }
+    }
+}
+
 // Every interleaving and micro-batch of one layout; its best plan, if any fits.
 LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out) {
     LayoutBest lb;
+    const Batchings bs{s, l};
+    Lost lost[64];  // by micro-batch index (Dim: at most 64 values)
+    lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
         if (vpp > 1 && l.pp == 1) continue;
         for (int bi = 0; bi < d.mbs.n; ++bi) {
-            const Count mb = d.mbs.values[bi];
-            const Count gb = s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb);
-            // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but
-            // every model chunk needs a layer (or the embedding or the loss).
-            const bool div_ok = l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && gb % (l.dp * mb) == 0;
-            search_options(s, d, l, Batching{vpp, mb, gb, div_ok}, c, out, lb);
+            const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
+            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi]);
         }
     }
     return lb;

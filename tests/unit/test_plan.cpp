@@ -166,3 +166,34 @@ TEST_CASE(
         }
     }
 }
+
+TEST_CASE("a best-only search skips a layout's interleavings by the bound at the largest one and still finds the full search's plan") {
+    // The pools of the mixed-fleet fixture searched alone, holding DiLoCo's outer state (fleet.cpp,
+    // pools_alone): one site, so the bound at the largest interleaving settles every smaller one.
+    for (const auto& [device, count] : {std::pair<const char*, int>{"nvidia-h100-sxm5-80gb", 600}, {"nvidia-a100-sxm4-80gb", 400}}) {
+        INFO(device);
+        Scenario s = scenario_of(
+            {{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", device}, {"count", count}}}, {"training", json::object()}});
+        s.training->outer_state = true;
+        PlanOptions full;
+        full.top_k = 1;
+        full.max_vpp = 8;
+        PlanOptions best_only = full;
+        best_only.best_only = true;
+        const PlanResult a = search_plans(*s.model, *s.hardware, *s.training, full);
+        const PlanResult b = search_plans(*s.model, *s.hardware, *s.training, best_only);
+        CHECK(a.considered == b.considered);
+        CHECK(a.rejected_indivisible == b.rejected_indivisible);
+        CHECK(a.feasible + a.rejected_out_of_memory == b.feasible + b.rejected_out_of_memory + b.skipped_by_bound);
+        CHECK(b.skipped_by_bound > 0.4 * (a.feasible + a.rejected_out_of_memory));
+        REQUIRE(a.best.size() == 1);
+        REQUIRE(b.best.size() == 1);
+        CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
+        CHECK(a.best[0].config.tp == b.best[0].config.tp);
+        CHECK(a.best[0].config.pp == b.best[0].config.pp);
+        CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
+        CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
+        CHECK(a.best[0].config.zero == b.best[0].config.zero);
+        CHECK(a.best[0].config.recompute == b.best[0].config.recompute);
+    }
+}
