@@ -226,10 +226,17 @@ void set_plan(TrainingConfig& c, const Layout& l, const Batching& b, Count zero,
 // Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
 bool sp_left_out(const Search& s, const Dims& d, const Layout& l, int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; }
 
-// The recomputation and SP choices (by index, replica_dims: at most 3 x 2) whose lower bound lost to the k-th best.
+// The recomputation and SP choices (by index, replica_dims: at most 3 x 2) whose lower bound lost to
+// the k-th best; and by ZeRO stage too (at most 4), those known not to fit in memory.
 struct Lost {
     bool by[3][2] = {};
+    bool oom[4][3][2] = {};
 };
+
+// ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over micro-batches: DeepSpeed
+// rejects the combination; Megatron shards the optimizer only; PyTorch FSDP with pipelining allows it
+// (torchtitan; Llama 3 Sec. 3.3.2).
+bool zero_allowed(const Search& s, const Layout& l, Count zero) { return !(zero >= 2 && l.pp > 1) || s.fsdp_pp; }
 
 // Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching. `lost`: the
 // choices already known to lose (search_layout), skipped unvisited.
@@ -245,10 +252,7 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     // counted as skipped without being visited.
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
-        // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
-        // micro-batches: DeepSpeed rejects the combination; Megatron shards the optimizer
-        // only; PyTorch FSDP with pipelining allows it (torchtitan; Llama 3 Sec. 3.3.2).
-        const bool zero_ok = !(zero >= 2 && l.pp > 1) || s.fsdp_pp;
+        const bool zero_ok = zero_allowed(s, l, zero);
         out.considered += per_zero;
         if (!b.div_ok || !zero_ok) {  // every option of this stage: counted at once
             out.rejected_indivisible += per_zero;
@@ -259,6 +263,10 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
                 if (sp_left_out(s, d, l, si)) continue;
                 if (lost.by[ri][si]) {
                     out.skipped_by_bound += d.ovs.n;
+                    continue;
+                }
+                if (lost.oom[zi][ri][si]) {
+                    out.rejected_out_of_memory += d.ovs.n;
                     continue;
                 }
                 std::optional<double> memory;  // shared by the overlap choices
@@ -290,16 +298,23 @@ struct Batchings {
 // the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
 // shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
 // at the largest interleaving searched loses to the k-th best loses at every interleaving (the k-th
-// best only gets faster). Those are marked in lost[micro-batch index]; the search skips them unsized.
+// best only gets faster). Its memory falls too from v = 2 on (the first stage's in-flight
+// micro-batches p (1 + (p - 1) / (p v)) shrink; nothing else in it depends on v; without interleaving
+// they are p, fewer), so a plan that does not fit at the largest interleaving fits at no interleaving
+// v > 1; when several of those are searched, it is sized there once. Those are marked in
+// lost[micro-batch index]; the search skips them unsized (the least-memory layout is read only when
+// nothing fits, and k plans already do).
 void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, Lost* lost) {
     if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
     const Batchings bs{s, l};
     Count v_max = 0;
+    int vs = 0;  // interleavings v > 1 searched
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count v = d.vpps.values[vi];
-        if ((v == 1 || l.pp > 1) && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v);
+        if ((v == 1 || l.pp > 1) && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
     }
     if (v_max == 0) return;
+    const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4;
     const double kth = out.best.back().tokens_per_second;
     for (int bi = 0; bi < d.mbs.n; ++bi) {
         const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
@@ -307,9 +322,16 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (sp_left_out(s, d, l, si)) continue;
-                set_plan(c, l, Batching{v_max, mb, gb, true}, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                const Batching b{v_max, mb, gb, true};
+                set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
                 std::optional<double> bound;
                 lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound);
+                if (lost[bi].by[ri][si] || !size_once) continue;
+                for (int zi = 0; zi < d.zeros.n; ++zi) {
+                    if (!zero_allowed(s, l, d.zeros.values[zi])) continue;
+                    set_plan(c, l, b, d.zeros.values[zi], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                    lost[bi].oom[zi][ri][si] = estimate_step(s.in, s.hw, c, s.eff, s.net, /*memory_only=*/true).memory.total > s.cap;
+                }
             }
     }
 }
@@ -325,7 +347,9 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
         if (vpp > 1 && l.pp == 1) continue;
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
-            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi]);
+            Lost known = lost[bi];
+            if (vpp == 1) std::fill(&known.oom[0][0][0], &known.oom[0][0][0] + 4 * 3 * 2, false);  // fewer in flight: sized here
+            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, known);
         }
     }
     return lb;
