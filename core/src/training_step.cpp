@@ -951,17 +951,28 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
     StepEstimate r;
     const StepLayout L = step_layout(in, cfg, eff.fw, net);
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
+    const LayerActivations act = layer_activations(in, cfg);
+    const Links links = links_of(net, eff.gen);
+    // The terms of a micro-batch that are never hidden, as estimate_step computes them: its compute
+    // (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and context-parallel
+    // communication (the pipeline sends and the all-to-alls, which DualPipe hides, are left out).
     StepTime mb;
     gemm_time(in, eff, L, c, mb, r);
-    // microbatches_in_step: m x t_mb and the bubble's micro-batch times (bubble_microbatches); t_mb
-    // and the compute >= gemm + kernel overhead.
-    const double per_mb = mb.gemm + kernel_overhead_seconds(L, c, eff.fw);
-    const double bubble = bubble_microbatches(L);
+    attention_time(in, cfg, eff, L, c, act, mb, r);
+    mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
+    mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
+    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
+    mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
+    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
+    const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
+    // microbatches_in_step: m micro-batch times, and the bubble's (bubble_microbatches) of the
+    // micro-batch's time (1F1B) or of its compute (DualPipe).
+    const double bubble = bubble_microbatches(L) * (L.dualpipe ? compute_mb : t_mb);
     // Stages across sites (pipeline_across_sites): m x t_mb + m x max(0, v x - t_mb) = m x max(t_mb, v x),
     // and 2 v (sites - 1) (x + latency) to fill and drain the pipeline over the WAN.
-    const WanPipe w = wan_pipe(in, links_of(net, eff.gen), L, c);
-    if (!w.applies) return (L.m + bubble) * per_mb;
-    return L.m * std::max(per_mb, L.v * w.x) + bubble * per_mb + 2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
+    const WanPipe w = wan_pipe(in, links, L, c);
+    if (!w.applies) return L.m * t_mb + bubble;
+    return L.m * std::max(t_mb, L.v * w.x) + bubble + 2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
