@@ -276,6 +276,9 @@ struct PipeSearch {
     const TrainingModel& tm;
     std::vector<Hardware> hs;
     std::vector<Efficiency> effs;
+    // Per boundary between pool i and pool i + 1 in different sites: the WAN bandwidth and latency of
+    // pool i's site (site_wan), the same for every candidate.
+    std::vector<std::pair<double, double>> wan;
 };
 
 // One pipeline candidate: data-parallel size, micro-batch, batch and recomputation; then per pool its
@@ -443,7 +446,7 @@ Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
             x = bytes / (n.scale_out * net_eff);
             lat = std::max(s.effs[i].gen.collective_latency_seconds, n.scale_out_latency);
         } else {
-            const auto [bw, l] = site_wan(hw, site_devices(s.sites, hw.pools[i].site));
+            const auto [bw, l] = s.wan[i];
             const double senders = static_cast<double>(c.tp[i] * c.dp);
             x = bytes / (bw * net_eff / senders);
             lat = l;
@@ -492,8 +495,11 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     const TrainingModel tm = training_model(m);
     const std::size_t k = hw.pools.size();
     const std::vector<Count> dps = pipeline_dps(hw);
-    PipeSearch s{m, hw, cfg, sites, tm, {}, {}};
+    PipeSearch s{m, hw, cfg, sites, tm, {}, {}, {}};
     for (const Pool& p : hw.pools) s.hs.push_back(pool_hardware(hw, p)), s.effs.push_back(training_efficiency(cfg, p.device));
+    for (std::size_t i = 0; i + 1 < k; ++i)
+        s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
+                                                                 : site_wan(hw, site_devices(sites, hw.pools[i].site)));
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
     for (Count dp : dps) {
         for (Count mb : {1, 2, 4}) {
