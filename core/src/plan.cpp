@@ -246,6 +246,9 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     int sps = 0;
     for (int si = 0; si < d.sps.n; ++si) sps += !sp_left_out(s, d, l, si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
+    bool all_lost = true;  // every recomputation and SP choice already lost: counted per ZeRO stage at once
+    for (int ri = 0; ri < d.rcs.n; ++ri)
+        for (int si = 0; si < d.sps.n; ++si) all_lost = all_lost && (sp_left_out(s, d, l, si) || lost.by[ri][si]);
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
     // A recomputation and SP choice whose bound lost to the k-th best loses at every later ZeRO stage
     // and overlap choice too (they share the bound, and the k-th best only gets faster): those are
@@ -256,6 +259,10 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         out.considered += per_zero;
         if (!b.div_ok || !zero_ok) {  // every option of this stage: counted at once
             out.rejected_indivisible += per_zero;
+            continue;
+        }
+        if (all_lost) {
+            out.skipped_by_bound += per_zero;
             continue;
         }
         for (int ri = 0; ri < d.rcs.n; ++ri)
