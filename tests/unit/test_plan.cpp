@@ -197,3 +197,35 @@ TEST_CASE("a best-only search skips a layout's interleavings by the bound at the
         CHECK(a.best[0].config.recompute == b.best[0].config.recompute);
     }
 }
+
+TEST_CASE(
+    "the step-time lower bound stays below the step time with context parallelism, every recomputation and SP choice and ZeRO stage") {
+    // A 32k-token context: context parallelism's ring exchange is part of the bound; so are the
+    // attention, memory-bound and TP terms of every recomputation choice.
+    const Scenario s = scenario_of({{"model", {{"preset", "llama3-70b"}, {"seq_len", 32768}}},
+                                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                    {"training", json::object()}});
+    const TrainingModel tm = training_model(*s.model);
+    const NetworkLevels net = network_levels(*s.hardware);
+    int checked = 0;
+    for (Count cp : {1, 2, 4})
+        for (Count tp : {1, 2, 8})
+            for (Count pp : {1, 4})
+                for (Count vpp : {1, 2})
+                    for (Count rc = 0; rc < 3; ++rc)
+                        for (bool sp : {false, true})
+                            for (Count zero : {0, 1, 3}) {
+                                if (vpp > 1 && pp == 1) continue;
+                                TrainingConfig c = *s.training;
+                                c.tp = tp, c.cp = cp, c.pp = pp, c.vpp = vpp, c.dp = 256 / (tp * cp * pp), c.micro_batch = 1;
+                                c.global_batch = 128, c.recompute = static_cast<Recompute>(rc), c.sequence_parallel = sp, c.zero = zero;
+                                const Efficiency eff = training_efficiency(c, s.hardware->device);
+                                const StepEstimate e = estimate_step(tm.in, *s.hardware, c, eff, net);
+                                const double lb = step_seconds_lower_bound(tm.in, *s.hardware, c, eff, net);
+                                INFO("cp " << cp << " tp " << tp << " pp " << pp << " vpp " << vpp << " rc " << rc << " zero " << zero);
+                                CHECK(lb > 0.5 * e.step.total);  // the never-hidden terms are most of the step
+                                CHECK(lb <= e.step.total);
+                                checked += 1;
+                            }
+    CHECK(checked == 3 * 3 * 3 * 3 * 2 * 3);
+}
