@@ -314,6 +314,22 @@ bool choose_tp(const PipeSearch& s, PipeTry& c) {
     return ok;
 }
 
+// The fewest stages a candidate of data-parallel size `dp` can have (each pool at the largest
+// tensor-parallel size choose_tp may pick), or 0 if a pool has none: whatever choose_tp picks has at
+// least these, so the candidates of this dp are dropped untimed when they exceed the layers.
+double fewest_stages(const PipeSearch& s, Count dp) {
+    double stages = 0;
+    for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
+        Count fewest = 0;
+        const Count node = std::max<Count>(1, s.hs[i].devices_per_node);
+        for (Count t = 1; t <= std::min<Count>(8, node); t *= 2)
+            if (heads_ok(s.tm.shape, t) && s.hw.pools[i].count % (dp * t) == 0) fewest = s.hw.pools[i].count / (dp * t);
+        if (fewest == 0) return 0;
+        stages += static_cast<double>(fewest);
+    }
+    return stages;
+}
+
 // The layers each pool's memory holds on its stages; returns the pools' summed speed (stages per layer time).
 double layer_caps(const PipeSearch& s, PipeTry& c) {
     const double L = s.tm.in.layers;
@@ -502,6 +518,9 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
                                                                  : site_wan(hw, site_devices(sites, hw.pools[i].site)));
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
     for (Count dp : dps) {
+        // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
+        const double fewest = fewest_stages(s, dp);
+        if (fewest == 0 || fewest > tm.in.layers) continue;
         for (Count mb : {1, 2, 4}) {
             const Count gb = std::max<Count>(dp * mb, static_cast<Count>(std::round(B / static_cast<double>(dp * mb))) * dp * mb);
             for (Recompute rc : {Recompute::selective, Recompute::full}) {
