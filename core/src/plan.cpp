@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "gpucalc/scenario_fields.hpp"
 
@@ -159,8 +160,10 @@ Plan make_plan(const Search& s, const TrainingConfig& c, const StepEstimate& e) 
 // relative margin of 1e-9 keeps rounding from ever skipping a plan that would tie or win).
 // `bound`: the lower bound if already known; it depends on the layout, batching, recomputation and
 // sequence parallelism, not on the ZeRO stage or the overlap choice, which share it.
-bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second, std::optional<double>& bound) {
-    if (!bound) bound = step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
+// `floor`: the bound's parts that do not depend on the interleaving, if known (search_layout).
+bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second, std::optional<double>& bound,
+                 const StepFloor* floor = nullptr) {
+    if (!bound) bound = floor ? step_seconds_lower_bound(*floor, c) : step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
     const double lb = *bound;
     return lb > 0 && static_cast<double>(*c.global_batch) * s.m.seq_len / lb < tokens_per_second * (1.0 - 1e-9);
 }
@@ -170,10 +173,10 @@ bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_sec
 // two overlap choices share one sizing); set here otherwise.
 // Returns whether the plan was skipped by its lower bound.
 bool evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
-                   std::optional<double>& bound) {
+                   std::optional<double>& bound, const StepFloor* floor) {
     // Best only, with k plans that fit found: one that cannot beat the k-th by its lower bound is
     // neither sized nor timed (the least-memory layout is read only when nothing fits).
-    if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound)) {
+    if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound, floor)) {
         out.skipped_by_bound += 1;
         return true;
     }
@@ -231,6 +234,8 @@ bool sp_left_out(const Search& s, const Dims& d, const Layout& l, int si) { retu
 struct Lost {
     bool by[3][2] = {};
     bool oom[4][3][2] = {};
+    StepFloor floor[3][2];  // the bound's parts that do not depend on the interleaving, where has_floor
+    bool has_floor[3][2] = {};
 };
 
 // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over micro-batches: DeepSpeed
@@ -238,17 +243,19 @@ struct Lost {
 // (torchtitan; Llama 3 Sec. 3.3.2).
 bool zero_allowed(const Search& s, const Layout& l, Count zero) { return !(zero >= 2 && l.pp > 1) || s.fsdp_pp; }
 
-// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching. `lost`: the
-// choices already known to lose (search_layout), skipped unvisited.
+// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching. `known`: the
+// choices already known to lose, or (oom_known) not to fit (search_layout), skipped unvisited.
 void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out, LayoutBest& lb,
-                    Lost lost) {
+                    const Lost& known, bool oom_known) {
+    bool lost[3][2];  // by recomputation and SP: lost to the k-th best
+    std::copy(&known.by[0][0], &known.by[0][0] + 3 * 2, &lost[0][0]);
     // Options counted as considered per ZeRO stage.
     int sps = 0;
     for (int si = 0; si < d.sps.n; ++si) sps += !sp_left_out(s, d, l, si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
     bool all_lost = true;  // every recomputation and SP choice already lost: counted per ZeRO stage at once
     for (int ri = 0; ri < d.rcs.n; ++ri)
-        for (int si = 0; si < d.sps.n; ++si) all_lost = all_lost && (sp_left_out(s, d, l, si) || lost.by[ri][si]);
+        for (int si = 0; si < d.sps.n; ++si) all_lost = all_lost && (sp_left_out(s, d, l, si) || lost[ri][si]);
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
     // A recomputation and SP choice whose bound lost to the k-th best loses at every later ZeRO stage
     // and overlap choice too (they share the bound, and the k-th best only gets faster): those are
@@ -268,19 +275,19 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (sp_left_out(s, d, l, si)) continue;
-                if (lost.by[ri][si]) {
+                if (lost[ri][si]) {
                     out.skipped_by_bound += d.ovs.n;
                     continue;
                 }
-                if (lost.oom[zi][ri][si]) {
+                if (oom_known && known.oom[zi][ri][si]) {
                     out.rejected_out_of_memory += d.ovs.n;
                     continue;
                 }
                 std::optional<double> memory;  // shared by the overlap choices
-                for (int oi = 0; oi < d.ovs.n && !lost.by[ri][si]; ++oi) {
+                for (int oi = 0; oi < d.ovs.n && !lost[ri][si]; ++oi) {
                     set_plan(c, l, b, zero, d.rcs.values[ri], d.sps.values[si], d.ovs.values[oi]);
-                    if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si])) {
-                        lost.by[ri][si] = true;
+                    if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si], known.has_floor[ri][si] ? &known.floor[ri][si] : nullptr)) {
+                        lost[ri][si] = true;
                         out.skipped_by_bound += d.ovs.n - oi - 1;  // the overlap choices left
                     }
                 }
@@ -311,7 +318,7 @@ struct Batchings {
 // v > 1; when several of those are searched, it is sized there once. Those are marked in
 // lost[micro-batch index]; the search skips them unsized (the least-memory layout is read only when
 // nothing fits, and k plans already do).
-void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, Lost* lost) {
+void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, std::vector<Lost>& lost) {
     if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
     const Batchings bs{s, l};
     Count v_max = 0;
@@ -331,8 +338,10 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
                 if (sp_left_out(s, d, l, si)) continue;
                 const Batching b{v_max, mb, gb, true};
                 set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
+                lost[bi].has_floor[ri][si] = true;
                 std::optional<double> bound;
-                lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound);
+                lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound, &lost[bi].floor[ri][si]);
                 if (lost[bi].by[ri][si] || !size_once) continue;
                 for (int zi = 0; zi < d.zeros.n; ++zi) {
                     if (!zero_allowed(s, l, d.zeros.values[zi])) continue;
@@ -343,20 +352,20 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
     }
 }
 
-// Every interleaving and micro-batch of one layout; its best plan, if any fits.
-LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out) {
+// Every interleaving and micro-batch of one layout; its best plan, if any fits. `lost`: scratch,
+// one entry per micro-batch (Dim: at most 64 values).
+LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out, std::vector<Lost>& lost) {
     LayoutBest lb;
     const Batchings bs{s, l};
-    Lost lost[64];  // by micro-batch index (Dim: at most 64 values)
+    std::fill_n(lost.begin(), d.mbs.n, Lost{});
     lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
         if (vpp > 1 && l.pp == 1) continue;
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
-            Lost known = lost[bi];
-            if (vpp == 1) std::fill(&known.oom[0][0][0], &known.oom[0][0][0] + 4 * 3 * 2, false);  // fewer in flight: sized here
-            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, known);
+            // Without interleaving fewer micro-batches are in flight: sized here.
+            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], vpp > 1);
         }
     }
     return lb;
@@ -373,6 +382,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     replica_dims(base, opt, d);
     TrainingConfig c = base;  // the layout under evaluation
     std::vector<Plan> layout_best;
+    std::vector<Lost> lost(64);  // search_layout's scratch
     for (int ti = 0; ti < d.tps.n; ++ti) {
         const Count tp = d.tps.values[ti];
         const bool tp_ok = whole(s.shape.heads, tp) && (s.shape.is_mla() || whole(s.shape.kv_heads, tp) ||
@@ -387,7 +397,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 for (int ei = 0; ei < d.eps.n; ++ei) {
                     const Count ep = d.eps.values[ei];
                     const bool layout_ok = tp_ok && ((dp * cp) % ep == 0 || (dp * cp * tp) % ep == 0);
-                    const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out);
+                    const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out, lost);
                     if (lb.have) layout_best.push_back(lb.plan);
                 }
             }

@@ -229,3 +229,25 @@ TEST_CASE(
                             }
     CHECK(checked == 3 * 3 * 3 * 3 * 2 * 3);
 }
+
+TEST_CASE("the lower bound from a layout's floor at one interleaving equals the bound computed at every other interleaving") {
+    for (bool dualpipe : {false, true}) {
+        INFO("dualpipe " << dualpipe);
+        const Scenario s = scenario_of({{"model", {{"preset", "llama3-70b"}}},
+                                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                        {"training", {{"dualpipe", dualpipe}}}});
+        const TrainingModel tm = training_model(*s.model);
+        const NetworkLevels net = network_levels(*s.hardware);
+        TrainingConfig c = *s.training;
+        c.tp = 8, c.pp = 8, c.cp = 1, c.dp = 4, c.micro_batch = 2, c.global_batch = 512, c.vpp = 5;
+        const Efficiency eff = training_efficiency(c, s.hardware->device);
+        const StepFloor floor = step_floor(tm.in, *s.hardware, c, eff, net);
+        CHECK_FALSE(floor.wan);
+        CHECK(floor.m == 64);
+        CHECK(floor.t_mb > 0);
+        for (Count v = 1; v <= 10; ++v) {
+            c.vpp = v;
+            CHECK(step_seconds_lower_bound(floor, c) == step_seconds_lower_bound(tm.in, *s.hardware, c, eff, net));
+        }
+    }
+}
