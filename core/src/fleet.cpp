@@ -276,6 +276,9 @@ struct PipeSearch {
     const TrainingModel& tm;
     std::vector<Hardware> hs;
     std::vector<Efficiency> effs;
+    // Per boundary between pool i and pool i + 1 in different sites: the WAN bandwidth and latency of
+    // pool i's site (site_wan), the same for every candidate.
+    std::vector<std::pair<double, double>> wan;
 };
 
 // One pipeline candidate: data-parallel size, micro-batch, batch and recomputation; then per pool its
@@ -309,6 +312,22 @@ bool choose_tp(const PipeSearch& s, PipeTry& c) {
         c.stages += static_cast<double>(c.pp[i]);
     }
     return ok;
+}
+
+// The fewest stages a candidate of data-parallel size `dp` can have (each pool at the largest
+// tensor-parallel size choose_tp may pick), or 0 if a pool has none: whatever choose_tp picks has at
+// least these, so the candidates of this dp are dropped untimed when they exceed the layers.
+double fewest_stages(const PipeSearch& s, Count dp) {
+    double stages = 0;
+    for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
+        Count fewest = 0;
+        const Count node = std::max<Count>(1, s.hs[i].devices_per_node);
+        for (Count t = 1; t <= std::min<Count>(8, node); t *= 2)
+            if (heads_ok(s.tm.shape, t) && s.hw.pools[i].count % (dp * t) == 0) fewest = s.hw.pools[i].count / (dp * t);
+        if (fewest == 0) return 0;
+        stages += static_cast<double>(fewest);
+    }
+    return stages;
 }
 
 // The layers each pool's memory holds on its stages; returns the pools' summed speed (stages per layer time).
@@ -443,7 +462,7 @@ Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
             x = bytes / (n.scale_out * net_eff);
             lat = std::max(s.effs[i].gen.collective_latency_seconds, n.scale_out_latency);
         } else {
-            const auto [bw, l] = site_wan(hw, site_devices(s.sites, hw.pools[i].site));
+            const auto [bw, l] = s.wan[i];
             const double senders = static_cast<double>(c.tp[i] * c.dp);
             x = bytes / (bw * net_eff / senders);
             lat = l;
@@ -492,10 +511,16 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     const TrainingModel tm = training_model(m);
     const std::size_t k = hw.pools.size();
     const std::vector<Count> dps = pipeline_dps(hw);
-    PipeSearch s{m, hw, cfg, sites, tm, {}, {}};
+    PipeSearch s{m, hw, cfg, sites, tm, {}, {}, {}};
     for (const Pool& p : hw.pools) s.hs.push_back(pool_hardware(hw, p)), s.effs.push_back(training_efficiency(cfg, p.device));
+    for (std::size_t i = 0; i + 1 < k; ++i)
+        s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
+                                                                 : site_wan(hw, site_devices(sites, hw.pools[i].site)));
     const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
     for (Count dp : dps) {
+        // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
+        const double fewest = fewest_stages(s, dp);
+        if (fewest == 0 || fewest > tm.in.layers) continue;
         for (Count mb : {1, 2, 4}) {
             const Count gb = std::max<Count>(dp * mb, static_cast<Count>(std::round(B / static_cast<double>(dp * mb))) * dp * mb);
             for (Recompute rc : {Recompute::selective, Recompute::full}) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <vector>
 
 #include "gpucalc/scenario_fields.hpp"
 
@@ -159,8 +160,10 @@ Plan make_plan(const Search& s, const TrainingConfig& c, const StepEstimate& e) 
 // relative margin of 1e-9 keeps rounding from ever skipping a plan that would tie or win).
 // `bound`: the lower bound if already known; it depends on the layout, batching, recomputation and
 // sequence parallelism, not on the ZeRO stage or the overlap choice, which share it.
-bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second, std::optional<double>& bound) {
-    if (!bound) bound = step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
+// `floor`: the bound's parts that do not depend on the interleaving, if known (search_layout).
+bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_second, std::optional<double>& bound,
+                 const StepFloor* floor = nullptr) {
+    if (!bound) bound = floor ? step_seconds_lower_bound(*floor, c) : step_seconds_lower_bound(s.in, s.hw, c, s.eff, s.net);
     const double lb = *bound;
     return lb > 0 && static_cast<double>(*c.global_batch) * s.m.seq_len / lb < tokens_per_second * (1.0 - 1e-9);
 }
@@ -168,13 +171,14 @@ bool cannot_beat(const Search& s, const TrainingConfig& c, double tokens_per_sec
 // Evaluates the layout in `c`, then ranks it: among all plans, and within its layout. `memory`:
 // the layout's memory per device if already sized (it does not depend on overlap_dp_comm, so the
 // two overlap choices share one sizing); set here otherwise.
-void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
-                   std::optional<double>& bound) {
+// Returns whether the plan was skipped by its lower bound.
+bool evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, LayoutBest& lb, std::optional<double>& memory,
+                   std::optional<double>& bound, const StepFloor* floor) {
     // Best only, with k plans that fit found: one that cannot beat the k-th by its lower bound is
     // neither sized nor timed (the least-memory layout is read only when nothing fits).
-    if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound)) {
+    if (s.best_only && out.best.size() >= s.k && cannot_beat(s, c, out.best.back().tokens_per_second, bound, floor)) {
         out.skipped_by_bound += 1;
-        return;
+        return true;
     }
     // Memory first: most layouts do not fit and need no timing (the
     // least-memory layout, rarely replaced, is timed in full).
@@ -183,13 +187,13 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
     const bool least = !out.least_memory || *memory < out.least_memory->memory_per_gpu_bytes;
     if (!fits && !least) {
         out.rejected_out_of_memory += 1;
-        return;
+        return false;
     }
     const StepEstimate e = estimate_step(s.in, s.hw, c, s.eff, s.net);
     if (least) out.least_memory = make_plan(s, c, e);
     if (!fits) {
         out.rejected_out_of_memory += 1;
-        return;
+        return false;
     }
     out.feasible += 1;
     const double tps_now = static_cast<double>(*c.global_batch) * s.m.seq_len / e.step.total;
@@ -202,67 +206,166 @@ void evaluate_plan(const Search& s, const TrainingConfig& c, PlanResult& out, La
         out.best.insert(std::upper_bound(out.best.begin(), out.best.end(), p, Faster{}), p);
         if (out.best.size() > s.k) out.best.pop_back();
     }
+    return false;
 }
 
-// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching.
-void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out,
-                    LayoutBest& lb) {
-    // Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
-    const auto sp_skipped = [&](int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; };
+// Sets every field of `c` that the search varies; the others stay the base's.
+void set_plan(TrainingConfig& c, const Layout& l, const Batching& b, Count zero, Count rc, Count sp, Count ov) {
+    c.tp = l.tp;
+    c.pp = l.pp;
+    c.dp = l.dp;
+    c.cp = l.cp;
+    c.ep = l.ep;
+    c.vpp = b.vpp;
+    c.micro_batch = b.mb;
+    c.zero = zero;
+    c.recompute = static_cast<Recompute>(rc);
+    c.sequence_parallel = sp == 1;
+    c.overlap_dp_comm = ov == 1;
+    c.global_batch = b.gb;
+    c.mfu.reset();
+}
+
+// Sequence parallelism needs tensor parallelism (unless the scenario fixes it).
+bool sp_left_out(const Search& s, const Dims& d, const Layout& l, int si) { return d.sps.values[si] == 1 && l.tp == 1 && !s.sp_fixed; }
+
+// The recomputation and SP choices (by index, replica_dims: at most 3 x 2) whose lower bound lost to
+// the k-th best; and by ZeRO stage too (at most 4), those known not to fit in memory.
+struct Lost {
+    bool by[3][2] = {};
+    bool oom[4][3][2] = {};
+    StepFloor floor[3][2];  // the bound's parts that do not depend on the interleaving, where has_floor
+    bool has_floor[3][2] = {};
+};
+
+// ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over micro-batches: DeepSpeed
+// rejects the combination; Megatron shards the optimizer only; PyTorch FSDP with pipelining allows it
+// (torchtitan; Llama 3 Sec. 3.3.2).
+bool zero_allowed(const Search& s, const Layout& l, Count zero) { return !(zero >= 2 && l.pp > 1) || s.fsdp_pp; }
+
+// Every ZeRO stage, recomputation, SP and overlap choice of one layout and batching. `known`: the
+// choices already known to lose, or (oom_known) not to fit (search_layout), skipped unvisited.
+void search_options(const Search& s, const Dims& d, const Layout& l, const Batching& b, TrainingConfig& c, PlanResult& out, LayoutBest& lb,
+                    const Lost& known, bool oom_known) {
+    bool lost[3][2];  // by recomputation and SP: lost to the k-th best
+    std::copy(&known.by[0][0], &known.by[0][0] + 3 * 2, &lost[0][0]);
     // Options counted as considered per ZeRO stage.
     int sps = 0;
-    for (int si = 0; si < d.sps.n; ++si) sps += !sp_skipped(si);
+    for (int si = 0; si < d.sps.n; ++si) sps += !sp_left_out(s, d, l, si);
     const Count per_zero = static_cast<Count>(d.rcs.n) * sps * d.ovs.n;
+    bool all_lost = true;  // every recomputation and SP choice already lost: counted per ZeRO stage at once
+    for (int ri = 0; ri < d.rcs.n; ++ri)
+        for (int si = 0; si < d.sps.n; ++si) all_lost = all_lost && (sp_left_out(s, d, l, si) || lost[ri][si]);
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
+    // A recomputation and SP choice whose bound lost to the k-th best loses at every later ZeRO stage
+    // and overlap choice too (they share the bound, and the k-th best only gets faster): those are
+    // counted as skipped without being visited.
     for (int zi = 0; zi < d.zeros.n; ++zi) {
         const Count zero = d.zeros.values[zi];
-        // ZeRO-2/3 shard gradients, which pipeline parallelism accumulates over
-        // micro-batches: DeepSpeed rejects the combination; Megatron shards the optimizer
-        // only; PyTorch FSDP with pipelining allows it (torchtitan; Llama 3 Sec. 3.3.2).
-        const bool zero_ok = !(zero >= 2 && l.pp > 1) || s.fsdp_pp;
+        const bool zero_ok = zero_allowed(s, l, zero);
         out.considered += per_zero;
         if (!b.div_ok || !zero_ok) {  // every option of this stage: counted at once
             out.rejected_indivisible += per_zero;
             continue;
         }
+        if (all_lost) {
+            out.skipped_by_bound += per_zero;
+            continue;
+        }
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
-                if (sp_skipped(si)) continue;
+                if (sp_left_out(s, d, l, si)) continue;
+                if (lost[ri][si]) {
+                    out.skipped_by_bound += d.ovs.n;
+                    continue;
+                }
+                if (oom_known && known.oom[zi][ri][si]) {
+                    out.rejected_out_of_memory += d.ovs.n;
+                    continue;
+                }
                 std::optional<double> memory;  // shared by the overlap choices
-                for (int oi = 0; oi < d.ovs.n; ++oi) {
-                    // Every field that varies is set here; the others stay the base's.
-                    c.tp = l.tp;
-                    c.pp = l.pp;
-                    c.dp = l.dp;
-                    c.cp = l.cp;
-                    c.ep = l.ep;
-                    c.vpp = b.vpp;
-                    c.micro_batch = b.mb;
-                    c.zero = zero;
-                    c.recompute = static_cast<Recompute>(d.rcs.values[ri]);
-                    c.sequence_parallel = d.sps.values[si] == 1;
-                    c.overlap_dp_comm = d.ovs.values[oi] == 1;
-                    c.global_batch = b.gb;
-                    c.mfu.reset();
-                    evaluate_plan(s, c, out, lb, memory, bounds[ri][si]);
+                for (int oi = 0; oi < d.ovs.n && !lost[ri][si]; ++oi) {
+                    set_plan(c, l, b, zero, d.rcs.values[ri], d.sps.values[si], d.ovs.values[oi]);
+                    if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si], known.has_floor[ri][si] ? &known.floor[ri][si] : nullptr)) {
+                        lost[ri][si] = true;
+                        out.skipped_by_bound += d.ovs.n - oi - 1;  // the overlap choices left
+                    }
                 }
             }
     }
 }
 
-// Every interleaving and micro-batch of one layout; its best plan, if any fits.
-LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out) {
+// The interleavings and micro-batches of one layout: the batch each micro-batch implies, and
+// whether an interleaving and micro-batch divide.
+struct Batchings {
+    const Search& s;
+    const Layout& l;
+    Count gb(Count mb) const { return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb); }
+    // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but every model
+    // chunk needs a layer (or the embedding or the loss).
+    bool div_ok(Count vpp, Count mb, Count g) const {
+        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0;
+    }
+};
+
+// Best only, with k plans that fit found, and no stage across sites (the step's WAN floor grows with
+// the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
+// shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
+// at the largest interleaving searched loses to the k-th best loses at every interleaving (the k-th
+// best only gets faster). Its memory falls too from v = 2 on (the first stage's in-flight
+// micro-batches p (1 + (p - 1) / (p v)) shrink; nothing else in it depends on v; without interleaving
+// they are p, fewer), so a plan that does not fit at the largest interleaving fits at no interleaving
+// v > 1; when several of those are searched, it is sized there once. Those are marked in
+// lost[micro-batch index]; the search skips them unsized (the least-memory layout is read only when
+// nothing fits, and k plans already do).
+void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, std::vector<Lost>& lost) {
+    if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
+    const Batchings bs{s, l};
+    Count v_max = 0;
+    int vs = 0;  // interleavings v > 1 searched
+    for (int vi = 0; vi < d.vpps.n; ++vi) {
+        const Count v = d.vpps.values[vi];
+        if ((v == 1 || l.pp > 1) && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
+    }
+    if (v_max == 0) return;
+    const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4;
+    const double kth = out.best.back().tokens_per_second;
+    for (int bi = 0; bi < d.mbs.n; ++bi) {
+        const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
+        if (!bs.div_ok(v_max, mb, gb)) continue;
+        for (int ri = 0; ri < d.rcs.n; ++ri)
+            for (int si = 0; si < d.sps.n; ++si) {
+                if (sp_left_out(s, d, l, si)) continue;
+                const Batching b{v_max, mb, gb, true};
+                set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
+                lost[bi].has_floor[ri][si] = true;
+                std::optional<double> bound;
+                lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound, &lost[bi].floor[ri][si]);
+                if (lost[bi].by[ri][si] || !size_once) continue;
+                for (int zi = 0; zi < d.zeros.n; ++zi) {
+                    if (!zero_allowed(s, l, d.zeros.values[zi])) continue;
+                    set_plan(c, l, b, d.zeros.values[zi], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
+                    lost[bi].oom[zi][ri][si] = estimate_step(s.in, s.hw, c, s.eff, s.net, /*memory_only=*/true).memory.total > s.cap;
+                }
+            }
+    }
+}
+
+// Every interleaving and micro-batch of one layout; its best plan, if any fits. `lost`: scratch,
+// one entry per micro-batch (Dim: at most 64 values).
+LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out, std::vector<Lost>& lost) {
     LayoutBest lb;
+    const Batchings bs{s, l};
+    std::fill_n(lost.begin(), d.mbs.n, Lost{});
+    lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
         if (vpp > 1 && l.pp == 1) continue;
         for (int bi = 0; bi < d.mbs.n; ++bi) {
-            const Count mb = d.mbs.values[bi];
-            const Count gb = s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb);
-            // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but
-            // every model chunk needs a layer (or the embedding or the loss).
-            const bool div_ok = l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && gb % (l.dp * mb) == 0;
-            search_options(s, d, l, Batching{vpp, mb, gb, div_ok}, c, out, lb);
+            const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
+            // Without interleaving fewer micro-batches are in flight: sized here.
+            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], vpp > 1);
         }
     }
     return lb;
@@ -279,6 +382,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     replica_dims(base, opt, d);
     TrainingConfig c = base;  // the layout under evaluation
     std::vector<Plan> layout_best;
+    std::vector<Lost> lost(64);  // search_layout's scratch
     for (int ti = 0; ti < d.tps.n; ++ti) {
         const Count tp = d.tps.values[ti];
         const bool tp_ok = whole(s.shape.heads, tp) && (s.shape.is_mla() || whole(s.shape.kv_heads, tp) ||
@@ -293,7 +397,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 for (int ei = 0; ei < d.eps.n; ++ei) {
                     const Count ep = d.eps.values[ei];
                     const bool layout_ok = tp_ok && ((dp * cp) % ep == 0 || (dp * cp * tp) % ep == 0);
-                    const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out);
+                    const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out, lost);
                     if (lb.have) layout_best.push_back(lb.plan);
                 }
             }

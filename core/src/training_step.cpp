@@ -946,22 +946,62 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     return r;
 }
 
-double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
-                                const NetworkLevels& net) {
+namespace {
+// The lower bound's parts (step_floor), with the layout and the WAN pipeline they came from.
+struct FloorParts {
+    StepLayout L;
+    WanPipe w;
+    StepFloor f;
+};
+FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                       const NetworkLevels& net) {
     StepEstimate r;
     const StepLayout L = step_layout(in, cfg, eff.fw, net);
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
+    const LayerActivations act = layer_activations(in, cfg);
+    const Links links = links_of(net, eff.gen);
+    // The terms of a micro-batch that are never hidden, as estimate_step computes them: its compute
+    // (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and context-parallel
+    // communication (the pipeline sends and the all-to-alls, which DualPipe hides, are left out).
     StepTime mb;
     gemm_time(in, eff, L, c, mb, r);
-    // microbatches_in_step: m x t_mb and the bubble's micro-batch times (bubble_microbatches); t_mb
-    // and the compute >= gemm + kernel overhead.
-    const double per_mb = mb.gemm + kernel_overhead_seconds(L, c, eff.fw);
-    const double bubble = bubble_microbatches(L);
+    attention_time(in, cfg, eff, L, c, act, mb, r);
+    mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
+    mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
+    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
+    mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
+    const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
+    const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
+    const WanPipe w = wan_pipe(in, links, L, c);
+    // microbatches_in_step: m micro-batch times, and the bubble's (bubble_microbatches) of the
+    // micro-batch's time (1F1B) or of its compute (DualPipe).
+    return FloorParts{L, w, StepFloor{L.m, t_mb, L.dualpipe ? compute_mb : t_mb, w.applies}};
+}
+}  // namespace
+
+StepFloor step_floor(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net) {
+    return floor_parts(in, hw, cfg, eff, net).f;
+}
+
+double step_seconds_lower_bound(const StepFloor& f, const TrainingConfig& cfg) {
+    StepLayout L{};  // what bubble_microbatches reads, as step_layout sets it
+    L.p = static_cast<double>(cfg.pp);
+    L.v = static_cast<double>(cfg.vpp);
+    L.dualpipe = cfg.dualpipe && L.p > 1;
+    return f.m * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
+}
+
+double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
+                                const NetworkLevels& net) {
+    const FloorParts fp = floor_parts(in, hw, cfg, eff, net);
+    const StepFloor& f = fp.f;
+    const StepLayout& L = fp.L;
+    const WanPipe& w = fp.w;
+    if (!w.applies) return f.m * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
     // Stages across sites (pipeline_across_sites): m x t_mb + m x max(0, v x - t_mb) = m x max(t_mb, v x),
     // and 2 v (sites - 1) (x + latency) to fill and drain the pipeline over the WAN.
-    const WanPipe w = wan_pipe(in, links_of(net, eff.gen), L, c);
-    if (!w.applies) return (L.m + bubble) * per_mb;
-    return L.m * std::max(per_mb, L.v * w.x) + bubble * per_mb + 2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
+    return L.m * std::max(f.t_mb, L.v * w.x) + bubble_microbatches(L) * f.bubble_unit +
+           2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {

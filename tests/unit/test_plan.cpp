@@ -166,3 +166,88 @@ TEST_CASE(
         }
     }
 }
+
+TEST_CASE("a best-only search skips a layout's interleavings by the bound at the largest one and still finds the full search's plan") {
+    // The pools of the mixed-fleet fixture searched alone, holding DiLoCo's outer state (fleet.cpp,
+    // pools_alone): one site, so the bound at the largest interleaving settles every smaller one.
+    for (const auto& [device, count] : {std::pair<const char*, int>{"nvidia-h100-sxm5-80gb", 600}, {"nvidia-a100-sxm4-80gb", 400}}) {
+        INFO(device);
+        Scenario s = scenario_of(
+            {{"model", {{"preset", "llama2-70b"}}}, {"hardware", {{"device", device}, {"count", count}}}, {"training", json::object()}});
+        s.training->outer_state = true;
+        PlanOptions full;
+        full.top_k = 1;
+        full.max_vpp = 8;
+        PlanOptions best_only = full;
+        best_only.best_only = true;
+        const PlanResult a = search_plans(*s.model, *s.hardware, *s.training, full);
+        const PlanResult b = search_plans(*s.model, *s.hardware, *s.training, best_only);
+        CHECK(a.considered == b.considered);
+        CHECK(a.rejected_indivisible == b.rejected_indivisible);
+        CHECK(a.feasible + a.rejected_out_of_memory == b.feasible + b.rejected_out_of_memory + b.skipped_by_bound);
+        CHECK(b.skipped_by_bound > 0.4 * (a.feasible + a.rejected_out_of_memory));
+        REQUIRE(a.best.size() == 1);
+        REQUIRE(b.best.size() == 1);
+        CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
+        CHECK(a.best[0].config.tp == b.best[0].config.tp);
+        CHECK(a.best[0].config.pp == b.best[0].config.pp);
+        CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
+        CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
+        CHECK(a.best[0].config.zero == b.best[0].config.zero);
+        CHECK(a.best[0].config.recompute == b.best[0].config.recompute);
+    }
+}
+
+TEST_CASE(
+    "the step-time lower bound stays below the step time with context parallelism, every recomputation and SP choice and ZeRO stage") {
+    // A 32k-token context: context parallelism's ring exchange is part of the bound; so are the
+    // attention, memory-bound and TP terms of every recomputation choice.
+    const Scenario s = scenario_of({{"model", {{"preset", "llama3-70b"}, {"seq_len", 32768}}},
+                                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                    {"training", json::object()}});
+    const TrainingModel tm = training_model(*s.model);
+    const NetworkLevels net = network_levels(*s.hardware);
+    int checked = 0;
+    for (Count cp : {1, 2, 4})
+        for (Count tp : {1, 2, 8})
+            for (Count pp : {1, 4})
+                for (Count vpp : {1, 2})
+                    for (Count rc = 0; rc < 3; ++rc)
+                        for (bool sp : {false, true})
+                            for (Count zero : {0, 1, 3}) {
+                                if (vpp > 1 && pp == 1) continue;
+                                TrainingConfig c = *s.training;
+                                c.tp = tp, c.cp = cp, c.pp = pp, c.vpp = vpp, c.dp = 256 / (tp * cp * pp), c.micro_batch = 1;
+                                c.global_batch = 128, c.recompute = static_cast<Recompute>(rc), c.sequence_parallel = sp, c.zero = zero;
+                                const Efficiency eff = training_efficiency(c, s.hardware->device);
+                                const StepEstimate e = estimate_step(tm.in, *s.hardware, c, eff, net);
+                                const double lb = step_seconds_lower_bound(tm.in, *s.hardware, c, eff, net);
+                                INFO("cp " << cp << " tp " << tp << " pp " << pp << " vpp " << vpp << " rc " << rc << " zero " << zero);
+                                CHECK(lb > 0.5 * e.step.total);  // the never-hidden terms are most of the step
+                                CHECK(lb <= e.step.total);
+                                checked += 1;
+                            }
+    CHECK(checked == 3 * 3 * 3 * 3 * 2 * 3);
+}
+
+TEST_CASE("the lower bound from a layout's floor at one interleaving equals the bound computed at every other interleaving") {
+    for (bool dualpipe : {false, true}) {
+        INFO("dualpipe " << dualpipe);
+        const Scenario s = scenario_of({{"model", {{"preset", "llama3-70b"}}},
+                                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                        {"training", {{"dualpipe", dualpipe}}}});
+        const TrainingModel tm = training_model(*s.model);
+        const NetworkLevels net = network_levels(*s.hardware);
+        TrainingConfig c = *s.training;
+        c.tp = 8, c.pp = 8, c.cp = 1, c.dp = 4, c.micro_batch = 2, c.global_batch = 512, c.vpp = 5;
+        const Efficiency eff = training_efficiency(c, s.hardware->device);
+        const StepFloor floor = step_floor(tm.in, *s.hardware, c, eff, net);
+        CHECK_FALSE(floor.wan);
+        CHECK(floor.m == 64);
+        CHECK(floor.t_mb > 0);
+        for (Count v = 1; v <= 10; ++v) {
+            c.vpp = v;
+            CHECK(step_seconds_lower_bound(floor, c) == step_seconds_lower_bound(tm.in, *s.hardware, c, eff, net));
+        }
+    }
+}

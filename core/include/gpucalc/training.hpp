@@ -109,12 +109,24 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 // them once for all the layouts it evaluates.
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                            const NetworkLevels& net, bool memory_only = false);
-// A lower bound of estimate_step(...).step.total from the GEMM and per-kernel terms alone: the step
-// time is a sum of non-negative terms, of which the micro-batches' GEMMs and kernel overhead (and the
-// pipeline bubble's share of them) are part. The plan search skips the rest of a layout's timing
-// when this bound already loses to the best plan found.
+// A lower bound of estimate_step(...).step.total from the micro-batch terms that are never hidden
+// (compute: GEMMs, attention, memory-bound ops, kernel overhead; tensor- and context-parallel
+// communication): the step time is a sum of non-negative terms, of which the micro-batches' terms
+// (and the pipeline bubble's share of them) are part. It depends on neither the ZeRO stage nor the
+// overlap choice, and only falls as the interleaving grows (stages in one site). The plan search
+// skips the rest of a layout's timing when this bound already loses to the best plan found.
 double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                                 const NetworkLevels& net);
+// The bound's parts that do not depend on the interleaving (cfg.vpp): the micro-batches, the
+// never-hidden time of one, and the bubble's unit (that time, or DualPipe's compute); `wan` when
+// stages cross sites (the bound then has WAN terms that grow with the interleaving).
+struct StepFloor {
+    double m = 0, t_mb = 0, bubble_unit = 0;
+    bool wan = false;
+};
+StepFloor step_floor(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
+// step_seconds_lower_bound of `cfg` from the floor of a config that differs from it at most in vpp (floor.wan false).
+double step_seconds_lower_bound(const StepFloor& floor, const TrainingConfig& cfg);
 // The derivations of the step model's figures, from the same intermediate values.
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
 
