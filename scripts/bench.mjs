@@ -55,7 +55,7 @@ console.log(
 // ---- one estimate ----
 console.log(`\nOne estimate, median of ${N} (derivations: the report's "explain", on by default; the page asks without them)`);
 console.log('\n| fixture | native | native, no derivations | wasm | wasm, no derivations | wasm/native |\n|---|---|---|---|---|---|');
-const searches = /gpt3-a100\.json|owned-cluster|slo-search/; // these run a layout or latency-target search
+const searches = /gpt3-a100\.json|owned-cluster|slo-search|ionet-1000|mixed-fleet/; // these run a layout or latency-target search (the two fleets: auto layouts)
 const rows = [];
 for (const f of fixtures().filter((x) => !x.name.startsWith('invalid'))) {
   const on = withExplain(f.text, true),
