@@ -207,6 +207,10 @@ std::string plan_json(const std::string& text) {
         jw::Doc doc;
         doc.root()["gpucalc_version"] = kVersion;
         write_plan_result(doc.root()["plan"], r);
+        // Each plan's step time and MFU are central estimates: the band they carry (as a training
+        // estimate of the same device and framework does).
+        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device));
+        doc.root()["plan"]["band"] = {{"low", band.lo}, {"high", band.hi}, {"basis", band.basis}};
         return doc.text();
     });
 }

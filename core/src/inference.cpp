@@ -844,15 +844,19 @@ double turn_batch(const Model& x) {
     return hi;
 }
 
-// Curve: decode speed at batch 1, 2, 4, ... up to the largest that fits (at most 2^16).
+// Curve: at batch 1, 2, 4, ... up to the largest that fits (at most 2^16), the decode step alone
+// and the served speeds as the headline counts them (the cycle's prefills included, speculative
+// decoding applied), so the curve passes through the headline's batch.
 std::vector<BatchPoint> batch_curve(const Model& x, double max_batch) {
-    const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
+    const double osl = static_cast<double>(x.cfg.output_tokens);
     const double G = x.gpus;
     std::vector<BatchPoint> curve;
     for (double bb = 1; bb <= 65536; bb *= 2) {
-        const DecodeTerms t = x.decode(bb, isl + osl / 2.0);
+        const Cycle y = cycle(x, bb);
+        const DecodeTerms& t = y.dec;
         const bool fits = bb <= std::max(1.0, max_batch);
-        curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits});
+        curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits, y.tpot,
+                                   safe_div(1.0, y.tpot), safe_div(y.rate * osl, G)});
         if (!fits) break;
     }
     return curve;

@@ -273,7 +273,7 @@ void inference_speed_json(Val j, const InferenceResult& r) {
     j["gpu_hour_usd"] = r.gpu_hour_usd;
 }
 
-// Decode speed at batch 1, 2, 4, ...
+// At batch 1, 2, 4, ...: the decode step alone and the served speeds (prefills included).
 void batch_curve_json(Val curve, const std::vector<BatchPoint>& points) {
     curve.set_array();
     for (const auto& p : points)
@@ -282,7 +282,10 @@ void batch_curve_json(Val curve, const std::vector<BatchPoint>& points) {
                           {"tokens_per_second_per_user", p.tokens_per_second_per_user},
                           {"tokens_per_second_per_gpu", p.tokens_per_second_per_gpu},
                           {"bound", p.memory_bound ? "memory" : "compute"},
-                          {"fits", p.fits}};
+                          {"fits", p.fits},
+                          {"tpot_seconds", p.tpot_seconds},
+                          {"output_tokens_per_second_per_user", p.output_tokens_per_second_per_user},
+                          {"throughput_tokens_per_second_per_gpu", p.throughput_tokens_per_second_per_gpu}};
 }
 
 // Serving (issue 15): the batch served, decode by cause, per-user latency, costs that add up.

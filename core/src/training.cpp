@@ -366,28 +366,15 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
               "checkpoint interval: Young 1974 / Daly 2006");
 }
 
-// The throughput band (low and high factors on tokens/s).
-struct ThroughputBand {
-    double lo = 1.0, hi = 1.0;
-};
-
 // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
 // calibrated generations and frameworks; a given MFU carries no model uncertainty.
 ThroughputBand uncertainty_band(const Efficiency& eff, TrainingResult& r) {
-    const Calibration& cal = calibration();
-    ThroughputBand band;
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
-        return band;
+        return {};
     }
-    const bool calibrated =
-        !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
-    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
-    band.hi = 1.0 + (cal.band.high - 1.0) * widen;
-    r.band_basis =
-        cal.band.basis +
-        (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");
+    const ThroughputBand band = throughput_band(eff);
+    r.band_basis = band.basis;
     r.mfu_low = r.mfu * band.lo;
     r.mfu_high = r.mfu * band.hi;
     return band;
@@ -516,6 +503,20 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
         explain_run_totals(d, costs, hourly, band, r, trace);
     }
     return r;
+}
+
+ThroughputBand throughput_band(const Efficiency& eff) {
+    const Calibration& cal = calibration();
+    const bool calibrated =
+        !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
+    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
+    ThroughputBand band;
+    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
+    band.hi = 1.0 + (cal.band.high - 1.0) * widen;
+    band.basis =
+        cal.band.basis +
+        (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");
+    return band;
 }
 
 std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {

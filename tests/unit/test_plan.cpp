@@ -251,3 +251,29 @@ TEST_CASE("the lower bound from a layout's floor at one interleaving equals the 
         }
     }
 }
+
+TEST_CASE("a plan search reports the band a training estimate of the same device and framework carries") {
+    // GPT-3 175B on 1,024 A100 (Megatron-LM's layout class): the estimate's range is seconds / high ..
+    // seconds / low; the plan's band must be those factors.
+    const json s = {{"model", {{"preset", "gpt3-175b"}}},
+                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+                    {"training", {{"tokens", 3e11}, {"global_batch", 1536}}},
+                    {"explain", false}};
+    const json p = json::parse(plan_json(s.dump()))["plan"];
+    const json r = run(s);
+    REQUIRE(p["band"]["low"].is_number());
+    const double lo = p["band"]["low"].get<double>(), hi = p["band"]["high"].get<double>();
+    CHECK(lo < 1.0);
+    CHECK(hi > 1.0);
+    const json& u = r["training"]["uncertainty"];
+    CHECK(u["seconds_low"].get<double>() == Approx(r["training"]["seconds"].get<double>() / hi).epsilon(1e-12));
+    CHECK(u["seconds_high"].get<double>() == Approx(r["training"]["seconds"].get<double>() / lo).epsilon(1e-12));
+    CHECK(p["band"]["basis"] == u["band_basis"]);
+    // A device without calibration runs widens it, as the estimate does.
+    json other = s;
+    other["hardware"]["device"] = "nvidia-rtx-4090";
+    other["hardware"]["count"] = 4096;
+    const json q = json::parse(plan_json(other.dump()))["plan"];
+    CHECK(q["band"]["high"].get<double>() > hi);
+    CHECK(q["band"]["basis"].get<std::string>().find("widened") != std::string::npos);
+}

@@ -138,6 +138,33 @@ TEST_CASE("batch omitted: the largest batch that fits (continuous batching); giv
     CHECK_FALSE(big["inference"]["infeasible_reason"].get<std::string>().empty());
 }
 
+TEST_CASE("the batch curve passes through the answer: at the served batch its served speeds are the headline's, prefills included") {
+    // Llama 3 70B on 4 x H100 (TP4), 1,000-token prompts, 300 output tokens, batch 256 given: the
+    // headline counts each cycle's 256 prefills; the curve's decode-only figures are faster.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4}}},
+              {"inference", {{"tp", 4}, {"batch", 256}, {"prompt_tokens", 1000}, {"output_tokens", 300}}}};
+    auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const auto& inf = r["inference"];
+    bool found = false;
+    for (const auto& p : inf["batch_curve"]) {
+        CHECK(p["output_tokens_per_second_per_user"].get<double>() == Approx(1.0 / p["tpot_seconds"].get<double>()));
+        // The prefills only add time: served speeds are below the decode step's.
+        CHECK(p["output_tokens_per_second_per_user"].get<double>() < p["tokens_per_second_per_user"].get<double>());
+        CHECK(p["throughput_tokens_per_second_per_gpu"].get<double>() < p["tokens_per_second_per_gpu"].get<double>());
+        if (p["batch"].get<double>() != 256) continue;
+        found = true;
+        CHECK(p["tpot_seconds"].get<double>() == Approx(inf["tpot_seconds"].get<double>()).epsilon(1e-12));
+        CHECK(p["throughput_tokens_per_second_per_gpu"].get<double>() ==
+              Approx(inf["throughput_tokens_per_second_per_gpu"].get<double>()).epsilon(1e-12));
+        CHECK(p["output_tokens_per_second_per_user"].get<double>() ==
+              Approx(inf["output_tokens_per_second_per_user"].get<double>()).epsilon(1e-12));
+        CHECK(p["decode_seconds_per_token"].get<double>() == Approx(inf["decode_seconds_per_token"].get<double>()).epsilon(1e-12));
+    }
+    CHECK(found);
+}
+
 TEST_CASE("TTFT is what one user waits: their prefill + half a step in flight + queueing, not the batch's prefill") {
     json s = {{"model", {{"preset", "llama3-70b"}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},

@@ -36,10 +36,14 @@ struct InferenceEfficiency {
     double kv_block_tokens = 16;  // paged KV cache block (vLLM default block_size, arXiv:2309.06180 Sec. 4.2)
 };
 
+// One point of the batch curve: the decode step alone (decode_seconds_per_token and the two
+// tokens_per_second figures), and the served figures at that batch as the headline counts them,
+// the other requests' prefills included (tpot_seconds and the output_ / throughput_ figures).
 struct BatchPoint {
     double batch, decode_seconds_per_token, tokens_per_second_per_user, tokens_per_second_per_gpu;
     bool memory_bound;
     bool fits;
+    double tpot_seconds, output_tokens_per_second_per_user, throughput_tokens_per_second_per_gpu;
 };
 
 // One decode step, by cause (seconds). total = weights + dequantization + host_offload + compute +
