@@ -27,6 +27,7 @@ export const PAGE_MODULES = [
   ['nav.js', 'Nav'],
   ['share.js', 'Share'],
   ['section-train.js', 'TrainSection'],
+  ['serve-notes.js', 'ServeNotes'],
   ['section-serve.js', 'ServeSection'],
   ['section-finetune.js', 'FinetuneSection'],
   ['section-plan.js', 'PlanSection'],

@@ -3,10 +3,11 @@
 // (tests/node/page-parse.test.mjs) cover each form. Part of the page bundle (scripts/bundle.mjs);
 // loadable on its own. No DOM.
 //
-// parse(text, kind, locale) -> { value } | { empty: true } | { error }
+// parse(text, kind, locale, unit) -> { value } | { empty: true } | { error }
 //   kind: 'number' (default), 'count' (a whole number of things), 'fraction' (0.4 or 40 %),
 //         'usd' ($2, 2 USD), 'seconds' (0.5, 500 ms, 2 s)
 //   locale: decides what a lone "," or "." means ("1,000" is a thousand in en, "1,5" is 1.5 in de).
+//   unit: the field's unit ("tokens", "devices"): its word may follow the number ("15T tokens").
 const Parse = (function () {
   const MULTIPLIERS = {
     k: 1e3,
@@ -44,6 +45,7 @@ const Parse = (function () {
   function body(s, seps) {
     // Spaces, narrow spaces and apostrophes only ever group digits (1 000, 1'000).
     const spaced = s.split(SPACES).filter((x) => x !== '');
+    if (spaced.length > 1 && !spaced.every((g) => /^[\d.,]+$/.test(g))) return { error: null }; // words, not grouped digits
     if (spaced.length > 1) {
       if (!spaced.slice(1).every((g) => /^\d{3}([.,]\d*)?$/.test(g)) || !/^\d{1,3}$/.test(spaced[0]))
         return { error: 'digits grouped by spaces must come in threes (1 000 000)' };
@@ -85,10 +87,25 @@ const Parse = (function () {
     return { value: Number((intPart || '0') + (frac ? '.' + frac : '')) };
   }
 
-  function parse(text, kind, locale) {
+  // The words of a field's own unit a person may type after the number: "15T tokens", "512 GPUs",
+  // "30 days" (the unit's first word, singular and plural; GPUs and devices are the same thing).
+  function unitWords(unit) {
+    const w = /^[A-Za-z]{3,}/.exec(unit || ''); // not "s or ms" (the time parser's own) nor "r"
+    if (!w) return [];
+    const word = w[0].toLowerCase();
+    const one = word.endsWith('ies') ? word.slice(0, -3) + 'y' : word.endsWith('s') ? word.slice(0, -1) : word;
+    const words = [word, one];
+    if (one === 'device' || one === 'gpu') words.push('device', 'devices', 'gpu', 'gpus');
+    if (one === 'parameter') words.push('params', 'param');
+    return words;
+  }
+
+  function parse(text, kind, locale, unit) {
     kind = kind || 'number';
     let s = String(text == null ? '' : text).trim();
     if (s === '') return { empty: true };
+    const own = kind === 'seconds' ? [] : unitWords(unit);
+    if (own.length) s = s.replace(new RegExp('(\\d|[a-zA-Z%])\\s*(?:' + own.join('|') + ')$', 'i'), '$1').trim();
     const hint =
       kind === 'fraction'
         ? 'a fraction like 0.4 or a percentage like 40 %'
@@ -141,7 +158,13 @@ const Parse = (function () {
       exp = Number(sci[2] !== undefined ? sci[2] : sci[3]);
       s = sci[1].trim();
     }
-    const b = body(s, separators(locale));
+    const seps = separators(locale);
+    // A whole count written "1.000" (English) or "1,000" (German) with the locale's decimal mark:
+    // one, or a thousand written as another locale groups it? Asked, never guessed.
+    const lone = kind === 'count' && scale === 1 && exp === 0 && /^([1-9]\d{0,2})([.,])(\d{3})$/.exec(s);
+    if (lone && lone[2] === seps.decimal)
+      return { error: '"' + s + '" could be ' + lone[1] + ' or ' + lone[1] + lone[3] + ': write ' + lone[1] + lone[3] + ' or ' + lone[1] };
+    const b = body(s, seps);
     if (b.value === undefined) return fail(b.error);
     let value = sign * b.value * scale * Math.pow(10, exp);
     if (!Number.isFinite(value)) return fail('too large');
@@ -157,10 +180,27 @@ const Parse = (function () {
   }
 
   // The parsed value in words, shown next to the field: "15 trillion", "1,536", "40 %", "$2.50".
+  // Beyond what words and digit groups show (above 10^18, below 10^-4): 1e308, 9.999e-321.
+  function sci(x) {
+    const [m, e] = x.toExponential(3).split('e'); // the string, never re-read as a number (1.798e308 would overflow)
+    return String(Number(m)) + 'e' + Number(e);
+  }
+  function outOfWords(a) {
+    return a >= 1e18 || (a > 0 && a < 1e-4);
+  }
   function describe(value, kind) {
     if (typeof value !== 'number' || !Number.isFinite(value)) return '';
-    if (kind === 'fraction') return Number((value * 100).toPrecision(6)) + '\u00a0%';
-    if (kind === 'usd') return '$' + value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: value < 1 ? 4 : 2 });
+    if (kind === 'fraction') {
+      // As a percentage: x 100, also where that overflows (1e308 -> 1e310 %).
+      const [m, e] = sci(value).split('e');
+      const pct = outOfWords(Math.abs(value * 100)) ? m + (e === undefined ? '' : 'e' + (Number(e) + 2)) : Number((value * 100).toPrecision(6));
+      return pct + '\u00a0%';
+    }
+    if (kind === 'usd') {
+      const a = Math.abs(value);
+      const digits = outOfWords(a) ? sci(a) : a.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: a < 1 ? 4 : 2 });
+      return (value < 0 ? '\u2212$' : '$') + digits;
+    }
     if (kind === 'seconds') {
       const a = Math.abs(value);
       return a < 1e-3
@@ -170,6 +210,7 @@ const Parse = (function () {
           : Number(value.toPrecision(6)) + '\u00a0s';
     }
     const a = Math.abs(value);
+    if (outOfWords(a)) return sci(value);
     if (a < 1e9 && Number.isInteger(value)) return value.toLocaleString('en-US');
     if (a < 1e6) return value.toLocaleString('en-US', { maximumSignificantDigits: 8 });
     const words = [

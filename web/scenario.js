@@ -55,7 +55,7 @@ const Scenario = (function () {
         setPath(scenario, sp.path, raw === 'on' ? true : raw === 'off' ? false : sp.number ? Number(raw) : raw);
         continue;
       }
-      const r = Parse.parse(raw, sp.kind, locale());
+      const r = Parse.parse(raw, sp.kind, locale(), sp.unit);
       if (r.empty) continue;
       if (r.error) {
         problems.push({ key: sp.key, message: r.error });

@@ -66,7 +66,14 @@ const PlanSection = (function () {
       lead: Card.layoutText(b) + '.',
       figures: [
         ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
-        ['MFU', F.percent(b.mfu), 'predicted', 'mfu'],
+        [
+          'MFU',
+          F.percent(b.mfu),
+          acc.band
+            ? 'predicted; ' + F.percent(b.mfu * acc.band.low) + ' \u2013 ' + F.percent(b.mfu * acc.band.high) + ' holds 9 in 10 published runs'
+            : 'predicted',
+          'mfu'
+        ],
         ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
       ],
       actions: [h('button', { type: 'button', class: 'primary', 'data-action': 'use-plan', onclick: () => el.usePlan(b) }, 'Use the fastest plan')]
@@ -126,6 +133,7 @@ const PlanSection = (function () {
         acc.feasible += p.feasible;
         acc.oom += p.rejected.out_of_memory;
         acc.indivisible += p.rejected.indivisible;
+        acc.band = p.band;
         acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
         acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => a.step_seconds - b.step_seconds);
       }

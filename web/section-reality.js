@@ -82,6 +82,9 @@ const RealitySection = (function () {
         } catch (e) {
           /* a plain value */
         }
+        // A number in the words of its key ("50 M", "$2.00"), never the core's 50000000.0.
+        const x = Number(v);
+        if (v.trim() !== '' && Number.isFinite(x)) return Words.label(m[1]) + ' ' + F.byKey(m[1].split('.').pop(), x);
         return Words.label(m[1]) + ' ' + named(el, v);
       })
       .join('; ');

@@ -71,6 +71,8 @@ const ServeSection = (function () {
         F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average),
         'gpus'
       ]);
+    const given = ServeNotes.gpusGiven(r);
+    if (given) o.notes.push(given);
     if (t.cost_per_day_usd !== null)
       o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens', 'cost']);
     else if (t.cost_per_million_output_tokens_usd !== null)
@@ -108,48 +110,23 @@ const ServeSection = (function () {
             '.'
         })
       );
-    const slo = t.slo;
+    const slo = ServeNotes.slo(t.slo, (c) => useCandidate(el, c));
     if (slo) {
-      const c = slo.chosen;
-      if (slo.met && c) {
-        o.notes.push(
-          h(
-            'p',
-            { class: 'suggestion', 'data-slo': 'met' },
-            h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
-            'weights ' +
-              c.weight_precision.toUpperCase() +
-              ', KV cache ' +
-              c.kv_precision.toUpperCase() +
-              ', ' +
-              F.count(c.tp) +
-              ' GPU' +
-              (c.tp > 1 ? 's' : '') +
-              ' per copy, batch ' +
-              F.count(c.batch) +
-              ' (first token ' +
-              F.duration(c.ttft_seconds) +
-              ', ' +
-              F.duration(c.tpot_seconds) +
-              ' per token).'
-          )
-        );
-        o.actions = [h('button', { type: 'button', class: 'primary', 'data-action': 'use-slo', onclick: () => useCandidate(el, c) }, 'Use this configuration')];
-      } else
-        o.notes.push(
-          h('p', { class: 'suggestion', 'data-slo': 'missed', text: 'No configuration tried meets the latency targets; the closest are in the details below.' })
-        );
+      o.notes.push(slo.note);
+      if (slo.action) o.actions = [slo.action];
     }
     return Card.card('serve', o);
   }
 
+  // The served speeds at each batch as the answer counts them (the other requests' prefills
+  // included), so the curve passes through the answer's batch; the decode step alone in the table.
   function batchChart(el, res, t) {
     const c = t.batch_curve;
     if (!c || c.length < 2) return;
     Charts.chart(
       el,
       res,
-      'Tokens/s vs batch (compute-bound from batch ' + F.count(t.turn_batch) + ')',
+      'Tokens/s vs batch, prefills included (compute-bound from batch ' + F.count(t.turn_batch) + ')',
       {
         markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
         scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
@@ -160,10 +137,17 @@ const ServeSection = (function () {
           { label: 'per user', stroke: 'c3', width: 2, value: (u, v) => F.count(v) }
         ]
       },
-      [c.map((p) => p.batch), c.map((p) => p.tokens_per_second_per_gpu), c.map((p) => p.tokens_per_second_per_user)],
+      [c.map((p) => p.batch), c.map((p) => p.throughput_tokens_per_second_per_gpu), c.map((p) => p.output_tokens_per_second_per_user)],
       dataTable(
-        ['batch', 'tok/s per GPU', 'tok/s per user', 'bound', 'fits'],
-        c.map((p) => [F.count(p.batch), F.count(p.tokens_per_second_per_gpu), F.count(p.tokens_per_second_per_user), p.bound, p.fits ? 'yes' : 'no']),
+        ['batch', 'tok/s per GPU', 'tok/s per user', 'per user, decode step alone', 'bound', 'fits'],
+        c.map((p) => [
+          F.count(p.batch),
+          F.count(p.throughput_tokens_per_second_per_gpu),
+          F.count(p.output_tokens_per_second_per_user),
+          F.count(p.tokens_per_second_per_user),
+          p.bound,
+          p.fits ? 'yes' : 'no'
+        ]),
         'Batch curve data'
       )
     );

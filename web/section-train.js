@@ -6,6 +6,9 @@ const TrainSection = (function () {
   const { h, kvTable, bar, dataTable, warnings } = Dom;
   const LAYOUT_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'micro_batch', 'global_batch'];
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
+  const SCALING_NOTE =
+    'Efficiency is tokens/s per GPU against the fewest GPUs that hold the model, at the same global batch and layout (more GPUs, fewer micro-batches each): ' +
+    '100 % while the data-parallel traffic hides behind compute, less once it shows or the pipeline bubble widens. Failures and restarts are in the days, not here.';
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'train'));
@@ -133,6 +136,8 @@ const TrainSection = (function () {
         'Scaling data'
       )
     );
+    // What the curve holds fixed, so that 100 % reads as a result, not an assumption.
+    res.appendChild(h('p', { class: 'muted', 'data-note': 'scaling', text: SCALING_NOTE }));
   }
 
   // The form shows what "auto" and "catalog" became: placeholders like "auto: 8".

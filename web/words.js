@@ -38,12 +38,18 @@ const Words = (function () {
       const sp = Fields.bySpecPath(s, path);
       if (sp) return sp.label;
     }
-    return path.split('.').pop().replace(/_/g, ' ');
+    // A key without a label in words: its unit suffix goes (the value shows it): cost_per_day_usd -> "cost per day".
+    return path
+      .split('.')
+      .pop()
+      .replace(/_(usd|seconds|bytes|kwh|kg|watts)$/, '')
+      .replace(/_/g, ' ');
   }
 
+  // 1e+12 -> 1,000,000,000,000; beyond 10^18 the exponent stays (1e308, not 309 digits).
   function bigNumber(m) {
     const x = Number(m);
-    return Number.isFinite(x) ? x.toLocaleString('en-US') : m;
+    return Number.isFinite(x) && Math.abs(x) < 1e18 ? x.toLocaleString('en-US') : m.replace('e+', 'e');
   }
 
   // A core message (error, warning, infeasible reason) in the page's words.

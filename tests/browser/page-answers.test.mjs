@@ -121,6 +121,13 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.match(await card(page, 'serve').locator('[data-figure="batch"] .sub').textContent(), /the most that fit \(max throughput\)/);
   assert.match(await figure(page, 'serve', 'ttft').textContent(), /ms|s$/);
   assert.match(await figure(page, 'serve', 'cost').textContent(), /^\$/);
+  // The GPUs given are weighed against the traffic: the defaults' 8 are short of what the peak needs.
+  const given = card(page, 'serve').locator('[data-gpus-given]');
+  assert.equal(r.inputs.hardware.count < r.inference.gpus_needed, true);
+  assert.equal(await given.getAttribute('data-gpus-given'), 'short');
+  assert.match(await given.textContent(), new RegExp('^The 8 GPUs given are not enough: .* ' + r.inference.gpus_needed + ' GPUs are needed\\.$'));
+  await field(page, 'serve', 'count').fill(String(r.inference.gpus_needed));
+  assert.equal(await given.getAttribute('data-gpus-given'), 'enough');
   await field(page, 'serve', 'model').selectOption('llama3-8b');
   await field(page, 'serve', 'tp').fill('');
   await field(page, 'serve', 'prompt_tokens').fill('1,500');
@@ -191,7 +198,7 @@ test('the fine-tuning memory bar shows the parts alive at the peak: when the ans
   await context.close();
 });
 
-test('the plan search lists no plan twice', async () => {
+test('the plan search lists no plan twice, and its MFU carries the band of published runs', async () => {
   const { page, context } = await open(chrome.browser);
   await page.waitForFunction(() => /Done/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-status')?.textContent), null, {
     timeout: 30000
@@ -204,6 +211,13 @@ test('the plan search lists no plan twice', async () => {
   assert.equal(keys.length, 10);
   assert.equal(new Set(keys).size, 10, keys.join('\n'));
   assert.match(await card(page, 'plan').textContent(), /layouts fit; the fastest:/);
+  const { best, band } = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report.plan);
+  assert.ok(band.low < 1 && band.high > 1, JSON.stringify(band));
+  const pct = (x) => (x * 100).toFixed(1) + '\u00a0%';
+  assert.equal(
+    await card(page, 'plan').locator('[data-figure="mfu"] .sub').textContent(),
+    'predicted; ' + pct(best[0].mfu * band.low) + ' \u2013 ' + pct(best[0].mfu * band.high) + ' holds 9 in 10 published runs'
+  );
   await context.close();
 });
 

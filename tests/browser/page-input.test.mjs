@@ -20,7 +20,9 @@ test('human numbers are read as people write them, with the parsed value shown n
     ['train', 'tokens', '1.5e12', '= 1.5 trillion tokens', (r) => r.inputs.training.tokens === 1.5e12],
     ['train', 'count', '1,000', '= 1,000 devices', (r) => r.inputs.hardware.count === 1000],
     ['train', 'count', '1k', '= 1,000 devices', (r) => r.inputs.hardware.count === 1000],
-    ['train', 'gpu_hour_usd', '$2', '= $2.00 $ per GPU-hour', (r) => r.training.gpu_hour_usd === 2],
+    ['train', 'gpu_hour_usd', '$2', '= $2.00 per GPU-hour', (r) => r.training.gpu_hour_usd === 2],
+    ['train', 'tokens', '15T tokens', '= 15 trillion tokens', (r) => r.inputs.training.tokens === 15e12],
+    ['train', 'count', '512 GPUs', '= 512 devices', (r) => r.inputs.hardware.count === 512],
     ['train', 'mfu', '40 %', '= 40\u00a0%', (r) => r.training.mfu === 0.4 && r.training.mfu_source === 'given'],
     ['serve', 'requests_per_day', '1M', '= 1,000,000 requests per day', (r) => r.inputs.inference.requests_per_day === 1e6],
     ['serve', 'prompt_tokens', '1,000', '= 1,000 tokens', (r) => r.inputs.inference.prompt_tokens === 1000]
@@ -31,6 +33,11 @@ test('human numbers are read as people write them, with the parsed value shown n
     assert.ok(check(await report(page, sec)), `${value} reached the core as the number it means`);
     assert.equal(await page.locator(`gpu-calc #${sec}-${key}-error`).textContent(), '');
   }
+  // Out of range: the echo shows what was read (never Infinity), the error names the limit briefly.
+  await type(page, 'train', 'mfu', '1e308');
+  assert.equal(await parsed(page, 'train', 'mfu'), '= 1e310\u00a0%');
+  assert.match(await page.locator('gpu-calc #train-mfu-error').textContent(), /not 1e308$/);
+  await type(page, 'train', 'mfu', '');
   // 70B as a custom model's parameter count.
   await field(page, 'train', 'model').selectOption('custom-params');
   await type(page, 'train', 'params', '70B');

@@ -118,6 +118,59 @@ test('the parsed value in words, as shown next to the field', () => {
   assert.equal(Parse.describe(1.5, 'number'), '1.5');
 });
 
+test('the field\u2019s own unit may follow the number: 15T tokens, 512 GPUs, 30 days', () => {
+  const withUnit = (text, unit, kind = 'count') => {
+    const r = Parse.parse(text, kind, 'en-US', unit);
+    assert.ok(!r.error, `${text} (${unit}): ${r.error}`);
+    return r.value;
+  };
+  assert.equal(withUnit('15T tokens', 'tokens'), 15e12);
+  assert.equal(withUnit('15 trillion tokens', 'tokens'), 15e12);
+  assert.equal(withUnit('512 GPUs', 'devices'), 512);
+  assert.equal(withUnit('1 device', 'devices'), 1);
+  assert.equal(withUnit('64 devices', 'GPUs'), 64);
+  assert.equal(withUnit('30 days', 'days', 'number'), 30);
+  assert.equal(withUnit('70B params', 'parameters'), 7e10);
+  assert.equal(withUnit('2 copies', 'copies'), 2);
+  // A time field keeps its own units ("500 ms" is not 500 with a unit word "s" removed).
+  assert.equal(Parse.parse('500 ms', 'seconds', 'en-US', 's or ms').value, 0.5);
+  // Another field's unit, or a word alone, is still refused, naming the word.
+  assert.match(Parse.parse('3 devices', 'count', 'en-US', 'tokens').error, /"devices" is not a unit this field knows/);
+  assert.match(Parse.parse('tokens', 'count', 'en-US', 'tokens').error, /^not a number/);
+});
+
+test('a count written 1.000 with the locale\u2019s decimal mark is asked about, never read as 1 or 1000 silently', () => {
+  assert.match(error('1.000', 'count'), /^"1\.000" could be 1 or 1000/);
+  assert.match(error('2.500', 'count'), /could be 2 or 2500/);
+  assert.match(error('1,000', 'count', 'de-DE'), /could be 1 or 1000/);
+  assert.equal(value('1.000', 'count', 'de-DE'), 1000); // the German grouping mark
+  assert.equal(value('1,000', 'count'), 1000);
+  assert.equal(value('1.500T', 'count'), 1.5e12); // a multiplier makes the decimal point plain
+  assert.equal(value('1.000', 'number'), 1); // not a count: the English decimal point
+});
+
+test('text that is not digits is "not a number", not a digit-grouping hint', () => {
+  assert.match(error('<img src=x onerror=alert(1)>', 'count'), /^not a number/);
+  assert.match(error('fifteen trillion', 'count'), /^not a number/);
+  assert.match(error('1 00', 'count'), /digits grouped by spaces must come in threes/);
+});
+
+test('out-of-range input is echoed as it was read, never as Infinity or hundreds of digits', () => {
+  assert.equal(Parse.describe(1e308, 'fraction'), '1e310\u00a0%'); // x 100 overflows a double
+  assert.equal(Parse.describe(-1e308, 'fraction'), '-1e310\u00a0%');
+  assert.equal(Parse.describe(1e-7, 'fraction'), '1e-5\u00a0%');
+  assert.equal(Parse.describe(1e308, 'count'), '1e308');
+  assert.equal(Parse.describe(1e-320, 'count'), '1e-320');
+  assert.equal(Parse.describe(1e-320, 'usd'), '$1e-320'); // not "$0.00": a price the core may refuse
+  assert.equal(Parse.describe(-5, 'usd'), '\u2212$5.00');
+  assert.equal(Parse.describe(1234.5, 'usd'), '$1,234.50');
+  for (const v of [1e308, -1e308, 1e-320, 5e-324, 1.7976931348623157e308])
+    for (const k of ['fraction', 'usd', 'count', 'number', 'seconds']) {
+      const d = Parse.describe(v, k);
+      assert.ok(!/Infinity|NaN|undefined/.test(d) && d.length < 24, `${v} (${k}) -> ${d}`);
+    }
+});
+
 test('the locale\u2019s separators come from Intl', () => {
   assert.equal(JSON.stringify(Parse.separators('en-US')), '{"decimal":".","group":","}');
   assert.equal(JSON.stringify(Parse.separators('de-DE')), '{"decimal":",","group":"."}');

@@ -120,4 +120,8 @@ test('messages in the form\u2019s words: labels for JSON paths, no CLI hints, "a
   assert.equal(Words.humanize('model.preset: unknown model preset "x" (run `gpucalc presets`)', 'serve'), 'Model: unknown model preset "x"');
   assert.equal(Words.humanize('training: no $/GPU-hour: set costs.gpu_hour_usd', 'train'), 'no $/GPU-hour: set Price');
   assert.equal(Words.humanize('does not fit: needs 596.564 GiB per device', 'train'), 'needs 597 GiB per device');
+  // Beyond 10^18 the exponent stays: 1e308, not 309 digits.
+  assert.equal(Words.humanize('training.mfu must be greater than 0 and at most 1, got 1e+308', 'train'), 'MFU must be greater than 0 and at most 1, not 1e308');
+  // A key with no label loses its unit suffix (the value shows the unit).
+  assert.equal(Words.label('inference.cost_per_day_usd'), 'cost per day');
 });

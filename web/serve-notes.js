@@ -1,0 +1,71 @@
+// Notes under the Serve answer: whether the GPUs given carry the traffic, and the latency-target
+// search's outcome with its one-click configuration. Part of the page bundle (scripts/bundle.mjs).
+const ServeNotes = (function () {
+  const { h } = Dom;
+
+  // The GPUs given against the traffic: enough, or what they serve of the peak (null without traffic).
+  function gpusGiven(r) {
+    const t = r.inference;
+    const have = r.inputs.hardware.count;
+    if (t.gpus_needed === null || !(have > 0)) return null;
+    const enough = have >= t.gpus_needed;
+    const peak = (r.inputs.inference.requests_per_day * r.inputs.inference.peak_to_average) / 86400;
+    const served = t.replicas * t.requests_per_second_per_instance;
+    return h('p', {
+      class: enough ? 'muted' : 'suggestion',
+      'data-gpus-given': enough ? 'enough' : 'short',
+      text: enough
+        ? 'The ' + F.count(have) + ' GPUs given are enough for this traffic (' + F.count(t.gpus_needed) + ' needed).'
+        : 'The ' +
+          F.count(have) +
+          ' GPUs given are not enough: ' +
+          F.count(t.replicas) +
+          (t.replicas === 1 ? ' copy serves ' : ' copies serve ') +
+          F.count(served) +
+          ' requests/s against a peak of ' +
+          F.count(peak) +
+          '; ' +
+          F.count(t.gpus_needed) +
+          ' GPUs are needed.'
+    });
+  }
+
+  // The latency-target search: { note, action } (action: use the configuration found), or null.
+  function slo(result, use) {
+    if (!result) return null;
+    const c = result.chosen;
+    if (!(result.met && c))
+      return {
+        note: h('p', {
+          class: 'suggestion',
+          'data-slo': 'missed',
+          text: 'No configuration tried meets the latency targets; the closest are in the details below.'
+        })
+      };
+    return {
+      note: h(
+        'p',
+        { class: 'suggestion', 'data-slo': 'met' },
+        h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
+        'weights ' +
+          c.weight_precision.toUpperCase() +
+          ', KV cache ' +
+          c.kv_precision.toUpperCase() +
+          ', ' +
+          F.count(c.tp) +
+          ' GPU' +
+          (c.tp > 1 ? 's' : '') +
+          ' per copy, batch ' +
+          F.count(c.batch) +
+          ' (first token ' +
+          F.duration(c.ttft_seconds) +
+          ', ' +
+          F.duration(c.tpot_seconds) +
+          ' per token).'
+      ),
+      action: h('button', { type: 'button', class: 'primary', 'data-action': 'use-slo', onclick: () => use(c) }, 'Use this configuration')
+    };
+  }
+
+  return { gpusGiven, slo };
+})();
