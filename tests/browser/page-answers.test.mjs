@@ -259,6 +259,8 @@ test('every famous run and claim opens in a form, with the result its verdict wa
       assert.ok(Math.abs(Number(got) - v) <= 1e-9 * Math.abs(v), `${claim.id} ${metric}: ${got} vs ${v}`);
     }
     if (claim.verdict === 'depends') assert.match(await origin.textContent(), /the claim holds here/);
+    // Numbers in words: no 50000000.0, no key suffix like "usd" beside a dollar figure.
+    assert.doesNotMatch(await origin.textContent(), /\d{5,}\.\d|\b(usd|seconds|bytes)\b/, claim.id);
   }
   await context.close();
 });
