@@ -118,6 +118,12 @@ test('axis titles never overlap tick labels: each y axis is as wide as its longe
 test('on a 390 px phone nothing scrolls sideways: not the page, not a section, not embed.html; wide tables scroll in their own box; no word breaks letter by letter', async () => {
   const viewport = { width: 390, height: 844 };
   const { page, context } = await open(chrome.browser, pageUrl(), { viewport });
+  // The sticky nav is one line that scrolls in its own box (it wrapped to three lines, ~85 px).
+  const nav = await page.evaluate(() => {
+    const n = document.querySelector('gpu-calc').shadowRoot.querySelector('nav');
+    return { height: n.getBoundingClientRect().height, scrolls: n.scrollWidth > n.clientWidth };
+  });
+  assert.ok(nav.height < 50 && nav.scrolls, JSON.stringify(nav));
   await everything(page);
   await page.evaluate(() => {
     for (const d of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('details')) d.open = true;
