@@ -301,6 +301,14 @@ struct Batchings {
     const Search& s;
     const Layout& l;
     Count gb(Count mb) const { return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb); }
+    // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
+    // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
+    // that is larger (25,000-way data parallelism at micro-batch 7 would be 358M tokens a step).
+    bool batch_ok(Count mb) const {
+        if (s.gb_fixed || mb == 1) return true;
+        return static_cast<double>(gb(mb)) <=
+               std::max(static_cast<double>(gb(1)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len)));
+    }
     // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but every model
     // chunk needs a layer (or the embedding or the loss).
     bool div_ok(Count vpp, Count mb, Count g) const {
@@ -332,7 +340,7 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
     const double kth = out.best.back().tokens_per_second;
     for (int bi = 0; bi < d.mbs.n; ++bi) {
         const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
-        if (!bs.div_ok(v_max, mb, gb)) continue;
+        if (!bs.batch_ok(mb) || !bs.div_ok(v_max, mb, gb)) continue;
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (sp_left_out(s, d, l, si)) continue;
@@ -364,6 +372,7 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
         if (vpp > 1 && l.pp == 1) continue;
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
+            if (!bs.batch_ok(mb)) continue;
             // Without interleaving fewer micro-batches are in flight: sized here.
             search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], vpp > 1);
         }

@@ -58,8 +58,13 @@ Convergence diloco_convergence(double local_steps) {
     return c;
 }
 
+Count target_batch_sequences(double seq_len) {
+    constexpr double kTargetBatchTokens = 4194304.0;  // 4M tokens (Llama 2, arXiv:2307.09288 Sec. 2.2)
+    return static_cast<Count>(std::max(1.0, std::floor(kTargetBatchTokens / seq_len)));
+}
+
 Count default_global_batch(double seq_len, Count granule) {
-    const auto target = static_cast<Count>(std::max(1.0, std::floor(4194304.0 / seq_len)));
+    const Count target = target_batch_sequences(seq_len);
     const Count g = std::max<Count>(1, granule);
     // The nearest whole multiple (at least one): within half a granule of 4M tokens, never 1.5x it.
     return std::max<Count>(1, (target + g / 2) / g) * g;

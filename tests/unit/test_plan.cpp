@@ -277,3 +277,26 @@ TEST_CASE("a plan search reports the band a training estimate of the same device
     CHECK(q["band"]["high"].get<double>() > hi);
     CHECK(q["band"]["basis"].get<std::string>().find("widened") != std::string::npos);
 }
+
+TEST_CASE("a batch the search chooses stays near 4M tokens: micro-batches never inflate it past 1.5x, or past micro-batch 1's") {
+    // Llama 3 8B at 8,192 tokens: the 4M-token target is 512 sequences (768 at 1.5x).
+    for (int gpus : {64, 4096}) {
+        INFO(gpus << " GPUs");
+        const json s = {{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
+                        {"training", {{"tokens", 1e12}}},
+                        {"plan", {{"top_k", 100}}}};
+        const json p = json::parse(plan_json(s.dump()))["plan"];
+        REQUIRE(p["best"].size() > 0);
+        bool bigger_micro_batch = false;
+        for (const auto& plan : p["best"]) {
+            const double dp = plan["dp"].get<double>(), gb = plan["global_batch"].get<double>();
+            const double at_mb1 = static_cast<double>(default_global_batch(8192, static_cast<Count>(dp)));
+            CHECK(gb <= std::max(at_mb1, 768.0));
+            bigger_micro_batch |= plan["micro_batch"].get<double>() > 1;
+        }
+        // On 64 GPUs larger micro-batches stay within the target and are searched; on 4,096 the data
+        // parallelism alone passes it, so only micro-batch 1 is.
+        CHECK(bigger_micro_batch == (gpus == 64));
+    }
+}

@@ -219,6 +219,8 @@ TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const T
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
 // whole multiple of `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule);
+// The sequences of that 4M-token target (at least one).
+Count target_batch_sequences(double seq_len);
 
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).
 ModelSpec gpt_like_shape(double params, double seq_len);
