@@ -43,12 +43,18 @@ LayerActivations layer_activations(const StepInputs& in, const TrainingConfig& c
     const double t = static_cast<double>(cfg.tp), cp = static_cast<double>(cfg.cp), b = static_cast<double>(cfg.micro_batch);
     const double tokens = in.seq / cp * b;  // tokens of one micro-batch on one device (sequence split by CP)
     const double sbh = tokens * in.hidden;
-    // Attention: Q (2), K and V (4 x kv/heads), attention output = projection input (2); MLP intermediates.
+    // Attention: Q, K, V and the attention output (= the projection's input) at their real widths
+    // (2 + 4 kv/heads + 2 when the head dimension is h / heads); MLP intermediates.
     // FP8 (Transformer Engine) keeps the inputs of FP8 GEMMs for backward in FP8: 1 byte instead of 2
     // for the QKV and MLP inputs and the second MLP matrix's input (r).
     const bool fp8 = cfg.precision == Precision::fp8;
-    const double split = 2.0 + 4.0 * in.kv_ratio + 2.0 + mlp_intermediate(in) - (fp8 ? in.ffn_width_active / in.hidden : 0.0);
+    const double split = in.attn_stored + mlp_intermediate(in) - (fp8 ? in.ffn_width_active / in.hidden : 0.0);
     // Not split by TP without SP: QKV input (2), MLP input (2), two norm inputs (4), dropout masks (2).
+    // Not counted: a routed MoE layer's k dispatched copies of each token and the k expert outputs
+    // kept for the router probabilities' gradient (Megatron-Core permute / unpermute), which MoE
+    // recipes trade against recomputation and FP8 caching (DeepSeek-V3 Sec. 3.2.3, 3.3.2) that the
+    // model does not represent; counted alone they make DeepSeek-V3's published layout need 131 GiB
+    // on an 80 GB H800 (docs/MODEL.md).
     const double unsplit = (fp8 ? 1.0 + 1.0 : 2.0 + 2.0) + 4.0 + (in.dropout > 0 ? 2.0 : 0.0);
     // Unfused attention keeps softmax output (2) and, with dropout, mask (1) and output (2) per score.
     const double scores = (2.0 + (in.dropout > 0 ? 3.0 : 0.0)) * in.heads * in.window * tokens / t;
@@ -142,6 +148,16 @@ StepInputs step_inputs(const ModelSpec& m) {
     in.seq = m.seq_len;
     in.attn_width_qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : hd;
     in.attn_width_v = m.is_mla() ? m.v_head_dim : hd;
+    // Korthikanti et al. 2022 Sec. 4.1 stores Q, K, V and the attention output (2 bytes each) at their
+    // widths: heads x d_qk, kv heads x d_qk, kv heads x d_v, heads x d_v (2 + 4 kv/heads + 2 x h when
+    // d = h / heads). MLA keeps 8 x h: its per-head K and V come from the latents, and the recipes
+    // recompute those up-projections (DeepSeek-V3 Sec. 3.2.3) rather than keep them.
+    in.attn_stored =
+        m.is_mla()
+            ? 8.0
+            : 2.0 *
+                  (m.heads * in.attn_width_qk + m.kv_heads * in.attn_width_qk + m.kv_heads * in.attn_width_v + m.heads * in.attn_width_v) /
+                  m.hidden;
     in.window = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
     in.params_embedding = m.vocab * m.hidden;
     in.tied = m.tied_embeddings ? 1.0 : 0.0;
@@ -195,6 +211,23 @@ struct StepLayout {
     bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
     bool dualpipe;  // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
 };
+
+// Bytes per parameter of the sharded model states. PyTorch FSDP (and torchtitan, llm-foundry) under
+// ZeRO-3 keeps the sharded parameter itself in fp32 as the master copy, casting to 16 bits only for
+// the all-gather (torch.distributed.fsdp MixedPrecision / FSDP2 MixedPrecisionPolicy param_dtype),
+// and casts the reduced gradient shard to that dtype: 4 + 4 + Adam's m, v 8 = 16 bytes, not a 16-bit
+// copy beside a 12-byte optimizer state (18).
+struct StateBytes {
+    double weight, gradient, optimizer;
+};
+StateBytes state_bytes(const TrainingConfig& cfg, double wbytes, double gbytes) {
+    const bool fsdp_master = cfg.framework && zero_sharding_with_pipeline(*cfg.framework) && cfg.zero >= 3 && wbytes == 2.0;
+    const bool master_is_weight = wbytes == 4.0 || fsdp_master;
+    // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
+    // fp32 (or the FSDP master above): the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
+    const double opt = cfg.optimizer == Optimizer::adam ? (master_is_weight ? 8.0 : 12.0) : (master_is_weight ? 4.0 : 8.0);
+    return {fsdp_master ? 4.0 : wbytes, fsdp_master ? 4.0 : gbytes, opt};
+}
 
 // Resolves the layout once per estimate.
 StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const FrameworkProfile& fw, const NetworkLevels& net) {
@@ -270,12 +303,10 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
 // Weights, gradients and optimizer state per device under ZeRO, with ZeRO-3's gathered layers.
 void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, StepEstimate& r) {
     const double wbytes = L.wbytes, gbytes = L.gbytes;
-    r.memory.weights = w.sharded(L.zero, 3) * wbytes;
-    r.memory.gradients = w.sharded(L.zero, 2) * gbytes;
-    // Mixed-precision Adam: fp32 master weights + 2 fp32 moments = 12 bytes/param (ZeRO Sec. 3.1); pure
-    // fp32: the 2 moments = 8. SGD with momentum: 4 (+4 master weights under mixed precision).
-    const double opt_per_param = cfg.optimizer == Optimizer::adam ? (wbytes == 4.0 ? 8.0 : 12.0) : (wbytes == 4.0 ? 4.0 : 8.0);
-    r.memory.optimizer = w.sharded(L.zero, 1) * opt_per_param;
+    const StateBytes sb = state_bytes(cfg, wbytes, gbytes);
+    r.memory.weights = w.sharded(L.zero, 3) * sb.weight;
+    r.memory.gradients = w.sharded(L.zero, 2) * sb.gradient;
+    r.memory.optimizer = w.sharded(L.zero, 1) * sb.optimizer;
     if (L.dualpipe) {  // each device holds a stage of each direction: 2x the parameters (DeepSeek-V3 Table 2)
         r.memory.weights *= 2.0;
         r.memory.gradients *= 2.0;
@@ -319,10 +350,15 @@ void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const St
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     // DualPipe: p + 1 (DeepSeek-V3, arXiv:2412.19437 Table 2).
     r.in_flight = L.dualpipe ? std::min(m, p + 1.0) : p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
-    double activations = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
-    if (L.full) activations += act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores);  // the layer being recomputed
-    activations += 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
-    r.memory.activations = activations;
+    const double stage = r.activation_bytes_per_layer * r.first_stage_layers;
+    const double recomputed =
+        L.full ? act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores) : 0.0;  // the layer being recomputed
+    const double logits = 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
+    // The device that holds the most: the first stage (its in-flight micro-batches) or the last (one
+    // micro-batch and the logits; the same device without pipelining, and under DualPipe, whose every
+    // device holds a first and a last stage) (Korthikanti et al. 2022 Sec. 4.2.3, 4.3).
+    const double first = stage * r.in_flight + recomputed, last = stage + recomputed + logits;
+    r.memory.activations = p > 1 && !L.dualpipe ? std::max(first, last) : first + logits;
 }
 
 // Memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding).
@@ -343,8 +379,8 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
 
 // Derivations of the weights, gradients and optimizer state per device (weight_state_memory).
 void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
-    const double wbytes = weight_bytes(cfg);
-    const double gbytes = gradient_bytes(cfg, fw, wbytes);
+    const StateBytes sb = state_bytes(cfg, weight_bytes(cfg), gradient_bytes(cfg, fw, weight_bytes(cfg)));
+    const double wbytes = sb.weight, gbytes = sb.gradient;
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const std::string zero_src =
         "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp / ep (DeepSpeed-MoE Sec. 5.2)";
@@ -363,20 +399,23 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
         {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
         e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     trace.add("training.memory_per_gpu_bytes.optimizer",
-              std::string("first_stage_params x ") +
-                  (cfg.optimizer == Optimizer::adam ? "12 (fp32 master + Adam m, v)" : "8 (fp32 master + momentum)") +
-                  " / (zero >= 1 ? dp x cp : 1)",
-              {{"first_stage_params", e.first_stage_params}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}}, e.memory.optimizer,
-              "bytes", zero_src);
+              "first_stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp : 1)  (Adam: fp32 master + m, v = 12; 8 when the "
+              "weights are the fp32 master: fp32 training, FSDP's sharded parameters; SGD: 8 or 4)",
+              {{"first_stage_params", e.first_stage_params},
+               {"bytes_per_param_of_state", sb.optimizer},
+               {"zero", static_cast<double>(cfg.zero)},
+               {"dp", dp}},
+              e.memory.optimizer, "bytes", zero_src);
 }
 
 // Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
 void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
     const double cp = static_cast<double>(cfg.cp);
     trace.add("training.memory_per_gpu_bytes.activations",
-              "activation_bytes_per_layer x first_stage_layers x in_flight_microbatches + fp32 logits; per layer s/cp x b x h x "
-              "[(2 + 4 kv/heads + 2 + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full recompute: 2 s/cp b h / (SP "
-              "? tp : 1)",
+              "max(first stage: activation_bytes_per_layer x first_stage_layers x in_flight_microbatches, last stage: the same x 1 "
+              "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum); per layer s/cp x b x h x "
+              "[(Q, K, V, attention output at their widths + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full "
+              "recompute: 2 s/cp b h / (SP ? tp : 1)",
               {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
                {"first_stage_layers", e.first_stage_layers},
                {"in_flight_microbatches", e.in_flight},
@@ -597,9 +636,13 @@ Links links_of(const NetworkLevels& net, const GenerationEfficiency& g) {
 double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
     if (L.t <= 1) return 0.0;
     // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
-    // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume.
+    // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume, and
+    // the backward gathers the sequence-sharded inputs of the two column-parallel GEMMs (QKV, MLP
+    // first) again for their weight gradients: one more (Megatron-Core tensor_parallel/layers.py
+    // LinearWithGradAccumulationAndAsyncCommunication.backward, sequence_parallel all-gather;
+    // Korthikanti et al. 2022 Sec. 4.2.2).
     const double bytes = 2.0 * c.tokens * in.hidden;
-    const double n_coll = L.Ls * (4.0 + 2.0 * c.rc);
+    const double n_coll = L.Ls * (4.0 + 2.0 * c.rc + (L.sp ? 1.0 : 0.0));
     return (1.0 - fw.tp_overlap) * n_coll * links.fabric.ring(2.0, bytes, L.t, 1.0);
 }
 
@@ -717,17 +760,22 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
     r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
 }
 
-// ZeRO-0/1/2: the once-per-step gradient reduction inside a site; returns its time before overlap.
+// ZeRO-0/1/2: the gradient reduction inside a site; returns the time of the step's last one (the
+// last micro-batch's, and the weights' all-gather) before overlap.
 double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
     // ZeRO-0: all-reduce of the gradients; ZeRO-1/2: reduce-scatter of the gradients and all-gather
     // of the updated weights (Megatron's distributed optimizer), overlapped with the last
-    // micro-batch's backward and the next forward.
+    // micro-batch's backward and the next forward. ZeRO-2 keeps only its shard of the gradients, so
+    // every micro-batch's gradients are reduce-scattered, each behind that micro-batch's backward
+    // (deepspeedai/DeepSpeed#2252: "for zero stage 2 (and 3), gradient reduction is required after
+    // every backward because of gradient partitioning"; FSDP SHARD_GRAD_OP likewise).
     const double grad = r.params_per_gpu * L.gbytes;
-    const double t_dp = L.zero >= 1 ? links.fabric.ring(1.0, grad, grp.shard, grp.stride) +
-                                          links.fabric.ring(1.0, r.params_per_gpu * L.wbytes, grp.shard, grp.stride)
+    const double t_rs = links.fabric.ring(1.0, grad, grp.shard, grp.stride);
+    const double t_dp = L.zero >= 1 ? t_rs + links.fabric.ring(1.0, r.params_per_gpu * L.wbytes, grp.shard, grp.stride)
                                     : links.fabric.ring(2.0, grad, grp.local, grp.stride);
-    r.dp_bytes = (L.zero >= 1 ? grad + r.params_per_gpu * L.wbytes : 2.0 * grad) * (grp.shard - 1.0) / grp.shard;
-    r.step.dp_comm = std::max(0.0, t_dp - grp.overlap);
+    const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
+    r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * grad + r.params_per_gpu * L.wbytes : 2.0 * grad) * (grp.shard - 1.0) / grp.shard;
+    r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
     return t_dp;
 }
 
@@ -896,7 +944,8 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
                   "); " + eff.fw.name + " (" + eff.fw.basis + ")");
     trace.add(
         "training.step_breakdown_seconds.dp_comm",
-        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute)",
+        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute) "
+        "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute))",
         {{"bytes_per_step", e.dp_bytes},
          {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
          {"fsdp_overlap", eff.fw.fsdp_overlap},

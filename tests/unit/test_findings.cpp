@@ -269,3 +269,89 @@ TEST_CASE("14.14 a missing link figure is an assumption the report states, in tr
         CHECK(d->scale_out_bytes_per_second.has_value());
     }
 }
+
+// The second formula review (2026-11-30): one test per fix, each stating its hand calculation.
+TEST_CASE("review 2: the stored Q, K, V and attention output take their real widths (head_dim 256 on h 4096: +5 sbh per layer)") {
+    // 32 heads, 8 KV heads, h 4,096: at head_dim 128 the tensors are 2 + 4 x 8/32 + 2 = 5 x sbh bytes; at 256
+    // Q and the output are twice as wide and K, V too: 10 x sbh. Korthikanti et al. 2022 Sec. 4.1.
+    json m = {{"layers", 32},    {"hidden", 4096},  {"heads", 32},          {"kv_heads", 8},  {"ffn_hidden", 14336},
+              {"vocab", 128256}, {"seq_len", 4096}, {"ffn_kind", "swiglu"}, {"head_dim", 128}};
+    const json t = {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"micro_batch", 1}, {"recompute", "selective"}};
+    const json a = train(m, "nvidia-h100-sxm5-80gb", 8, t);
+    m["head_dim"] = 256;
+    const json b = train(m, "nvidia-h100-sxm5-80gb", 8, t);
+    const double sbh = 4096.0 * 1 * 4096;
+    // One device holds every layer (no pipelining): 32 layers x 5 sbh more; the logits are the same.
+    CHECK(b["training"]["memory_per_gpu_bytes"]["activations"].get<double>() -
+              a["training"]["memory_per_gpu_bytes"]["activations"].get<double>() ==
+          Approx(32 * 5.0 * sbh));
+}
+
+TEST_CASE("review 2: with pipelining the fp32 logits sit on the last stage: activations are the larger stage, not their sum") {
+    // Llama 3 70B on 64 H100, TP8 PP4 DP2, micro-batch 1, 8,192 tokens, selective: per layer
+    // s b h (2 + 4 x 8/64 + 2 + 6 x 3.5 + 8) / 8 = 4.1875 sbh = 281.0 MB; the first stage holds 20 layers x 4
+    // micro-batches = 22.48 GB; the last 20 layers x 1 + logits 4 s V / t = 0.525 GB = 6.15 GB.
+    const json r =
+        train({{"preset", "llama3-70b"}}, "nvidia-h100-sxm5-80gb", 64,
+              {{"tp", 8}, {"pp", 4}, {"dp", 2}, {"micro_batch", 1}, {"global_batch", 64}, {"zero", 1}, {"recompute", "selective"}});
+    const double sbh = 8192.0 * 8192.0;
+    const double per_layer = sbh * (2 + 4 * 8.0 / 64 + 2 + 6 * 3.5 + 8) / 8;
+    CHECK(r["training"]["memory_per_gpu_bytes"]["activations"].get<double>() == Approx(per_layer * 20 * 4));
+    // Without pipelining one device holds both: 80 layers x 1 micro-batch + the logits.
+    const json one =
+        train({{"preset", "llama3-70b"}}, "nvidia-h100-sxm5-80gb", 16,
+              {{"tp", 8}, {"pp", 1}, {"dp", 2}, {"micro_batch", 1}, {"global_batch", 2}, {"zero", 1}, {"recompute", "selective"}});
+    CHECK(one["training"]["memory_per_gpu_bytes"]["activations"].get<double>() == Approx(per_layer * 80 + 4.0 * 8192 * 128256 / 8));
+}
+
+TEST_CASE("review 2: PyTorch FSDP keeps the sharded parameter as the fp32 master: 16 bytes per parameter, not 18") {
+    // Llama 3 8B, 8 H100, torchtitan, ZeRO-3: fp32 parameter shard 4 + fp32 gradient shard 4 + Adam m, v 8 = 16 bytes per
+    // parameter over 8 ranks (the gathered layers and the unsharded gradient counted apart: zero3_buffer_bytes).
+    const json r =
+        train({{"preset", "llama3-8b"}}, "nvidia-h100-sxm5-80gb", 8,
+              {{"framework", "torchtitan"}, {"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 3}, {"micro_batch", 1}, {"global_batch", 8}});
+    const json& m = r["training"]["memory_per_gpu_bytes"];
+    const double states = m["weights"].get<double>() + m["gradients"].get<double>() + m["optimizer"].get<double>() -
+                          r["training"]["zero3_buffer_bytes"].get<double>();
+    const double params = r["training"]["params"].get<double>();
+    CHECK(states / (params / 8) == Approx(16.0));
+    // Megatron's distributed optimizer is unchanged: 2 + 4 (fp32 main_grad) + 12 / dp.
+    const json meg = train({{"preset", "llama3-8b"}}, "nvidia-h100-sxm5-80gb", 8,
+                           {{"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 1}, {"micro_batch", 1}, {"global_batch", 8}});
+    const json& mm = meg["training"]["memory_per_gpu_bytes"];
+    CHECK((mm["weights"].get<double>() + mm["gradients"].get<double>() + mm["optimizer"].get<double>()) /
+              meg["training"]["params"].get<double>() ==
+          Approx(6.0 + 12.0 / 8));
+}
+
+TEST_CASE("review 2: ZeRO-2 reduce-scatters every micro-batch's gradients (DeepSpeed#2252), ZeRO-1 once per step") {
+    // Llama 2 7B on 64 H100, DeepSpeed, DP64, micro-batch 1, global batch 1,024: 16 micro-batches. ZeRO-1 moves
+    // (gradients + weights) x 63/64 per step; ZeRO-2 15 more gradient reduce-scatters.
+    json t = {{"framework", "deepspeed"}, {"tp", 1}, {"pp", 1}, {"dp", 64}, {"micro_batch", 1}, {"global_batch", 1024}, {"zero", 1},
+              {"overlap_dp_comm", false}};
+    const json one = train({{"preset", "llama2-7b"}}, "nvidia-h100-sxm5-80gb", 64, t);
+    t["zero"] = 2;
+    const json two = train({{"preset", "llama2-7b"}}, "nvidia-h100-sxm5-80gb", 64, t);
+    const double params = one["training"]["params"].get<double>();
+    const double grad = one["training"]["memory_per_gpu_bytes"]["gradients"].get<double>();  // unsharded under ZeRO-1
+    CHECK(one["training"]["dp_comm_bytes_per_step"].get<double>() == Approx((grad + params * 2.0) * 63 / 64));
+    CHECK(two["training"]["dp_comm_bytes_per_step"].get<double>() == Approx((16 * grad + params * 2.0) * 63 / 64));
+    // Overlap off: 11x the bytes ((16 x 4 + 2) / (4 + 2)); the per-collective latency is paid once per call: 8.5x the time
+    // (0.074 -> 0.63 s, the review's hand figure).
+    const double t1 = one["training"]["step_breakdown_seconds"]["dp_comm"].get<double>();
+    const double t2 = two["training"]["step_breakdown_seconds"]["dp_comm"].get<double>();
+    CHECK(t2 > 8 * t1);
+    CHECK(t2 < 11 * t1);
+}
+
+TEST_CASE("review 2: sequence parallelism adds one all-reduce-equivalent per layer (the backward re-gathers the inputs): 5 / 4") {
+    // Llama 3 8B on 8 H100, TP8, no recomputation: 4 all-reduce-equivalents per layer without SP, 5 with it
+    // (Megatron-Core LinearWithGradAccumulationAndAsyncCommunication.backward gathers the sharded input again).
+    json t = {
+        {"tp", 8}, {"pp", 1}, {"dp", 1}, {"micro_batch", 1}, {"global_batch", 8}, {"recompute", "none"}, {"sequence_parallel", false}};
+    const json off = train({{"preset", "llama3-8b"}, {"seq_len", 2048}}, "nvidia-h100-sxm5-80gb", 8, t);
+    t["sequence_parallel"] = true;
+    const json on = train({{"preset", "llama3-8b"}, {"seq_len", 2048}}, "nvidia-h100-sxm5-80gb", 8, t);
+    CHECK(on["training"]["step_breakdown_seconds"]["tp_comm"].get<double>() ==
+          Approx(1.25 * off["training"]["step_breakdown_seconds"]["tp_comm"].get<double>()));
+}

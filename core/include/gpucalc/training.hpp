@@ -57,6 +57,9 @@ struct StepInputs {
     // experts per token and node-limited routing; zero for dense models.
     double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
            expert_ffn_width = 0;
+    // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output
+    // at their real widths (heads x head dims, kv heads for K and V), 2 bytes each.
+    double attn_stored = 0;
 };
 
 // Everything the step model computes, kept so that the derivations quote the very values used.
