@@ -168,7 +168,9 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
     const ModelSpec& shaped = tm.shape;
     if (tm.assumed_shape)
         r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
-                             " layers, hidden " + jr::fmt_num(shaped.hidden) + ") holding the stated parameter counts" +
+                             " layers, hidden " + jr::fmt_num(shaped.hidden) + ", " + jr::fmt_num(shaped.seq_len) +
+                             "-token sequences: model.seq_len) holding the stated parameter counts; a real architecture's shape and "
+                             "sequence length change the time (attention grows with the sequence)" +
                              (tm.assumed_experts ? "; the parameters beyond the active count are treated as " + jr::fmt_num(tm.in.experts) +
                                                        " routed experts, 2 per token"
                                                  : ""));
