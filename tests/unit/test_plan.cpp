@@ -86,6 +86,23 @@ Scenario scenario_of(const json& j) {
     REQUIRE(s.training);
     return s;
 }
+
+// A best-only search (b) against the full one (a): the same plans counted (sized, or skipped by the
+// bound) and the same best plan.
+void check_same_search(const PlanResult& a, const PlanResult& b) {
+    CHECK(a.considered == b.considered);
+    CHECK(a.rejected_indivisible == b.rejected_indivisible);
+    CHECK(a.feasible + a.rejected_out_of_memory == b.feasible + b.rejected_out_of_memory + b.skipped_by_bound);
+    REQUIRE(a.best.size() == b.best.size());
+    if (a.best.empty()) return;
+    CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
+    CHECK(a.best[0].config.tp == b.best[0].config.tp);
+    CHECK(a.best[0].config.pp == b.best[0].config.pp);
+    CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
+    CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
+    CHECK(a.best[0].config.zero == b.best[0].config.zero);
+    CHECK(a.best[0].config.recompute == b.best[0].config.recompute);
+}
 }  // namespace
 
 TEST_CASE("the step-time lower bound never exceeds the step time of any plan the search times") {
@@ -147,18 +164,7 @@ TEST_CASE(
         best_only.best_only = true;
         const PlanResult a = search_plans(*s.model, *s.hardware, *s.training, full);
         const PlanResult b = search_plans(*s.model, *s.hardware, *s.training, best_only);
-        CHECK(a.considered == b.considered);
-        CHECK(a.rejected_indivisible == b.rejected_indivisible);
-        CHECK(a.feasible + a.rejected_out_of_memory == b.feasible + b.rejected_out_of_memory + b.skipped_by_bound);
-        REQUIRE(a.best.size() == b.best.size());
-        if (!a.best.empty()) {
-            CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
-            CHECK(a.best[0].config.tp == b.best[0].config.tp);
-            CHECK(a.best[0].config.pp == b.best[0].config.pp);
-            CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
-            CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
-            CHECK(a.best[0].config.zero == b.best[0].config.zero);
-        }
+        check_same_search(a, b);
         // The least-memory layout is the answer when nothing fits: then it is the full search's.
         if (a.best.empty()) {
             REQUIRE(a.least_memory.has_value() == b.least_memory.has_value());
@@ -182,19 +188,9 @@ TEST_CASE("a best-only search skips a layout's interleavings by the bound at the
         best_only.best_only = true;
         const PlanResult a = search_plans(*s.model, *s.hardware, *s.training, full);
         const PlanResult b = search_plans(*s.model, *s.hardware, *s.training, best_only);
-        CHECK(a.considered == b.considered);
-        CHECK(a.rejected_indivisible == b.rejected_indivisible);
-        CHECK(a.feasible + a.rejected_out_of_memory == b.feasible + b.rejected_out_of_memory + b.skipped_by_bound);
         CHECK(b.skipped_by_bound > 0.4 * (a.feasible + a.rejected_out_of_memory));
         REQUIRE(a.best.size() == 1);
-        REQUIRE(b.best.size() == 1);
-        CHECK(a.best[0].tokens_per_second == b.best[0].tokens_per_second);
-        CHECK(a.best[0].config.tp == b.best[0].config.tp);
-        CHECK(a.best[0].config.pp == b.best[0].config.pp);
-        CHECK(a.best[0].config.vpp == b.best[0].config.vpp);
-        CHECK(a.best[0].config.micro_batch == b.best[0].config.micro_batch);
-        CHECK(a.best[0].config.zero == b.best[0].config.zero);
-        CHECK(a.best[0].config.recompute == b.best[0].config.recompute);
+        check_same_search(a, b);
     }
 }
 
