@@ -68,7 +68,8 @@ constexpr double kGemmHalfRows = 128.0;
 bool sequence_parallel(const TrainingConfig& cfg) { return cfg.sequence_parallel.value_or(cfg.tp > 1); }
 
 // Ring collectives over a group of n ranks whose neighbours are `stride` devices apart (tensor
-// parallelism innermost, then CP, PP, DP: Megatron's rank order). Inside a node the ring runs over the
+// parallelism innermost, then CP, DP, PP: Megatron-Core's rank order tp-cp-ep-dp-pp; across sites
+// whole replicas per site). Inside a node the ring runs over the
 // scale-up links; a group spanning k nodes with r of its ranks per node crosses node boundaries once
 // per node per ring, and NCCL runs one ring per NIC rail, so the scale-out traffic per NIC is
 // (n - r) / (n r) of the data instead of (n - 1) / n: inter-node bus bandwidth ~ r x NIC bandwidth
@@ -663,8 +664,11 @@ double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
 double pp_comm_seconds(const StepInputs& in, const StepLayout& L, const ComputeTerms& c, const Links& links) {
     if (L.p <= 1) return 0.0;
     const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? L.t : 1.0);
-    // Boundaries inside a site; those across sites are added per step (pipeline_across_sites).
-    const double span = std::min(L.t * L.cp * L.p, links.net.devices_per_site);
+    // Boundaries inside a site; those across sites are added per step (pipeline_across_sites). In one
+    // site pipeline parallelism is the outermost dimension (Megatron-Core's rank order tp-cp-ep-dp-pp;
+    // torchtitan's device mesh and DeepSpeed's pipe-data-model topology likewise): neighbouring stages
+    // are devices / pp apart. Across sites each site holds whole replicas (their stages contiguous).
+    const double span = links.net.sites > 1 ? std::min(L.t * L.cp * L.p, links.net.devices_per_site) : L.t * L.cp * L.dp;
     return 2.0 * L.v * (bytes / links.link(span) + links.latency(span));
 }
 
@@ -835,7 +839,9 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
     if (L.sg_dp > 1) grp.shard = std::min(grp.shard, grp.local);
     grp.replicas = grp.local / grp.shard;
-    grp.stride = L.t * L.p;  // neighbouring data-parallel ranks (CP ranks reduce with them)
+    // Neighbouring data-parallel ranks (CP ranks reduce with them): tp x cp apart in one site (pipeline
+    // parallelism outermost, above); across sites one replica (tp x cp x pp devices) apart.
+    grp.stride = L.sg_dp > 1 || links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)

@@ -368,3 +368,18 @@ TEST_CASE("review 2 (page): a model given by parameter count says which shape an
             w.get<std::string>().find("GPT-like shape (69 layers, hidden 9216, 2048-token sequences: model.seq_len)") != std::string::npos;
     CHECK(said);
 }
+
+TEST_CASE("review 2: pipeline parallelism is the outermost rank dimension: on 64 GPUs neighbouring stages talk over the NIC") {
+    // Megatron-Core's order tp-cp-ep-dp-pp (torchtitan's mesh and DeepSpeed's topology too): with TP2 PP4 DP8 on 64 H100
+    // stages are 16 devices apart, across nodes (400 Gb/s NIC, 50 GB/s); on 8 H100 (DP1) 2 apart, over NVLink (450 GB/s).
+    const json t = {{"tp", 2}, {"pp", 4}, {"micro_batch", 1}, {"recompute", "selective"}, {"zero", 1}};
+    json t64 = t, t8 = t;
+    t64["dp"] = 8, t64["global_batch"] = 64;
+    t8["dp"] = 1, t8["global_batch"] = 8;
+    const json big = train({{"preset", "llama3-8b"}}, "nvidia-h100-sxm5-80gb", 64, t64);
+    const json one = train({{"preset", "llama3-8b"}}, "nvidia-h100-sxm5-80gb", 8, t8);
+    // Both run 8 micro-batches per step: the per-step pipeline time compares link speeds.
+    const double pp_big = big["training"]["step_breakdown_seconds"]["pp_comm"].get<double>();
+    const double pp_one = one["training"]["step_breakdown_seconds"]["pp_comm"].get<double>();
+    CHECK(pp_big > 4 * pp_one);
+}
