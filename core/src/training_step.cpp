@@ -380,7 +380,8 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
 
 // Derivations of the weights, gradients and optimizer state per device (weight_state_memory).
 void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
-    const StateBytes sb = state_bytes(cfg, weight_bytes(cfg), gradient_bytes(cfg, fw, weight_bytes(cfg)));
+    const double param_bytes = weight_bytes(cfg);
+    const StateBytes sb = state_bytes(cfg, param_bytes, gradient_bytes(cfg, fw, param_bytes));
     const double wbytes = sb.weight, gbytes = sb.gradient;
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     const std::string zero_src =
@@ -841,7 +842,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.replicas = grp.local / grp.shard;
     // Neighbouring data-parallel ranks (CP ranks reduce with them): tp x cp apart in one site (pipeline
     // parallelism outermost, above); across sites one replica (tp x cp x pp devices) apart.
-    grp.stride = L.sg_dp > 1 || links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
+    grp.stride = links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)
