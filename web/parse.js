@@ -28,6 +28,7 @@ const Parse = (function () {
   };
   const TIME_UNITS = { ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, sec: 1, min: 60, h: 3600 };
   const SPACES = /[\s\u00a0\u202f\u2009']/;
+  const kMaxLength = 100; // characters of one field: "1 000 000 000 000 000 000 tokens" is 32
 
   // The decimal and group separators of a locale ('.' and ',' when Intl cannot tell).
   function separators(locale) {
@@ -115,6 +116,9 @@ const Parse = (function () {
             ? 'a time like 0.5, 500 ms or 2 s'
             : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
     const fail = (why) => ({ error: (why ? why + ': ' : 'not a number: ') + 'write ' + hint });
+    // No number a person writes is this long, and the patterns below backtrack over every prefix of
+    // text they cannot match (100,000 characters took 10 s).
+    if (s.length > kMaxLength) return fail('too long for a number (' + s.length + ' characters)');
     s = s.replace(/[\u2212\u2013]/g, '-'); // typographic minus
     let percent = false;
     let dollars = false;

@@ -149,6 +149,13 @@ test('a count written 1.000 with the locale\u2019s decimal mark is asked about, 
   assert.equal(value('1.000', 'number'), 1); // not a count: the English decimal point
 });
 
+test('text longer than any number (100 characters) is refused before the patterns run (they backtrack over every prefix)', () => {
+  for (const t of ['1'.repeat(100000) + '#x', '1 '.repeat(50000) + '#x', '1.000'.repeat(20000), '1'.repeat(101)])
+    assert.match(error(t, 'count'), /^too long for a number \(\d+ characters\)/);
+  assert.equal(value('1 000 000 000 000 000 000', 'count'), 1e18);
+  assert.equal(value('1'.repeat(100), 'number'), Number('1'.repeat(100)));
+});
+
 test('text that is not digits is "not a number", not a digit-grouping hint', () => {
   assert.match(error('<img src=x onerror=alert(1)>', 'count'), /^not a number/);
   assert.match(error('fifteen trillion', 'count'), /^not a number/);
