@@ -67,8 +67,8 @@ async function main() {
   const uplotDir = join(root, 'node_modules', 'uplot', 'dist');
   const css = read(join(uplotDir, 'uPlot.min.css')) + '\n' + read(join(root, 'web', 'style.css'));
   const parts = [
-    // The byte-order mark first: the module holds its binary as Latin-1 text (scripts/embed-wasm.mjs),
-    // and the mark makes every page decode this file as UTF-8, whatever the page's own encoding.
+    // The byte-order mark first: the page's texts hold non-ASCII characters (µ, –, ×), and the mark
+    // makes every page decode this file as UTF-8, whatever the page's own encoding.
     '\ufeff/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
     read(moduleJs).replace(/^\ufeff/, ''),
     read(join(uplotDir, 'uPlot.iife.min.js')),

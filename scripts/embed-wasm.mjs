@@ -1,83 +1,48 @@
 // Makes the one-file module: the Emscripten glue (built with wasm/pre.js) with the WebAssembly
-// binary written into its placeholder string as Latin-1 text, one character per byte, in a UTF-8
-// file that starts with a byte-order mark (so that a page in another encoding still decodes it
-// as UTF-8). The first character is a key that every byte is XORed with: the key (below 0x80, so
-// the bytes keep their one- or two-byte UTF-8 length) is the one that leaves the fewest bytes to
-// escape. Gzip compresses this within ~4% of the binary itself; the base64 data URI of
-// -sSINGLE_FILE was ~35% larger after gzip.
-// usage: node scripts/embed-wasm.mjs <glue.js> <module.wasm> <out.js>
+// binary written into it compressed by xz's raw LZMA1 filter (lc=3, lp=0, pb=0, preset 9e: the
+// properties wasm/lzma_decode.c decodes), in base64, next to the decoder module in base64.
+// Measured on 2026-11-30 (node scripts/bench.mjs): the binary 612 KiB, gzip 244 KiB; the Latin-1
+// text this file held before, gzip 262 KiB; LZMA in base64, gzip 192 KiB. Base64 of compressed
+// bytes gzips back to within ~1 % of them (a Latin-1 string of them would take ~18 % more).
+// usage: node scripts/embed-wasm.mjs <glue.js> <module.wasm> <decoder.wasm> <out.js>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { realpathSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 
-const PLACEHOLDER = '__GPUCALC_WASM_BINARY__';
+// String literals in wasm/pre.js (emcc's minifier may change their quotes, so the names are searched).
+const DECODER = '__GPUCALC_LZMA_DECODER__';
+const PACKED = '__GPUCALC_WASM_PACKED__';
+const SIZE = '__GPUCALC_WASM_SIZE__';
 
-// The bytes as the body of a JS string literal in `quote`s. Only the quote, the backslash, the
-// line terminators and NUL are escaped (NUL as \x00: an inline <script> would replace a raw one).
-export function latin1Literal(bytes, quote = '"') {
-  const q = quote.charCodeAt(0);
-  const parts = [];
-  let run = '';
-  for (const b of bytes) {
-    let c;
-    if (b === q) c = '\\' + quote;
-    else if (b === 0x5c) c = '\\\\';
-    else if (b === 0x0a) c = '\\n';
-    else if (b === 0x0d) c = '\\r';
-    else if (b === 0x00) c = '\\x00';
-    else c = String.fromCharCode(b);
-    run += c;
-    if (run.length > 65536) {
-      parts.push(run);
-      run = '';
-    }
-  }
-  parts.push(run);
-  return parts.join('');
+// The raw LZMA1 stream of `bytes` (xz from xz-utils; deterministic for one xz version).
+export function lzma(bytes) {
+  return execFileSync('xz', ['--format=raw', '--lzma1=preset=9e,lc=3,lp=0,pb=0', '--stdout', '-'], {
+    input: bytes,
+    maxBuffer: 1 << 30
+  });
 }
 
-// The XOR key (1..127, itself needing no escape) that leaves the fewest bytes to escape.
-export function chooseKey(bytes, quote = '"') {
-  const freq = new Array(256).fill(0);
-  for (const b of bytes) freq[b]++;
-  const escaped = [quote.charCodeAt(0), 0x5c, 0x0a, 0x0d, 0x00];
-  let best = 0,
-    cost = Infinity;
-  for (let k = 1; k < 128; k++) {
-    if (escaped.includes(k)) continue;
-    let c = 0;
-    for (const e of escaped) c += freq[e ^ k];
-    if (c < cost) {
-      cost = c;
-      best = k;
-    }
-  }
-  return best;
+function replaceOnce(text, placeholder, value) {
+  const at = text.indexOf(placeholder);
+  if (at < 0 || text.indexOf(placeholder, at + 1) >= 0) throw new Error('the glue must hold ' + placeholder + ' once (wasm/pre.js)');
+  return text.slice(0, at) + value + text.slice(at + placeholder.length);
 }
 
-export function embed(glue, wasm) {
-  const at = glue.indexOf(PLACEHOLDER);
-  if (at < 0 || glue.indexOf(PLACEHOLDER, at + 1) >= 0) throw new Error('the glue must hold the placeholder ' + PLACEHOLDER + ' once (wasm/pre.js)');
-  const quote = glue[at - 1];
-  if ((quote !== '"' && quote !== "'") || glue[at + PLACEHOLDER.length] !== quote) throw new Error('the placeholder must be a string literal');
-  const key = chooseKey(wasm, quote);
-  const body =
-    String.fromCharCode(key) +
-    latin1Literal(
-      wasm.map((b) => b ^ key),
-      quote
-    );
-  return '\ufeff' + glue.slice(0, at) + body + glue.slice(at + PLACEHOLDER.length);
+export function embed(glue, wasm, decoder) {
+  // Base64 needs no escape inside either quote.
+  let text = replaceOnce(glue, DECODER, Buffer.from(decoder).toString('base64'));
+  text = replaceOnce(text, PACKED, lzma(wasm).toString('base64'));
+  return replaceOnce(text, SIZE, String(wasm.length));
 }
 
 function main() {
-  const [glueFile, wasmFile, out] = process.argv.slice(2);
-  if (!glueFile || !wasmFile || !out) {
-    console.error('usage: node scripts/embed-wasm.mjs <glue.js> <module.wasm> <out.js>');
+  const [glueFile, wasmFile, decoderFile, out] = process.argv.slice(2);
+  if (!glueFile || !wasmFile || !decoderFile || !out) {
+    console.error('usage: node scripts/embed-wasm.mjs <glue.js> <module.wasm> <decoder.wasm> <out.js>');
     process.exit(2);
   }
-  const text = embed(readFileSync(glueFile, 'utf8'), readFileSync(wasmFile));
-  writeFileSync(out, text, 'utf8');
+  writeFileSync(out, embed(readFileSync(glueFile, 'utf8'), readFileSync(wasmFile), readFileSync(decoderFile)), 'utf8');
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) main();

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs what gpucalc needs on Debian 12 (idempotent): compilers, Emscripten, nlohmann/json,
-# Catch2, Chromium, Node.js/npm, then the pinned npm packages (package-lock.json).
+# Catch2, Chromium, xz (compresses the embedded wasm), Node.js/npm, then the pinned npm packages (package-lock.json).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev emscripten nlohmann-json3-dev catch2 chromium)
+pkgs=(cmake ninja-build g++ clang clang-format libclang-rt-14-dev emscripten nlohmann-json3-dev catch2 chromium xz-utils)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
