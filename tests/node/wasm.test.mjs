@@ -135,6 +135,20 @@ test('bad input never throws across the boundary: errors name the field', async 
   assert.match(r.errors[0].message, /hardware\.count/);
 });
 
+test('the methods take JSON text, passed whole as UTF-8 (as the CLI reads it); a wrong argument is a TypeError naming the method', async () => {
+  const m = await wasm();
+  // A NUL inside the text: the module answers what the CLI answers for the same bytes.
+  const nul = '{"explain": false}\u0000{"hardware": 1}';
+  assert.equal(m.estimate(nul), nativeEstimates([nul])[0]);
+  // Non-ASCII text goes in and comes out as UTF-8.
+  const r = JSON.parse(m.estimate('{"hardware":{"device":"gpu-\u00e9\u4e2d\ud83d\ude00","count":1}}'));
+  assert.match(r.errors[0].message, /gpu-\u00e9\u4e2d\ud83d\ude00/);
+  assert.throws(() => m.estimate(42), { name: 'TypeError', message: /estimate takes JSON text/ });
+  assert.throws(() => m.estimate(), { name: 'TypeError', message: /estimate takes 1 argument/ });
+  assert.throws(() => m.explain('{}'), { name: 'TypeError', message: /explain takes 2 argument/ });
+  assert.match(m.version(), /^\d+\.\d+\.\d+$/);
+});
+
 test('issue 2 scenario: GPT-3 / 1,024 A100 / MFU 0.4 in wasm', async () => {
   const m = await wasm();
   const r = JSON.parse(
