@@ -9,6 +9,7 @@ const ChartSvg = (function () {
   const HEIGHT = 260;
   const TOP = 12;
   const BOTTOM = 48; // tick, gap, tick labels, gap, axis title
+  const widths = new Map();
   let measurer;
 
   function el(tag, attrs, text) {
@@ -18,12 +19,14 @@ const ChartSvg = (function () {
     return e;
   }
 
-  // Width of a 12 px label in px (the SVG draws it in the same font).
-  function textWidth(s, bold) {
-    measurer = measurer || document.createElement('canvas').getContext('2d');
-    if (!measurer) return s.length * 7.5;
-    measurer.font = (bold ? 'bold ' : '') + '12px system-ui, sans-serif';
-    return measurer.measureText(s).width;
+  // Width of a 12 px label in px (the SVG draws it in the same font), measured once per text.
+  function textWidth(s) {
+    if (!widths.has(s)) {
+      measurer = measurer || document.createElement('canvas').getContext('2d');
+      if (measurer) measurer.font = '12px system-ui, sans-serif';
+      widths.set(s, measurer ? measurer.measureText(s).width : s.length * 7.5);
+    }
+    return widths.get(s);
   }
 
   const lg = (v, b) => Math.log(v) / Math.log(b);

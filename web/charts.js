@@ -71,44 +71,62 @@ const Charts = (function () {
     return best;
   }
 
-  function draw(el, job) {
-    const t = theme(el);
-    const cache = (el._chartCache = el._chartCache || {});
-    const prev = cache[job.key] && cache[job.key].sig === job.sig ? cache[job.key] : null;
-    const { spec, data, holder, box } = job;
+  // The scheme's colours, read once per scheme (reading styles after DOM changes recalculates them).
+  function colours(el) {
+    if (!el._chartTheme || el._chartTheme.name !== (dark() ? 'dark' : 'light')) el._chartTheme = theme(el);
+    return el._chartTheme;
+  }
+
+  // A drawn chart: its svg, and show(i) that selects point i (cursor and legend).
+  function make(job, t, dataKey, prev) {
+    const { spec, data } = job;
     const xs = data[0];
     const c = ChartSvg.render(spec, data, t);
-    holder.replaceChildren(c.svg);
-    const entry = { sig: job.sig, picked: prev ? prev.picked : null, plot: c.plot };
-    cache[job.key] = entry;
-    let sel;
-    const show = (i, user) => {
+    const e = { sig: job.sig, dataKey, c, picked: prev ? prev.picked : null };
+    e.show = (i, user) => {
       if (i < 0 || i >= xs.length) return;
-      sel = i;
+      e.sel = i;
       c.select(i);
-      legend(box, job, t, i);
-      if (user) entry.picked = xs[i];
+      legend(e.job.box, e.job, t, i);
+      if (user) e.picked = xs[i];
     };
-    const first = entry.picked !== null ? entry.picked : spec.markX ? spec.markX.x : null;
-    show(first !== null ? closest(spec.x, xs, first) : spec.pick !== undefined ? spec.pick : xs.length - 1);
-    const at = (e) => {
+    const at = (ev) => {
       const r = c.svg.getBoundingClientRect();
-      show(c.nearest(e.clientX - r.left, e.clientY - r.top), true);
+      e.show(c.nearest(ev.clientX - r.left, ev.clientY - r.top), true);
     };
-    c.svg.addEventListener('pointermove', (e) => e.pointerType === 'mouse' && at(e));
+    c.svg.addEventListener('pointermove', (ev) => ev.pointerType === 'mouse' && at(ev));
     c.svg.addEventListener('pointerdown', at);
-    // The arrow keys step through the points in x order.
-    holder.onkeydown = (e) => {
-      const d = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[e.key];
-      if (!d) return;
-      e.preventDefault();
-      const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
-      show(order[Math.max(0, Math.min(order.length - 1, order.indexOf(sel) + d))], true);
-    };
-    holder.dataset.axisColor = t.fg;
-    holder.dataset.gridColor = t.grid;
-    holder.dataset.theme = t.name;
+    // First selected: the point the reader chose last time, else the marker's, the caller's or the last.
+    const first = e.picked !== null ? e.picked : spec.markX ? spec.markX.x : null;
+    e.sel = first !== null ? closest(spec.x, xs, first) : spec.pick !== undefined ? spec.pick : xs.length - 1;
     performance.mark('gpucalc-chart-drawn');
+    return e;
+  }
+
+  // Puts the chart into its holder: drawn anew, or the one drawn before for the same series and data,
+  // moved here as it is (an update that changes nothing in a chart costs next to nothing).
+  function draw(el, job) {
+    const t = colours(el);
+    const cache = (el._chartCache = el._chartCache || {});
+    const prev = cache[job.key] && cache[job.key].sig === job.sig ? cache[job.key] : null;
+    const dataKey = JSON.stringify([job.data, job.spec]);
+    const e = prev && prev.dataKey === dataKey ? prev : make(job, t, dataKey, prev);
+    cache[job.key] = e;
+    e.job = job;
+    job.holder.replaceChildren(e.c.svg);
+    e.show(e.sel);
+    // The arrow keys step through the points in x order.
+    job.holder.onkeydown = (ev) => {
+      const d = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[ev.key];
+      if (!d) return;
+      ev.preventDefault();
+      const xs = job.data[0];
+      const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
+      e.show(order[Math.max(0, Math.min(order.length - 1, order.indexOf(e.sel) + d))], true);
+    };
+    job.holder.dataset.axisColor = t.fg;
+    job.holder.dataset.gridColor = t.grid;
+    job.holder.dataset.theme = t.name;
   }
 
   // Draws pending charts as they come near the viewport; the rest when the browser is idle.

@@ -4,7 +4,7 @@
 // any hover, and hover, tap (phone) and the arrow keys showing the nearest point's values.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { useBrowser, open, pageUrl, report } from './browser.mjs';
+import { useBrowser, open, pageUrl, report, field } from './browser.mjs';
 
 const chrome = useBrowser();
 
@@ -231,6 +231,56 @@ test('switching to dark mode redraws the drawn charts in the dark palette', asyn
   assert.deepEqual(
     dark.legend.keys.map((k) => k.color),
     ['#74c0fc', '#ffa94d']
+  );
+  await context.close();
+});
+
+test('a new answer redraws the chart with its figures (a chart is reused only while its series and data are the same)', async () => {
+  const { page, context } = await open(chrome.browser);
+  const before = await chart(page, 'serve');
+  const old = (await report(page, 'serve')).inference;
+  await field(page, 'serve', 'device').selectOption('nvidia-a100-sxm4-80gb');
+  await page.waitForFunction(
+    (t) => JSON.stringify(document.querySelector('gpu-calc')._last.serve?.report?.inference?.batch_curve) !== t,
+    JSON.stringify(old.batch_curve)
+  );
+  const inf = (await report(page, 'serve')).inference;
+  await page.waitForFunction(
+    (x) => document.querySelector('gpu-calc').shadowRoot.querySelector('.chart-holder[data-chart^="serve:"] .mark')?.dataset.x === String(x),
+    inf.turn_batch
+  );
+  const after = await chart(page, 'serve');
+  assert.notDeepEqual(
+    after.paths.map((p) => p.d),
+    before.paths.map((p) => p.d)
+  );
+  const i = inf.batch_curve.reduce((b, p, j, a) => (Math.abs(Math.log(p.batch / inf.turn_batch)) < Math.abs(Math.log(a[b].batch / inf.turn_batch)) ? j : b), 0);
+  const p = inf.batch_curve[i];
+  assert.deepEqual(await legendNow(page, 'serve'), [
+    'batch ' + (await fmt(page, 'count', p.batch)),
+    'per GPU ' + (await fmt(page, 'count', p.throughput_tokens_per_second_per_gpu)),
+    'per user ' + (await fmt(page, 'count', p.output_tokens_per_second_per_user))
+  ]);
+  // The scaling chart has no marker: the same series, new data (the chart is not reused).
+  const sc0 = (await report(page, 'train')).scaling;
+  const t0 = await chart(page, 'train');
+  await field(page, 'train', 'model').selectOption('llama-65b');
+  await page.waitForFunction((t) => JSON.stringify(document.querySelector('gpu-calc')._last.train?.report?.scaling) !== t, JSON.stringify(sc0));
+  const sc = (await report(page, 'train')).scaling;
+  const last = sc[sc.length - 1];
+  const want = [
+    'GPUs ' + (await fmt(page, 'count', last.gpus)),
+    'tokens/s ' + (await fmt(page, 'count', last.tokens_per_second)),
+    'efficiency ' + (await fmt(page, 'percent', last.efficiency))
+  ];
+  await page.waitForFunction(
+    (w) => document.querySelector('gpu-calc').shadowRoot.querySelector('.chart-legend[data-legend^="train:"]')?.textContent.includes(w),
+    want[1]
+  );
+  assert.deepEqual(await legendNow(page, 'train'), want);
+  assert.notDeepEqual(
+    (await chart(page, 'train')).paths.map((p) => p.d),
+    t0.paths.map((p) => p.d)
   );
   await context.close();
 });
