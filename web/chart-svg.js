@@ -160,6 +160,17 @@ const ChartSvg = (function () {
     svg.appendChild(g);
   }
 
+  // The heights of a polyline over the px span [a, b]: its vertices there and where it enters and leaves.
+  function linesUnder(ps, [a, b]) {
+    const out = [];
+    for (let j = 1; j < ps.length; j++) {
+      const [p, q] = [ps[j - 1], ps[j]];
+      if (!p || !q || q[0] < a || p[0] > b) continue;
+      for (const x of [Math.max(a, p[0]), Math.min(b, q[0])]) out.push(p[1] + ((q[1] - p[1]) * (x - p[0])) / (q[0] - p[0] || 1));
+    }
+    return out;
+  }
+
   // The series (clipped to the plot area, with 3 px to spare for the line width) and the marker.
   function plot(svg, L, spec, data, t) {
     const { W, left, right, top, bottom } = L;
@@ -190,7 +201,12 @@ const ChartSvg = (function () {
       const g = el('g', { class: 'mark', 'data-x': m.x, fill: t.mark });
       g.appendChild(el('line', { x1: mx, y1: top, x2: mx, y2: bottom, stroke: t.mark, 'stroke-width': 2, 'stroke-dasharray': '6 4' }));
       const end = mx > (left + W - right) / 2;
-      const attrs = { x: mx + (end ? -6 : 6), y: top + 14, 'text-anchor': end ? 'end' : 'start', 'font-weight': 'bold' };
+      const w = textWidth(m.label) * 1.1; // bold
+      const span = end ? [mx - 6 - w, mx - 6] : [mx + 6, mx + 6 + w];
+      // At the top of the plot, or at the bottom where the lines under the label pass further from it.
+      const clear = (y) => Math.min(...pts.flatMap((ps) => linesUnder(ps, span).map((v) => Math.abs(v - y + 4))));
+      const y = clear(bottom - 6) > clear(top + 14) ? bottom - 6 : top + 14;
+      const attrs = { x: mx + (end ? -6 : 6), y, 'text-anchor': end ? 'end' : 'start', 'font-weight': 'bold' };
       g.appendChild(el('text', Object.assign(attrs, { stroke: t.bg, 'stroke-width': 4, 'paint-order': 'stroke', 'stroke-linejoin': 'round' }), m.label));
       area.appendChild(g);
     }
