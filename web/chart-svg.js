@@ -91,8 +91,8 @@ const ChartSvg = (function () {
     let t = [];
     for (let gap = horizontal ? 40 : 24, n = 0; n < 12; gap *= 1.3, n++) {
       t = tickValues(ax, lo, hi, Math.abs(b - a), gap).map((v) => {
-        // A round tick needs no zero decimals: 20 GiB, 1 PFLOP/s (the legend keeps the formatter's).
-        const s = (ax.fmt ? ax.fmt(v) : String(v)).replace(/\.0+(?!\d)/, '');
+        // Ticks without trailing zero decimals: 20 GiB, 1 PFLOP/s, 3.5 M (the legend keeps the formatter's).
+        const s = (ax.fmt ? ax.fmt(v) : String(v)).replace(/(\.\d*?[1-9])0+(?!\d)|\.0+(?!\d)/, '$1');
         return { v, s, w: textWidth(s), p: pos(v) };
       });
       const clear = (i) => Math.abs(t[i].p - t[i - 1].p) >= (horizontal ? (t[i].w + t[i - 1].w) / 2 : 12) + 10;

@@ -49,7 +49,8 @@ async function chart(page, section) {
 const legendNow = (page, section) =>
   page.locator(`gpu-calc .chart-legend[data-legend^="${section}:"]`).evaluate((b) => [...b.children].map((c) => c.textContent.replace(/[ \n]+/g, ' ').trim()));
 const fmt = (page, name, v) => page.evaluate(([n, x]) => globalThis.gpucalcFormat[n](x), [name, v]);
-const tickText = (s) => s.replace(/\.0+(?!\d)/, '');
+// A tick label is the formatter's text without trailing zero decimals (3.50 M -> 3.5 M, 4.00 M -> 4 M).
+const tickText = (s) => s.replace(/(\.\d*?[1-9])0+(?!\d)|\.0+(?!\d)/, '$1');
 
 // Where the axis puts value v: interpolated between the two labelled ticks around it (log scale).
 function axisPx(ticks, v) {
@@ -93,6 +94,7 @@ test('log axes label powers of the base (2 for GPUs, batch and intensity; 10 for
   );
   train.y.forEach((t, i) => assert.ok(Math.abs(t.v - train.y[0].v - i * dy) < dy * 1e-9, `train y ${t.v}`));
   assert.equal(train.y[0].v, 0, 'tokens/s from 0');
+  for (const t of train.y) assert.equal(t.s, tickText(await fmt(page, 'count', t.v)));
   // Efficiency on its own axis, on the right, 0-105 %.
   assert.ok(train.y2.length >= 3 && train.y2.every((t) => t.v >= 0 && t.v <= 1.05 && t.x > train.plot.x + train.plot.w), JSON.stringify(train.y2));
   for (const t of train.y2) assert.equal(t.s, tickText(await fmt(page, 'percent', t.v)));
