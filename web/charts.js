@@ -87,6 +87,8 @@ const Charts = (function () {
       if (i < 0 || i >= xs.length) return;
       e.sel = i;
       c.select(i);
+      // Read out once the reader moves through the points (not as the charts are first drawn).
+      if (user) e.job.box.setAttribute('aria-live', 'polite');
       legend(e.job.box, e.job, t, i);
       if (user) e.picked = xs[i];
     };

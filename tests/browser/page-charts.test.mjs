@@ -160,6 +160,8 @@ test('before any hover the legend names each series in its line\u2019s colour, w
     serve.paths.map((p) => p.stroke)
   );
   for (const section of ['train', 'serve', 'explain', 'plan']) {
+    // Not a live region until the reader moves through the points: drawing the charts reads nothing out.
+    assert.equal(await page.locator(`gpu-calc .chart-legend[data-legend^="${section}:"]`).getAttribute('aria-live'), null);
     const l = await legendNow(page, section);
     assert.ok(l.length >= 2 && l.every((s) => !/\u2014|^\S+$/.test(s)), `${section}: ${l}`);
   }
@@ -190,6 +192,7 @@ test('hovering the serve chart shows the nearest batch\u2019s values in the lege
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   assert.equal((await legendNow(page, 'serve'))[0], 'batch ' + (await fmt(page, 'count', curve[curve.length - 1].batch)));
+  assert.equal(await page.locator('gpu-calc .chart-legend[data-legend^="serve:"]').getAttribute('aria-live'), 'polite');
   await context.close();
 });
 
