@@ -1,4 +1,4 @@
-// Builds the single embeddable script: the WebAssembly module (gpucalc.js, wasm inside as Latin-1 text), uPlot,
+// Builds the single embeddable script: the WebAssembly module (gpucalc.js, wasm inside as Latin-1 text),
 // the element's CSS, the formatter and the page modules -> <site>/gpucalc-embed.js.
 // The page modules (web/*.js below) are plain scripts, each declaring one namespace; they are
 // concatenated in this order inside one function scope, so the result needs no module loader and
@@ -21,6 +21,7 @@ export const PAGE_MODULES = [
   ['scenario.js', 'Scenario'],
   ['core.js', 'Core'],
   ['worker.js', 'PlanWorker'],
+  ['chart-svg.js', 'ChartSvg'],
   ['charts.js', 'Charts'],
   ['forms.js', 'Forms'],
   ['card.js', 'Card'],
@@ -64,14 +65,12 @@ async function main() {
     process.exit(2);
   }
   const read = (p) => readFileSync(p, 'utf8');
-  const uplotDir = join(root, 'node_modules', 'uplot', 'dist');
-  const css = read(join(uplotDir, 'uPlot.min.css')) + '\n' + read(join(root, 'web', 'style.css'));
+  const css = read(join(root, 'web', 'style.css'));
   const parts = [
     // The byte-order mark first: the page's texts hold non-ASCII characters (µ, –, ×), and the mark
     // makes every page decode this file as UTF-8, whatever the page's own encoding.
-    '\ufeff/* gpucalc — https://github.com/ (MIT). Bundles uPlot (MIT, Leon Sorokin). */',
+    '\ufeff/* gpucalc — https://github.com/ (MIT). */',
     read(moduleJs).replace(/^\ufeff/, ''),
-    read(join(uplotDir, 'uPlot.iife.min.js')),
     'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
     await small(read(join(root, 'web', 'format.js')) + '\n;\n' + pageScript(root))
   ];
@@ -83,7 +82,7 @@ async function main() {
 }
 
 // The page's own script, minified (Terser: whitespace, comments and local names; -23 kB gzip). The
-// module's glue is minified by emcc, uPlot ships minified. Names that the tests and the embedding page
+// module's glue is minified by emcc. Names that the tests and the embedding page
 // use (gpucalcPage, the element's methods) are properties, which Terser leaves as they are.
 async function small(code) {
   const { minify } = await import('terser');

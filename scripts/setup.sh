@@ -17,7 +17,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# npm packages (uPlot for the page; playwright-core and axe-core for the browser tests).
+# npm packages (build and test only: terser minifies the page, playwright-core and axe-core run the browser tests, prettier checks formatting).
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi

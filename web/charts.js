@@ -1,9 +1,14 @@
-// Charts: a thin wrapper over uPlot (bundled). A chart is drawn when it comes near the viewport or
-// when the browser is idle (never before the first answer), and reused between updates (uPlot
-// setData) when its series are unchanged: creating a chart costs far more than updating one.
-// Colours follow the light/dark scheme: axes and tick labels in the text colour, grid in the line
-// colour, series from a palette with enough contrast on either background; axes are sized to their
-// longest tick label so that titles never overlap ticks. Part of the page bundle.
+// Charts: the page's charts (drawn by ChartSvg), each in a figure with its legend and its data table,
+// folded. A chart is drawn when it comes near the viewport or when the browser is idle (never before
+// the first answer), and at once on an update of a chart already drawn. Colours follow the light/dark
+// scheme: axes and tick labels in the text colour, grid in a line colour of 3:1, series from a palette
+// with enough contrast on either background. The legend names each series with its colour and shows
+// the values at the selected point (the marker's, or the last, until a point is hovered, tapped or
+// chosen with the arrow keys). Part of the page bundle.
+//
+// Charts.chart(el, target, title, spec, data, table): spec = { x, y, y2 (axes: label, fmt, log: base,
+// range: [lo, hi], zero, unit: 1024), series: [{ label, color ('c0'-'c3'), fmt, axis: 'y2', line:
+// false (points only) }], markX: { x, label }, pick (the index selected first) }; data = [xs, ...ys].
 const Charts = (function () {
   const { h } = Dom;
   const PALETTE = {
@@ -16,104 +21,114 @@ const Charts = (function () {
     return !!(globalThis.matchMedia && matchMedia('(prefers-color-scheme: dark)').matches);
   }
 
-  // The element's text and line colours (its CSS variables) and the palette of the scheme.
+  // The element's text and background colours (its CSS variables) and the palette of the scheme.
   function theme(el) {
     const cs = getComputedStyle(el);
     const v = (n, d) => (cs.getPropertyValue(n) || '').trim() || d;
     const d = dark();
-    return Object.assign({ name: d ? 'dark' : 'light', fg: v('--fg', d ? '#e6edf3' : '#1b1f24') }, PALETTE[d ? 'dark' : 'light']);
+    const base = { name: d ? 'dark' : 'light', fg: v('--fg', d ? '#e6edf3' : '#1b1f24'), bg: v('--bg', d ? '#0d1117' : '#ffffff') };
+    return Object.assign(base, PALETTE[base.name]);
   }
 
-  // Optional vertical marker (e.g. the batch where decode turns compute-bound), drawn on the canvas.
-  function markHook(mark, color) {
-    return (u) => {
-      const x = u.valToPos(mark.x, 'x', true);
-      if (!isFinite(x) || x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
-      const c = u.ctx;
-      c.save();
-      c.strokeStyle = color;
-      c.fillStyle = color;
-      c.lineWidth = 2;
-      c.setLineDash([6, 4]);
-      c.beginPath();
-      c.moveTo(x, u.bbox.top);
-      c.lineTo(x, u.bbox.top + u.bbox.height);
-      c.stroke();
-      c.font = 'bold ' + Math.round(12 * devicePixelRatio) + 'px system-ui, sans-serif';
-      const right = x > u.bbox.left + u.bbox.width / 2; // keep the label inside the plot
-      c.textAlign = right ? 'right' : 'left';
-      c.fillText(mark.label, right ? x - 6 : x + 6, u.bbox.top + 14 * devicePixelRatio);
-      c.restore();
+  // A short line (or dot) in the series' colour, as drawn in the chart.
+  function swatch(s, color) {
+    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    const mark = document.createElementNS('http://www.w3.org/2000/svg', s.line === false ? 'circle' : 'line');
+    const attrs = s.line === false ? { cx: 7, cy: 6, r: 4, fill: color } : { x1: 1, y1: 6, x2: 15, y2: 6, stroke: color, 'stroke-width': 3 };
+    for (const k of Object.keys(attrs)) mark.setAttribute(k, attrs[k]);
+    for (const [k, x] of [
+      ['width', 16],
+      ['height', 12],
+      ['aria-hidden', 'true'],
+      ['class', 'swatch-line']
+    ])
+      svg.setAttribute(k, x);
+    svg.appendChild(mark);
+    return svg;
+  }
+
+  // The legend: the selected x, then each series with its colour, name and value there.
+  function legend(box, job, t, i) {
+    const { spec, data } = job;
+    const fmt = (f, v) => (typeof v === 'number' && isFinite(v) ? (f ? f(v) : String(v)) : '\u2014');
+    const items = [h('span', { class: 'chart-x' }, h('b', { text: spec.x.label + ' ' }), h('span', { class: 'v', text: fmt(spec.x.fmt, data[0][i]) }))];
+    spec.series.forEach((s, k) => {
+      const f = s.fmt || (s.axis === 'y2' ? spec.y2 : spec.y).fmt;
+      const v = h('span', { class: 'v', text: fmt(f, data[k + 1][i]) });
+      items.push(h('span', { class: 'chart-key', 'data-series': s.label }, swatch(s, t[s.color] || s.color), s.label + ' ', v));
+    });
+    box.replaceChildren(...items);
+    box.dataset.index = i;
+  }
+
+  // Index of the x closest to `x` (in value, on the axis's own scale).
+  function closest(ax, xs, x) {
+    const f = ax.log ? Math.log : (v) => v;
+    let best = xs.length - 1;
+    xs.forEach((v, i) => {
+      if (Math.abs(f(v) - f(x)) < Math.abs(f(xs[best]) - f(x))) best = i;
+    });
+    return best;
+  }
+
+  // The scheme's colours, read once per scheme (reading styles after DOM changes recalculates them).
+  function colours(el) {
+    if (!el._chartTheme || el._chartTheme.name !== (dark() ? 'dark' : 'light')) el._chartTheme = theme(el);
+    return el._chartTheme;
+  }
+
+  // A drawn chart: its svg, and show(i) that selects point i (cursor and legend).
+  function make(job, t, dataKey, prev) {
+    const { spec, data } = job;
+    const xs = data[0];
+    const c = ChartSvg.render(spec, data, t);
+    const e = { sig: job.sig, dataKey, c, picked: prev ? prev.picked : null };
+    e.show = (i, user) => {
+      if (i < 0 || i >= xs.length) return;
+      e.sel = i;
+      c.select(i);
+      // Read out once the reader moves through the points (not as the charts are first drawn).
+      if (user) e.job.box.setAttribute('aria-live', 'polite');
+      legend(e.job.box, e.job, t, i);
+      if (user) e.picked = xs[i];
     };
+    const at = (ev) => {
+      const r = c.svg.getBoundingClientRect();
+      e.show(c.nearest(ev.clientX - r.left, ev.clientY - r.top), true);
+    };
+    c.svg.addEventListener('pointermove', (ev) => ev.pointerType === 'mouse' && at(ev));
+    c.svg.addEventListener('pointerdown', at);
+    // First selected: the point the reader chose last time, else the marker's, the caller's or the last.
+    const first = e.picked !== null ? e.picked : spec.markX ? spec.markX.x : null;
+    e.sel = first !== null ? closest(spec.x, xs, first) : spec.pick !== undefined ? spec.pick : xs.length - 1;
+    performance.mark('gpucalc-chart-drawn');
+    return e;
   }
 
-  // A y axis as wide as its longest tick label, plus the tick, the gap and room for its title.
-  function sizeToLabels(u, values, i, cycle) {
-    const axis = u.axes[i];
-    if (cycle > 1 && axis._size) return axis._size;
-    let w = 0;
-    u.ctx.font = axis.font[0];
-    for (const v of values || []) w = Math.max(w, u.ctx.measureText(String(v)).width / devicePixelRatio);
-    return Math.ceil(w + axis.ticks.size + axis.gap + 6);
-  }
-
-  function styled(opts, t) {
-    const o = Object.assign({}, opts);
-    // Grid lines and ticks only where a tick has a label (a log axis has unlabelled minor splits).
-    const labelled = (u, splits, i, space, incr) => u.axes[i].filter(u, splits, i, space, incr);
-    o.axes = (opts.axes || []).map((a, i) => {
-      const x = Object.assign(
-        {
-          stroke: t.fg,
-          font: '12px system-ui, sans-serif',
-          labelFont: 'bold 12px system-ui, sans-serif',
-          labelSize: 18,
-          labelGap: 2,
-          grid: { stroke: t.grid, width: 1, filter: labelled },
-          ticks: { stroke: t.grid, width: 1, size: 5, filter: labelled }
-        },
-        a,
-        i > 0 ? { size: sizeToLabels } : {},
-        a.grid ? { grid: Object.assign({ stroke: t.grid, width: 1, filter: labelled }, a.grid) } : {}
-      );
-      // A split without a label stays without one (never a '—').
-      if (typeof a.values === 'function')
-        x.values = (u, vals, ...rest) => {
-          const out = a.values(u, vals, ...rest);
-          return vals.map((v, j) => (v == null ? null : out[j]));
-        };
-      return x;
-    });
-    o.series = opts.series.map((s) => {
-      const x = Object.assign({}, s);
-      if (t[x.stroke]) x.stroke = t[x.stroke];
-      if (x.points && t[x.points.fill]) x.points = Object.assign({}, x.points, { fill: t[x.points.fill], stroke: t[x.points.fill] });
-      return x;
-    });
-    return o;
-  }
-
+  // Puts the chart into its holder: drawn anew, or the one drawn before for the same series and data,
+  // moved here as it is (an update that changes nothing in a chart costs next to nothing).
   function draw(el, job) {
+    const t = colours(el);
     const cache = (el._chartCache = el._chartCache || {});
-    const cached = cache[job.key];
-    if (cached && cached.sig === job.sig) {
-      job.holder.replaceChildren(cached.u.root);
-      cached.u.setData(job.data);
-      return;
-    }
-    if (cached) cached.u.destroy();
-    const t = theme(el);
-    const o = Object.assign({ width: job.width, height: 260 }, styled(job.opts, t));
-    delete o.markX;
-    if (job.opts.markX) o.hooks = { draw: [markHook(job.opts.markX, t.mark)] };
-    o.scales = Object.assign({}, o.scales, { x: Object.assign({ time: false }, (o.scales || {}).x) });
-    job.holder.textContent = '';
-    const u = new globalThis.uPlot(o, job.data, job.holder);
+    const prev = cache[job.key] && cache[job.key].sig === job.sig ? cache[job.key] : null;
+    const dataKey = JSON.stringify([job.data, job.spec]);
+    const e = prev && prev.dataKey === dataKey ? prev : make(job, t, dataKey, prev);
+    cache[job.key] = e;
+    e.job = job;
+    job.holder.replaceChildren(e.c.svg);
+    e.show(e.sel);
+    // The arrow keys step through the points in x order.
+    job.holder.onkeydown = (ev) => {
+      const d = { ArrowRight: 1, ArrowUp: 1, ArrowLeft: -1, ArrowDown: -1 }[ev.key];
+      if (!d) return;
+      ev.preventDefault();
+      const xs = job.data[0];
+      const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b]);
+      e.show(order[Math.max(0, Math.min(order.length - 1, order.indexOf(e.sel) + d))], true);
+    };
     job.holder.dataset.axisColor = t.fg;
     job.holder.dataset.gridColor = t.grid;
-    performance.mark('gpucalc-chart-drawn');
     job.holder.dataset.theme = t.name;
-    cache[job.key] = { u, sig: job.sig };
   }
 
   // Draws pending charts as they come near the viewport; the rest when the browser is idle.
@@ -122,12 +137,8 @@ const Charts = (function () {
     el._chartJobs.set(job.holder, job);
     const run = (holder) => {
       const j = el._chartJobs.get(holder);
-      if (!j || !holder.isConnected) {
-        el._chartJobs.delete(holder);
-        return;
-      }
       el._chartJobs.delete(holder);
-      draw(el, j);
+      if (j && holder.isConnected) draw(el, j);
     };
     if (globalThis.IntersectionObserver) {
       el._chartIO =
@@ -150,21 +161,21 @@ const Charts = (function () {
     }, 3000);
   }
 
-  // Appends a figure with the chart (drawn now if it exists already, else when near or idle) and
-  // its data table, folded.
-  function chart(el, target, title, opts, data, table) {
-    if (typeof globalThis.uPlot !== 'function') return;
+  // Appends a figure with the chart (drawn now if it was drawn before, else when near or idle), its
+  // legend and its data table, folded.
+  function chart(el, target, title, spec, data, table) {
     // The host's width is read once per render: reading layout after DOM changes forces a reflow.
     if (!el._chartWidth) el._chartWidth = Math.max(280, Math.min(720, (el.getBoundingClientRect().width || 720) - 40));
     const width = el._chartWidth;
     const sec = target.closest('section');
     const key = (sec ? sec.dataset.section : '') + ':' + title.split(/[:(]/)[0];
-    const sig = JSON.stringify(opts.series.map((x) => x.label)) + width + JSON.stringify(opts.markX || null) + (dark() ? 'dark' : 'light');
-    const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }));
+    const sig = JSON.stringify([spec.series.map((x) => x.label), width, spec.markX || null, dark()]);
+    const holder = h('div', { class: 'chart-holder', role: 'img', 'aria-label': title, 'data-chart': key, tabindex: '0' });
+    const box = h('div', { class: 'chart-legend', 'data-legend': key });
+    const hint = h('p', { class: 'chart-hint muted', text: 'Hover or tap the chart (or use the arrow keys) for the values at other points.' });
+    const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }), holder, box, hint);
     target.appendChild(fig);
-    const holder = h('div', { class: 'chart-holder', role: 'img', 'aria-label': title, 'data-chart': key });
-    fig.appendChild(holder);
-    const job = { key, sig, holder, opts, data, width };
+    const job = { key, sig, holder, box, spec: Object.assign({ width }, spec), data };
     const cached = el._chartCache && el._chartCache[key];
     if (cached && cached.sig === sig) draw(el, job);
     else schedule(el, job);
@@ -176,7 +187,6 @@ const Charts = (function () {
     if (el._themeWatch || !globalThis.matchMedia) return;
     el._themeWatch = true;
     matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
-      for (const k of Object.keys(el._chartCache || {})) el._chartCache[k].u.destroy();
       el._chartCache = {};
       redraw();
     });

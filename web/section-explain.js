@@ -98,11 +98,11 @@ const ExplainSection = (function () {
 
   function roofline(el, res, rf) {
     const xs = rf.devices[0].curve.map((p) => p[0]);
-    const series = [{ label: 'FLOP/byte' }];
+    const series = [];
     const data = [xs];
     const colors = ['c2', 'c0', 'c1', 'c3'];
     rf.devices.forEach((d, i) => {
-      series.push({ label: d.name + ' (' + d.precision + ')', stroke: colors[i % 4], width: 2, value: (u, v) => F.flops(v) });
+      series.push({ label: d.name + ' (' + d.precision + ')', color: colors[i % 4] });
       data.push(d.curve.map((p) => p[1]));
     });
     Charts.chart(
@@ -110,11 +110,9 @@ const ExplainSection = (function () {
       res,
       'Roofline: attainable FLOP/s vs arithmetic intensity (log–log)',
       {
-        scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
-        axes: [
-          { label: 'FLOP per byte', values: (u, v) => v.map((x) => F.count(x)) },
-          { label: 'FLOP/s', values: (u, v) => v.map((x) => F.flops(x)) }
-        ],
+        // Intensities under 1 as the fractions they are on this axis (1/8, not 0.13).
+        x: { label: 'FLOP per byte', log: 2, fmt: (v) => (v < 1 && Number.isInteger(1 / v) ? '1/' + F.count(1 / v) : F.count(v)) },
+        y: { label: 'FLOP/s', log: 10, fmt: F.flops },
         series
       },
       data,

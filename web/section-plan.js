@@ -250,16 +250,10 @@ const PlanSection = (function () {
         res,
         'Best plan of each (TP, PP) layout: step time vs memory per GPU',
         {
-          mode: 1,
-          scales: { x: { time: false } },
-          axes: [
-            { label: 'memory per GPU', values: (u, v) => v.map((x) => F.bytes(x)) },
-            { label: 'step time', values: (u, v) => v.map((x) => F.duration(x)) }
-          ],
-          series: [
-            { label: 'memory' },
-            { label: 'step time', stroke: 'c0', width: 0, points: { show: true, size: 8, fill: 'c0' }, value: (u, v) => F.duration(v) }
-          ]
+          x: { label: 'memory per GPU', unit: 1024, fmt: F.bytes },
+          y: { label: 'step time', fmt: F.duration },
+          series: [{ label: 'step time', color: 'c0', line: false }],
+          pick: pts.indexOf(pts.reduce((a, b) => (b.step_seconds < a.step_seconds ? b : a)))
         },
         [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
         dataTable(

@@ -129,12 +129,11 @@ const ServeSection = (function () {
       'Tokens/s vs batch, prefills included (compute-bound from batch ' + F.count(t.turn_batch) + ')',
       {
         markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
-        scales: { x: { distr: 3, log: 2 }, y: { distr: 3, log: 10 } },
-        axes: [{ label: 'batch' }, { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) }],
+        x: { label: 'batch', log: 2, fmt: F.count },
+        y: { label: 'tokens/s', log: 10, fmt: F.count },
         series: [
-          { label: 'batch' },
-          { label: 'per GPU', stroke: 'c1', width: 2, value: (u, v) => F.count(v) },
-          { label: 'per user', stroke: 'c3', width: 2, value: (u, v) => F.count(v) }
+          { label: 'per GPU', color: 'c1' },
+          { label: 'per user', color: 'c3' }
         ]
       },
       [c.map((p) => p.batch), c.map((p) => p.throughput_tokens_per_second_per_gpu), c.map((p) => p.output_tokens_per_second_per_user)],

@@ -117,16 +117,12 @@ const TrainSection = (function () {
       res,
       'Scaling: tokens/s and efficiency vs GPU count (same model, batch and layout; from the fewest GPUs that hold it)',
       {
-        scales: { x: { distr: 3, log: 2 }, eff: { range: [0, 1.05] } },
-        axes: [
-          { label: 'GPUs' },
-          { label: 'tokens/s', values: (u, v) => v.map((x) => F.count(x)) },
-          { side: 1, scale: 'eff', label: 'efficiency', grid: { show: false }, values: (u, v) => v.map((x) => F.percent(x)) }
-        ],
+        x: { label: 'GPUs', log: 2, fmt: F.count },
+        y: { label: 'tokens/s', zero: true, fmt: F.count },
+        y2: { label: 'efficiency', range: [0, 1.05], fmt: F.percent },
         series: [
-          { label: 'GPUs' },
-          { label: 'tokens/s', stroke: 'c0', width: 2, value: (u, v) => F.count(v) },
-          { label: 'efficiency', scale: 'eff', stroke: 'c2', width: 2, value: (u, v) => F.percent(v) }
+          { label: 'tokens/s', color: 'c0' },
+          { label: 'efficiency', color: 'c2', axis: 'y2' }
         ]
       },
       [sc.map((p) => p.gpus), sc.map((p) => p.tokens_per_second), sc.map((p) => p.efficiency)],

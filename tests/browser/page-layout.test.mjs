@@ -1,5 +1,5 @@
-// How the page looks and moves: chart axes readable in dark mode (contrast measured on the canvas),
-// axis titles clear of tick labels, a 390 px phone without sideways scrolling, the keyboard-only
+// How the page looks and moves: chart axes readable in dark mode (the colours drawn), chart text
+// never overlapping, a 390 px phone without sideways scrolling, the keyboard-only
 // path to each section's answer, visible focus rings, the first answer painted before anything
 // below the fold, and screenshots of every section (desktop and phone, light and dark) in
 // build/screenshots/.
@@ -28,7 +28,7 @@ async function drawCharts(page) {
   for (const k of keys) {
     const holder = page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`);
     await holder.scrollIntoViewIfNeeded();
-    await holder.locator('canvas').waitFor();
+    await holder.locator('svg').first().waitFor();
   }
   return keys;
 }
@@ -46,7 +46,7 @@ function contrast(a, b) {
   return (x + 0.05) / (y + 0.05);
 }
 
-test('in dark mode (and light) chart tick labels reach 4.5:1 against the background, measured on the canvas; grid lines 3:1', async () => {
+test('in dark mode (and light) chart tick labels and axis titles reach 4.5:1 against the background, in the colour drawn; grid lines 3:1', async () => {
   for (const colorScheme of ['dark', 'light']) {
     const { page, context } = await open(chrome.browser, pageUrl(), { colorScheme });
     await everything(page);
@@ -54,42 +54,38 @@ test('in dark mode (and light) chart tick labels reach 4.5:1 against the backgro
     assert.ok(keys.length >= 4, keys.join(', '));
     for (const k of keys) {
       const m = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
-        const host = document.querySelector('gpu-calc');
-        const u = host._chartCache[holder.dataset.chart].u;
-        const canvas = holder.querySelector('canvas');
-        const ctx = canvas.getContext('2d');
-        const ratio = canvas.width / canvas.getBoundingClientRect().width;
-        // The y axis's tick labels: left of the plot area; the x axis's: below it.
-        const left = ctx.getImageData(0, 0, Math.max(1, Math.floor(u.bbox.left)), canvas.height).data;
-        const below = ctx.getImageData(
-          0,
-          Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio),
-          canvas.width,
-          Math.max(1, canvas.height - Math.ceil(u.bbox.top + u.bbox.height + 2 * ratio))
-        ).data;
-        const bg = getComputedStyle(host).backgroundColor.match(/\d+/g).slice(0, 3).map(Number);
-        return { bg, px: [Array.from(left), Array.from(below)], grid: holder.dataset.gridColor, axis: holder.dataset.axisColor, theme: holder.dataset.theme };
+        const rgb = (c) =>
+          c
+            .match(/[\d.]+/g)
+            .slice(0, 3)
+            .map(Number);
+        // Opacity of the element and every ancestor up to the holder (a faded label is a fainter one).
+        const alpha = (e) => {
+          let a = 1;
+          for (let x = e; x && x !== holder; x = x.parentElement) a *= Number(getComputedStyle(x).opacity);
+          return a * Number(getComputedStyle(e).fillOpacity);
+        };
+        const texts = [...holder.querySelectorAll('svg .axes text')].map((t) => ({ s: t.textContent, fill: rgb(getComputedStyle(t).fill), a: alpha(t) }));
+        const grid = [...holder.querySelectorAll('svg line.grid')].map((l) => rgb(getComputedStyle(l).stroke));
+        const bg = rgb(getComputedStyle(document.querySelector('gpu-calc')).backgroundColor);
+        return { bg, texts, grid, gridColor: holder.dataset.gridColor, axis: holder.dataset.axisColor, theme: holder.dataset.theme };
       });
       assert.equal(m.theme, colorScheme, k);
-      for (const data of m.px) {
-        let best = 1;
-        for (let i = 0; i < data.length; i += 4) {
-          const a = data[i + 3] / 255;
-          if (a === 0) continue;
-          const c = [0, 1, 2].map((j) => data[i + j] * a + m.bg[j] * (1 - a));
-          best = Math.max(best, contrast(c, m.bg));
-        }
-        assert.ok(best >= 4.5, `${colorScheme} ${k}: tick labels ${best.toFixed(2)}:1`);
+      assert.ok(m.texts.length >= 6 && m.grid.length >= 4, `${k}: ${m.texts.length} labels, ${m.grid.length} grid lines`);
+      for (const t of m.texts) {
+        assert.equal(t.a, 1, `${colorScheme} ${k}: "${t.s}" drawn faded`);
+        assert.ok(contrast(t.fill, m.bg) >= 4.5, `${colorScheme} ${k}: "${t.s}" ${contrast(t.fill, m.bg).toFixed(2)}:1`);
       }
+      for (const g of m.grid) assert.ok(contrast(g, m.bg) >= 3, `${colorScheme} ${k}: grid ${g} ${contrast(g, m.bg).toFixed(2)}:1`);
       const hex = (s) => [1, 3, 5].map((i) => parseInt(s.slice(i, i + 2), 16));
       assert.ok(contrast(hex(m.axis), m.bg) >= 4.5, `${colorScheme} ${k}: axis colour ${m.axis}`);
-      assert.ok(contrast(hex(m.grid), m.bg) >= 3, `${colorScheme} ${k}: grid colour ${m.grid}`);
+      assert.ok(contrast(hex(m.gridColor), m.bg) >= 3, `${colorScheme} ${k}: grid colour ${m.gridColor}`);
     }
     await context.close();
   }
 });
 
-test('axis titles never overlap tick labels: each y axis is as wide as its longest tick label plus tick and gap', async () => {
+test('chart text never overlaps or leaves the chart: tick labels, axis titles, desktop and phone (boxes as laid out)', async () => {
   for (const viewport of [
     { width: 1280, height: 900 },
     { width: 390, height: 844 }
@@ -98,18 +94,28 @@ test('axis titles never overlap tick labels: each y axis is as wide as its longe
     await everything(page);
     const keys = await drawCharts(page);
     for (const k of keys) {
-      const axes = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
-        const u = document.querySelector('gpu-calc')._chartCache[holder.dataset.chart].u;
-        return u.axes
-          .slice(1)
-          .filter((a) => a.show !== false)
-          .map((a) => {
-            u.ctx.font = a.font[0];
-            const w = Math.max(0, ...(a._values || []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
-            return { size: a._size, needed: w + a.ticks.size + a.gap, label: a.label };
-          });
+      const m = await page.locator(`gpu-calc .chart-holder[data-chart="${k}"]`).evaluate((holder) => {
+        const svg = holder.querySelector('svg');
+        const o = svg.getBoundingClientRect();
+        const box = (e) => {
+          const r = e.getBoundingClientRect();
+          return { s: e.textContent, l: r.left - o.left, r: r.right - o.left, t: r.top - o.top, b: r.bottom - o.top };
+        };
+        const plot = svg.querySelector('svg.plot');
+        const p = plot.getBoundingClientRect();
+        return { w: o.width, h: o.height, texts: [...svg.querySelectorAll('.axes text')].map(box), plot: { l: p.left - o.left + 3, r: p.right - o.left - 3 } };
       });
-      for (const a of axes) assert.ok(a.size >= a.needed, `${viewport.width}px ${k} axis "${a.label}": ${a.size} < ${a.needed}`);
+      const where = `${viewport.width}px ${k}`;
+      assert.ok(m.texts.filter((t) => t.s).length >= 6, where);
+      for (const t of m.texts) assert.ok(t.l >= 0 && t.t >= 0 && t.r <= m.w && t.b <= m.h, `${where}: "${t.s}" leaves the chart ${JSON.stringify(t)}`);
+      for (let i = 0; i < m.texts.length; i++)
+        for (let j = i + 1; j < m.texts.length; j++) {
+          const [a, b] = [m.texts[i], m.texts[j]];
+          const overlap = Math.min(a.r, b.r) - Math.max(a.l, b.l) > 0.5 && Math.min(a.b, b.b) - Math.max(a.t, b.t) > 0.5;
+          assert.ok(!overlap, `${where}: "${a.s}" overlaps "${b.s}"`);
+        }
+      // The plot spans most of the width the chart was given.
+      assert.ok(m.plot.r - m.plot.l > m.w * 0.4, `${where}: plot ${m.plot.r - m.plot.l} of ${m.w} px`);
     }
     await context.close();
   }

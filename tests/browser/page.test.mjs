@@ -316,7 +316,7 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await field(page, 'explain', 'precision').selectOption('fp32');
   assert.equal(await text(page, 'compare.peak_a'), '19.5\u00a0TFLOP/s');
   assert.equal(await text(page, 'compare.peak_b'), '15.7\u00a0TFLOP/s');
-  await page.locator('gpu-calc section[data-section="explain"] canvas').first().waitFor();
+  await page.locator('gpu-calc section[data-section="explain"] .chart-holder svg').first().waitFor();
   await field(page, 'explain', 'matmul_n').fill('4096');
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /GEMM 4096x4096x4096/);
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /forward pass, 1 token.*memory-bound/);
