@@ -32,6 +32,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/efficiency.hpp"
+#include "gpucalc/json_out.hpp"
 #include "gpucalc/layout.hpp"
 #include "gpucalc/reality.hpp"
 #include "gpucalc/scenario.hpp"
@@ -39,6 +40,11 @@
 #include "gpucalc/training.hpp"
 
 using nlohmann::json;
+
+// The core reads and writes its own JSON values (gpucalc::jv::Value); this tool uses nlohmann's,
+// converted through the text (which keeps every value and its kind).
+static json to_nlohmann(const gpucalc::jv::Value& v) { return json::parse(gpucalc::jw::text(v)); }
+static gpucalc::jv::Value from_nlohmann(const json& j) { return gpucalc::jv::Value::parse(j.dump()); }
 using namespace gpucalc;
 
 namespace {
@@ -138,7 +144,7 @@ std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::s
         row.published = r["published_tokens_per_second_per_device"].get<double>();
         row.production = r.value("production_run", false);
         Errors errors;
-        if (!parse_scenario(r["scenario"], row.scenario, errors)) {
+        if (!parse_scenario(from_nlohmann(r["scenario"]), row.scenario, errors)) {
             excluded.push_back({row.id, errors.empty() ? "invalid" : errors[0].field + ": " + errors[0].message});
             continue;
         }
@@ -630,7 +636,7 @@ void md_reality(std::ostream& md) {
           "stalls, loss-spike rollbacks, experiments); layouts marked assumed are not published. The step model "
           "was never fitted to these rows.\n\n"
        << "| run | metric | published | estimate | error | assumptions |\n|---|---|---|---|---|---|\n";
-    const json reality = reality_report();
+    const json reality = to_nlohmann(reality_report());
     for (const auto& run : reality["runs"])
         for (const auto& c : run["comparisons"]) {
             const std::string metric = c["metric"].get<std::string>();

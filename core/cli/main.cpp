@@ -60,7 +60,7 @@ bool read_input(const std::string& name, std::string& out) {
 
 // Prints the result; errors also go to stderr, one line each, and give exit code 2.
 int emit(const std::string& result) {
-    const auto j = nlohmann::json::parse(result, nullptr, false);
+    const auto j = gpucalc::jv::Value::parse(result);
     if (!j.is_discarded() && j.is_object() && j.contains("errors")) {
         for (const auto& e : j["errors"]) std::cerr << "gpucalc: " << e.value("message", std::string("error")) << "\n";
         std::cout << gpucalc::jr::to_text(j, 2) << "\n";
@@ -107,9 +107,9 @@ int bench(const std::string& file, int n) {
         t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         sink += out.size();
         if (plan) {  // the search alone, as timed inside the core (after the clock stopped)
-            const auto j = nlohmann::json::parse(out, nullptr, false);
+            const auto j = gpucalc::jv::Value::parse(out);
             if (j.is_object() && j.contains("plan") && j["plan"].value("search_seconds", -1.0) >= 0)
-                search.push_back(j["plan"]["search_seconds"].get<double>());
+                search.push_back(j["plan"]["search_seconds"].as_double());
         }
     }
     std::sort(t.begin(), t.end());

@@ -12,7 +12,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 

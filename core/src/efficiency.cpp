@@ -1,13 +1,13 @@
 // Efficiency constants as data (efficiency.hpp): core/data/calibration.json, embedded at build time.
 #include "gpucalc/efficiency.hpp"
 
-#include <nlohmann/json.hpp>
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
 
 const std::string& calibration_json_text();  // generated from core/data/calibration.json by CMake
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 
@@ -84,7 +84,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
 
 Calibration parse_calibration(const std::string& text, bool fitted) {
     Calibration c;
-    const json root = json::parse(text, nullptr, false);
+    const json root = json::parse(text);
     if (root.is_discarded() || !root.is_object()) return c;  // the catalog test checks the data parses
     for (const auto& g : root.value("generations", json::array())) c.generations.push_back(parse_generation(g, fitted));
     for (const auto& f : root.value("frameworks", json::array())) c.frameworks.push_back(parse_framework(f, fitted));

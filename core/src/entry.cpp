@@ -22,7 +22,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 int json_nesting_depth(const std::string& text) {
     int depth = 0, deepest = 0;
@@ -61,16 +61,16 @@ json parse_text(const std::string& text, Errors& errors) {
         add_error(errors, "too_large", "",
                   "the scenario is over " + std::to_string(kMaxScenarioBytes) +
                       " bytes, the most accepted");  // the CLI stops reading there: no size
-        return json(json::value_t::discarded);
+        return json::discarded();
     }
     const int depth = json_nesting_depth(text);
     if (depth > kMaxNestingDepth) {
         add_error(errors, "too_deep", "",
                   "the scenario nests " + std::to_string(depth) + " levels of arrays/objects; at most " + std::to_string(kMaxNestingDepth) +
                       " are accepted");
-        return json(json::value_t::discarded);
+        return json::discarded();
     }
-    json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    json j = json::parse(text);
     if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
     return j;
 }

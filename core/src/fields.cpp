@@ -7,7 +7,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 std::string field_path(const std::string& path, std::string_view key) { return jr::join(path, key); }
 

@@ -15,7 +15,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <new>
 
+#include "../third_party/dtoa.hpp"
+
 namespace gpucalc::jw {
 
 namespace {
@@ -181,7 +183,7 @@ void write_number(Buf& out, double v) {
         return;
     }
     char buf[64] = {};
-    out.put(buf, static_cast<std::size_t>(nlohmann::detail::to_chars(buf, buf + sizeof buf, v) - buf));
+    out.put(buf, static_cast<std::size_t>(detail::to_chars(buf, buf + sizeof buf, v) - buf));
 }
 
 // ---- Val ----
@@ -249,7 +251,7 @@ Val& Val::operator=(std::initializer_list<Member> members) {
     return *this;
 }
 
-Val& Val::copy(const nlohmann::json& j) {
+Val& Val::copy(const jv::Value& j) {
     doc_->copy_from(index_, j);
     return *this;
 }
@@ -363,8 +365,8 @@ void Doc::copy_from(std::uint32_t i, const Doc& src, std::uint32_t j) {
     }
 }
 
-void Doc::copy_from(std::uint32_t i, const nlohmann::json& j) {
-    using T = nlohmann::json::value_t;
+void Doc::copy_from(std::uint32_t i, const jv::Value& j) {
+    using T = jv::Value::Type;
     Val self(*this, i);
     switch (j.type()) {
         case T::object:
@@ -376,19 +378,19 @@ void Doc::copy_from(std::uint32_t i, const nlohmann::json& j) {
             for (const auto& e : j) copy_from(add_child(i, {}), e);
             break;
         case T::string:
-            self = Scalar(j.get_ref<const std::string&>());
+            self = Scalar(j.as_string());
             break;
         case T::boolean:
-            self = Scalar(j.get<bool>());
+            self = Scalar(j.as_bool());
             break;
-        case T::number_integer:
-            self = Scalar(j.get<std::int64_t>());
+        case T::integer:
+            self = Scalar(j.as_int64());
             break;
-        case T::number_unsigned:
-            self = Scalar(j.get<std::uint64_t>());
+        case T::unsigned_integer:
+            self = Scalar(j.as_uint64());
             break;
-        case T::number_float:
-            self = Scalar(j.get<double>());
+        case T::number:
+            self = Scalar(j.as_double());
             break;
         default:
             self = Scalar(nullptr);
@@ -466,7 +468,7 @@ std::string Doc::text_of(std::uint32_t node, int indent) const {
     return out.str();
 }
 
-nlohmann::json Doc::to_json(std::uint32_t i) const {
+jv::Value Doc::to_json(std::uint32_t i) const {
     const Node& n = nodes_[i];
     switch (n.kind) {
         case Kind::null:
@@ -480,14 +482,14 @@ nlohmann::json Doc::to_json(std::uint32_t i) const {
         case Kind::number:
             return n.v.d;
         case Kind::string:
-            return std::string(str(n));
+            return jv::Value(str(n));
         case Kind::object: {
-            nlohmann::json j = nlohmann::json::object();
-            for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) j[std::string(key(nodes_[c]))] = to_json(c);
+            jv::Value j = jv::Value::object();
+            for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) j[key(nodes_[c])] = to_json(c);
             return j;
         }
         case Kind::array: {
-            nlohmann::json j = nlohmann::json::array();
+            jv::Value j = jv::Value::array();
             for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) j.push_back(to_json(c));
             return j;
         }
@@ -535,34 +537,31 @@ std::vector<std::string> Doc::replace_non_finite(std::uint32_t node) {
     return found;
 }
 
-// ---- nlohmann values ----
+// ---- input values ----
 
 namespace {
-void write_json(Buf& out, const nlohmann::json& j, int indent, int level) {
-    using T = nlohmann::json::value_t;
+void write_json(Buf& out, const jv::Value& j, int indent, int level) {
+    using T = jv::Value::Type;
     switch (j.type()) {
-        case T::null:
-            out.put("null", 4);
-            return;
         case T::boolean:
-            j.get<bool>() ? out.put("true", 4) : out.put("false", 5);
+            j.as_bool() ? out.put("true", 4) : out.put("false", 5);
             return;
-        case T::number_integer:
-            write_int(out, j.get<std::int64_t>());
+        case T::integer:
+            write_int(out, j.as_int64());
             return;
-        case T::number_unsigned:
-            write_uint(out, j.get<std::uint64_t>());
+        case T::unsigned_integer:
+            write_uint(out, j.as_uint64());
             return;
-        case T::number_float:
-            write_number(out, j.get<double>());
+        case T::number:
+            write_number(out, j.as_double());
             return;
         case T::string:
-            write_string(out, j.get_ref<const std::string&>());
+            write_string(out, j.as_string());
             return;
         case T::object:
         case T::array:
             break;
-        default:
+        default:  // null (nlohmann writes a discarded value as "<discarded>"; none reaches here)
             out.put("null", 4);
             return;
     }
@@ -592,7 +591,7 @@ void write_json(Buf& out, const nlohmann::json& j, int indent, int level) {
 }
 }  // namespace
 
-std::string text(const nlohmann::json& j, int indent) {
+std::string text(const jv::Value& j, int indent) {
     Buf out;
     write_json(out, j, indent, 0);
     return out.str();

@@ -5,6 +5,8 @@
 
 namespace gpucalc::jr {
 
+std::string to_text(const json& j, int indent) { return jw::text(j, indent); }
+
 std::string fmt_num(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.6g", v);

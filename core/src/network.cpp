@@ -10,7 +10,7 @@ namespace gpucalc {
 
 const std::string& networks_json_text();  // generated from core/data/networks.json by CMake
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 
@@ -21,7 +21,7 @@ constexpr const char* kDefaultWan = "internet-1g";
 
 std::vector<NetworkPreset> parse_presets() {
     std::vector<NetworkPreset> out;
-    const json root = json::parse(networks_json_text(), nullptr, false);
+    const json root = json::parse(networks_json_text());
     if (root.is_discarded() || !root.is_object() || !root.contains("presets")) return out;  // the catalog test checks it parses
     for (const auto& p : root["presets"]) {
         NetworkPreset n;

@@ -14,12 +14,12 @@ namespace gpucalc {
 
 const std::string& reality_json_text();  // generated from core/data/reality.json by CMake
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 
 const json& data() {
-    static const json d = json::parse(reality_json_text(), nullptr, false);
+    static const json d = json::parse(reality_json_text());
     return d;
 }
 

@@ -23,7 +23,7 @@ namespace gpucalc {
 
 using jw::Scalar;
 using jw::Val;
-using nlohmann::json;  // the network and DiLoCo sections (training.network, communication, local_sgd, fleet) are built as json values
+using json = jv::Value;  // the network and DiLoCo sections (training.network, communication, local_sgd, fleet) are built as json values
 
 namespace {
 
@@ -507,7 +507,7 @@ void write_plan(Val j, const Plan& p) {
     j["recompute"] = field_value(c, training_fields(), "recompute");
 }
 
-nlohmann::json plan_to_json(const Plan& p) {
+jv::Value plan_to_json(const Plan& p) {
     jw::Doc doc;
     write_plan(doc.root(), p);
     return doc.to_json();
@@ -539,7 +539,7 @@ void write_errors(Val j, const Errors& errors) {
     for (const auto& e : errors) arr.append() = {{"code", e.code}, {"field", e.field}, {"message", e.message}};
 }
 
-nlohmann::json errors_to_json(const Errors& errors) {
+jv::Value errors_to_json(const Errors& errors) {
     jw::Doc doc;
     write_errors(doc.root(), errors);
     return doc.to_json();
@@ -695,7 +695,7 @@ void write_report(Val report, const Scenario& s) {
     finish_report(o, s);
 }
 
-nlohmann::json build_report(const Scenario& s) {
+jv::Value build_report(const Scenario& s) {
     jw::Doc doc;
     write_report(doc.root(), s);
     return doc.to_json();

@@ -8,7 +8,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed) {
     std::vector<Choice> out;
@@ -463,10 +463,10 @@ json model_to_json(const ModelSpec& m) {
 bool mixed_fleet(const Hardware& hw) {
     if (hw.pools.size() < 2) return false;
     const Pool& a = hw.pools.front();
-    const std::string a_dev = a.device.custom ? device_to_scenario_json(a.device).dump() : a.device.id;
+    const std::string a_dev = a.device.custom ? jw::text(device_to_scenario_json(a.device)) : a.device.id;
     std::vector<std::pair<std::string, Count>> per_site;
     for (const auto& p : hw.pools) {
-        const std::string dev = p.device.custom ? device_to_scenario_json(p.device).dump() : p.device.id;
+        const std::string dev = p.device.custom ? jw::text(device_to_scenario_json(p.device)) : p.device.id;
         if (dev != a_dev || p.devices_per_node != a.devices_per_node) return true;
         auto it = std::find_if(per_site.begin(), per_site.end(), [&](const auto& x) { return x.first == p.site; });
         if (it == per_site.end())

@@ -9,7 +9,7 @@
 
 namespace gpucalc {
 
-using nlohmann::json;
+using json = jv::Value;
 
 namespace {
 

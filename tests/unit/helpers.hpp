@@ -6,6 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/api.hpp"
+#include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
+
+// The core's own JSON values (gpucalc::jv::Value) to and from nlohmann's, which the tests read and
+// compare with: through the text, which keeps every value and its kind (integer or floating).
+inline nlohmann::json to_nlohmann(const gpucalc::jv::Value& v) { return nlohmann::json::parse(gpucalc::jw::text(v)); }
+inline gpucalc::jv::Value from_nlohmann(const nlohmann::json& j) { return gpucalc::jv::Value::parse(j.dump()); }
 
 inline nlohmann::json run(const nlohmann::json& scenario) { return nlohmann::json::parse(gpucalc::estimate_json(scenario.dump())); }
 

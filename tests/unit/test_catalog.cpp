@@ -75,7 +75,7 @@ TEST_CASE("every catalog entry has sources, sane units, unique id, dense <= spar
         CHECK(any_peak);
         // Matrix units beat the vector units of the same precision.
         if (d.peak(Precision::bf16) && d.peak(Precision::fp32)) CHECK(*d.peak(Precision::bf16) > *d.peak(Precision::fp32));
-        const json j = device_to_json(d);
+        const json j = to_nlohmann(device_to_json(d));
         for (auto it = j["sparse_peak_flops_per_second"].begin(); it != j["sparse_peak_flops_per_second"].end(); ++it)
             CHECK(it.value().get<double>() > j["peak_flops_per_second"][it.key()].get<double>());
         if (d.kind == "cpu") CHECK_FALSE(d.cpu_core_groups.empty());

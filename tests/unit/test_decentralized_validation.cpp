@@ -54,7 +54,7 @@ TEST_CASE(
         const json r = run(scenario);
         REQUIRE_FALSE(r.contains("errors"));
         bool found = false;
-        const auto v = gpucalc::report_value(r, row["metric"].get<std::string>(), found);
+        const auto v = gpucalc::report_value(from_nlohmann(r), row["metric"].get<std::string>(), found);
         REQUIRE(v.has_value());
         const double published = row["published"].get<double>();
         const double err = *v / published - 1.0;

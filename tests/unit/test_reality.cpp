@@ -9,7 +9,7 @@ using namespace gpucalc;
 using nlohmann::json;
 
 TEST_CASE("every famous run estimates without error and compares each published figure") {
-    const json r = reality_report();
+    const json r = to_nlohmann(reality_report());
     REQUIRE(r["runs"].size() >= 11);
     for (const auto& run : r["runs"]) {
         INFO(run["id"]);
@@ -30,7 +30,7 @@ TEST_CASE("every famous run estimates without error and compares each published 
 }
 
 TEST_CASE("famous runs with known layouts land near the published figures") {
-    const json r = reality_report();
+    const json r = to_nlohmann(reality_report());
     auto err = [&](const char* id, const char* metric) {
         for (const auto& run : r["runs"])
             if (run["id"] == id)
@@ -45,7 +45,7 @@ TEST_CASE("famous runs with known layouts land near the published figures") {
 }
 
 TEST_CASE("claims get their verdicts") {
-    const json r = reality_report();
+    const json r = to_nlohmann(reality_report());
     std::map<std::string, std::string> v;
     for (const auto& c : r["claims"]) v[c["id"].get<std::string>()] = c["verdict"].get<std::string>();
     CHECK(v["h100-cores"] == "inconsistent");           // 16,896,000, not 18,432,000
@@ -59,7 +59,7 @@ TEST_CASE("claims get their verdicts") {
 }
 
 TEST_CASE("each case of a claim carries the scenario it was judged on; estimating it gives the values shown") {
-    const json r = reality_report();
+    const json r = to_nlohmann(reality_report());
     int cases = 0;
     for (const auto& c : r["claims"]) {
         for (const auto& e : c["evaluations"]) {

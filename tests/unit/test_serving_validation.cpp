@@ -974,7 +974,7 @@ std::vector<CvRow> cv_rows(const Rows& source, MakeScenario make) {
     for (const auto& r : source) {
         gpucalc::Scenario sc;
         gpucalc::Errors errors;
-        REQUIRE(gpucalc::parse_scenario(make(r), sc, errors));
+        REQUIRE(gpucalc::parse_scenario(from_nlohmann(make(r)), sc, errors));
         rows.push_back({*sc.model, *sc.hardware, *sc.inference, r.published, r.model});
     }
     return rows;

@@ -4,11 +4,10 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/device.hpp"
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
 
@@ -21,7 +20,7 @@ const Device* find_device(std::string_view id);
 // A device in SI units, and the whole catalog {"schema_version", "devices": [...]} (`gpucalc devices`).
 void write_device(jw::Val out, const Device& d);
 void write_catalog(jw::Val out);
-nlohmann::json device_to_json(const Device& d);
-nlohmann::json catalog_to_json();
+jv::Value device_to_json(const Device& d);
+jv::Value catalog_to_json();
 
 }  // namespace gpucalc

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
 
@@ -18,8 +17,8 @@ struct ClaimCheck {
     std::optional<double> expected, tolerance, min, max;
 };
 struct ClaimVary {
-    std::string path;                    // dotted scenario path, e.g. "training.mfu"
-    std::vector<nlohmann::json> values;  // 1 to 16 values
+    std::string path;               // dotted scenario path, e.g. "training.mfu"
+    std::vector<jv::Value> values;  // 1 to 16 values
 };
 struct Claim {
     std::vector<ClaimCheck> checks;  // 1 to 32
@@ -30,12 +29,12 @@ struct Claim {
 
 constexpr std::size_t kMaxClaimChecks = 32, kMaxVaryValues = 16, kMaxVaryInputs = 3, kMaxClaimCases = 64;
 
-bool parse_claim(const nlohmann::json& j, const std::string& path, Claim& out, Errors& errors);
+bool parse_claim(const jv::Value& j, const std::string& path, Claim& out, Errors& errors);
 // `scenario` is the scenario JSON without the claim. Returns {verdict, reason, evaluations[]}.
-nlohmann::json evaluate_claim(const nlohmann::json& scenario, const Claim& claim, Errors& errors);
+jv::Value evaluate_claim(const jv::Value& scenario, const Claim& claim, Errors& errors);
 
 // Value at a dotted path of a report: a number (booleans read as 1/0), or nullopt with `found`
 // telling whether the key exists (null = undefined for this scenario) or not at all.
-std::optional<double> report_value(const nlohmann::json& report, const std::string& path, bool& found);
+std::optional<double> report_value(const jv::Value& report, const std::string& path, bool& found);
 
 }  // namespace gpucalc

@@ -11,10 +11,9 @@
 #include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
 
@@ -137,21 +136,21 @@ constexpr Bounds non_negative_up_to(double max) { return Bounds{0, max, false}; 
 
 // Reads one field of obj: nullopt when absent or null, or (with a field error recorded) when the
 // value has the wrong type, is out of range, or is not one of the choices.
-std::optional<double> read_field(const nlohmann::json& obj, const std::string& path, const FieldSpec& spec, Errors& errors);
+std::optional<double> read_field(const jv::Value& obj, const std::string& path, const FieldSpec& spec, Errors& errors);
 // Name of a choice value (the first name with that value).
 std::string_view choice_name(const FieldSpec& spec, int value);
 // "training.tp" etc.
 std::string field_path(const std::string& path, std::string_view key);
 // The JSON value of a field for the echo: number, boolean or choice name.
-nlohmann::json field_value_json(const FieldSpec& spec, double v);
+jv::Value field_value_json(const FieldSpec& spec, double v);
 // The same value for the output writer (json_out.hpp).
 jw::Scalar field_value(const FieldSpec& spec, double v);
 // The schema row of a field: name, kind, unit, range, choices, default, doc.
-nlohmann::json field_schema_json(const FieldSpec& spec, const std::optional<double>& default_value);
+jv::Value field_schema_json(const FieldSpec& spec, const std::optional<double>& default_value);
 
 // Reads every row present in obj into out; returns the rows that were given, as bits (row i = 1 << i).
 template <class T>
-std::uint64_t read_fields(const nlohmann::json& obj, const std::string& path, const std::vector<Field<T>>& table, T& out, Errors& errors) {
+std::uint64_t read_fields(const jv::Value& obj, const std::string& path, const std::vector<Field<T>>& table, T& out, Errors& errors) {
     std::uint64_t given = 0;
     for (std::size_t i = 0; i < table.size(); ++i)
         if (const auto v = read_field(obj, path, table[i].spec, errors)) {
@@ -170,8 +169,8 @@ std::uint64_t field_bit(const std::vector<Field<T>>& table, std::string_view nam
 }
 
 template <class T>
-nlohmann::json write_fields(const T& value, const std::vector<Field<T>>& table) {
-    nlohmann::json j = nlohmann::json::object();
+jv::Value write_fields(const T& value, const std::vector<Field<T>>& table) {
+    jv::Value j = jv::Value::object();
     for (const auto& f : table) j[std::string(f.spec.name)] = f.has(value) ? field_value_json(f.spec, f.get(value)) : nullptr;
     return j;
 }
@@ -192,9 +191,9 @@ jw::Scalar field_value(const T& value, const std::vector<Field<T>>& table, std::
 }
 
 template <class T>
-nlohmann::json table_schema_json(const std::vector<Field<T>>& table) {
+jv::Value table_schema_json(const std::vector<Field<T>>& table) {
     const T defaults{};
-    nlohmann::json rows = nlohmann::json::array();
+    jv::Value rows = jv::Value::array();
     for (const auto& f : table)
         rows.push_back(field_schema_json(f.spec, f.has(defaults) ? std::optional<double>(f.get(defaults)) : std::nullopt));
     return rows;
@@ -203,7 +202,7 @@ nlohmann::json table_schema_json(const std::vector<Field<T>>& table) {
 // Reports keys of obj that are neither rows of the table nor in `extra` as "unknown_field".
 void report_unknown_key(const std::string& path, const std::string& key, Errors& errors);
 template <class T>
-void check_table_keys(const nlohmann::json& obj, const std::string& path, const std::vector<Field<T>>& table, Errors& errors,
+void check_table_keys(const jv::Value& obj, const std::string& path, const std::vector<Field<T>>& table, Errors& errors,
                       std::initializer_list<std::string_view> extra = {}) {
     if (!obj.is_object()) return;
     for (auto it = obj.begin(); it != obj.end(); ++it) {

@@ -13,9 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/explain.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/training.hpp"
 
@@ -47,6 +46,6 @@ struct FleetResult {
 };
 
 FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
-nlohmann::json fleet_json(const FleetResult& f);
+jv::Value fleet_json(const FleetResult& f);
 
 }  // namespace gpucalc

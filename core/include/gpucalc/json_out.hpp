@@ -2,7 +2,8 @@
 // serialised exactly as nlohmann::json::dump would write the same values (keys in sorted order,
 // shortest round-trip numbers, nlohmann's escaping with invalid UTF-8 replaced by U+FFFD), but
 // without nlohmann's per-value allocations: every value is one record in a vector, every string one
-// slice of a character buffer. Reading JSON (scenarios) stays with nlohmann (json_read.hpp).
+// slice of a character buffer. Input JSON (scenarios, the data files) is read into jv::Value
+// (json_value.hpp), which a document copies and which the same text writers serialise.
 //
 //   jw::Doc doc;
 //   jw::Val r = doc.root();
@@ -20,7 +21,7 @@
 #include <type_traits>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc::jw {
 
@@ -131,11 +132,11 @@ public:
             return set_uint(static_cast<std::uint64_t>(v));
     }
     Val& operator=(std::initializer_list<Member> members);  // an object of scalars
-    template <class J, std::enable_if_t<std::is_same_v<J, nlohmann::json>, int> = 0>
-    Val& operator=(const J& j) {  // a deep copy (a template: no implicit conversion to nlohmann::json)
+    template <class J, std::enable_if_t<std::is_same_v<J, jv::Value>, int> = 0>
+    Val& operator=(const J& j) {  // a deep copy (a template: no implicit conversion to jv::Value)
         return copy(j);
     }
-    Val& copy(const nlohmann::json& j);
+    Val& copy(const jv::Value& j);
     Val& copy(const Val& other);  // a deep copy of a value of any document (not of this value itself)
 
     bool contains(std::string_view key) const;  // an object with the member `key`
@@ -162,7 +163,7 @@ public:
     // byte what nlohmann::json::dump(indent, ' ', false, error_handler_t::replace) writes.
     std::string text(int indent = -1) const { return text_of(0, indent); }
     std::string text_of(std::uint32_t node, int indent = -1) const;
-    nlohmann::json to_json(std::uint32_t node = 0) const;
+    jv::Value to_json(std::uint32_t node = 0) const;
 
     // Replaces every non-finite number under `node` with null; returns the paths of those found
     // ("a.b[2].c", relative to `node`), in the order of the sorted keys.
@@ -193,7 +194,7 @@ private:
     std::string_view str(const Node& n) const { return std::string_view(chars_.data() + n.v.s.off, n.v.s.len); }
     void set_scalar(std::uint32_t i, const Scalar& v);
     Node& reset(std::uint32_t i, Kind kind);  // a scalar of this kind (children dropped)
-    void copy_from(std::uint32_t i, const nlohmann::json& j);
+    void copy_from(std::uint32_t i, const jv::Value& j);
     void copy_from(std::uint32_t i, const Doc& src, std::uint32_t j);
     std::uint32_t find(std::uint32_t i, std::string_view key) const;
     void write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
@@ -204,10 +205,10 @@ private:
     Buf chars_;
 };
 
-// Text writers shared with the serialiser of nlohmann values (jr::to_text).
-void write_string(Buf& out, std::string_view s);             // quoted and escaped as nlohmann does
-void write_number(Buf& out, double v);                       // shortest round-trip, "null" if not finite
-std::string string_text(std::string_view s);                 // write_string as a string (tests)
-std::string text(const nlohmann::json& j, int indent = -1);  // nlohmann::json::dump(indent, ..., replace)
+// Text writers shared with the serialiser of input values (jv::Value::dump, jr::to_text).
+void write_string(Buf& out, std::string_view s);        // quoted and escaped as nlohmann does
+void write_number(Buf& out, double v);                  // shortest round-trip, "null" if not finite
+std::string string_text(std::string_view s);            // write_string as a string (tests)
+std::string text(const jv::Value& j, int indent = -1);  // as nlohmann::json::dump(indent, ..., replace)
 
 }  // namespace gpucalc::jw

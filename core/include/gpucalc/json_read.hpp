@@ -1,5 +1,5 @@
 // Checked readers for JSON fields. Each records an Error naming the field path and the rule instead
-// of throwing; nlohmann/json is only touched through type-checked accessors.
+// of throwing; input values (json_value.hpp) are only touched through type-checked accessors.
 #pragma once
 #include <initializer_list>
 #include <limits>
@@ -7,14 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc::jr {
 
-using nlohmann::json;
+using json = jv::Value;
 
 inline std::string join(const std::string& path, std::string_view key) {
     return path.empty() ? std::string(key) : path + "." + std::string(key);
@@ -40,8 +39,8 @@ std::string fmt_num(double v);
 std::string shorten(const std::string& s, std::size_t max = 60);
 
 // Serialises JSON; invalid UTF-8 in user strings becomes U+FFFD instead of an exception. The text is
-// what j.dump(indent, ' ', false, error_handler_t::replace) writes, by the writer of json_out.hpp.
-inline std::string to_text(const json& j, int indent = -1) { return jw::text(j, indent); }
+// what nlohmann's j.dump(indent, ' ', false, error_handler_t::replace) wrote, by the writer of json_out.hpp.
+std::string to_text(const json& j, int indent = -1);
 
 // Reads obj[key] as a number in range. Missing: returns nullopt (error "missing" if required).
 std::optional<double> number(const json& obj, std::string_view key, const std::string& path, Errors& errors, Range r,

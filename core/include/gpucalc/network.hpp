@@ -6,10 +6,9 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/device.hpp"
 #include "gpucalc/fields.hpp"
+#include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
 
@@ -33,7 +32,7 @@ const NetworkPreset* network_preset(int index);
 // Choice list for hardware.network / hardware.wan (names live as long as the program).
 std::vector<Choice> network_choices();
 // `gpucalc networks`: the presets with their sources.
-nlohmann::json networks_to_json();
+jv::Value networks_to_json();
 
 // Bandwidth (per direction) and latency of each level, resolved from the catalog, the presets and
 // the scenario's overrides. Cheap (no allocation): the plan search calls it for every layout.
@@ -53,6 +52,6 @@ NetworkLevels network_levels(const Hardware& hw);
 // The same for `devices` of hw's kind on hw's network (a part of a fleet), without copying hw.
 NetworkLevels network_levels(const Hardware& hw, std::int64_t devices);
 // What the report echoes under training.network (names, figures and where they come from).
-nlohmann::json network_levels_json(const Hardware& hw, const NetworkLevels& n);
+jv::Value network_levels_json(const Hardware& hw, const NetworkLevels& n);
 
 }  // namespace gpucalc

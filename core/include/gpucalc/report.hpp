@@ -1,10 +1,9 @@
 // The report: runs the estimators a scenario asks for and writes their results as JSON
 // (docs/SCHEMA.md). Every number is plain SI with the unit in the key.
 #pragma once
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/scenario.hpp"
 
@@ -19,9 +18,9 @@ void device_echo(jw::Val out, const Device& d);        // catalog id, or the cus
 void write_plan(jw::Val out, const Plan& p);
 void write_plan_result(jw::Val out, const PlanResult& r);
 
-// The same as nlohmann values, for code that reads them (claims, reality check, inverse questions).
-nlohmann::json build_report(const Scenario& s);
-nlohmann::json errors_to_json(const Errors& errors);
-nlohmann::json plan_to_json(const Plan& p);
+// The same as input values (jv::Value), for code that reads them (claims, reality check, inverse questions).
+jv::Value build_report(const Scenario& s);
+jv::Value errors_to_json(const Errors& errors);
+jv::Value plan_to_json(const Plan& p);
 
 }  // namespace gpucalc

@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/device.hpp"
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/model.hpp"
 #include "gpucalc/precision.hpp"
 

@@ -4,9 +4,8 @@
 #pragma once
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/fields.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/model.hpp"
 #include "gpucalc/scenario.hpp"
 
@@ -34,16 +33,16 @@ std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed);
 // The whole input schema: every table, plus the structured keys (devices, claims, inverse
 // questions, plan options) described in words. `gpucalc schema` prints it; docs/SCHEMA.md is
 // generated from it (`gpucalc schema --markdown`).
-nlohmann::json schema_json();
+jv::Value schema_json();
 std::string schema_markdown();
 std::string error_codes_markdown();  // docs/SCHEMA.md's error-code table
 
 // The echo of a model and of a custom device in `inputs`: written from the tables, they parse back
 // (scenario_parse.hpp) to the same model and device.
 void write_model(jw::Val out, const ModelSpec& m);
-nlohmann::json model_to_json(const ModelSpec& m);
+jv::Value model_to_json(const ModelSpec& m);
 void write_device_scenario(jw::Val out, const Device& d);
-nlohmann::json device_to_scenario_json(const Device& d);
+jv::Value device_to_scenario_json(const Device& d);
 
 // Pools of different devices, node sizes or site sizes (the fleet estimator, fleet.cpp); pools of one
 // device in equal sites are the single-device model with hardware.sites.

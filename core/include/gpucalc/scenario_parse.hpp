@@ -4,9 +4,8 @@
 #pragma once
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "gpucalc/errors.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/scenario.hpp"
 
 namespace gpucalc {
@@ -14,14 +13,14 @@ namespace gpucalc {
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
 // check_layout = false skips the rules that tie the parallel layout to the GPU count and batch
 // (the plan search chooses the layout itself).
-bool parse_scenario(const nlohmann::json& j, Scenario& out, Errors& errors, bool check_layout = true);
+bool parse_scenario(const jv::Value& j, Scenario& out, Errors& errors, bool check_layout = true);
 
 // scenario.model: {"preset": id} | {"params": N} | architecture fields (errors name `path`.*); its
 // echo (write_model, scenario_fields.hpp) parses back to the same model.
-bool model_from_json(const nlohmann::json& j, const std::string& path, ModelSpec& out, Errors& errors);
+bool model_from_json(const jv::Value& j, const std::string& path, ModelSpec& out, Errors& errors);
 
 // A device from a scenario: a catalog id (string) or a custom device object (SI keys, optionally
 // {"base": id, ...overrides}); errors name `path`. Its echo (write_device_scenario) parses back to it.
-bool device_from_scenario(const nlohmann::json& j, const std::string& path, Device& out, Errors& errors);
+bool device_from_scenario(const jv::Value& j, const std::string& path, Device& out, Errors& errors);
 
 }  // namespace gpucalc

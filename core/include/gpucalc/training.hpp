@@ -208,7 +208,7 @@ struct TrainingResult {
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;
     // Networks and sites (network.hpp): the levels used, and the traffic across sites.
-    nlohmann::json network;
+    jv::Value network;
     WanTraffic wan;
     double compute_utilization = 1;          // share of the step not waiting on the WAN (INTELLECT-1's "compute utilization")
     std::optional<Convergence> convergence;  // DiLoCo (local_steps > 1): the published convergence caveat
