@@ -15,8 +15,6 @@
 
 namespace gpucalc {
 
-using json = jv::Value;
-
 namespace {
 
 // A pool as a cluster of its own: its device and count, the fleet's network between its nodes.
@@ -745,7 +743,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
         devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
     t.devices = devices;
     t.peak_flops_per_second = devices > 0 ? peak / devices : 0;
-    t.network = {{"sites", f.sites}, {"pools", static_cast<double>(hw.pools.size())}};
+    t.fleet = true, t.fleet_sites = f.sites, t.fleet_pools = static_cast<double>(hw.pools.size());
     if (!r.ok) {
         fleet_infeasible(dpm, ppm, r, t);
         return f;
@@ -768,36 +766,38 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     return f;
 }
 
-json fleet_json(const FleetResult& f) {
-    json pools = json::array();
+void write_fleet(jw::Val out, const FleetResult& f) {
+    using jw::Scalar;
+    const bool dp = f.mode == "data_parallel", pipeline = f.mode == "pipeline";
+    out = {{"mode", f.mode},
+           {"sites", f.sites},
+           {"load_balanced", f.load_balanced},
+           {"slowest_pool", dp ? Scalar(f.slowest_pool) : Scalar(nullptr)},
+           {"exchange_seconds", dp ? Scalar(f.exchange_seconds) : Scalar(nullptr)},
+           {"pipeline_data_parallel", pipeline && f.pipeline_dp > 0 ? Scalar(f.pipeline_dp) : Scalar(nullptr)},
+           {"why_not_other", f.why_not_other}};
+    jw::Val pools = out["pools"];
+    pools.set_array();
     for (const auto& p : f.pools) {
         const TrainingConfig& c = p.layout;
-        pools.push_back({{"device", p.pool.device.custom ? json(p.pool.device.id) : json(p.pool.device.id)},
-                         {"device_name", p.pool.device.name},
-                         {"count", p.pool.count},
-                         {"site", p.pool.site},
-                         {"tp", c.tp},
-                         {"pp", c.pp},
-                         {"dp", c.dp.value_or(1)},
-                         {"micro_batch", c.micro_batch},
-                         {"zero", c.zero},
-                         {"layers", f.mode == "pipeline" ? json(p.layers) : json(nullptr)},
-                         {"batch_sequences", f.mode == "data_parallel" ? json(p.batch_sequences) : json(nullptr)},
-                         {"step_seconds", p.step_seconds},
-                         {"tokens_per_second_alone", f.mode == "data_parallel" ? json(p.tokens_per_second_alone) : json(nullptr)},
-                         {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
-                         {"memory_capacity_bytes", p.memory_capacity_bytes},
-                         {"fits", p.fits},
-                         {"peak_flops_per_second", p.peak_flops_per_second}});
+        pools.append() = {{"device", p.pool.device.id},
+                          {"device_name", p.pool.device.name},
+                          {"count", p.pool.count},
+                          {"site", p.pool.site},
+                          {"tp", c.tp},
+                          {"pp", c.pp},
+                          {"dp", c.dp.value_or(1)},
+                          {"micro_batch", c.micro_batch},
+                          {"zero", c.zero},
+                          {"layers", pipeline ? Scalar(p.layers) : Scalar(nullptr)},
+                          {"batch_sequences", dp ? Scalar(p.batch_sequences) : Scalar(nullptr)},
+                          {"step_seconds", p.step_seconds},
+                          {"tokens_per_second_alone", dp ? Scalar(p.tokens_per_second_alone) : Scalar(nullptr)},
+                          {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
+                          {"memory_capacity_bytes", p.memory_capacity_bytes},
+                          {"fits", p.fits},
+                          {"peak_flops_per_second", p.peak_flops_per_second}};
     }
-    return {{"mode", f.mode},
-            {"pools", pools},
-            {"sites", f.sites},
-            {"load_balanced", f.load_balanced},
-            {"slowest_pool", f.mode == "data_parallel" ? json(f.slowest_pool) : json(nullptr)},
-            {"exchange_seconds", f.mode == "data_parallel" ? json(f.exchange_seconds) : json(nullptr)},
-            {"pipeline_data_parallel", f.mode == "pipeline" && f.pipeline_dp > 0 ? json(f.pipeline_dp) : json(nullptr)},
-            {"why_not_other", f.why_not_other}};
 }
 
 }  // namespace gpucalc

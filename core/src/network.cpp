@@ -142,7 +142,8 @@ NetworkLevels network_levels(const Hardware& hw, std::int64_t devices) {
     return n;
 }
 
-json network_levels_json(const Hardware& hw, const NetworkLevels& n) {
+void write_network_levels(jw::Val out, const Hardware& hw, const NetworkLevels& n) {
+    using jw::Scalar;
     const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
     const NetworkPreset* wan =
         hw.wan ? network_preset(*hw.wan) : (n.sites > 1 && !n.nodes_are_sites ? network_preset(preset_index(kDefaultWan)) : nullptr);
@@ -158,19 +159,20 @@ json network_levels_json(const Hardware& hw, const NetworkLevels& n) {
                            : hw.wan_bytes_per_second ? "hardware.wan_bytes_per_second"
                            : wan                     ? "preset " + wan->id
                                                      : "";
-    return {{"scale_up_bytes_per_second", n.scale_up},
-            {"scale_up", hw.device.scale_up_name.empty() ? json(hw.device.host_link_name) : json(hw.device.scale_up_name)},
-            {"scale_out_bytes_per_second", n.scale_out},
-            {"scale_out_latency_seconds", n.scale_out_latency},
-            {"scale_out_source", out_from},
-            {"devices_per_node", n.devices_per_node},
-            {"sites", n.sites},
-            {"devices_per_site", n.devices_per_site},
-            {"wan_bytes_per_second", n.sites > 1 ? json(n.wan) : json(nullptr)},
-            {"wan_latency_seconds", n.sites > 1 ? json(n.wan_latency) : json(nullptr)},
-            {"wan_source", n.sites > 1 ? json(wan_from) : json(nullptr)},
-            {"network", net ? json(net->id) : json(nullptr)},
-            {"wan", n.sites > 1 && !n.nodes_are_sites && wan ? json(wan->id) : (n.nodes_are_sites && net ? json(net->id) : json(nullptr))}};
+    out = {{"scale_up_bytes_per_second", n.scale_up},
+           {"scale_up", hw.device.scale_up_name.empty() ? hw.device.host_link_name : hw.device.scale_up_name},
+           {"scale_out_bytes_per_second", n.scale_out},
+           {"scale_out_latency_seconds", n.scale_out_latency},
+           {"scale_out_source", out_from},
+           {"devices_per_node", n.devices_per_node},
+           {"sites", n.sites},
+           {"devices_per_site", n.devices_per_site},
+           {"wan_bytes_per_second", n.sites > 1 ? Scalar(n.wan) : Scalar(nullptr)},
+           {"wan_latency_seconds", n.sites > 1 ? Scalar(n.wan_latency) : Scalar(nullptr)},
+           {"wan_source", n.sites > 1 ? Scalar(wan_from) : Scalar(nullptr)},
+           {"network", net ? Scalar(net->id) : Scalar(nullptr)},
+           {"wan",
+            n.sites > 1 && !n.nodes_are_sites && wan ? Scalar(wan->id) : (n.nodes_are_sites && net ? Scalar(net->id) : Scalar(nullptr))}};
 }
 
 }  // namespace gpucalc

@@ -23,7 +23,6 @@ namespace gpucalc {
 
 using jw::Scalar;
 using jw::Val;
-using json = jv::Value;  // the network and DiLoCo sections (training.network, communication, local_sgd, fleet) are built as json values
 
 namespace {
 
@@ -101,14 +100,14 @@ void cluster_json(Val j, const ClusterResult& c) {
 
 // Traffic across sites (the WAN level): what one exchange costs, what the step waits for, and what
 // synchronous data parallelism would have moved.
-json communication_json(const TrainingResult& r) {
+void communication_json(Val j, const TrainingResult& r) {
     const WanTraffic& w = r.wan;
     const bool ok = r.fits;
-    auto when = [&](bool c, double v) { return ok && c ? json(v) : json(nullptr); };
+    auto when = [&](bool c, double v) { return ok && c ? Scalar(v) : Scalar(nullptr); };
     const bool dp = w.sites_dp > 1, pp = w.sites_pp > 1;
     const double comm = r.step.tp_comm + r.step.cp_comm + r.step.pp_comm + r.step.ep_comm + r.step.dp_comm + r.step.outer_comm;
     const double wan_exposed = w.exchange_exposed_seconds + w.pp_seconds;
-    return {
+    j = {
         {"sites_data_parallel", w.sites_dp},
         {"sites_per_pipeline", w.sites_pp},
         {"exposed_seconds_per_step", when(true, comm)},
@@ -130,20 +129,25 @@ json communication_json(const TrainingResult& r) {
         {"inner_step_seconds", when(true, w.inner_step_seconds)}};
 }
 
-json local_sgd_json(const TrainingResult& r) {
-    if (!r.convergence) return nullptr;
+void local_sgd_json(Val j, const TrainingResult& r) {
+    if (!r.convergence) {
+        j = nullptr;
+        return;
+    }
     const Convergence& c = *r.convergence;
     const bool ok = r.fits && r.seconds;
-    auto days = [&](const std::optional<double>& k) { return ok && k ? json(*r.seconds * *k / units::seconds_per_day) : json(nullptr); };
-    return {{"local_steps", c.local_steps},
-            {"perplexity_change_low", c.perplexity_change_low},
-            {"perplexity_change_high", c.perplexity_change_high},
-            {"token_multiplier_low", c.token_multiplier_low ? json(*c.token_multiplier_low) : json(nullptr)},
-            {"token_multiplier_high", c.token_multiplier_high ? json(*c.token_multiplier_high) : json(nullptr)},
-            {"days_same_loss_low", days(c.token_multiplier_low)},
-            {"days_same_loss_high", days(c.token_multiplier_high)},
-            {"beyond_published", c.beyond_published},
-            {"basis", c.basis}};
+    auto days = [&](const std::optional<double>& k) {
+        return ok && k ? Scalar(*r.seconds * *k / units::seconds_per_day) : Scalar(nullptr);
+    };
+    j = {{"local_steps", c.local_steps},
+         {"perplexity_change_low", c.perplexity_change_low},
+         {"perplexity_change_high", c.perplexity_change_high},
+         {"token_multiplier_low", c.token_multiplier_low},
+         {"token_multiplier_high", c.token_multiplier_high},
+         {"days_same_loss_low", days(c.token_multiplier_low)},
+         {"days_same_loss_high", days(c.token_multiplier_high)},
+         {"beyond_published", c.beyond_published},
+         {"basis", c.basis}};
 }
 
 // A figure of time and money: null when the setup does not fit.
@@ -220,7 +224,7 @@ void training_band_and_goodput_json(Val j, const TrainingResult& r) {
                               {"source", r.goodput.given ? "training.goodput" : "failure/checkpoint model"}};
 }
 
-void training_json(Val j, const TrainingResult& r) {
+void training_json(Val j, const TrainingResult& r, const Hardware& hw) {
     // Figures of time and money exist only for a setup that runs: null when it does not fit.
     training_totals_json(j, r);
     training_memory_and_step_json(j, r);
@@ -228,9 +232,12 @@ void training_json(Val j, const TrainingResult& r) {
     j["framework"] = r.framework;
     j["mfu_peak_precision"] = r.config.precision == Precision::fp8 ? "bf16" : std::string(precision_name(r.config.precision));
     j["tokens_per_second_per_device"] = when_ok(r.fits, r.tokens_per_second / static_cast<double>(r.devices));
-    j["network"] = r.network;
-    j["communication"] = communication_json(r);
-    j["local_sgd"] = local_sgd_json(r);
+    if (r.fleet)
+        j["network"] = {{"sites", r.fleet_sites}, {"pools", r.fleet_pools}};
+    else
+        write_network_levels(j["network"], hw, r.network);
+    communication_json(j["communication"], r);
+    local_sgd_json(j["local_sgd"], r);
 }
 
 // Model size, memory per device, whether it fits and how many copies do.
@@ -563,7 +570,7 @@ void cluster_section(ReportOut& o, const Scenario& s) {
     if (mixed_fleet(*s.hardware))
         o.report["cluster"]["network"] = nullptr;
     else
-        o.report["cluster"]["network"] = network_levels_json(*s.hardware, network_levels(*s.hardware));
+        write_network_levels(o.report["cluster"]["network"], *s.hardware, network_levels(*s.hardware));
     for (const auto& w : c.warnings) o.warnings.push_back("cluster: " + w);
 }
 
@@ -577,10 +584,10 @@ void fleet_training_section(ReportOut& o, const Scenario& s) {
                           "shard_group", "global_batch"})
         if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
     Val t = o.report["training"];
-    training_json(t, f.total);
+    training_json(t, f.total, *s.hardware);
     t["layout_searched"] = true;
     t["suggested_layout"] = nullptr;
-    t["fleet"] = fleet_json(f);
+    write_fleet(t["fleet"], f);
     for (auto& w : f.total.warnings) o.warnings.push_back("training: " + w);
     if (s.scaling) {
         o.report["scaling"].set_array();
@@ -609,7 +616,7 @@ void training_section(ReportOut& o, const Scenario& s) {
                               jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
     training_config_json(o.inputs["training"], r.config);
     Val t = o.report["training"];
-    training_json(t, r);
+    training_json(t, r, *s.hardware);
     t["layout_searched"] = layout.searched;
     if (suggestion)
         layout_json(t["suggested_layout"], suggestion->config);

@@ -486,7 +486,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
     if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
     const NetworkLevels levels = network_levels(hw);
-    r.network = network_levels_json(hw, levels);
+    r.network = levels;
     across_sites(cfg, levels, est, r);
     step_figures(d, est, r);
     throughput(model, tm.shape, cfg, d, est, r);

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "gpucalc/explain.hpp"
-#include "gpucalc/json_value.hpp"
+#include "gpucalc/json_out.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/training.hpp"
 
@@ -46,6 +46,6 @@ struct FleetResult {
 };
 
 FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
-jv::Value fleet_json(const FleetResult& f);
+void write_fleet(jw::Val out, const FleetResult& f);
 
 }  // namespace gpucalc

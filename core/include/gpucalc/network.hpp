@@ -52,6 +52,6 @@ NetworkLevels network_levels(const Hardware& hw);
 // The same for `devices` of hw's kind on hw's network (a part of a fleet), without copying hw.
 NetworkLevels network_levels(const Hardware& hw, std::int64_t devices);
 // What the report echoes under training.network (names, figures and where they come from).
-jv::Value network_levels_json(const Hardware& hw, const NetworkLevels& n);
+void write_network_levels(jw::Val out, const Hardware& hw, const NetworkLevels& n);
 
 }  // namespace gpucalc

@@ -207,8 +207,12 @@ struct TrainingResult {
     std::string infeasible_reason;
     double gpu_hour_usd = 0;
     std::vector<std::string> warnings;
-    // Networks and sites (network.hpp): the levels used, and the traffic across sites.
-    jv::Value network;
+    // Networks and sites (network.hpp): the levels used (the report writes them as training.network
+    // with the hardware's names; a mixed fleet writes its sites and pools instead), and the traffic
+    // across sites.
+    NetworkLevels network;
+    bool fleet = false;
+    double fleet_sites = 0, fleet_pools = 0;
     WanTraffic wan;
     double compute_utilization = 1;          // share of the step not waiting on the WAN (INTELLECT-1's "compute utilization")
     std::optional<Convergence> convergence;  // DiLoCo (local_steps > 1): the published convergence caveat
