@@ -352,7 +352,8 @@ public:
         skip_space();
         if (!value(out, 0)) return false;
         skip_space();
-        return p_ == end_ || fail("expected the end of the text");
+        // A NUL byte ends the text, as in nlohmann's lexer (what follows it is not read).
+        return p_ == end_ || *p_ == '\0' || fail("expected the end of the text");
     }
 
     void error(ParseError& e) const {
