@@ -1,5 +1,6 @@
 // Fuzz target: any byte string given to estimate_json and plan_json must return JSON (report or
-// errors) without crashing, hanging or producing NaN/Inf.
+// errors) without crashing, hanging or producing NaN/Inf; and the core's JSON reader (jv::Value)
+// must accept and refuse it as nlohmann/json does, with the same values.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "gpucalc/api.hpp"
+#include "gpucalc/json_out.hpp"
+#include "gpucalc/json_value.hpp"
 #include "gpucalc/plan.hpp"
 
 static void check_finite(const nlohmann::json& j) {
@@ -17,8 +20,18 @@ static void check_finite(const nlohmann::json& j) {
         for (const auto& v : j) check_finite(v);
 }
 
+// Within the entry points' nesting limit (deeper texts never reach the parser).
+static void same_as_nlohmann(const std::string& text) {
+    if (gpucalc::json_nesting_depth(text) > gpucalc::kMaxNestingDepth) return;
+    const auto ours = gpucalc::jv::Value::parse(text);
+    const auto theirs = nlohmann::json::parse(text, nullptr, false);
+    if (ours.is_discarded() != theirs.is_discarded()) std::abort();
+    if (!theirs.is_discarded() && gpucalc::jw::text(ours) != theirs.dump()) std::abort();
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
+    same_as_nlohmann(text);
     const std::string out = gpucalc::estimate_json(text);
     const auto j = nlohmann::json::parse(out, nullptr, false);
     if (j.is_discarded() || !j.is_object()) std::abort();
