@@ -8,7 +8,8 @@
 //
 // Charts.chart(el, target, title, spec, data, table): spec = { x, y, y2 (axes: label, fmt, log: base,
 // range: [lo, hi], zero, unit: 1024), series: [{ label, color ('c0'-'c3'), fmt, axis: 'y2', line:
-// false (points only) }], markX: { x, label }, pick (the index selected first) }; data = [xs, ...ys].
+// false (points only) }], markX: { x, label }, pick (the index selected first), note: i => text about
+// point i, shown in the legend }; data = [xs, ...ys].
 const Charts = (function () {
   const { h } = Dom;
   const PALETTE = {
@@ -57,6 +58,8 @@ const Charts = (function () {
       const v = h('span', { class: 'v', text: fmt(f, data[k + 1][i]) });
       items.push(h('span', { class: 'chart-key', 'data-series': s.label }, swatch(s, t[s.color] || s.color), s.label + ' ', v));
     });
+    // What the point is, when the caller says (the plan chart: its layout).
+    if (spec.note) items.push(h('span', { class: 'chart-note', text: spec.note(i) }));
     box.replaceChildren(...items);
     box.dataset.index = i;
   }

@@ -253,7 +253,8 @@ const PlanSection = (function () {
           x: { label: 'memory per GPU', unit: 1024, fmt: F.bytes },
           y: { label: 'step time', fmt: F.duration },
           series: [{ label: 'step time', color: 'c0', line: false }],
-          pick: pts.indexOf(pts.reduce((a, b) => (b.step_seconds < a.step_seconds ? b : a)))
+          pick: pts.indexOf(pts.reduce((a, b) => (b.step_seconds < a.step_seconds ? b : a))),
+          note: (i) => 'TP ' + pts[i].tp + ', PP ' + pts[i].pp + ', MFU ' + F.percent(pts[i].mfu)
         },
         [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
         dataTable(

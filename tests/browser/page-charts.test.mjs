@@ -168,6 +168,37 @@ test('before any hover the legend names each series in its line\u2019s colour, w
   await context.close();
 });
 
+test('the plan chart\u2019s legend says which layout the selected point is (TP, PP, MFU), first the fastest, then each point the arrow keys reach', async () => {
+  const { page, context } = await open(chrome.browser);
+  await chart(page, 'plan');
+  const holder = page.locator('gpu-calc .chart-holder[data-chart^="plan:"]');
+  // The data table: TP, PP, step, memory/GPU, MFU per point, in the chart's order.
+  const rows = await holder.evaluate((h) =>
+    [...h.closest('figure').querySelectorAll('details tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))
+  );
+  assert.ok(rows.length > 2, JSON.stringify(rows));
+  const check = async () => {
+    const l = await legendNow(page, 'plan');
+    const row = rows.find((r) => l[0] === 'memory per GPU ' + r[3] && l[1] === 'step time ' + r[2]);
+    assert.ok(row, `no table row for the legend ${JSON.stringify(l)}`);
+    assert.equal(l[2], `TP ${row[0]}, PP ${row[1]}, MFU ${row[4]}`);
+    return row;
+  };
+  const first = await check();
+  // Selected first: the fastest layout (its step time, read back from the table's text, is the least).
+  const seconds = (t) => {
+    const m = t.replace(/,/g, '').match(/^([\d.]+)\s*(ms|s|min|h|days?)$/);
+    assert.ok(m, `step time ${t}`);
+    return Number(m[1]) * { ms: 1e-3, s: 1, min: 60, h: 3600, day: 86400, days: 86400 }[m[2]];
+  };
+  assert.equal(seconds(first[2]), Math.min(...rows.map((r) => seconds(r[2]))));
+  await holder.focus();
+  await page.keyboard.press('ArrowLeft');
+  const second = await check();
+  assert.notDeepEqual(second, first);
+  await context.close();
+});
+
 test('hovering the serve chart shows the nearest batch\u2019s values in the legend and dots on both lines; the arrow keys step to the neighbours', async () => {
   const { page, context } = await open(chrome.browser);
   const c = await chart(page, 'serve');
