@@ -6,12 +6,41 @@
     decoder = new TextDecoder('utf-8');
   var NAMES = ['estimate', 'plan', 'explain', 'devices', 'presets', 'reality', 'schema', 'networks', 'version'];
   var ARITY = [1, 1, 2, 0, 0, 0, 0, 0, 0];
+  // UTF-8 of a string. A lone surrogate (a JS string need not be valid Unicode) is written as the
+  // three bytes it would take (WTF-8), invalid UTF-8 that the core refuses as the CLI refuses such a
+  // file; TextEncoder would replace it with U+FFFD and the module would answer for other text.
+  function utf8(s) {
+    if (s.isWellFormed ? s.isWellFormed() : !/[\uD800-\uDFFF]/.test(s)) return encoder.encode(s);
+    var out = new Uint8Array(s.length * 3),
+      n = 0;
+    for (var i = 0; i < s.length; i++) {
+      var c = s.charCodeAt(i),
+        d = s.charCodeAt(i + 1);
+      if (c >= 0xd800 && c < 0xdc00 && d >= 0xdc00 && d < 0xe000) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        out[n++] = 0xf0 | (c >> 18);
+        out[n++] = 0x80 | ((c >> 12) & 63);
+      } else if (c >= 0x800) out[n++] = 0xe0 | (c >> 12);
+      else if (c >= 0x80) {
+        out[n++] = 0xc0 | (c >> 6);
+        out[n++] = 0x80 | (c & 63);
+        continue;
+      } else {
+        out[n++] = c;
+        continue;
+      }
+      out[n++] = 0x80 | ((c >> 6) & 63);
+      out[n++] = 0x80 | (c & 63);
+    }
+    return out.subarray(0, n);
+  }
   function call(entry, args) {
     if (args.length !== ARITY[entry]) throw new TypeError('gpucalc: ' + NAMES[entry] + ' takes ' + ARITY[entry] + ' argument(s), not ' + args.length);
     for (var i = 0; i < args.length; i++)
       if (typeof args[i] !== 'string') throw new TypeError('gpucalc: ' + NAMES[entry] + ' takes JSON text (a string), not ' + typeof args[i]);
-    var a = encoder.encode(args[0] || ''),
-      b = encoder.encode(args[1] || '');
+    var a = utf8(args[0] || ''),
+      b = utf8(args[1] || '');
     var at = _gpucalc_input(a.length + b.length); // may grow the memory: HEAPU8 is read after it
     HEAPU8.set(a, at);
     HEAPU8.set(b, at + a.length);

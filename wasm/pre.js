@@ -1,6 +1,6 @@
 // Runs inside the module factory (emcc --pre-js): hands the module its binary, which
 // scripts/embed-wasm.mjs writes below compressed with xz's raw LZMA1 filter, in base64, next to
-// the decoder (wasm/lzma_decode.c, its own ~1.6 KB module, instantiated synchronously). The
+// the decoder (wasm/lzma_decode.c, its own 6 KB module, instantiated synchronously). The
 // compressed binary is ~20 % smaller after gzip than the binary itself (and than the Latin-1 text
 // the file held before); decoding takes ~12-20 ms. Nothing is fetched (works from file://, under
 // a CSP without connect-src), and it stays inside the factory, so createGpucalc.toString() carries

@@ -126,7 +126,9 @@ class GpuCalc extends HTMLElement {
     this._chartCache = {};
     this._chartWidth = 0;
     Charts.watchTheme(this, () => {
+      // The plan search is not run again: its results are drawn again in the new colours.
       for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s);
+      PlanSection.redraw(this);
     });
     const vis = this._visibleSections();
     const first = vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
@@ -178,11 +180,20 @@ class GpuCalc extends HTMLElement {
         ? built.scenario
         : JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
-    const report = built.problems.length
+    let report = built.problems.length
       ? { errors: built.problems }
       : why
         ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] }
         : this._ask('estimate', text, () => this._update(sec));
+    // The editor's text as a value (kept with the answer): the core refuses all that JSON.parse does
+    // but a byte-order mark, so this fails only if they ever disagree, and then the answer is an error.
+    let scenario = built.scenario;
+    if (typeof scenario === 'string' && !report.errors)
+      try {
+        scenario = JSON.parse(scenario.replace(/^\uFEFF/, ''));
+      } catch (e) {
+        report = { errors: [{ code: 'malformed_json', field: '', message: 'The scenario is not valid JSON: ' + e.message }] };
+      }
     Forms.showErrors(this, sec, report.errors || []);
     this._persist();
     const res = this._sections[sec].querySelector('.results');
@@ -193,7 +204,7 @@ class GpuCalc extends HTMLElement {
       this.dispatchEvent(new CustomEvent('gpucalc-error', { detail: { section: sec, errors: report.errors } }));
       return;
     }
-    this._last[sec] = { scenario: typeof built.scenario === 'string' ? JSON.parse(built.scenario) : built.scenario, report };
+    this._last[sec] = { scenario, report };
     this._setAnswer(sec, SECTION_VIEWS[sec].answer(this, report));
     if (!this._firstResult) {
       this._firstResult = true;

@@ -53,6 +53,11 @@ const ChartSvg = (function () {
       return hi > lo ? [lo, hi] : [lo / ax.log, hi * ax.log];
     }
     if (ax.zero) lo = Math.min(lo, 0);
+    if (!isFinite(hi - lo)) return [lo, hi]; // wider than a double holds: drawn as it is, two ticks
+    // Flat to rounding (a few ulps apart, or both tiny): a band around the value, so that the steps
+    // below stay representable (i x step exact, not past 2^53).
+    const mag = Math.max(Math.abs(lo), Math.abs(hi));
+    if (hi - lo < mag * 1e-9 || mag < 1e-200) [lo, hi] = [lo - (mag / 10 || 1), hi + (mag / 10 || 1)];
     const p = (hi - lo) * pad;
     [lo, hi] = [lo >= 0 ? Math.max(0, lo - p) : lo - p, hi + p];
     if (hi <= lo) [lo, hi] = [lo - (Math.abs(lo) / 10 || 1), hi + (Math.abs(hi) / 10 || 1)];
@@ -72,8 +77,11 @@ const ChartSvg = (function () {
       if (out.length >= 2) return out;
     }
     const s = niceStep((hi - lo) / (most - 1), ax.unit);
+    const first = Math.ceil(lo / s - 1e-9);
+    // An extent the steps cannot cross in a few dozen ticks (see domain): its two ends only.
+    if (!(s > 0) || !isFinite(first) || !((hi - lo) / s < 4 * most) || Math.abs(first) > 2 ** 52) return [lo, hi];
     const out = [];
-    for (let i = Math.ceil(lo / s - 1e-9); i * s <= hi + s * 1e-9; i++) out.push(Number((i * s).toPrecision(12)));
+    for (let i = first; i * s <= hi + s * 1e-9; i++) out.push(Number((i * s).toPrecision(12)));
     return out;
   }
 

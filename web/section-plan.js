@@ -280,5 +280,12 @@ const PlanSection = (function () {
     el._goto('train', true);
   }
 
-  return { build, start, cancel, use, dedupe };
+  // Draws the last search's results again (a change of colour scheme) without searching again.
+  function redraw(el) {
+    const last = el._last.plan;
+    const res = el._sections.plan && el._sections.plan.querySelector('.results');
+    if (last && res) show(el, res, last.report.plan);
+  }
+
+  return { build, start, cancel, use, dedupe, redraw };
 })();

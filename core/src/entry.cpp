@@ -70,8 +70,9 @@ json parse_text(const std::string& text, Errors& errors) {
                       " are accepted");
         return json::discarded();
     }
-    json j = json::parse(text);
-    if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON");
+    jv::ParseError where;
+    json j = json::parse(text, &where);
+    if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON: " + where.message);
     return j;
 }
 

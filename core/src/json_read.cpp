@@ -80,7 +80,7 @@ std::optional<std::string> string(const json& obj, std::string_view key, const s
     std::string s = it->get<std::string>();
     if (s.size() > max_len) {
         add_error(errors, "range", field(),
-                  field() + " is too long (" + std::to_string(s.size()) + " characters, at most " + std::to_string(max_len) + ")");
+                  field() + " is too long (" + std::to_string(s.size()) + " bytes of UTF-8, at most " + std::to_string(max_len) + ")");
         return std::nullopt;
     }
     return s;

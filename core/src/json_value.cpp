@@ -352,8 +352,9 @@ public:
         skip_space();
         if (!value(out, 0)) return false;
         skip_space();
-        // A NUL byte ends the text, as in nlohmann's lexer (what follows it is not read).
-        return p_ == end_ || *p_ == '\0' || fail("expected the end of the text");
+        // Nothing may follow the value. (nlohmann's lexer read a NUL byte as the end of the text, so
+        // "{...}<NUL>anything" was accepted: a NUL is not JSON whitespace, and is refused here.)
+        return p_ == end_ || fail("expected the end of the text");
     }
 
     void error(ParseError& e) const {

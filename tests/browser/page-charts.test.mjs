@@ -251,11 +251,19 @@ test('on a phone a tap on the scaling chart shows the tapped GPU count\u2019s to
   await context.close();
 });
 
-test('switching to dark mode redraws the drawn charts in the dark palette', async () => {
+test('switching to dark mode redraws the drawn charts in the dark palette, the plan search\u2019s chart too (without searching again)', async () => {
   const { page, context } = await open(chrome.browser);
   const light = await chart(page, 'train');
   assert.equal(light.paths[0].stroke, '#1864ab');
+  const plan = await chart(page, 'plan');
+  const searchedAt = () => page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report.plan.t0);
+  const t0 = await searchedAt();
   await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.querySelector('.chart-holder[data-chart^="plan:"]')?.dataset.theme === 'dark');
+  const planDark = await chart(page, 'plan');
+  assert.notEqual(planDark.dots.length, 0);
+  assert.equal(planDark.dots.length, plan.dots.length);
+  assert.equal(await searchedAt(), t0); // the same search's results, drawn again
   await page.waitForFunction(
     () => document.querySelector('gpu-calc').shadowRoot.querySelector('.chart-holder[data-chart^="train:"]')?.dataset.theme === 'dark'
   );

@@ -415,6 +415,15 @@ test('the JSON editor refuses text that is too large or too deep before the modu
   assert.match(await err.textContent(), /not a known field/);
   await ta.fill('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":3}}');
   assert.match(await page.locator('gpu-calc pre.report').textContent(), /"devices": 3/);
+  // A NUL after a valid scenario is not JSON (the page froze on it when the core read up to the NUL):
+  // an error naming where, and no answer kept from before.
+  await ta.fill('{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":4}}\u0000 junk');
+  await page.waitForFunction(() => /not valid JSON/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#json-text-error')?.textContent ?? ''));
+  assert.match(await err.textContent(), /line 1, column 58: expected the end of the text/);
+  assert.equal(await page.locator('gpu-calc pre.report').count(), 0);
+  // A byte-order mark first is accepted, by the core and by the page.
+  await ta.fill('\ufeff{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":5}}');
+  assert.match(await page.locator('gpu-calc pre.report').textContent(), /"devices": 5/);
   await context.close();
 });
 

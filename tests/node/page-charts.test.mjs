@@ -51,3 +51,24 @@ test('extents: a given range as it is; a log y axis out to whole powers; a linea
   const [lo, hi] = ChartSvg.domain({}, [17.4, 38.6], false, 0.05);
   assert.ok(lo <= 17.4 - 1 && lo >= 15 && hi >= 38.6 + 1 && hi <= 41, `${lo} ${hi}`);
 });
+
+test('data flat to rounding, tiny, or wider than a double holds give a finite extent and a few ticks, never an endless loop', () => {
+  const cases = [
+    [1, 1 + 2 ** -52],
+    [1e6, 1e6 + 1e6 * 2 ** -52],
+    [1e15, 1e15 + 0.125],
+    [1024, 1024 + 1024 * 2 ** -52, 1024],
+    [-5e-324, 5e-324],
+    [1e308, -1e308],
+    [0, 0],
+    [7, 7]
+  ];
+  for (const [a, b, unit] of cases) {
+    const ax = unit ? { unit } : {};
+    const [lo, hi] = ChartSvg.domain(ax, [a, b], true, 0.05);
+    assert.ok(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo, `${a}, ${b}: [${lo}, ${hi}]`);
+    assert.ok(lo <= Math.min(a, b) && hi >= Math.max(a, b), `${a}, ${b}: [${lo}, ${hi}] holds the data`);
+    const t = ChartSvg.tickValues(ax, lo, hi, 300, 40);
+    assert.ok(t.length >= 2 && t.length <= 30 && t.every(Number.isFinite), `${a}, ${b}: ${t}`);
+  }
+});

@@ -143,6 +143,13 @@ test('the methods take JSON text, passed whole as UTF-8 (as the CLI reads it); a
   // Non-ASCII text goes in and comes out as UTF-8.
   const r = JSON.parse(m.estimate('{"hardware":{"device":"gpu-\u00e9\u4e2d\ud83d\ude00","count":1}}'));
   assert.match(r.errors[0].message, /gpu-\u00e9\u4e2d\ud83d\ude00/);
+  // A lone surrogate (a JS string need not be valid Unicode) reaches the core as the invalid UTF-8 it
+  // would be in a file, refused as the CLI refuses that file, not replaced by U+FFFD.
+  for (const bad of ['{"model":{"preset":"\ud800"}}', '{"model":{"preset":"a\udc00b"}}']) {
+    const e = JSON.parse(m.estimate(bad)).errors[0];
+    assert.equal(e.code, 'malformed_json');
+    assert.match(e.message, /invalid UTF-8/);
+  }
   assert.throws(() => m.estimate(42), { name: 'TypeError', message: /estimate takes JSON text/ });
   assert.throws(() => m.estimate(), { name: 'TypeError', message: /estimate takes 1 argument/ });
   assert.throws(() => m.explain('{}'), { name: 'TypeError', message: /explain takes 2 argument/ });

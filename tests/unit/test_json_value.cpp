@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "gpucalc/api.hpp"
 #include "gpucalc/json_out.hpp"
 #include "gpucalc/json_value.hpp"
 #include "helpers.hpp"
@@ -39,12 +40,19 @@ void kinds(const Value& v, std::string& out) {
 }
 
 // Both parsers on `input`: both refuse it, or both accept it with the same values and kinds.
+// The same verdict and value as nlohmann, except that a text holding a NUL byte is always refused
+// (nlohmann read a NUL after the value as the end of the text and accepted "{...}<NUL>anything").
 void same_as_nlohmann(const std::string& input) {
     INFO(input);
+    const bool nul = input.find('\0') != std::string::npos;
     const json expected = json::parse(input, nullptr, false);
     gpucalc::jv::ParseError error;
     const Value got = Value::parse(input, &error);
-    REQUIRE(got.is_discarded() == expected.is_discarded());
+    REQUIRE(got.is_discarded() == (nul || expected.is_discarded()));
+    if (nul) {
+        CHECK_FALSE(error.message.empty());
+        return;
+    }
     if (expected.is_discarded()) {
         CHECK_FALSE(error.message.empty());
         return;
@@ -175,7 +183,7 @@ TEST_CASE("json reader: accepts and refuses what nlohmann does, with the same va
         "{\"a\":[{\"b\":[null,true,{\"c\":-2.5e-3}]}]}",
     };
     for (const char* c : cases) same_as_nlohmann(c);
-    // A NUL byte after the value ends the text (nlohmann reads it as the end of input); anywhere else it is refused.
+    // A NUL byte is refused anywhere, after the value too (where nlohmann stopped reading).
     for (const std::string& c : {std::string("[1,\0]", 5), std::string("\"a\0b\"", 5), std::string("[1]\0x", 5), std::string("{} \0 {", 6),
                                  std::string("1\0", 2), std::string("\0", 1), std::string(" \0", 2), std::string("tru\0", 4),
                                  std::string("1.\0", 3), std::string("\xef\xbb\xbf\0", 4), std::string("[1]\0\xff", 5)})
@@ -286,4 +294,17 @@ TEST_CASE("json values: the operations the core uses") {
     Value copy = arr;
     copy[0] = "changed";
     CHECK(arr[0] == Value(1));
+}
+
+TEST_CASE("a scenario that is not JSON is refused with where and why: line, column and what was expected") {
+    const auto first_error = [](const std::string& text) { return nlohmann::json::parse(gpucalc::estimate_json(text))["errors"][0]; };
+    const auto trailing = first_error("{\"a\": 1,}");
+    CHECK(trailing["code"] == "malformed_json");
+    CHECK(trailing["message"] == "the scenario is not valid JSON: syntax error at line 1, column 9: expected a member name (a string)");
+    const auto overflow = first_error("{\n  \"model\": {\"params\": 1e309}\n}");
+    CHECK(overflow["message"].get<std::string>().find("line 2, column ") != std::string::npos);
+    // A NUL byte after a valid scenario is refused (nlohmann stopped reading there and answered for the part before it).
+    const auto nul = first_error(std::string("{\"hardware\": {\"device\": \"nvidia-h100-sxm5-80gb\", \"count\": 8}}\0junk", 65));
+    CHECK(nul["code"] == "malformed_json");
+    CHECK(nul["message"].get<std::string>().find("expected the end of the text") != std::string::npos);
 }
