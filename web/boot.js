@@ -14,8 +14,8 @@ const Boot = (function () {
     } catch (e) {
       return el._notice(what + ' is not valid JSON (' + e.message + '); the calculator shows its defaults instead.', true);
     }
-    const mapped = Scenario.toState(sc);
     const want = el._visibleSections();
+    const mapped = Scenario.toState(sc, el._sectionOverride || (want.length === 1 ? want[0] : null));
     if (!mapped || !want.includes(mapped.section)) {
       if (want.includes('json')) {
         st.json.text = text;

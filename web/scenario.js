@@ -133,10 +133,13 @@ const Scenario = (function () {
     };
   }
 
-  function sectionOf(sc) {
+  // `prefer`: the section asked for (a frame's #section=, a one-section element): a model on hardware
+  // with no training/inference/finetune of its own goes there, with that section's defaults.
+  function sectionOf(sc, prefer) {
     const kinds = ['training', 'inference', 'finetune'].filter((k) => sc[k] !== undefined);
     if (kinds.length > 1) return null;
     if (kinds.length === 1) return { training: 'train', inference: 'serve', finetune: 'finetune' }[kinds[0]];
+    if (sc.model !== undefined && sc.compare === undefined && ['train', 'serve', 'finetune'].includes(prefer)) return prefer;
     if (sc.compare !== undefined) return 'explain';
     if (sc.inverse !== undefined || sc.roofline !== undefined) return null;
     return sc.hardware !== undefined ? 'cluster' : null;
@@ -146,9 +149,9 @@ const Scenario = (function () {
   // cannot hold it (custom devices, claims: the Scenario JSON section). Every field the scenario
   // leaves out takes the core's default, so the form reproduces the scenario's result; settings
   // the form has no field for travel along as `extra` (shown under the form).
-  function toState(sc) {
+  function toState(sc, prefer) {
     if (!sc || typeof sc !== 'object' || Array.isArray(sc) || sc.claim !== undefined) return null;
-    const sec = sectionOf(sc);
+    const sec = sectionOf(sc, prefer);
     if (!sec) return null;
     const hw = sc.hardware;
     if (hw && typeof hw === 'object' && typeof hw.device === 'object') return null;

@@ -142,6 +142,17 @@ test('frame.html takes the section and the scenario from its address', async () 
   await context.close();
 });
 
+test('a frame asked for one section takes a model on hardware with no section of its own into that section (the README\u2019s iframe example)', async () => {
+  const sc = { model: { preset: 'llama3-8b' }, hardware: { device: 'nvidia-rtx-4090' } };
+  const { page, context } = await open(chrome.browser, pageUrl('frame.html') + '#section=serve&scenario=' + encodeURIComponent(JSON.stringify(sc)));
+  assert.equal(await page.locator('gpu-calc section').getAttribute('data-section'), 'serve');
+  assert.equal(await field(page, 'serve', 'model').inputValue(), 'llama3-8b');
+  assert.equal(await field(page, 'serve', 'device').inputValue(), 'nvidia-rtx-4090');
+  assert.equal(await page.locator('gpu-calc .notice').count(), 0);
+  await page.locator('gpu-calc [data-answer="serve"] .fit').waitFor();
+  await context.close();
+});
+
 test('a host page whose Content-Security-Policy blocks WebAssembly, workers or the script gets a message, never an endless "Loading"', async () => {
   const noWasm = await chrome.browser.newContext();
   const p1 = await noWasm.newPage();
