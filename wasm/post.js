@@ -35,12 +35,19 @@
     }
     return out.subarray(0, n);
   }
+  function cut(s) {
+    return s.length > 1048577 ? s.slice(0, 1048577) : s;
+  }
   function call(entry, args) {
     if (args.length !== ARITY[entry]) throw new TypeError('gpucalc: ' + NAMES[entry] + ' takes ' + ARITY[entry] + ' argument(s), not ' + args.length);
     for (var i = 0; i < args.length; i++)
       if (typeof args[i] !== 'string') throw new TypeError('gpucalc: ' + NAMES[entry] + ' takes JSON text (a string), not ' + typeof args[i]);
-    var a = utf8(args[0] || ''),
-      b = utf8(args[1] || '');
+    // Past the core's limit (kMaxScenarioBytes, core/include/gpucalc/api.hpp: 1 MiB; each UTF-16
+    // unit is at least one byte) only the first 1 MiB + 1 units go in: the answer is the same
+    // ("over 1048576 bytes"), without copying a huge string into the module's memory, which keeps
+    // its size. An explain key that long matches no figure either way.
+    var a = utf8(cut(args[0] || '')),
+      b = utf8(cut(args[1] || ''));
     var at = _gpucalc_input(a.length + b.length); // may grow the memory: HEAPU8 is read after it
     HEAPU8.set(a, at);
     HEAPU8.set(b, at + a.length);

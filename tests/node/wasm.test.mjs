@@ -150,6 +150,16 @@ test('the methods take JSON text, passed whole as UTF-8 (as the CLI reads it); a
     assert.equal(e.code, 'malformed_json');
     assert.match(e.message, /invalid UTF-8/);
   }
+  // A text far past the 1 MiB limit is refused as one just past it, without growing the module's memory by its size.
+  const heap = m.HEAPU8.length;
+  const huge = JSON.parse(m.estimate(' '.repeat(60e6)));
+  assert.deepEqual(huge, JSON.parse(m.estimate(' '.repeat((1 << 20) + 1))));
+  assert.equal(huge.errors[0].code, 'too_large');
+  assert.ok(m.HEAPU8.length < heap + 16e6, `memory ${heap} -> ${m.HEAPU8.length} bytes`);
+  const cluster = '{"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8}}';
+  const one = JSON.parse(m.explain(cluster, 'k'));
+  assert.deepEqual(one.explain, {});
+  assert.deepEqual(JSON.parse(m.explain(cluster, 'k'.repeat(60e6))), one);
   assert.throws(() => m.estimate(42), { name: 'TypeError', message: /estimate takes JSON text/ });
   assert.throws(() => m.estimate(), { name: 'TypeError', message: /estimate takes 1 argument/ });
   assert.throws(() => m.explain('{}'), { name: 'TypeError', message: /explain takes 2 argument/ });
