@@ -543,7 +543,16 @@ void device_echo(Val j, const Device& d) {
 void write_errors(Val j, const Errors& errors) {
     Val arr = j["errors"];
     arr.set_array();
-    for (const auto& e : errors) arr.append() = {{"code", e.code}, {"field", e.field}, {"message", e.message}};
+    // At most kMaxErrorsListed: a text of 70,000 unknown keys made 5.9 MB of errors (the last entry
+    // says how many more there are).
+    const std::size_t listed = errors.size() > kMaxErrorsListed ? kMaxErrorsListed - 1 : errors.size();
+    for (std::size_t i = 0; i < listed; ++i)
+        arr.append() = {{"code", errors[i].code}, {"field", errors[i].field}, {"message", errors[i].message}};
+    if (listed < errors.size())
+        arr.append() = {{"code", "too_many_errors"},
+                        {"field", ""},
+                        {"message", std::to_string(errors.size() - listed) + " more errors are not listed (the first " +
+                                        std::to_string(listed) + " are)"}};
 }
 
 jv::Value errors_to_json(const Errors& errors) {

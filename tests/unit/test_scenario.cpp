@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "gpucalc/errors.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -249,4 +250,23 @@ TEST_CASE(
     const json again = run(one["inputs"]);
     REQUIRE_FALSE(again.contains("errors"));
     CHECK(again["inference"] == one["inference"]);
+}
+
+TEST_CASE("an answer lists at most 100 errors; the last then says how many more there are") {
+    std::string text = R"({"hardware": {"device": "nvidia-h100-sxm5-80gb", "count": 8)";
+    for (int i = 0; i < 500; ++i) text += ", \"typo" + std::to_string(i) + "\": 1";
+    text += "}}";
+    const auto errors = nlohmann::json::parse(gpucalc::estimate_json(text))["errors"];
+    REQUIRE(errors.size() == gpucalc::kMaxErrorsListed);
+    CHECK(errors[0]["code"] == "unknown_field");
+    CHECK(errors[98]["code"] == "unknown_field");
+    CHECK(errors[99]["code"] == "too_many_errors");
+    CHECK(errors[99]["message"] == "401 more errors are not listed (the first 99 are)");
+    // 100 errors exactly are all listed.
+    std::string hundred = R"({"hardware": {"device": "nvidia-h100-sxm5-80gb", "count": 8)";
+    for (int i = 0; i < 100; ++i) hundred += ", \"typo" + std::to_string(i) + "\": 1";
+    hundred += "}}";
+    const auto all = nlohmann::json::parse(gpucalc::estimate_json(hundred))["errors"];
+    REQUIRE(all.size() == 100);
+    CHECK(all[99]["code"] == "unknown_field");
 }

@@ -1,6 +1,7 @@
 // Errors are data: a code, the JSON path of the offending field, and a message.
 // Nothing in core throws across its public API; every estimator reports problems here.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +39,10 @@ inline constexpr ErrorCodeDoc kErrorCodes[] = {
     {"undefined", "a claim checks a figure that is null for the scenario (e.g. days of a run that does not fit)"},
     {"catalog", "an entry of the embedded catalog is malformed (a build fault, reported by `gpucalc devices`)"},
     {"internal", "a fault in gpucalc itself (please report it with the scenario)"},
+    {"too_many_errors", "the last entry of a list cut at 100 errors: how many more there are"},
 };
+// An answer lists at most this many errors (the last one then says how many more there are).
+inline constexpr std::size_t kMaxErrorsListed = 100;
 inline bool known_error_code(std::string_view code) {
     for (const auto& c : kErrorCodes)
         if (c.code == code) return true;
