@@ -9,6 +9,7 @@
 // decoded by the browser's TextDecoder straight from that memory.
 #include <emscripten.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 
@@ -34,7 +35,12 @@ EMSCRIPTEN_KEEPALIVE char* gpucalc_input(std::size_t size) {
 // Runs `entry` on the arguments (the first `first` bytes of the input, then the rest) and returns
 // the answer's address; gpucalc_result_size() is its length in bytes.
 EMSCRIPTEN_KEEPALIVE const char* gpucalc_call(int entry, std::size_t first) {
-    const std::string a = input.substr(0, first), b = first < input.size() ? input.substr(first) : std::string();
+    // The second argument (explain's key; empty for the others) is split off; the first stays in
+    // `input` (a scenario is not copied again).
+    first = std::min(first, input.size());
+    const std::string b = input.substr(first);
+    input.resize(first);
+    const std::string& a = input;
     switch (entry) {
         case kEstimate:
             result = gpucalc::estimate_json(a);

@@ -254,5 +254,5 @@ const ChartSvg = (function () {
     return { svg, select, nearest, plot: { left: L.left, right: L.W - L.right, top: L.top, bottom: L.bottom } };
   }
 
-  return { render, niceStep, tickValues, domain };
+  return { render, niceStep, tickValues, domain, el };
 })();

@@ -33,18 +33,12 @@ const Charts = (function () {
 
   // A short line (or dot) in the series' colour, as drawn in the chart.
   function swatch(s, color) {
-    const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-    const mark = document.createElementNS('http://www.w3.org/2000/svg', s.line === false ? 'circle' : 'line');
-    const attrs = s.line === false ? { cx: 7, cy: 6, r: 4, fill: color } : { x1: 1, y1: 6, x2: 15, y2: 6, stroke: color, 'stroke-width': 3 };
-    for (const k of Object.keys(attrs)) mark.setAttribute(k, attrs[k]);
-    for (const [k, x] of [
-      ['width', 16],
-      ['height', 12],
-      ['aria-hidden', 'true'],
-      ['class', 'swatch-line']
-    ])
-      svg.setAttribute(k, x);
-    svg.appendChild(mark);
+    const svg = ChartSvg.el('svg', { width: 16, height: 12, 'aria-hidden': 'true', class: 'swatch-line' });
+    svg.appendChild(
+      s.line === false
+        ? ChartSvg.el('circle', { cx: 7, cy: 6, r: 4, fill: color })
+        : ChartSvg.el('line', { x1: 1, y1: 6, x2: 15, y2: 6, stroke: color, 'stroke-width': 3 })
+    );
     return svg;
   }
 

@@ -98,12 +98,15 @@ void cluster_json(Val j, const ClusterResult& c) {
     j["cloud_usd_per_hour"] = opt(c.cloud_usd_per_hour);
 }
 
+// A figure of time and money: null when the setup does not fit.
+Scalar when_ok(bool ok, double v) { return ok ? Scalar(v) : Scalar(nullptr); }
+
 // Traffic across sites (the WAN level): what one exchange costs, what the step waits for, and what
 // synchronous data parallelism would have moved.
 void communication_json(Val j, const TrainingResult& r) {
     const WanTraffic& w = r.wan;
     const bool ok = r.fits;
-    auto when = [&](bool c, double v) { return ok && c ? Scalar(v) : Scalar(nullptr); };
+    auto when = [&](bool c, double v) { return when_ok(ok && c, v); };
     const bool dp = w.sites_dp > 1, pp = w.sites_pp > 1;
     const double comm = r.step.tp_comm + r.step.cp_comm + r.step.pp_comm + r.step.ep_comm + r.step.dp_comm + r.step.outer_comm;
     const double wan_exposed = w.exchange_exposed_seconds + w.pp_seconds;
@@ -150,8 +153,6 @@ void local_sgd_json(Val j, const TrainingResult& r) {
          {"basis", c.basis}};
 }
 
-// A figure of time and money: null when the setup does not fit.
-Scalar when_ok(bool ok, double v) { return ok ? Scalar(v) : Scalar(nullptr); }
 // A total that may be missing: null when the setup does not fit or the figure is absent.
 Scalar total_ok(bool ok, const std::optional<double>& v) { return ok && v ? Scalar(*v) : Scalar(nullptr); }
 
