@@ -8,7 +8,6 @@
 // The MFU is predicted by the plan search (best layout that fits) unless training.mfu is given.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 
 #include "gpucalc/inverse.hpp"
@@ -168,11 +167,7 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
 }
 
 // A number with three significant digits.
-std::string sig3(double v) {
-    char b[64];
-    std::snprintf(b, sizeof b, "%.3g", v);
-    return b;
-}
+std::string sig3(double v) { return jr::fmt_general(v, 3); }
 
 // The index of network preset `id` in the catalog, if any.
 std::optional<int> network_preset(const char* id) {

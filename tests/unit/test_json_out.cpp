@@ -3,11 +3,13 @@
 // and invalid UTF-8 (replaced by U+FFFD).
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
 
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_read.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -194,4 +196,75 @@ TEST_CASE("json writer: numbers, objects of scalars, non-finite values replaced 
     CHECK(doc.text() == R"({"a":{"i":3,"n":1.0,"none":null,"opt":null,"s":"text","u":4},"b":{"x":null},"c":[null,2.5]})");
     r["a"] = {{"only", false}};
     CHECK(doc.text_of(r["a"].index()) == R"({"only":false})");
+}
+
+// jr::fmt_general is printf's %.<p>g written out (the module carries no printf): the C library's
+// snprintf (glibc here, exact and round-half-even like musl) is the reference.
+TEST_CASE("number text: fmt_general writes what snprintf's %.<p>g writes, for every precision and kind of double") {
+    auto reference = [](double v, int p) {
+        char b[512];
+        std::snprintf(b, sizeof b, "%.*g", p, v);
+        return std::string(b);
+    };
+    const double fixed[] = {0.0,
+                            -0.0,
+                            1.0,
+                            -1.0,
+                            0.5,
+                            1.5,
+                            2.5,
+                            0.125,
+                            0.375,
+                            9.5,
+                            99.5,
+                            999999.5,
+                            9999995.0,
+                            1234565.0,
+                            0.000123456789,
+                            0.0001,
+                            0.00001,
+                            123456.0,
+                            1234567.0,
+                            1e21,
+                            1e-300,
+                            4.9406564584124654e-324,
+                            2.2250738585072014e-308,
+                            1.7976931348623157e308,
+                            0.1,
+                            0.2,
+                            0.3,
+                            1.0 / 3,
+                            2.0 / 3,
+                            100.0,
+                            1e6,
+                            999999.0,
+                            9.999995e-5,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity()};
+    for (double v : fixed)
+        for (int p = 1; p <= 17; ++p) {
+            INFO(v << " at precision " << p);
+            REQUIRE(jr::fmt_general(v, p) == reference(v, p));
+        }
+    std::mt19937_64 rng(20261130);
+    for (int i = 0; i < 200000; ++i) {
+        double v;
+        if (i % 3 == 0) {  // any bit pattern (NaN excluded: its sign and payload text are not specified)
+            const std::uint64_t bits = rng();
+            std::memcpy(&v, &bits, sizeof v);
+            if (std::isnan(v)) continue;
+        } else if (i % 3 == 1) {  // decimal-looking values near the rounding ties of %.3g and %.6g
+            v = std::ldexp(static_cast<double>(rng() % 2000001), static_cast<int>(rng() % 41) - 20) / 1000.0 * (rng() % 2 ? 1 : -1);
+        } else {  // short decimals (the figures in messages): k x 10^e
+            v = static_cast<double>(rng() % 100000000) * std::pow(10.0, static_cast<int>(rng() % 30) - 18);
+        }
+        for (int p : {3, 6}) {
+            INFO(v << " at precision " << p);
+            REQUIRE(jr::fmt_general(v, p) == reference(v, p));
+        }
+    }
+    CHECK(jr::fmt_num(1234567.0) == "1.23457e+06");
+    CHECK(jr::fmt_num(0.125) == "0.125");
+    CHECK(jr::fmt_general(0.125, 2) == "0.12");  // a tie on the exact value: to even
+    CHECK(jr::fmt_general(0.375, 2) == "0.38");
 }
