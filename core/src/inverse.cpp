@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "gpucalc/decimal.hpp"
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/network.hpp"
@@ -167,7 +168,7 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
 }
 
 // A number with three significant digits.
-std::string sig3(double v) { return jr::fmt_general(v, 3); }
+std::string sig3(double v) { return decimal::format_general(v, 3); }
 
 // The index of network preset `id` in the catalog, if any.
 std::optional<int> network_preset(const char* id) {

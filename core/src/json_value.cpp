@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "gpucalc/decimal.hpp"
+
 namespace gpucalc::jv {
 
 namespace {
@@ -540,8 +542,7 @@ private:
             if (!digits()) return false;
         }
         if (integer && whole(start, negative, out)) return true;
-        const std::string token(start, p_);  // strtod must not read past the token (e.g. "0x1")
-        const double d = std::strtod(token.c_str(), nullptr);
+        const double d = decimal::parse(std::string_view(start, static_cast<std::size_t>(p_ - start)));
         if (!std::isfinite(d)) {
             p_ = start;
             return fail("number overflow");

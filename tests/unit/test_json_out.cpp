@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "gpucalc/decimal.hpp"
 #include "gpucalc/json_out.hpp"
 #include "gpucalc/json_read.hpp"
 #include "helpers.hpp"
@@ -198,9 +199,9 @@ TEST_CASE("json writer: numbers, objects of scalars, non-finite values replaced 
     CHECK(doc.text_of(r["a"].index()) == R"({"only":false})");
 }
 
-// jr::fmt_general is printf's %.<p>g written out (the module carries no printf): the C library's
+// decimal::format_general is printf's %.<p>g written out (the module carries no printf): the C library's
 // snprintf (glibc here, exact and round-half-even like musl) is the reference.
-TEST_CASE("number text: fmt_general writes what snprintf's %.<p>g writes, for every precision and kind of double") {
+TEST_CASE("number text: format_general writes what snprintf's %.<p>g writes, for every precision and kind of double") {
     auto reference = [](double v, int p) {
         char b[512];
         std::snprintf(b, sizeof b, "%.*g", p, v);
@@ -244,7 +245,7 @@ TEST_CASE("number text: fmt_general writes what snprintf's %.<p>g writes, for ev
     for (double v : fixed)
         for (int p = 1; p <= 17; ++p) {
             INFO(v << " at precision " << p);
-            REQUIRE(jr::fmt_general(v, p) == reference(v, p));
+            REQUIRE(decimal::format_general(v, p) == reference(v, p));
         }
     std::mt19937_64 rng(20261130);
     for (int i = 0; i < 200000; ++i) {
@@ -260,11 +261,85 @@ TEST_CASE("number text: fmt_general writes what snprintf's %.<p>g writes, for ev
         }
         for (int p : {3, 6}) {
             INFO(v << " at precision " << p);
-            REQUIRE(jr::fmt_general(v, p) == reference(v, p));
+            REQUIRE(decimal::format_general(v, p) == reference(v, p));
         }
     }
     CHECK(jr::fmt_num(1234567.0) == "1.23457e+06");
     CHECK(jr::fmt_num(0.125) == "0.125");
-    CHECK(jr::fmt_general(0.125, 2) == "0.12");  // a tie on the exact value: to even
-    CHECK(jr::fmt_general(0.375, 2) == "0.38");
+    CHECK(decimal::format_general(0.125, 2) == "0.12");  // a tie on the exact value: to even
+    CHECK(decimal::format_general(0.375, 2) == "0.38");
+}
+
+// decimal::parse replaces strtod in the JSON reader: glibc's strtod (exact, ties to even) is the
+// reference, on random tokens and on the hard cases: the exact midpoints between neighbouring
+// doubles (ties), a digit either side of them, long mantissas, subnormals and the overflow edge.
+TEST_CASE("number text: decimal::parse reads every JSON number token as strtod does") {
+    auto same = [](const std::string& t) {
+        const double want = std::strtod(t.c_str(), nullptr), got = decimal::parse(t);
+        INFO(t);
+        REQUIRE(std::memcmp(&want, &got, sizeof want) == 0);  // the same bits (sign of zero included)
+    };
+    for (const char* t : {"0",
+                          "-0",
+                          "0.0",
+                          "-0.0",
+                          "1",
+                          "-1",
+                          "0.1",
+                          "1e22",
+                          "1e23",
+                          "9007199254740993",
+                          "9007199254740992.5",
+                          "2.2250738585072011e-308",
+                          "2.2250738585072012e-308",
+                          "4.9406564584124654e-324",
+                          "2.4703282292062327e-324",
+                          "2.4703282292062328e-324",
+                          "1e-400",
+                          "1.7976931348623157e308",
+                          "1.7976931348623158e308",
+                          "1.7976931348623159e308",
+                          "1e309",
+                          "123456789012345678901234567890e-10",
+                          "0.000000000000000000001e5",
+                          "1E+2",
+                          "1e-0",
+                          "1e000000000000000000000000000001",
+                          "1e-99999999999999999999",
+                          "1e99999999999999999999"})
+        same(t);
+    std::mt19937_64 rng(1130);
+    auto digits = [&](std::size_t n) {
+        std::string s;
+        for (std::size_t i = 0; i < n; ++i) s += static_cast<char>('0' + rng() % 10);
+        return s;
+    };
+    for (int i = 0; i < 100000; ++i) {  // random tokens: 1 to 40 digits, a point somewhere, an exponent
+        std::string m = std::to_string(1 + rng() % 9) + digits(rng() % 40);
+        if (m.size() > 1 && rng() % 2) m.insert(1 + rng() % (m.size() - 1), ".");
+        if (rng() % 4 == 0 && m.find('.') == std::string::npos) m = "0." + std::string(rng() % 30, '0') + m;  // 0.000ddd
+        std::string t = (rng() % 2 ? "-" : "") + m;
+        if (rng() % 2) t += "e" + std::to_string(static_cast<int>(rng() % 700) - 350);
+        same(t);
+    }
+    for (int i = 0; i < 20000; ++i) {  // the midpoint above a random double, written out exactly (and its neighbours)
+        std::uint64_t bits = rng() & 0x7FEFFFFFFFFFFFFFull;
+        double x;
+        std::memcpy(&x, &bits, sizeof x);
+        if (x == 0) continue;
+        const double next = std::nextafter(x, HUGE_VAL);
+        if (std::isinf(next)) continue;
+        char buf[1200];  // the midpoint needs 54 bits: exact in x86's 64-bit long double mantissa
+        std::snprintf(buf, sizeof buf, "%.800Le", static_cast<long double>(x) / 2 + static_cast<long double>(next) / 2);
+        std::string mid = buf;
+        same(mid);
+        const std::size_t e = mid.find('e');
+        std::string last = mid.substr(0, e);
+        while (last.size() > 3 && last.back() == '0') last.pop_back();
+        same(last + mid.substr(e));
+        std::string up = last;
+        up += '1';
+        same(up + mid.substr(e));
+        same(mid.substr(0, e) + std::string(rng() % 300, '0') + "1" + mid.substr(e));  // past 800 digits: only "above" counts
+    }
 }

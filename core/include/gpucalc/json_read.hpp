@@ -32,9 +32,7 @@ inline Range positive_int(double max = 1e15) { return Range{1, max, false, true}
 inline Range non_negative_int(double max = 1e15) { return Range{0, max, false, true}; }
 inline Range between(double lo, double hi) { return Range{lo, hi, false, false}; }
 
-// printf("%.<precision>g", v), exactly, without printf.
-std::string fmt_general(double v, int precision);
-std::string fmt_num(double v);  // fmt_general(v, 6)
+std::string fmt_num(double v);  // printf's "%.6g" (decimal::format_general)
 
 // At most `max` bytes of `s`, cut at a UTF-8 character boundary, with "..." when shortened (user
 // strings quoted in error messages must stay valid UTF-8).
