@@ -71,7 +71,7 @@ async function main() {
     // makes every page decode this file as UTF-8, whatever the page's own encoding.
     '\ufeff/* gpucalc — https://github.com/ (MIT). */',
     read(moduleJs).replace(/^\ufeff/, ''),
-    'globalThis.__gpucalcCss = ' + JSON.stringify(css) + ';',
+    'globalThis.__gpucalcCss = ' + JSON.stringify(smallCss(css)) + ';',
     await small(read(join(root, 'web', 'format.js')) + '\n;\n' + pageScript(root))
   ];
   mkdirSync(site, { recursive: true });
@@ -79,6 +79,17 @@ async function main() {
   for (const f of ['index.html', 'embed.html', 'frame.html', 'page.css']) copyFileSync(join(root, 'web', f), join(site, f));
   copyFileSync(moduleJs, join(site, 'gpucalc.js'));
   console.log('site written to ' + site);
+}
+
+// The element's CSS without comments and spare whitespace (-0.6 kB gzip); quoted strings are kept
+// as written.
+export function smallCss(css) {
+  return css
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .split(/("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/)
+    .map((part, i) => (i % 2 ? part : part.replace(/\s+/g, ' ').replace(/ ?([{};,]) ?/g, '$1')))
+    .join('')
+    .trim();
 }
 
 // The page's own script, minified (Terser: whitespace, comments and local names; -23 kB gzip). The
