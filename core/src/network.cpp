@@ -67,11 +67,14 @@ const NetworkPreset* network_preset(int index) {
     return &all[static_cast<std::size_t>(index)];
 }
 
-std::vector<Choice> network_choices() {
-    std::vector<Choice> out;
-    const auto& all = network_presets();
-    for (std::size_t i = 0; i < all.size(); ++i) out.push_back(Choice{all[i].id, static_cast<int>(i)});
-    return out;
+Span<Choice> network_choices() {
+    static const std::vector<Choice> choices = [] {
+        std::vector<Choice> out;
+        const auto& all = network_presets();
+        for (std::size_t i = 0; i < all.size(); ++i) out.push_back(Choice{all[i].id, static_cast<int>(i)});
+        return out;
+    }();
+    return {choices.data(), choices.size()};
 }
 
 json networks_to_json() {

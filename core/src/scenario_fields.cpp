@@ -10,22 +10,24 @@ namespace gpucalc {
 
 using json = jv::Value;
 
-std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed) {
-    std::vector<Choice> out;
-    for (Precision p : allowed) out.push_back(Choice{precision_name(p), static_cast<int>(p)});
-    return out;
-}
-
 namespace {
 
 constexpr double kMaxCount = 1e8;  // devices, ranks: far above any real cluster
 constexpr double kMaxDim = 1e7;    // model widths
 
+// A precision's choice row: its name and its enum value.
+constexpr Choice precision_choice(Precision p) { return Choice{kPrecisionNames[static_cast<std::size_t>(p)], static_cast<int>(p)}; }
+
+// The choice lists of the tables (constant arrays, so that each table is constant data).
+constexpr Choice kModelFfnKind[] = {{"gelu", 0}, {"swiglu", 1}};
+constexpr Choice kModelNorm[] = {{"layernorm", 0}, {"rmsnorm", 1}};
+constexpr Choice kModelPositionEmbedding[] = {{"learned", 0}, {"rope", 1}, {"alibi", 2}};
+
 }  // namespace
 
-const std::vector<Field<ModelSpec>>& model_fields() {
+FieldTable<ModelSpec> model_fields() {
     using M = ModelSpec;
-    static const std::vector<Field<M>> t = {
+    static constexpr Field<M> t[] = {
         field<&M::params>(number_spec("params", "parameters", {1, 1e16, false},
                                       "total parameter count alone (enough for 6·N·D and weight memory)",
                                       "none: give params, a preset or an architecture")),
@@ -40,15 +42,15 @@ const std::vector<Field<ModelSpec>>& model_fields() {
         field<&M::kv_heads>(integer_spec("kv_heads", "", 1, 1e5, "key/value heads: = heads (MHA), 1 (MQA), else GQA", "heads")),
         field<&M::head_dim>(integer_spec("head_dim", "", 1, 1e5, "width of one head", "hidden / heads")),
         field<&M::ffn_hidden>(integer_spec("ffn_hidden", "", 1, kMaxDim, "MLP inner width", "4 x hidden")),
-        field<&M::ffn_kind>(choice_spec("ffn_kind", {{"gelu", 0}, {"swiglu", 1}}, "2-matrix MLP (GPT) or 3-matrix gated MLP (Llama)")),
+        field<&M::ffn_kind>(choice_spec("ffn_kind", kModelFfnKind, "2-matrix MLP (GPT) or 3-matrix gated MLP (Llama)")),
         field<&M::vocab>(integer_spec("vocab", "tokens", 1, 1e8, "vocabulary size (required for an architecture)",
                                       "none: required for an architecture")),
         field<&M::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "training sequence / context length")),
         field<&M::tied_embeddings>(boolean_spec("tied_embeddings", "input and output embeddings shared", "true for a custom architecture")),
         field<&M::biases>(boolean_spec("biases", "linear layers have biases (GPT) or not (Llama)")),
-        field<&M::rmsnorm>(choice_spec("norm", {{"layernorm", 0}, {"rmsnorm", 1}}, "normalisation layers")),
-        field<&M::pos>(choice_spec("position_embedding", {{"learned", 0}, {"rope", 1}, {"alibi", 2}},
-                                   "learned position table (counted as parameters), RoPE or ALiBi")),
+        field<&M::rmsnorm>(choice_spec("norm", kModelNorm, "normalisation layers")),
+        field<&M::pos>(
+            choice_spec("position_embedding", kModelPositionEmbedding, "learned position table (counted as parameters), RoPE or ALiBi")),
         field<&M::parallel_attention>(boolean_spec("parallel_attention", "attention and MLP in parallel from one norm (GPT-J, PaLM)")),
         field<&M::dropout>(boolean_spec("dropout", "trained with dropout (adds mask activations: Korthikanti et al. 2022 Table 2)",
                                         "false for a custom architecture; as published for presets")),
@@ -70,9 +72,10 @@ const std::vector<Field<ModelSpec>>& model_fields() {
     return t;
 }
 
-const std::vector<Field<Hardware>>& hardware_fields() {
+FieldTable<Hardware> hardware_fields() {
     using H = Hardware;
-    static const std::vector<Field<H>> t = {
+    static const Field<H> t[] = {
+        // not constexpr: the network presets are read from networks.json
         field<&H::count>(integer_spec("count", "devices", 1, kMaxCount, "devices in the cluster")),
         field<&H::devices_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices sharing the scale-up domain",
                                                  "the device's reference system (8 for HGX)")),
@@ -97,16 +100,30 @@ const std::vector<Field<Hardware>>& hardware_fields() {
     return t;
 }
 
+namespace {
+
+constexpr Choice kTrainingPrecision[] = {precision_choice(Precision::fp32), precision_choice(Precision::tf32),
+                                         precision_choice(Precision::bf16), precision_choice(Precision::fp16),
+                                         precision_choice(Precision::fp8)};
+constexpr Choice kTrainingRecompute[] = {{"none", 0}, {"selective", 1}, {"full", 2}};
+constexpr Choice kTrainingOptimizer[] = {{"adam", 0}, {"adamw", 0}, {"sgd", 1}};
+constexpr Choice kTrainingAttention[] = {{"flash", 0}, {"materialized", 1}};
+constexpr Choice kTrainingAttentionKernel[] = {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}};
+constexpr Choice kTrainingFramework[] = {{"megatron", 0},    {"nemo", 0},      {"fsdp", 1},    {"torchtitan", 5},
+                                         {"llm-foundry", 6}, {"deepspeed", 2}, {"maxtext", 3}, {"megatron-legacy", 4}};
+constexpr Choice kTrainingLayout[] = {{"auto", 0}, {"given", 1}};
+constexpr Choice kTrainingOuterPrecision[] = {{"fp32", 0}, {"bf16", 1}, {"fp16", 1}, {"int8", 2}, {"int4", 3}, {"fp4", 3}, {"int2", 4}};
+
+}  // namespace
+
 // table: one row per training field (name, unit, range, doc, default), the schema of the training object
-const std::vector<Field<TrainingConfig>>& training_fields() {
+FieldTable<TrainingConfig> training_fields() {
     using T = TrainingConfig;
-    static const std::vector<Field<T>> t = {
+    static constexpr Field<T> t[] = {
         field<&T::tokens>(number_spec("tokens", "tokens", {1, 1e30, false}, "tokens to train on (run totals need it)")),
         field<&T::mfu>(number_spec("mfu", "fraction", fraction_open, "given model FLOPs utilisation, used instead of the prediction",
                                    "predicted by the performance model")),
-        field<&T::precision>(choice_spec(
-            "precision", precision_choices({Precision::fp32, Precision::tf32, Precision::bf16, Precision::fp16, Precision::fp8}),
-            "precision of the matrix multiplies")),
+        field<&T::precision>(choice_spec("precision", kTrainingPrecision, "precision of the matrix multiplies")),
         field<&T::global_batch>(integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
                                              "about 4M tokens, rounded to the nearest multiple of dp x micro_batch")),
         field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
@@ -124,12 +141,11 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
                                             "data-parallel ranks, and the groups all-reduce their gradient shards once per step",
                                             "all dp x cp ranks (one group)")),
         field<&T::sequence_parallel>(boolean_spec("sequence_parallel", "Megatron sequence parallelism", "tp > 1")),
-        field<&T::recompute>(choice_spec("recompute", {{"none", 0}, {"selective", 1}, {"full", 2}}, "activation recomputation")),
-        field<&T::optimizer>(choice_spec("optimizer", {{"adam", 0}, {"adamw", 0}, {"sgd", 1}}, "optimizer (adamw = adam)")),
-        field<&T::attention>(
-            choice_spec("attention", {{"flash", 0}, {"materialized", 1}}, "fused (FlashAttention) or materialised attention scores")),
+        field<&T::recompute>(choice_spec("recompute", kTrainingRecompute, "activation recomputation")),
+        field<&T::optimizer>(choice_spec("optimizer", kTrainingOptimizer, "optimizer (adamw = adam)")),
+        field<&T::attention>(choice_spec("attention", kTrainingAttention, "fused (FlashAttention) or materialised attention scores")),
         field<&T::attention_kernel>(
-            choice_spec("attention_kernel", {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}},
+            choice_spec("attention_kernel", kTrainingAttentionKernel,
                         "fused attention kernel: fused = the device's best (cuDNN / FlashAttention-3 / Transformer "
                         "Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU); flash2 = "
                         "FlashAttention-2 (PyTorch SDPA); triton = FlashAttention in Triton (2022)",
@@ -140,15 +156,7 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
         field<&T::fragmentation>(
             number_spec("fragmentation", "fraction", fraction_closed, "allocator fragmentation, fraction of the other memory terms")),
         field<&T::framework>(
-            choice_spec("framework",
-                        {{"megatron", 0},
-                         {"nemo", 0},
-                         {"fsdp", 1},
-                         {"torchtitan", 5},
-                         {"llm-foundry", 6},
-                         {"deepspeed", 2},
-                         {"maxtext", 3},
-                         {"megatron-legacy", 4}},
+            choice_spec("framework", kTrainingFramework,
                         "training software (overlap, fusion, gradient precision, kernels): megatron = Megatron-LM/Core/NeMo; "
                         "fsdp = PyTorch FSDP (generic); torchtitan = PyTorch FSDP2 + torch.compile + torchao float8; "
                         "llm-foundry = MosaicML Composer FSDP (2023 benchmarks: Triton attention); deepspeed; maxtext = JAX/XLA; "
@@ -162,15 +170,14 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
             number_spec("goodput", "fraction", fraction_open,
                         "fraction of wall time spent on useful steps (failures, restarts, checkpoints); 1 turns the model off",
                         "from the cluster's failure rate and checkpoint/restart times")),
-        field<&T::layout>(choice_spec("layout", {{"auto", 0}, {"given", 1}},
+        field<&T::layout>(choice_spec("layout", kTrainingLayout,
                                       "auto: the plan search chooses every layout field not given (tp, pp, dp, vpp, micro_batch, "
                                       "zero, recompute, sequence_parallel, overlap_dp_comm); given: the fields as given",
                                       "auto when none of tp, pp, dp is given")),
         field<&T::local_steps>(integer_spec("local_steps", "steps", 1, 1e5,
                                             "DiLoCo inner steps H between exchanges across sites (each site trains alone in between); "
                                             "1 = synchronous data parallelism")),
-        field<&T::outer_precision>(choice_spec("outer_precision",
-                                               {{"fp32", 0}, {"bf16", 1}, {"fp16", 1}, {"int8", 2}, {"int4", 3}, {"fp4", 3}, {"int2", 4}},
+        field<&T::outer_precision>(choice_spec("outer_precision", kTrainingOuterPrecision,
                                                "precision of the values exchanged between sites (INTELLECT-1: int8; Streaming DiLoCo: fp4)",
                                                "the gradients' precision when local_steps is 1, fp32 otherwise")),
         field<&T::outer_topk>(number_spec("outer_topk", "fraction", {1e-6, 1, false},
@@ -199,9 +206,9 @@ const std::vector<Field<TrainingConfig>>& training_fields() {
     return t;
 }
 
-const std::vector<Field<EfficiencyOverrides>>& efficiency_fields() {
+FieldTable<EfficiencyOverrides> efficiency_fields() {
     using E = EfficiencyOverrides;
-    static const std::vector<Field<E>> t = {
+    static constexpr Field<E> t[] = {
         field<&E::gemm>(
             number_spec("gemm", "fraction", fraction_open, "fraction of dense peak a large GEMM reaches", "per device generation")),
         field<&E::gemm_half_width>(
@@ -218,16 +225,24 @@ const std::vector<Field<EfficiencyOverrides>>& efficiency_fields() {
     return t;
 }
 
-const std::vector<Field<InferenceConfig>>& inference_fields() {
+namespace {
+
+constexpr Choice kInferenceWeightPrecision[] = {precision_choice(Precision::fp32), precision_choice(Precision::bf16),
+                                                precision_choice(Precision::fp16), precision_choice(Precision::fp8),
+                                                precision_choice(Precision::int8), precision_choice(Precision::int4),
+                                                precision_choice(Precision::fp4)};
+constexpr Choice kInferenceKvPrecision[] = {precision_choice(Precision::fp32), precision_choice(Precision::bf16),
+                                            precision_choice(Precision::fp16), precision_choice(Precision::fp8),
+                                            precision_choice(Precision::int8)};
+constexpr Choice kInferenceWeightFormat[] = {{"native", 0}, {"q4_0", 1}, {"q4_k_m", 2}, {"q5_k_m", 3}, {"q6_k", 4}, {"q8_0", 5}};
+
+}  // namespace
+
+FieldTable<InferenceConfig> inference_fields() {
     using I = InferenceConfig;
-    static const std::vector<Field<I>> t = {
-        field<&I::weight_precision>(choice_spec("weight_precision",
-                                                precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8,
-                                                                   Precision::int8, Precision::int4, Precision::fp4}),
-                                                "precision of the stored weights")),
-        field<&I::kv_precision>(choice_spec(
-            "kv_precision", precision_choices({Precision::fp32, Precision::bf16, Precision::fp16, Precision::fp8, Precision::int8}),
-            "precision of the KV cache")),
+    static constexpr Field<I> t[] = {
+        field<&I::weight_precision>(choice_spec("weight_precision", kInferenceWeightPrecision, "precision of the stored weights")),
+        field<&I::kv_precision>(choice_spec("kv_precision", kInferenceKvPrecision, "precision of the KV cache")),
         field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance (fixed)",
                                       "the largest that fits (max throughput, continuous batching)")),
         field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
@@ -255,8 +270,7 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
         field<&I::attention_dp>(boolean_spec("attention_dp",
                                              "data-parallel attention (MLA models, DeepSeek-V3): each of the tp ranks keeps its own "
                                              "sequences' KV cache instead of every rank holding all of it")),
-        field<&I::weight_format>(choice_spec("weight_format",
-                                             {{"native", 0}, {"q4_0", 1}, {"q4_k_m", 2}, {"q5_k_m", 3}, {"q6_k", 4}, {"q8_0", 5}},
+        field<&I::weight_format>(choice_spec("weight_format", kInferenceWeightFormat,
                                              "llama.cpp GGUF weight format (bits per weight from llama.cpp) instead of weight_precision")),
         field<&I::gpu_layers>(integer_spec("gpu_layers", "layers", 0, 1e5,
                                            "layers kept on the device; the others run from host memory (CPU offload, llama.cpp -ngl)",
@@ -268,9 +282,9 @@ const std::vector<Field<InferenceConfig>>& inference_fields() {
     return t;
 }
 
-const std::vector<Field<ServingSlo>>& slo_fields() {
+FieldTable<ServingSlo> slo_fields() {
     using S = ServingSlo;
-    static const std::vector<Field<S>> t = {
+    static constexpr Field<S> t[] = {
         field<&S::ttft_seconds>(number_spec("ttft_seconds", "s", positive_up_to(1e6),
                                             "time to first token one user waits (queueing + the prefill of their prompt)")),
         field<&S::tpot_seconds>(number_spec("tpot_seconds", "s", positive_up_to(1e6), "time per output token")),
@@ -279,9 +293,9 @@ const std::vector<Field<ServingSlo>>& slo_fields() {
     return t;
 }
 
-const std::vector<Field<SpeculativeConfig>>& speculative_fields() {
+FieldTable<SpeculativeConfig> speculative_fields() {
     using P = SpeculativeConfig;
-    static const std::vector<Field<P>> t = {
+    static constexpr Field<P> t[] = {
         field<&P::draft_params>(number_spec("draft_params", "parameters", {1e3, 1e13, false},
                                             "parameters of the draft model (or MTP module) read per proposed token")),
         field<&P::draft_tokens>(integer_spec("draft_tokens", "tokens", 1, 16, "tokens proposed per verification step")),
@@ -291,21 +305,28 @@ const std::vector<Field<SpeculativeConfig>>& speculative_fields() {
     return t;
 }
 
-const std::vector<Field<FinetuneConfig>>& finetune_fields() {
+namespace {
+
+constexpr Choice kFinetuneMethod[] = {{"full", 0}, {"lora", 1}, {"qlora", 2}};
+constexpr Choice kFinetuneLoraModules[] = {{"qv", 0}, {"attention", 1}, {"all_linear", 2}, {"qkv", 3}, {"qvo_mlp", 4}};
+constexpr Choice kFinetuneOptimizer[] = {{"adamw", 0}, {"adam", 0}, {"adamw_8bit", 1}, {"paged_adamw_8bit", 2}, {"sgd", 3}};
+
+}  // namespace
+
+FieldTable<FinetuneConfig> finetune_fields() {
     using F = FinetuneConfig;
-    static const std::vector<Field<F>> t = {
-        field<&F::method>(choice_spec("method", {{"full", 0}, {"lora", 1}, {"qlora", 2}},
-                                      "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
+    static constexpr Field<F> t[] = {
+        field<&F::method>(
+            choice_spec("method", kFinetuneMethod, "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
         field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r")),
-        field<&F::lora_modules>(choice_spec("lora_modules", {{"qv", 0}, {"attention", 1}, {"all_linear", 2}, {"qkv", 3}, {"qvo_mlp", 4}},
+        field<&F::lora_modules>(choice_spec("lora_modules", kFinetuneLoraModules,
                                             "adapted matrices: q and v, all attention projections, every linear layer, q k v, or q v o "
                                             "and the MLP (torchtune's lora_attn_modules + apply_lora_to_mlp)")),
         field<&F::batch>(integer_spec("batch", "sequences", 1, 1e6, "sequences per device per step")),
         field<&F::seq_len>(integer_spec("seq_len", "tokens", 1, 1e8, "tokens per sequence")),
         field<&F::gradient_checkpointing>(
             boolean_spec("gradient_checkpointing", "keep each layer's input only; recompute the layer in backward")),
-        field<&F::optimizer>(choice_spec("optimizer", {{"adamw", 0}, {"adam", 0}, {"adamw_8bit", 1}, {"paged_adamw_8bit", 2}, {"sgd", 3}},
-                                         "optimizer (paged states live in host-backed unified memory)")),
+        field<&F::optimizer>(choice_spec("optimizer", kFinetuneOptimizer, "optimizer (paged states live in host-backed unified memory)")),
         field<&F::master_weights>(boolean_spec("master_weights", "fp32 copy of the trainable weights and fp32 optimizer states")),
         field<&F::optimizer_in_backward>(boolean_spec("optimizer_in_backward", "step each parameter as its gradient arrives")),
         field<&F::chunked_cross_entropy>(boolean_spec("chunked_cross_entropy", "fp32 loss over the logits in 8 chunks")),
@@ -318,13 +339,20 @@ const std::vector<Field<FinetuneConfig>>& finetune_fields() {
     return t;
 }
 
-const std::vector<Field<Costs>>& costs_fields() {
+namespace {
+
+constexpr Choice kCostsPriceBasis[] = {{"marketplace", 0}, {"hyperscaler", 1}};
+constexpr Choice kCostsOwnership[] = {{"cloud", 0}, {"owned", 1}};
+
+}  // namespace
+
+FieldTable<Costs> costs_fields() {
     using C = Costs;
-    static const std::vector<Field<C>> t = {
+    static constexpr Field<C> t[] = {
         field<&C::gpu_hour_usd>(number_spec("gpu_hour_usd", "USD/h", non_negative_up_to(1e6), "price of one device-hour",
                                             "the catalog's price of the device on price_basis")),
         field<&C::price_basis>(
-            choice_spec("price_basis", {{"marketplace", 0}, {"hyperscaler", 1}},
+            choice_spec("price_basis", kCostsPriceBasis,
                         "catalog price used when gpu_hour_usd is not given: GPU-cloud on-demand (RunPod, Lambda, ...) "
                         "or hyperscaler on-demand (AWS, Azure, Google Cloud); a device without that basis uses the other, "
                         "with a warning")),
@@ -333,42 +361,50 @@ const std::vector<Field<Costs>>& costs_fields() {
         field<&C::pue>(number_spec("pue", "ratio", {1, 10, false}, "data-centre power usage effectiveness")),
         field<&C::grid_kg_co2_per_kwh>(
             number_spec("grid_kg_co2_per_kwh", "kg/kWh", non_negative_up_to(10), "grid carbon intensity (LLaMA paper's US average)")),
-        field<&C::ownership>(
-            choice_spec("ownership", {{"cloud", 0}, {"owned", 1}}, "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
+        field<&C::ownership>(choice_spec("ownership", kCostsOwnership, "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
         field<&C::lifetime_years>(number_spec("lifetime_years", "years", {0.1, 50, false}, "amortisation period of owned hardware")),
     };
     return t;
 }
 
-const std::vector<Field<RooflineRequest>>& roofline_fields() {
+namespace {
+
+constexpr Choice kRooflinePrecision[] = {precision_choice(Precision::fp64), precision_choice(Precision::fp32),
+                                         precision_choice(Precision::tf32), precision_choice(Precision::bf16),
+                                         precision_choice(Precision::fp16), precision_choice(Precision::fp8),
+                                         precision_choice(Precision::int8), precision_choice(Precision::fp4)};
+
+}  // namespace
+
+FieldTable<RooflineRequest> roofline_fields() {
     using R = RooflineRequest;
-    static const std::vector<Field<R>> t = {
-        field<&R::precision>(choice_spec("precision",
-                                         precision_choices({Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
-                                                            Precision::fp16, Precision::fp8, Precision::int8, Precision::fp4}),
-                                         "precision of the roofline ceilings")),
+    static constexpr Field<R> t[] = {
+        field<&R::precision>(choice_spec("precision", kRooflinePrecision, "precision of the roofline ceilings")),
         field<&R::matmul_n>(integer_spec("matmul_n", "", 1, 1e6, "size N of the N x N x N GEMM workload")),
         field<&R::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e7, "tokens of the prefill forward-pass workload")),
     };
     return t;
 }
 
-const std::vector<Field<CompareRequest>>& compare_fields() {
+FieldTable<CompareRequest> compare_fields() {
     using C = CompareRequest;
-    static const std::vector<Field<C>> t = {
-        field<&C::precision>(choice_spec("precision",
-                                         precision_choices({Precision::fp64, Precision::fp32, Precision::tf32, Precision::bf16,
-                                                            Precision::fp16, Precision::fp8, Precision::int8, Precision::fp4}),
-                                         "precision for \"how many B match one A\"")),
+    static constexpr Field<C> t[] = {
+        field<&C::precision>(choice_spec("precision", kRooflinePrecision, "precision for \"how many B match one A\"")),
     };
     return t;
 }
 
-const std::vector<Field<InverseQuestion>>& inverse_fields() {
+namespace {
+
+constexpr Choice kInverseQuestion[] = {{"what_can_train", 0}, {"gpus_needed", 1}};
+
+}  // namespace
+
+FieldTable<InverseQuestion> inverse_fields() {
     using Q = InverseQuestion;
-    static const std::vector<Field<Q>> t = {
+    static constexpr Field<Q> t[] = {
         field<&Q::question>(
-            choice_spec("question", {{"what_can_train", 0}, {"gpus_needed", 1}},
+            choice_spec("question", kInverseQuestion,
                         "what_can_train: the model this cluster can train; gpus_needed: devices for a model by a deadline")),
         field<&Q::days>(number_spec("days", "days", {1e-3, 1e5, false}, "time available / deadline")),
         field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
@@ -381,9 +417,9 @@ const std::vector<Field<InverseQuestion>>& inverse_fields() {
     return t;
 }
 
-const std::vector<Field<PlanOptions>>& plan_fields() {
+FieldTable<PlanOptions> plan_fields() {
     using P = PlanOptions;
-    static const std::vector<Field<P>> t = {
+    static constexpr Field<P> t[] = {
         field<&P::top_k>(integer_spec("top_k", "plans", 1, 100, "plans returned, fastest first")),
         field<&P::max_tp>(integer_spec("max_tp", "devices", 1, 64, "largest tensor-parallel size searched")),
         field<&P::max_vpp>(integer_spec("max_vpp", "", 1, 16, "largest interleaving searched")),
@@ -394,11 +430,11 @@ const std::vector<Field<PlanOptions>>& plan_fields() {
     return t;
 }
 
-const std::vector<Field<Device>>& custom_device_fields() {
+FieldTable<Device> custom_device_fields() {
     using D = Device;
     // Lower bounds reject absurd figures (a 1e-300 FLOP/s device would give "0 days"): no real
     // memory, link or power figure is below these.
-    static const std::vector<Field<D>> t = {
+    static constexpr Field<D> t[] = {
         field<&D::memory_bytes>(number_spec("memory_bytes", "bytes", {1e6, 1e16, false}, "device memory (required without base)")),
         field<&D::memory_bandwidth_bytes_per_second>(
             number_spec("memory_bandwidth_bytes_per_second", "B/s", {1e6, 1e16, false}, "device memory bandwidth (required without base)")),

@@ -19,6 +19,26 @@ namespace gpucalc {
 
 enum class FieldKind { number, integer, boolean, choice };
 
+// A view of a constant array (std::span is C++20): the tables below are constant data, built by the
+// compiler, not at run time.
+template <class E>
+class Span {
+public:
+    constexpr Span() = default;
+    constexpr Span(const E* data, std::size_t size) : data_(data), size_(size) {}
+    template <std::size_t N>
+    constexpr Span(const E (&a)[N]) : data_(a), size_(N) {}
+    constexpr const E* begin() const { return data_; }
+    constexpr const E* end() const { return data_ + size_; }
+    constexpr std::size_t size() const { return size_; }
+    constexpr bool empty() const { return size_ == 0; }
+    constexpr const E& operator[](std::size_t i) const { return data_[i]; }
+
+private:
+    const E* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
 struct Choice {
     std::string_view name;
     int value;
@@ -33,7 +53,7 @@ struct FieldSpec {
     double min = -std::numeric_limits<double>::infinity();
     double max = std::numeric_limits<double>::infinity();
     bool min_exclusive = false;
-    std::vector<Choice> choices;  // FieldKind::choice: accepted names (aliases share a value)
+    Span<Choice> choices;  // FieldKind::choice: accepted names (aliases share a value)
     std::string_view doc;
     std::string_view default_doc;  // set when the default is computed from other fields
 };
@@ -45,6 +65,10 @@ struct Field {
     double (*get)(const T&);  // numbers; booleans as 0/1; choices as their enum value
     void (*set)(T&, double);
 };
+
+// A table: a constant array of rows (`static constexpr Field<T> rows[] = {...}; return rows;`).
+template <class T>
+using FieldTable = Span<Field<T>>;
 
 namespace fields_detail {
 template <class>
@@ -106,8 +130,8 @@ void set(Cls<P>& t, double x) {
 
 // A row for member P (e.g. &TrainingConfig::tp).
 template <auto P>
-Field<fields_detail::Cls<P>> field(FieldSpec spec) {
-    return Field<fields_detail::Cls<P>>{std::move(spec), &fields_detail::has<P>, &fields_detail::get<P>, &fields_detail::set<P>};
+constexpr Field<fields_detail::Cls<P>> field(FieldSpec spec) {
+    return Field<fields_detail::Cls<P>>{spec, &fields_detail::has<P>, &fields_detail::get<P>, &fields_detail::set<P>};
 }
 
 // Range helpers for rows.
@@ -115,19 +139,19 @@ struct Bounds {
     double min, max;
     bool min_exclusive;
 };
-inline FieldSpec number_spec(std::string_view name, std::string_view unit, Bounds b, std::string_view doc,
-                             std::string_view default_doc = {}) {
+constexpr FieldSpec number_spec(std::string_view name, std::string_view unit, Bounds b, std::string_view doc,
+                                std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::number, unit, b.min, b.max, b.min_exclusive, {}, doc, default_doc};
 }
-inline FieldSpec integer_spec(std::string_view name, std::string_view unit, double min, double max, std::string_view doc,
-                              std::string_view default_doc = {}) {
+constexpr FieldSpec integer_spec(std::string_view name, std::string_view unit, double min, double max, std::string_view doc,
+                                 std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::integer, unit, min, max, false, {}, doc, default_doc};
 }
-inline FieldSpec boolean_spec(std::string_view name, std::string_view doc, std::string_view default_doc = {}) {
+constexpr FieldSpec boolean_spec(std::string_view name, std::string_view doc, std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::boolean, {}, 0, 1, false, {}, doc, default_doc};
 }
-inline FieldSpec choice_spec(std::string_view name, std::vector<Choice> choices, std::string_view doc, std::string_view default_doc = {}) {
-    return FieldSpec{name, FieldKind::choice, {}, 0, 0, false, std::move(choices), doc, default_doc};
+constexpr FieldSpec choice_spec(std::string_view name, Span<Choice> choices, std::string_view doc, std::string_view default_doc = {}) {
+    return FieldSpec{name, FieldKind::choice, {}, 0, 0, false, choices, doc, default_doc};
 }
 constexpr Bounds fraction_open{0, 1, true};     // (0, 1]
 constexpr Bounds fraction_closed{0, 1, false};  // [0, 1]
@@ -150,7 +174,7 @@ jv::Value field_schema_json(const FieldSpec& spec, const std::optional<double>& 
 
 // Reads every row present in obj into out; returns the rows that were given, as bits (row i = 1 << i).
 template <class T>
-std::uint64_t read_fields(const jv::Value& obj, const std::string& path, const std::vector<Field<T>>& table, T& out, Errors& errors) {
+std::uint64_t read_fields(const jv::Value& obj, const std::string& path, FieldTable<T> table, T& out, Errors& errors) {
     std::uint64_t given = 0;
     for (std::size_t i = 0; i < table.size(); ++i)
         if (const auto v = read_field(obj, path, table[i].spec, errors)) {
@@ -162,14 +186,14 @@ std::uint64_t read_fields(const jv::Value& obj, const std::string& path, const s
 
 // The bit of row `name` in a read_fields mask (0 when the table has no such row).
 template <class T>
-std::uint64_t field_bit(const std::vector<Field<T>>& table, std::string_view name) {
+std::uint64_t field_bit(FieldTable<T> table, std::string_view name) {
     for (std::size_t i = 0; i < table.size() && i < 64; ++i)
         if (table[i].spec.name == name) return std::uint64_t{1} << i;
     return 0;
 }
 
 template <class T>
-jv::Value write_fields(const T& value, const std::vector<Field<T>>& table) {
+jv::Value write_fields(const T& value, FieldTable<T> table) {
     jv::Value j = jv::Value::object();
     for (const auto& f : table) j[std::string(f.spec.name)] = f.has(value) ? field_value_json(f.spec, f.get(value)) : nullptr;
     return j;
@@ -177,21 +201,21 @@ jv::Value write_fields(const T& value, const std::vector<Field<T>>& table) {
 
 // Every row of the table into the object j (null for an unset optional member).
 template <class T>
-void write_fields(jw::Val j, const T& value, const std::vector<Field<T>>& table) {
+void write_fields(jw::Val j, const T& value, FieldTable<T> table) {
     j.set_object();
     for (const auto& f : table) j.add(f.spec.name) = f.has(value) ? field_value(f.spec, f.get(value)) : jw::Scalar();
 }
 
 // The value of row `name` (null when unset or when the table has no such row).
 template <class T>
-jw::Scalar field_value(const T& value, const std::vector<Field<T>>& table, std::string_view name) {
+jw::Scalar field_value(const T& value, FieldTable<T> table, std::string_view name) {
     for (const auto& f : table)
         if (f.spec.name == name) return f.has(value) ? field_value(f.spec, f.get(value)) : jw::Scalar();
     return jw::Scalar();
 }
 
 template <class T>
-jv::Value table_schema_json(const std::vector<Field<T>>& table) {
+jv::Value table_schema_json(FieldTable<T> table) {
     const T defaults{};
     jv::Value rows = jv::Value::array();
     for (const auto& f : table)
@@ -202,7 +226,7 @@ jv::Value table_schema_json(const std::vector<Field<T>>& table) {
 // Reports keys of obj that are neither rows of the table nor in `extra` as "unknown_field".
 void report_unknown_key(const std::string& path, const std::string& key, Errors& errors);
 template <class T>
-void check_table_keys(const jv::Value& obj, const std::string& path, const std::vector<Field<T>>& table, Errors& errors,
+void check_table_keys(const jv::Value& obj, const std::string& path, FieldTable<T> table, Errors& errors,
                       std::initializer_list<std::string_view> extra = {}) {
     if (!obj.is_object()) return;
     for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -214,7 +238,7 @@ void check_table_keys(const jv::Value& obj, const std::string& path, const std::
 }
 
 template <class T>
-bool table_has(const std::vector<Field<T>>& table, std::string_view key) {
+bool table_has(FieldTable<T> table, std::string_view key) {
     for (const auto& f : table)
         if (f.spec.name == key) return true;
     return false;

@@ -30,7 +30,7 @@ const std::vector<NetworkPreset>& network_presets();
 // The preset at a choice value (nullptr when out of range).
 const NetworkPreset* network_preset(int index);
 // Choice list for hardware.network / hardware.wan (names live as long as the program).
-std::vector<Choice> network_choices();
+Span<Choice> network_choices();  // the presets, in catalog order (static storage)
 // `gpucalc networks`: the presets with their sources.
 jv::Value networks_to_json();
 

@@ -11,24 +11,21 @@
 
 namespace gpucalc {
 
-const std::vector<Field<ModelSpec>>& model_fields();
-const std::vector<Field<Hardware>>& hardware_fields();
-const std::vector<Field<TrainingConfig>>& training_fields();
-const std::vector<Field<EfficiencyOverrides>>& efficiency_fields();
-const std::vector<Field<InferenceConfig>>& inference_fields();
-const std::vector<Field<ServingSlo>>& slo_fields();
-const std::vector<Field<SpeculativeConfig>>& speculative_fields();
-const std::vector<Field<Costs>>& costs_fields();
-const std::vector<Field<FinetuneConfig>>& finetune_fields();
-const std::vector<Field<RooflineRequest>>& roofline_fields();
-const std::vector<Field<CompareRequest>>& compare_fields();
-const std::vector<Field<InverseQuestion>>& inverse_fields();
-const std::vector<Field<PlanOptions>>& plan_fields();
+FieldTable<ModelSpec> model_fields();
+FieldTable<Hardware> hardware_fields();
+FieldTable<TrainingConfig> training_fields();
+FieldTable<EfficiencyOverrides> efficiency_fields();
+FieldTable<InferenceConfig> inference_fields();
+FieldTable<ServingSlo> slo_fields();
+FieldTable<SpeculativeConfig> speculative_fields();
+FieldTable<Costs> costs_fields();
+FieldTable<FinetuneConfig> finetune_fields();
+FieldTable<RooflineRequest> roofline_fields();
+FieldTable<CompareRequest> compare_fields();
+FieldTable<InverseQuestion> inverse_fields();
+FieldTable<PlanOptions> plan_fields();
 // A custom device's scalar SI fields (its peaks are the nested object peak_flops_per_second).
-const std::vector<Field<Device>>& custom_device_fields();
-
-// Choice lists shared by several rows.
-std::vector<Choice> precision_choices(std::initializer_list<Precision> allowed);
+FieldTable<Device> custom_device_fields();
 
 // The whole input schema: every table, plus the structured keys (devices, claims, inverse
 // questions, plan options) described in words. `gpucalc schema` prints it; docs/SCHEMA.md is
