@@ -121,7 +121,8 @@ std::string format_general(double v, int precision) {
     std::string out = std::signbit(v) ? "-" : "";
     if (std::isinf(v)) return out + "inf";
     if (v == 0) return out + "0";
-    const std::size_t p = precision < 1 ? 1 : static_cast<std::size_t>(precision);
+    // As printf: a negative precision is taken as omitted (6), a zero one as 1.
+    const std::size_t p = precision < 0 ? 6 : precision == 0 ? 1 : static_cast<std::size_t>(precision);
     std::string d;
     int exp10 = 0;
     exact_digits(std::fabs(v), d, exp10);
@@ -147,7 +148,7 @@ struct Decimal {
     bool sticky = false;
 };
 constexpr std::size_t kMaxDigits = 800;  // more than the 767 significant digits a rounding can need
-constexpr long kMaxExponent = 100000;    // |exponent| beyond this is as good as infinite
+constexpr long kMaxExponent = 100000;    // |exponent| beyond this plus the token's length is as good as infinite
 
 Decimal read_decimal(std::string_view t) {
     Decimal d;
@@ -171,8 +172,10 @@ Decimal read_decimal(std::string_view t) {
         ++i;
         const bool negative = i < t.size() && t[i] == '-';
         if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+        // Capped past what the mantissa's own places can offset (a 1 MB token of zeros is 10^6 places).
+        const long cap = kMaxExponent + static_cast<long>(t.size());
         long e = 0;
-        for (; i < t.size(); ++i) e = e < kMaxExponent ? e * 10 + (t[i] - '0') : e;
+        for (; i < t.size(); ++i) e = e < cap ? e * 10 + (t[i] - '0') : e;
         d.exp10 += negative ? -e : e;
     }
     while (!d.digits.empty() && d.digits.back() == '0') d.digits.pop_back(), ++d.exp10;

@@ -243,7 +243,7 @@ TEST_CASE("number text: format_general writes what snprintf's %.<p>g writes, for
                             std::numeric_limits<double>::infinity(),
                             -std::numeric_limits<double>::infinity()};
     for (double v : fixed)
-        for (int p = 1; p <= 17; ++p) {
+        for (int p = -1; p <= 17; ++p) {
             INFO(v << " at precision " << p);
             REQUIRE(decimal::format_general(v, p) == reference(v, p));
         }
@@ -308,6 +308,11 @@ TEST_CASE("number text: decimal::parse reads every JSON number token as strtod d
                           "1e-99999999999999999999",
                           "1e99999999999999999999"})
         same(t);
+    // Mantissas of a million places offset exponents of a million (red-team: the exponent was capped at 10^5).
+    same("1" + std::string(999677, '0') + "e-1000000");
+    same("0." + std::string(999999, '0') + "1e1000000");
+    same("1" + std::string(999999, '0') + "e-1000000");
+    same("0." + std::string(999999, '0') + "8e1000000");
     std::mt19937_64 rng(1130);
     auto digits = [&](std::size_t n) {
         std::string s;
