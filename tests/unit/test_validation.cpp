@@ -5,9 +5,11 @@
 // entry point (what the CLI and the page compute).
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <vector>
 
+#include "gpucalc/efficiency.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -173,4 +175,18 @@ TEST_CASE("FP8 training keeps the output layer in 16 bits: its GEMM time does no
     const double layers_bf16 = gemm("bf16", 128000, 32) - gemm("bf16", 128000, 16);
     const double layers_fp8 = gemm("fp8", 128000, 32) - gemm("fp8", 128000, 16);
     CHECK(layers_fp8 < 0.75 * layers_bf16);
+}
+
+TEST_CASE("GEMM constants: fitted never above the maximum achievable matmul priors") {
+    std::ifstream f(GPUCALC_SOURCE "/core/data/calibration.json");
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const gpucalc::Calibration prior = gpucalc::parse_calibration(text, false), fitted = gpucalc::parse_calibration(text, true);
+    REQUIRE(prior.generations.size() == fitted.generations.size());
+    for (std::size_t i = 0; i < prior.generations.size(); ++i) {
+        const auto &p = prior.generations[i], &q = fitted.generations[i];
+        if (p.id != "ampere" && p.id != "hopper") continue;
+        INFO(p.id);
+        CHECK(q.gemm <= p.gemm + 1e-12);
+        CHECK(q.gemm_fp8 <= p.gemm_fp8 + 1e-12);
+    }
 }
