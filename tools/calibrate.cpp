@@ -115,6 +115,7 @@ const std::vector<Param>& params() {
         {"megatron-legacy", "memory_traffic", 0.3, 3.0, true},
         {"torchtitan", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
         {"torchtitan", "memory_traffic", 0.3, 3.0, true},
+        {"torchtitan", "fp8_kernel", 0.4, 1.2, true},
         {"llm-foundry", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
         {"llm-foundry", "memory_traffic", 0.3, 3.0, true},
         {"maxtext", "kernel_seconds_per_layer", 1e-6, 5e-4, true},
