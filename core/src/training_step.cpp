@@ -487,9 +487,9 @@ double active_expert_params(const StepInputs& in) {
                           : 0.0;
 }
 
-// Dense GEMM work of the slowest stage (FLOPs x slowdowns): attention projections, dense MLPs, logits.
+// Dense GEMM work of the slowest stage's layers (FLOPs x slowdowns): attention projections, dense MLPs.
 double dense_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens, double expert_active) {
-    const double h = in.hidden, a = in.heads, V = in.vocab, t = L.t;
+    const double h = in.hidden, a = in.heads, t = L.t;
     // Per layer: QKV (K = h forward, its output width per rank backward), the output projection
     // (K = attention width / tp forward, h backward), the MLP's first (K = h; gate + up / tp) and
     // second (K = ffn / tp; h) matrices; weight gradients K = tokens of the micro-batch. A forward
@@ -507,8 +507,14 @@ double dense_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlow
         layer += s.three(ffn_w * h * swiglu_in, s_h, s.slow(swiglu_in * ffn_w / t), s_tok, 1.0) +
                  s.three(ffn_w * h, s.slow(ffn_w / t), s_h, s_tok, 1.0);
     layer *= 2.0 * tokens / t;
-    const double logit = 2.0 * tokens * h * V / t * (s_h + s.slow(V / t) + s_tok);
-    return L.Ls * layer + logit;
+    return L.Ls * layer;
+}
+
+// The output layer's (logits') GEMM work (FLOPs x slowdowns): forward K = h, data gradient K = vocab / tp,
+// weight gradient K = tokens; never recomputed.
+double logit_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens) {
+    const double h = in.hidden, V = in.vocab, t = L.t;
+    return 2.0 * tokens * h * V / t * (s.slow(h) + s.slow(V / t) + s.slow(tokens));
 }
 
 // Routed experts' GEMM work of one layer (FLOPs x slowdowns).
@@ -550,6 +556,19 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const double f_logit = 2.0 * c.tokens * in.hidden * in.vocab / L.t;
     const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
     mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
+    // The output layer stays in 16 bits under FP8 training: Megatron-Core's output_layer is a
+    // tensor_parallel.ColumnParallelLinear, not a Transformer Engine module, so fp8_autocast leaves it
+    // alone (megatron/core/models/gpt/gpt_model.py); torchtitan converts every nn.Linear but "output"
+    // to float8 (torchtitan/float8.py at 9dec370: module_filter_fn = fqn != "output"); DeepSeek-V3 keeps
+    // "the output head" in BF16/FP32 (arXiv:2412.19437 Sec. 3.3.1). Its GEMMs run at the 16-bit peak
+    // and efficiency.
+    const double e16 = g.gemm * fw.gemm_kernel;
+    if (L.fp8 && c.peak16 > 0 && e16 > 0) {
+        const GemmSlowdown s16{eff.gemm_k_half_given.value_or(g.gemm_k_half), 1.0};
+        mb.gemm += logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * e16);
+    } else {
+        mb.gemm += logit_gemm_work(in, L, s, c.tokens) / (c.peak_gemm * e_long);
+    }
     if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
     r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * c.peak_gemm) : e_long;
