@@ -202,6 +202,12 @@ FieldTable<TrainingConfig> training_fields() {
                                          "bubble is (pp/2 - 1) x 2/3 micro-batch, each device holds 2x the parameters and pp + 1 "
                                          "micro-batches of activations (arXiv:2412.19437 Sec. 3.2.1, Table 2)",
                                          "false (1F1B, interleaved with vpp > 1)")),
+        field<&T::compile>(boolean_spec("compile",
+                                        "torchtitan: transformer blocks compiled (torch.compile fuses their element-wise ops); "
+                                        "false: eager PyTorch, each RMSNorm, RoPE, SwiGLU and residual op its own kernel "
+                                        "reading and writing HBM (counted from torchtitan's model code). The other "
+                                        "frameworks' constants are calibrated on their usual mode: no effect there",
+                                        "true")),
     };
     return t;
 }

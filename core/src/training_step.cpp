@@ -118,6 +118,29 @@ double exchanged_bytes_per_value(double precision_bytes, double topk) {
 
 }  // namespace
 
+namespace {
+// Eager PyTorch (torchtitan without torch.compile): HBM bytes per token per layer, forward, that
+// the compiled block does not move, counted op by op from torchtitan's model at the commit of its
+// Dec-2024 benchmarks (pytorch/torchtitan 9dec370: torchtitan/models/norms.py RMSNorm.forward,
+// torchtitan/models/llama/model.py apply_rotary_emb, FeedForward.forward, TransformerBlock.forward).
+// Inductor fuses each chain of element-wise ops between two matmuls (or attention) into one kernel
+// that reads its inputs and writes its outputs once; eager runs every op as a kernel of its own.
+// - RMSNorm with the residual add before it, bytes per element of h: eager x + branch (read 2 + 2,
+//   write 2), x.float() (2 + 4), pow(2) (4 + 4), mean (4), x * rsqrt (4 + 4), type_as (4 + 2),
+//   * weight (2 + 2) = 42; compiled: read x and the branch, write the sum and the normed = 8;
+//   34 more, twice per layer (once with a parallel block). nn.LayerNorm is one kernel eagerly too:
+//   the separate add (6) and the norm's read of it (2) against the fused 8: 2 more.
+// - RoPE (complex multiply), per element of Q and K: .float() (2 + 4), complex product (4 + 4),
+//   type_as (4 + 2) = 20 against 4 fused: 16 more.
+// - SwiGLU, per element of the gated width: silu (2 + 2), silu x up (4 + 2) = 10 against 6: 4 more.
+void eager_bytes(const ModelSpec& m, double hd, StepInputs& in) {
+    const double norms = m.parallel_attention ? 1.0 : 2.0;
+    in.eager_unsplit = norms * (m.rmsnorm ? 34.0 : 2.0) * m.hidden;
+    const double rope_width = m.is_mla() ? (m.heads + 1.0) * m.qk_rope_head_dim : (m.heads + m.kv_heads) * hd;
+    in.eager_split = (m.pos == PosEmbedding::rope ? 16.0 * rope_width : 0.0) + (in.swiglu > 0 ? 4.0 * in.ffn_width_active : 0.0);
+}
+}  // namespace
+
 StepInputs step_inputs(const ModelSpec& m) {
     StepInputs in{};
     const ParamCount c = count_params(m);
@@ -165,6 +188,7 @@ StepInputs step_inputs(const ModelSpec& m) {
     in.mla = m.is_mla() ? 1.0 : 0.0;
     in.dropout = m.dropout ? 1.0 : 0.0;
     in.swiglu = m.ffn_kind == FfnKind::swiglu ? 1.0 : 0.0;
+    eager_bytes(m, hd, in);
     return in;
 }
 
@@ -211,6 +235,7 @@ struct StepLayout {
     bool diloco, sp, full, selective, flash, fp8;
     bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
     bool dualpipe;  // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
+    bool eager;     // torchtitan without torch.compile (training.compile false)
 };
 
 // Bytes per parameter of the sharded model states. PyTorch FSDP (and torchtitan, llm-foundry) under
@@ -252,6 +277,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.fp8 = cfg.precision == Precision::fp8;
     L.op_sac = L.selective && L.flash && fw.selective_gemm_recompute > 0;
     L.dualpipe = cfg.dualpipe && L.p > 1;
+    L.eager = !cfg.compile && cfg.framework == Framework::torchtitan;
     L.zero = static_cast<double>(cfg.zero);
     L.wbytes = weight_bytes(cfg);
     L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
@@ -623,7 +649,12 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (2.0 * h + mlp_in + in.ffn_width_active) / t : 0.0;
     // MoE: tokens permuted to their experts and back (read + write, forward and twice backward).
     const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
-    return L.Ls * (base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic / c.bw;
+    // Eager PyTorch: the element-wise bytes torch.compile fuses away (eager_bytes), forward, again
+    // when recomputed, and twice in backward (each op's backward reads its saved input and the
+    // incoming gradient and writes its own, as the passes above); counted bytes, not scaled by
+    // the framework's memory_traffic (fitted on compiled runs).
+    const double eager = L.eager ? tokens * (in.eager_unsplit / (L.sp ? t : 1.0) + in.eager_split / t) * (1.0 + c.rc_mem + 2.0) : 0.0;
+    return L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) / c.bw;
 }
 
 // The cluster's links as the step model sees them, at the generation's network efficiency.

@@ -106,6 +106,7 @@ struct TrainingConfig {
     bool load_balance = true;                       // mixed fleets: batch split by each pool's speed (else by device count)
     bool async_tp = false;                          // TP collectives decomposed and overlapped with their matmuls (async TP)
     bool dualpipe = false;                          // DeepSeek-V3's bidirectional pipeline schedule (DualPipe)
+    bool compile = true;                            // torchtitan: transformer blocks under torch.compile (false: eager)
     bool outer_state = false;                       // internal, not a field: a fleet pool holds DiLoCo's outer state
     std::uint64_t given = 0;                        // rows of training_fields() present in the scenario (not echoed)
 };

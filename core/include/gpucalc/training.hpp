@@ -60,6 +60,10 @@ struct StepInputs {
     // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output
     // at their real widths (heads x head dims, kv heads for K and V), 2 bytes each.
     double attn_stored = 0;
+    // Eager PyTorch (training.compile false, torchtitan): the forward's extra HBM bytes per token per
+    // layer that torch.compile fuses away, unsplit (norms and residual adds, on h) and split by TP
+    // (RoPE on Q and K, the SwiGLU gate); see eager_bytes() in training_step.cpp.
+    double eager_unsplit = 0, eager_split = 0;
 };
 
 // Everything the step model computes, kept so that the derivations quote the very values used.
