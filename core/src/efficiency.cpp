@@ -69,6 +69,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.cp_overlap = value(f, "cp_overlap", p.cp_overlap, fitted);
     p.kernel_seconds_per_layer = value(f, "kernel_seconds_per_layer", p.kernel_seconds_per_layer, fitted);
     p.memory_traffic = value(f, "memory_traffic", p.memory_traffic, fitted);
+    p.loss_bytes_per_logit = num(f, "loss_bytes_per_logit", p.loss_bytes_per_logit);
     p.attention_kernel = value(f, "attention_kernel", p.attention_kernel, fitted);
     const std::string impl = str(f, "attention_impl");
     p.attention_impl = impl == "flash2" ? AttentionKernel::flash2 : impl == "triton" ? AttentionKernel::triton : AttentionKernel::fused;

@@ -654,7 +654,12 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     // incoming gradient and writes its own, as the passes above); counted bytes, not scaled by
     // the framework's memory_traffic (fitted on compiled runs).
     const double eager = L.eager ? tokens * (in.eager_unsplit / (L.sp ? t : 1.0) + in.eager_split / t) * (1.0 + c.rc_mem + 2.0) : 0.0;
-    return L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) / c.bw;
+    // The loss over the vocab-parallel logits (tokens x vocab / tp per device, once per micro-batch,
+    // charged like the output layer's GEMMs): the framework's counted bytes per logit, forward and
+    // backward (calibration.json loss_bytes_per_logit; Megatron-Core's fused cross entropy moves 32,
+    // the unfused one 52), at HBM bandwidth, not scaled by memory_traffic.
+    const double loss = fw.loss_bytes_per_logit * tokens * in.vocab / t;
+    return (L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) + loss) / c.bw;
 }
 
 // The cluster's links as the step model sees them, at the generation's network efficiency.

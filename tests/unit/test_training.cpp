@@ -251,3 +251,38 @@ TEST_CASE("expert parallelism: shards the routed experts, adds all-to-all time, 
         {"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"training", {{"ep", 2}}}};
     CHECK(has_error(run(dense), "training.ep", "range"));
 }
+
+TEST_CASE("the loss over the logits: the framework's counted bytes per logit at HBM bandwidth") {
+    // Llama 3 8B, 8 H200, tp 2, one micro-batch of 8192 tokens per device. Doubling the vocabulary
+    // adds 8192 x 128,256 / 2 logits per device, each moving 32 bytes under Megatron-Core's fused
+    // cross entropy (22 forward, 10 backward) and 48 under torchtitan's eager F.cross_entropy on
+    // fp32 logits; the per-layer memory-bound terms do not depend on the vocabulary.
+    json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", 8192}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+              {"training",
+               {{"framework", "megatron"},
+                {"tp", 2},
+                {"pp", 1},
+                {"dp", 4},
+                {"micro_batch", 1},
+                {"global_batch", 4},
+                {"zero", 1},
+                {"recompute", "none"},
+                {"precision", "bf16"},
+                {"layout", "given"}}}};
+    const double bw = *find_device("nvidia-h200-sxm-141gb")->memory_bandwidth_bytes_per_second * 0.85;  // Hopper memory efficiency
+    const double logits = 8192.0 * 128256 / 2;
+    for (const auto& [framework, bytes] : {std::pair{"megatron", 32.0}, std::pair{"torchtitan", 48.0}}) {
+        INFO(framework);
+        s["training"]["framework"] = framework;
+        s["model"]["vocab"] = 128256;
+        auto one = run(s);
+        REQUIRE_FALSE(one.contains("errors"));
+        s["model"]["vocab"] = 2 * 128256;
+        auto two = run(s);
+        REQUIRE_FALSE(two.contains("errors"));
+        const double d = two["training"]["step_breakdown_seconds"]["memory_bound"].get<double>() -
+                         one["training"]["step_breakdown_seconds"]["memory_bound"].get<double>();
+        CHECK(d == Approx(bytes * logits / bw).epsilon(1e-6));
+    }
+}
