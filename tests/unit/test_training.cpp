@@ -169,23 +169,28 @@ TEST_CASE("memory decreases with ZeRO stage, TP, recomputation; fits flag follow
     CHECK(r["training"]["fits"] == (m3f <= 80e9));
 }
 
+// torchtitan's Dec-2024 benchmark setup: Llama 3 8B at 8K on 8 devices, FSDP, local batch 2.
+static json torchtitan_llama3_8b(const char* device, const char* recompute) {
+    return {{"model", {{"preset", "llama3-8b"}, {"seq_len", 8192}}},
+            {"hardware", {{"device", device}, {"count", 8}}},
+            {"training",
+             {{"framework", "torchtitan"},
+              {"tp", 1},
+              {"pp", 1},
+              {"dp", 8},
+              {"micro_batch", 2},
+              {"global_batch", 16},
+              {"zero", 3},
+              {"recompute", recompute},
+              {"precision", "bf16"},
+              {"layout", "given"}}}};
+}
+
 TEST_CASE("torchtitan eager (compile false): the element-wise bytes torch.compile fuses away") {
     // Llama 3 8B, 8 H200, one micro-batch of 2 x 8192 tokens per device, no recomputation. Eager
     // moves, per token per layer forward, 2 x 34 h (RMSNorm + residual add), 16 x (h + h/4) (RoPE on
     // Q and 8 KV heads' K) and 4 x 14,336 (SwiGLU) bytes more = 102 h; backward twice that.
-    json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", 8192}}},
-              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
-              {"training",
-               {{"framework", "torchtitan"},
-                {"tp", 1},
-                {"pp", 1},
-                {"dp", 8},
-                {"micro_batch", 2},
-                {"global_batch", 16},
-                {"zero", 3},
-                {"recompute", "none"},
-                {"precision", "bf16"},
-                {"layout", "given"}}}};
+    json s = torchtitan_llama3_8b("nvidia-h200-sxm-141gb", "none");
     auto compiled = run(s);
     s["training"]["compile"] = false;
     auto eager = run(s);
@@ -207,19 +212,7 @@ TEST_CASE("torchtitan eager vs compiled: the published torch.compile speedup (to
     // benchmarks/llama3_h100_202412_torchtitan.md (pytorch/torchtitan 9dec370) Table 1: Llama 3.1 8B,
     // 8 H100 (500 W), FSDP, local batch 2, selective checkpointing: 5,762 tokens/s eager, 6,667 with
     // torch.compile (1.157x; Table 3, 128 GPUs: 1.162x). The counted bytes alone give the speedup.
-    json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", 8192}}},
-              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
-              {"training",
-               {{"framework", "torchtitan"},
-                {"tp", 1},
-                {"pp", 1},
-                {"dp", 8},
-                {"micro_batch", 2},
-                {"global_batch", 16},
-                {"zero", 3},
-                {"recompute", "selective"},
-                {"precision", "bf16"},
-                {"layout", "given"}}}};
+    json s = torchtitan_llama3_8b("nvidia-h100-sxm5-80gb", "selective");
     const double compiled = run(s)["training"]["tokens_per_second_per_device"].get<double>();
     s["training"]["compile"] = false;
     const double eager = run(s)["training"]["tokens_per_second_per_device"].get<double>();
