@@ -230,13 +230,10 @@ double nearest(const Decimal& d) {
     const long places = static_cast<long>(d.digits.size()) + d.exp10;  // d < 10^places
     if (places > 310) return HUGE_VAL;
     if (places < -324) return 0;  // below 10^-324, under half the smallest subnormal
-    if (d.digits.size() <= 15 && !d.sticky && d.exp10 >= -22 && d.exp10 <= 22) {
-        // Clinger's fast path: both operands exact, so one rounding (Clinger 1990, PLDI).
-        std::uint64_t w = 0;
-        for (char c : d.digits) w = w * 10 + static_cast<std::uint64_t>(c - '0');
-        return d.exp10 >= 0 ? static_cast<double>(w) * kPow10[d.exp10] : static_cast<double>(w) / kPow10[-d.exp10];
-    }
     double x = approximate(d);
+    // Clinger's fast path (Clinger 1990, PLDI): with at most 15 digits and |exponent| <= 22 the
+    // approximation multiplies or divides two exact doubles once, so it is already the nearest.
+    if (d.digits.size() <= 15 && !d.sticky && d.exp10 >= -22 && d.exp10 <= 22) return x;
     if (x == 0) x = std::nextafter(0.0, 1.0);
     if (std::isinf(x)) x = std::nextafter(HUGE_VAL, 0.0);
     const Big digits = big_of(d.digits);

@@ -375,17 +375,18 @@ FieldTable<Costs> costs_fields() {
 
 namespace {
 
-constexpr Choice kRooflinePrecision[] = {precision_choice(Precision::fp64), precision_choice(Precision::fp32),
-                                         precision_choice(Precision::tf32), precision_choice(Precision::bf16),
-                                         precision_choice(Precision::fp16), precision_choice(Precision::fp8),
-                                         precision_choice(Precision::int8), precision_choice(Precision::fp4)};
+// The precisions of device ceilings: the roofline and the device comparison.
+constexpr Choice kDevicePrecision[] = {precision_choice(Precision::fp64), precision_choice(Precision::fp32),
+                                       precision_choice(Precision::tf32), precision_choice(Precision::bf16),
+                                       precision_choice(Precision::fp16), precision_choice(Precision::fp8),
+                                       precision_choice(Precision::int8), precision_choice(Precision::fp4)};
 
 }  // namespace
 
 FieldTable<RooflineRequest> roofline_fields() {
     using R = RooflineRequest;
     static constexpr Field<R> t[] = {
-        field<&R::precision>(choice_spec("precision", kRooflinePrecision, "precision of the roofline ceilings")),
+        field<&R::precision>(choice_spec("precision", kDevicePrecision, "precision of the roofline ceilings")),
         field<&R::matmul_n>(integer_spec("matmul_n", "", 1, 1e6, "size N of the N x N x N GEMM workload")),
         field<&R::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e7, "tokens of the prefill forward-pass workload")),
     };
@@ -395,7 +396,7 @@ FieldTable<RooflineRequest> roofline_fields() {
 FieldTable<CompareRequest> compare_fields() {
     using C = CompareRequest;
     static constexpr Field<C> t[] = {
-        field<&C::precision>(choice_spec("precision", kRooflinePrecision, "precision for \"how many B match one A\"")),
+        field<&C::precision>(choice_spec("precision", kDevicePrecision, "precision for \"how many B match one A\"")),
     };
     return t;
 }
