@@ -22,6 +22,7 @@
 #include <cmath>
 
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/order.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
 
@@ -556,25 +557,15 @@ SloCandidate slo_candidate(const ModelSpec& m, const Hardware& hw, const Inferen
 
 // Candidates that meet the targets first, fewest GPUs first (then the higher weight precision);
 // the first is chosen, and the others that meet the targets say how many more GPUs they need.
-// Ranked by a stable insertion sort (a few dozen candidates: precisions x tensor-parallel widths), which is
-// less code in the module than std::stable_sort's merge for this element type.
 void rank_slo_candidates(SloResult& out) {
-    auto before = [](const SloCandidate& a, const SloCandidate& b) {
+    stable_sort_items(out.candidates, [](const void* v, std::uint32_t i, std::uint32_t j) {
+        const auto& c = *static_cast<const std::vector<SloCandidate>*>(v);
+        const SloCandidate &a = c[i], &b = c[j];
         if (a.met != b.met) return a.met;
         if (a.met)
             return a.gpus < b.gpus || (a.gpus == b.gpus && bytes_per_element(a.weight_precision) > bytes_per_element(b.weight_precision));
         return false;
-    };
-    std::vector<std::size_t> order;  // candidate indices, ranked
-    for (std::size_t i = 0; i < out.candidates.size(); ++i) {
-        std::size_t j = order.size();
-        while (j > 0 && before(out.candidates[i], out.candidates[order[j - 1]])) --j;  // after the equal ones: stable
-        order.insert(order.begin() + static_cast<std::ptrdiff_t>(j), i);
-    }
-    std::vector<SloCandidate> ranked;
-    ranked.reserve(order.size());
-    for (std::size_t i : order) ranked.push_back(std::move(out.candidates[i]));
-    out.candidates = std::move(ranked);
+    });
     if (!out.candidates.empty() && out.candidates.front().met) {
         out.met = true;
         out.chosen = out.candidates.front();

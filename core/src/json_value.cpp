@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "gpucalc/decimal.hpp"
+#include "gpucalc/order.hpp"
 
 namespace gpucalc::jv {
 
@@ -454,29 +455,16 @@ private:
         return true;
     }
 
-    // Sorted by key; of equal keys the last one stays (nlohmann's parser assigns each in turn). A
-    // heap sort of the member indices by (key, index): O(n log n) at any size, and small code
-    // (std::stable_sort's merging cost ~5 KB of the WebAssembly module).
+    // Sorted by key; of equal keys the last one stays (nlohmann's parser assigns each in turn).
     static void sort_members(std::vector<Member>& m) {
+        const std::vector<std::uint32_t> order = stable_order(
+            m.size(),
+            [](const void* v, std::uint32_t a, std::uint32_t b) {
+                const auto& members = *static_cast<const std::vector<Member>*>(v);
+                return members[a].key < members[b].key;
+            },
+            &m);
         const std::size_t n = m.size();
-        std::vector<std::uint32_t> order(n);
-        for (std::size_t i = 0; i < n; ++i) order[i] = static_cast<std::uint32_t>(i);
-        const auto less = [&m](std::uint32_t a, std::uint32_t b) {
-            const int c = m[a].key.compare(m[b].key);
-            return c < 0 || (c == 0 && a < b);
-        };
-        const auto sift = [&](std::size_t root, std::size_t end) {
-            for (std::size_t child; (child = 2 * root + 1) < end; root = child) {
-                if (child + 1 < end && less(order[child], order[child + 1])) ++child;
-                if (!less(order[root], order[child])) return;
-                std::swap(order[root], order[child]);
-            }
-        };
-        for (std::size_t i = n / 2; i-- > 0;) sift(i, n);
-        for (std::size_t end = n; end-- > 1;) {
-            std::swap(order[0], order[end]);
-            sift(0, end);
-        }
         std::vector<Member> sorted;
         sorted.reserve(n);
         for (std::size_t k = 0; k < n; ++k)

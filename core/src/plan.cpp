@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "gpucalc/order.hpp"
 #include "gpucalc/scenario_fields.hpp"
 
 namespace gpucalc {
@@ -412,7 +413,10 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
             }
         }
     }
-    std::stable_sort(layout_best.begin(), layout_best.end(), Faster{});
+    stable_sort_items(layout_best, [](const void* v, std::uint32_t a, std::uint32_t b) {
+        const auto& plans = *static_cast<const std::vector<Plan>*>(v);
+        return Faster{}(plans[a], plans[b]);
+    });
     out.best_per_layout = layout_best;
     return out;
 }

@@ -1,6 +1,7 @@
 // The core's JSON reader (json_value.hpp) against nlohmann/json's parser, which it replaces: the same
 // texts accepted and refused, the same values of the same kinds (negative and unsigned integers,
 // floating numbers), keys sorted with the last of duplicates winning; and the value API the core uses.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -9,6 +10,7 @@
 #include "gpucalc/api.hpp"
 #include "gpucalc/json_out.hpp"
 #include "gpucalc/json_value.hpp"
+#include "gpucalc/order.hpp"
 #include "helpers.hpp"
 
 using gpucalc::jv::Value;
@@ -307,4 +309,21 @@ TEST_CASE("a scenario that is not JSON is refused with where and why: line, colu
     const auto nul = first_error(std::string("{\"hardware\": {\"device\": \"nvidia-h100-sxm5-80gb\", \"count\": 8}}\0junk", 65));
     CHECK(nul["code"] == "malformed_json");
     CHECK(nul["message"].get<std::string>().find("expected the end of the text") != std::string::npos);
+}
+
+// order.hpp: the core's one stable sort (the parser's member order, the serving ranking, the plan
+// list) gives what std::stable_sort gives, equal items in their given order.
+TEST_CASE("stable_order sorts as std::stable_sort does, equal items keeping their order") {
+    std::mt19937_64 rng(7);
+    for (std::size_t n : {0, 1, 2, 3, 17, 1000}) {
+        std::vector<std::pair<int, std::size_t>> items(n);  // (key with many ties, position)
+        for (std::size_t i = 0; i < n; ++i) items[i] = {static_cast<int>(rng() % 7), i};
+        auto want = items;
+        std::stable_sort(want.begin(), want.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        gpucalc::stable_sort_items(items, [](const void* v, std::uint32_t a, std::uint32_t b) {
+            const auto& x = *static_cast<const std::vector<std::pair<int, std::size_t>>*>(v);
+            return x[a].first < x[b].first;
+        });
+        CHECK(items == want);
+    }
 }
