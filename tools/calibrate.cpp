@@ -62,9 +62,9 @@ struct Param {
     std::string field;
     double lo, hi;
     bool framework;
-    // Never fitted above its prior: a GEMM constant whose prior reproduces the maximum achievable matmul
-    // FLOPS (MAMF: the best of a brute-force shape search, calibration.json) would otherwise let the fit
-    // predict GEMMs faster than any measured, absorbing other costs of the runs into them.
+    // Never fitted above its prior: a GEMM constant whose prior is measured (Hopper: the H200 GEMMs of
+    // tests/data/kernels/; others: the maximum achievable matmul FLOPS, calibration.json) would
+    // otherwise let the fit predict GEMMs faster than any measured, absorbing other costs of the runs.
     bool at_most_prior = false;
 };
 

@@ -180,6 +180,13 @@ Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) 
     return e;
 }
 
+GemmKernel gemm_kernel(const Efficiency& e, bool fp8) {
+    GemmKernel k;
+    k.e_long = (fp8 ? e.gen.gemm_fp8 * e.fw.fp8_kernel : e.gen.gemm) * e.fw.gemm_kernel;
+    k.k_half = e.gemm_k_half_given.value_or(fp8 ? e.gen.gemm_fp8_k_half : e.gen.gemm_k_half);
+    return k;
+}
+
 double attention_efficiency(const Efficiency& e, AttentionKernel k, double seq, double head_dim, const Calibration& cal) {
     if (e.attention_given) return *e.attention_given;  // training.efficiency.attention: the kernel's efficiency as given
     const double fa2 = e.gen.attention_flash2 > 0 ? e.gen.attention_flash2 : e.gen.attention;

@@ -561,16 +561,13 @@ double expert_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlo
 
 // GEMM time of one micro-batch on the slowest stage, and the fraction of the GEMM peak it reaches.
 void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c, StepTime& mb, StepEstimate& r) {
-    const GenerationEfficiency& g = eff.gen;
     const FrameworkProfile& fw = eff.fw;
-    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output
-    // tile pays a fixed prologue/epilogue besides its K loop (DeepGEMM, deepseek-ai/DeepGEMM README
-    // at a6d97a1: H800 FP8, M = 4096: 590, 990, 1025, 1304, 1358 TFLOP/s at K = 512, 1536, 2048,
-    // 7168, 16384 = 1416 x K / (K + 700)); e_long from the maximum achievable matmul FLOPS (MAMF,
-    // Bekman, ml-engineering, compute/accelerator). Forward GEMMs have K = the input width per rank,
+    // GEMMs: a kernel of inner dimension K reaches e_long x K / (K + K_half) of the peak (gemm_kernel,
+    // efficiency.hpp; Hopper's constants measured on an H200 over these layer shapes,
+    // tests/data/kernels/h200-2026-11-30.json). Forward GEMMs have K = the input width per rank,
     // data-gradient GEMMs K = the output width, weight-gradient GEMMs K = the tokens (calibration.json).
-    const double e_long = (L.fp8 ? g.gemm_fp8 * fw.fp8_kernel : g.gemm) * fw.gemm_kernel;
-    const double k_half = eff.gemm_k_half_given.value_or(L.fp8 ? g.gemm_fp8_k_half : g.gemm_k_half);
+    const GemmKernel kernel = gemm_kernel(eff, L.fp8);
+    const double e_long = kernel.e_long, k_half = kernel.k_half;
     r.gemm_peak = c.peak_gemm;
     if (!(c.peak_gemm > 0 && e_long > 0)) return;
     // Dense GEMMs (attention projections and dense MLPs) at the width-dependent efficiency; routed
@@ -588,10 +585,10 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     // to float8 (torchtitan/float8.py at 9dec370: module_filter_fn = fqn != "output"); DeepSeek-V3 keeps
     // "the output head" in BF16/FP32 (arXiv:2412.19437 Sec. 3.3.1). Its GEMMs run at the 16-bit peak
     // and efficiency.
-    const double e16 = g.gemm * fw.gemm_kernel;
-    if (L.fp8 && c.peak16 > 0 && e16 > 0) {
-        const GemmSlowdown s16{eff.gemm_k_half_given.value_or(g.gemm_k_half), 1.0};
-        mb.gemm += logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * e16);
+    const GemmKernel k16 = gemm_kernel(eff, false);
+    if (L.fp8 && c.peak16 > 0 && k16.e_long > 0) {
+        const GemmSlowdown s16{k16.k_half, 1.0};
+        mb.gemm += logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * k16.e_long);
     } else {
         mb.gemm += logit_gemm_work(in, L, s, c.tokens) / (c.peak_gemm * e_long);
     }

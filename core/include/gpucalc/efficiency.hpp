@@ -98,15 +98,26 @@ struct Efficiency {
     GenerationEfficiency gen;
     FrameworkProfile fw;
     bool fallback_used = false;
-    std::optional<double> attention_given;
-    std::optional<double> gemm_k_half_given;  // training.efficiency.gemm_half_width: the K at half efficiency  //
-                                              // training.efficiency.attention: used as the attention kernel's efficiency
+    std::optional<double> attention_given;    // training.efficiency.attention: used as the attention kernel's efficiency
+    std::optional<double> gemm_k_half_given;  // training.efficiency.gemm_half_width: the K at half efficiency
 };
 Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal = calibration());
 // Applies the scenario's training.efficiency overrides.
 void apply_overrides(Efficiency& e, const EfficiencyOverrides& o);
 
 const char* framework_name(Framework f);
+
+// A GEMM of inner dimension K reaches e_long x K / (K + K_half) of the peak: each output tile pays a
+// fixed prologue/epilogue besides its K loop. e_long is the generation's gemm (gemm_fp8 x the
+// framework's fp8_kernel for FP8) x the framework's gemm_kernel; K_half the generation's gemm_k_half
+// (gemm_fp8_k_half), or training.efficiency.gemm_half_width. Measured on an H200:
+// tests/data/kernels/h200-2026-11-30.json (tests/unit/test_kernels.cpp).
+struct GemmKernel {
+    double e_long = 0;
+    double k_half = 0;
+    double at(double k) const { return k > 0 ? e_long * k / (k + k_half) : e_long; }
+};
+GemmKernel gemm_kernel(const Efficiency& e, bool fp8);
 
 // Fraction of the 16-bit peak a fused attention kernel reaches on a call over `seq` query/key tokens
 // with head dimension `head_dim` (forward + backward, FlashAttention-2's FLOP convention).
