@@ -310,7 +310,7 @@ struct Batchings {
         return static_cast<double>(gb(mb)) <=
                std::max(static_cast<double>(gb(1)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len)));
     }
-    // Uneven stages are allowed (the slowest stage holds ceil(L / pp) layers), but every model
+    // Uneven stages are allowed (training_step.cpp stage_split), but every model
     // chunk needs a layer (or the embedding or the loss).
     bool div_ok(Count vpp, Count mb, Count g) const {
         return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0;

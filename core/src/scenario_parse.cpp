@@ -467,7 +467,7 @@ void check_layout_against_model(const LayoutRules& r, Errors& errors) {
         !divides(static_cast<double>(t.tp), m.kv_heads))
         add_error(errors, "divisibility", "training.tp",
                   "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
-    // Uneven stages are allowed (the slowest stage holds ceil(layers / pp) layers, as in BLOOM's 70
+    // Uneven stages are allowed (training_step.cpp stage_split: as in BLOOM's 70
     // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
     // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
     if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))

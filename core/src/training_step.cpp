@@ -231,6 +231,7 @@ struct StepLayout {
     double sg_dp;                   // sites the data-parallel group spans
     double m;                       // micro-batches per step per pipeline
     double Ls;                      // layers of the slowest stage
+    double logits;                  // 1 when the slowest stage also runs the output layer and the loss, else 0
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
     bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
@@ -255,6 +256,33 @@ StateBytes state_bytes(const TrainingConfig& cfg, double wbytes, double gbytes) 
     return {fsdp_master ? 4.0 : wbytes, fsdp_master ? 4.0 : gbytes, opt};
 }
 
+// The layers of the slowest pipeline stage, and whether it runs the output layer. Layers that divide
+// evenly: pp stages of layers / pp, the last one with the output layer (Megatron-Core's default split).
+// Otherwise the embedding and the output layer each take a layer's slot: the first and last stages
+// hold one layer fewer, ceil((layers + 2) / pp) - 1 (Megatron-Core account_for_embedding_in_pipeline_split
+// and account_for_loss_in_pipeline_split; DeepSpeed partition_method type:transformer|embedding, as
+// BLOOM's 70 layers on 12 stages; Llama 3 405B's 126 layers on 16 stages, arXiv:2407.21783 Sec. 3.3.2),
+// and the slowest stage is a middle one or the last, whichever does more work: the output layer
+// counts as h x vocab / (a layer's matrix parameters + its attention scores per token) layers.
+void stage_split(const StepInputs& in, StepLayout& L) {
+    L.Ls = std::ceil(in.layers / L.p);
+    L.logits = 1.0;
+    if (!(L.p > 1) || divides(in.layers, L.p)) return;
+    const double slot = std::ceil((in.layers + 2.0) / L.p);
+    const double last = std::max(1.0, slot - 1.0);
+    const double middle = L.p > 2 ? std::ceil(std::max(0.0, in.layers - 2.0 * last) / (L.p - 2.0)) : in.layers - last;
+    const double keys = in.window >= in.seq ? in.seq / 2.0 : in.window;
+    const double layer =
+        in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active + keys * in.heads * (in.attn_width_qk + in.attn_width_v) / 2.0;
+    const double output = layer > 0 ? in.hidden * in.vocab / layer : 0.0;
+    if (middle >= last + output) {
+        L.Ls = middle;
+        L.logits = 0.0;
+    } else {
+        L.Ls = last;
+    }
+}
+
 // Resolves the layout once per estimate.
 StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const FrameworkProfile& fw, const NetworkLevels& net) {
     StepLayout L;
@@ -269,7 +297,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.sg_dp = net.sites > 1 ? std::min(L.dp, net.sites) : 1.0;
     L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
     L.m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (L.dp * L.b));
-    L.Ls = std::ceil(in.layers / L.p);  // the slowest stage holds the most layers
+    stage_split(in, L);
     L.sp = sequence_parallel(cfg);
     L.full = cfg.recompute == Recompute::full;
     L.selective = cfg.recompute == Recompute::selective;
@@ -576,7 +604,7 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const double expert_active = active_expert_params(in);
     const double f_dense = 2.0 * c.tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / L.t;
     const double f_expert = 2.0 * c.tokens * expert_active / L.t;
-    const double f_logit = 2.0 * c.tokens * in.hidden * in.vocab / L.t;
+    const double f_logit = L.logits * 2.0 * c.tokens * in.hidden * in.vocab / L.t;
     const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
     mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     // The output layer stays in 16 bits under FP8 training: Megatron-Core's output_layer is a
@@ -588,9 +616,9 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const GemmKernel k16 = gemm_kernel(eff, false);
     if (L.fp8 && c.peak16 > 0 && k16.e_long > 0) {
         const GemmSlowdown s16{k16.k_half, 1.0};
-        mb.gemm += logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * k16.e_long);
+        mb.gemm += L.logits * logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * k16.e_long);
     } else {
-        mb.gemm += logit_gemm_work(in, L, s, c.tokens) / (c.peak_gemm * e_long);
+        mb.gemm += L.logits * logit_gemm_work(in, L, s, c.tokens) / (c.peak_gemm * e_long);
     }
     if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
@@ -655,7 +683,7 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     // charged like the output layer's GEMMs): the framework's counted bytes per logit, forward and
     // backward (calibration.json loss_bytes_per_logit; Megatron-Core's fused cross entropy moves 32,
     // the unfused one 52), at HBM bandwidth, not scaled by memory_traffic.
-    const double loss = fw.loss_bytes_per_logit * tokens * in.vocab / t;
+    const double loss = L.logits * fw.loss_bytes_per_logit * tokens * in.vocab / t;
     return (L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) + loss) / c.bw;
 }
 

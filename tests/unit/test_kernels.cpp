@@ -168,9 +168,9 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
             for (const auto& a : measured()["attention"]) {
                 if (a["backend"] != backend || a["pass"] != "forward+backward" || a["seq"].get<double>() < 1024) continue;
                 const double m = a["tflops"].get<double>() * 1e12;
-                const double model =
-                    attention_efficiency(ek, kernel, a["seq"].get<double>(), a["head_dim"].get<double>(), shipped ? calibration() : priors()) *
-                    *h200().peak(Precision::bf16);
+                const double model = attention_efficiency(ek, kernel, a["seq"].get<double>(), a["head_dim"].get<double>(),
+                                                          shipped ? calibration() : priors()) *
+                                     *h200().peak(Precision::bf16);
                 err.push_back(model / m - 1.0);
                 tf.push_back(m / 1e12);
             }
@@ -182,14 +182,18 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
                 CHECK(s.median_abs < 0.15);
             }
             const double top = kernel == AttentionKernel::fused ? ek.gen.attention : ek.gen.attention_flash2;
-            const double prior_top = kernel == AttentionKernel::fused ? efficiency_for(h200(), Framework::megatron, priors()).gen.attention
-                                                                      : efficiency_for(h200(), Framework::megatron, priors()).gen.attention_flash2;
+            const double prior_top = kernel == AttentionKernel::fused
+                                         ? efficiency_for(h200(), Framework::megatron, priors()).gen.attention
+                                         : efficiency_for(h200(), Framework::megatron, priors()).gen.attention_flash2;
             if (shipped && top == prior_top) continue;  // not fitted: one row, the prior's
             md << "| attention " << (backend == "flash2" ? "FlashAttention-2 (torch SDPA flash)" : "cuDNN (torch SDPA cudnn)")
                << ", fwd+bwd, head dim 64 and 128 | " << s.n << " | " << fmt("%.0f", *std::min_element(tf.begin(), tf.end())) << "–"
-               << fmt("%.0f", *std::max_element(tf.begin(), tf.end())) << " | " << (shipped ? "shipped" : top == e.gen.attention_flash2 && kernel == AttentionKernel::flash2 ? "prior (not fitted)" : "prior") << " e_long "
-               << fmt("%.3g", top) << " | " << fmt("%+.1f%%", 100 * s.median_signed) << " | " << fmt("%.1f%%", 100 * s.median_abs)
-               << " | " << fmt("%.1f%%", 100 * s.worst) << " |\n";
+               << fmt("%.0f", *std::max_element(tf.begin(), tf.end())) << " | "
+               << (shipped                                                              ? "shipped"
+                   : top == e.gen.attention_flash2 && kernel == AttentionKernel::flash2 ? "prior (not fitted)"
+                                                                                        : "prior")
+               << " e_long " << fmt("%.3g", top) << " | " << fmt("%+.1f%%", 100 * s.median_signed) << " | "
+               << fmt("%.1f%%", 100 * s.median_abs) << " | " << fmt("%.1f%%", 100 * s.worst) << " |\n";
         }
     }
 
