@@ -232,6 +232,8 @@ struct StepLayout {
     double m;                       // micro-batches per step per pipeline
     double Ls;                      // layers of the slowest stage
     double logits;                  // 1 when the slowest stage also runs the output layer and the loss, else 0
+    double Ls_last;                 // uneven stages: the last stage's layers (it runs the output layer too)
+    bool uneven;                    // pp does not divide the layers: a middle stage or the last is the slowest
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
     bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
@@ -256,31 +258,23 @@ StateBytes state_bytes(const TrainingConfig& cfg, double wbytes, double gbytes) 
     return {fsdp_master ? 4.0 : wbytes, fsdp_master ? 4.0 : gbytes, opt};
 }
 
-// The layers of the slowest pipeline stage, and whether it runs the output layer. Layers that divide
-// evenly: pp stages of layers / pp, the last one with the output layer (Megatron-Core's default split).
-// Otherwise the embedding and the output layer each take a layer's slot: the first and last stages
-// hold one layer fewer, ceil((layers + 2) / pp) - 1 (Megatron-Core account_for_embedding_in_pipeline_split
-// and account_for_loss_in_pipeline_split; DeepSpeed partition_method type:transformer|embedding, as
-// BLOOM's 70 layers on 12 stages; Llama 3 405B's 126 layers on 16 stages, arXiv:2407.21783 Sec. 3.3.2),
-// and the slowest stage is a middle one or the last, whichever does more work: the output layer
-// counts as h x vocab / (a layer's matrix parameters + its attention scores per token) layers.
+// The layers of the pipeline stages. Layers that divide evenly: pp stages of layers / pp, the last one
+// with the output layer and the loss (Megatron-Core's default split), which sets the time. Otherwise
+// the embedding and the output layer each take a layer's slot: the first and last stages hold one
+// layer fewer, ceil((layers + 2) / pp) - 1 (Megatron-Core account_for_embedding_in_pipeline_split and
+// account_for_loss_in_pipeline_split; DeepSpeed partition_method type:transformer|embedding, as
+// BLOOM's 70 layers on 12 stages; Llama 3 405B's 126 layers on 16 stages, arXiv:2407.21783 Sec.
+// 3.3.2), the middle stages the rest; slowest_stage() times a middle stage (L.Ls layers) and the last
+// (L.Ls_last layers and the output layer) and keeps the slower.
 void stage_split(const StepInputs& in, StepLayout& L) {
     L.Ls = std::ceil(in.layers / L.p);
     L.logits = 1.0;
-    if (!(L.p > 1) || divides(in.layers, L.p)) return;
-    const double slot = std::ceil((in.layers + 2.0) / L.p);
-    const double last = std::max(1.0, slot - 1.0);
-    const double middle = L.p > 2 ? std::ceil(std::max(0.0, in.layers - 2.0 * last) / (L.p - 2.0)) : in.layers - last;
-    const double keys = in.window >= in.seq ? in.seq / 2.0 : in.window;
-    const double layer =
-        in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active + keys * in.heads * (in.attn_width_qk + in.attn_width_v) / 2.0;
-    const double output = layer > 0 ? in.hidden * in.vocab / layer : 0.0;
-    if (middle >= last + output) {
-        L.Ls = middle;
-        L.logits = 0.0;
-    } else {
-        L.Ls = last;
-    }
+    L.Ls_last = L.Ls;
+    L.uneven = L.p > 1 && !divides(in.layers, L.p);
+    if (!L.uneven) return;
+    L.Ls_last = std::max(1.0, std::ceil((in.layers + 2.0) / L.p) - 1.0);
+    L.Ls = std::max(1.0, L.p > 2 ? std::ceil(std::max(0.0, in.layers - 2.0 * L.Ls_last) / (L.p - 2.0)) : in.layers - L.Ls_last);
+    L.logits = 0.0;
 }
 
 // Resolves the layout once per estimate.
@@ -334,13 +328,17 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
     const bool folded = ep > 1 && !divides(dp * cp, ep);  // (x mod 1 = 0: no call when there is no EP)
     w.expert_tp = folded ? 1.0 : t;
-    // Time and traffic: the slowest stage (Ls layers). Memory: the first stage, which holds the most
-    // in-flight micro-batches and the embedding; with uneven stages it carries one layer fewer, the
-    // embedding taking a layer's slot (Llama 3, arXiv:2407.21783 Sec. 3.3.2; Megatron-Core
-    // account_for_embedding_in_pipeline_split): ceil((layers + 2) / pp) - 1 layers.
-    const double Lm = (p > 1 && !divides(in.layers, p)) ? std::max(1.0, std::ceil((in.layers + 2.0) / p) - 1.0) : Ls;
-    r.params_per_gpu =
-        Ls * w.dense_per_layer / t + emb_tables * in.params_embedding / t + Ls * in.expert_params_per_layer / (w.expert_tp * ep);
+    // Time and traffic: the slowest stage. Memory: the first stage, which holds the most in-flight
+    // micro-batches and the embedding; with uneven stages it carries one layer fewer, the embedding
+    // taking a layer's slot (stage_split: ceil((layers + 2) / pp) - 1 layers). The second stage, a
+    // middle one with one layer more and (at most) a micro-batch fewer in flight, is not sized: by
+    // these activation formulas it would put Meta's Llama 3.1 405B layout (TP8 PP16, 16 micro-batches,
+    // no recomputation, which ran on 80 GB H100s) at 82-87 GiB.
+    const double Lm = L.uneven ? L.Ls_last : Ls;
+    const double per_layer = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
+    // The data-parallel reduction's largest shard: the first (and last) stage's layers and embedding,
+    // or a middle stage's layers.
+    r.params_per_gpu = std::max(Lm * per_layer + emb_tables * in.params_embedding / t, Ls * per_layer);
     w.dense_gpu = Lm * w.dense_per_layer / t + emb_tables * in.params_embedding / t;
     w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
     r.first_stage_layers = Lm;
@@ -1011,6 +1009,8 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
               "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
               "comm + optimizer",
               {{"microbatches", e.microbatches},
+               {"layers_on_slowest_stage", e.layers_per_stage},
+               {"output_layer_on_slowest_stage", e.output_layer_on_slowest_stage ? 1.0 : 0.0},
                {"gemm", s.gemm},
                {"attention", s.attention},
                {"memory_bound", s.memory_bound},
@@ -1039,6 +1039,44 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
          {"dp_overlap", eff.fw.dp_overlap}},
         s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
+// One micro-batch on a stage of L.Ls layers (and the output layer when L.logits): its compute and its
+// tensor-, context-, pipeline- and expert-parallel communication; the efficiencies reached go to r.
+void micro_batch(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c,
+                 const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
+    gemm_time(in, eff, L, c, mb, r);
+    attention_time(in, cfg, eff, L, c, act, mb, r);
+    mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
+    mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
+    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
+    mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
+    mb.pp_comm = pp_comm_seconds(in, L, c, links);
+    mb.ep_comm = ep_comm_seconds(in, eff.fw, L, c, links);
+}
+
+// The slowest stage's micro-batch. With uneven stages (stage_split) both a middle stage and the last
+// stage with the output layer are timed in full and the slower is kept (L becomes its layout).
+void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, StepLayout& L, const ComputeTerms& c,
+                   const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
+    micro_batch(in, cfg, eff, L, c, act, links, mb, r);
+    if (!L.uneven) return;
+    StepLayout last = L;
+    last.Ls = L.Ls_last;
+    last.logits = 1.0;
+    StepTime mb_last{};
+    StepEstimate r_last;
+    micro_batch(in, cfg, eff, last, c, act, links, mb_last, r_last);
+    auto total = [](const StepTime& t) {
+        return t.gemm + t.attention + t.memory_bound + t.overhead + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
+    };
+    if (total(mb_last) > total(mb)) {
+        L = last;
+        mb = mb_last;
+        r.gemm_peak = r_last.gemm_peak;
+        r.gemm_efficiency = r_last.gemm_efficiency;
+        r.attention_efficiency = r_last.attention_efficiency;
+    }
+}
+
 }  // namespace
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
@@ -1048,29 +1086,24 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                            const NetworkLevels& net, bool memory_only) {
     StepEstimate r;
-    const StepLayout L = step_layout(in, cfg, eff.fw, net);
+    StepLayout L = step_layout(in, cfg, eff.fw, net);
     r.microbatches = L.m;
     r.layers_per_stage = L.Ls;
     const LayerActivations act = layer_activations(in, cfg);
     const WeightPlacement wp = memory_per_device(in, cfg, L, act, r);
     if (memory_only) return r;
 
-    // ---- time per micro-batch on one stage ----
+    // ---- time per micro-batch on the slowest stage ----
     const FrameworkProfile& fw = eff.fw;
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
-    StepTime mb;
-    gemm_time(in, eff, L, c, mb, r);
-    attention_time(in, cfg, eff, L, c, act, mb, r);
-    mb.memory_bound = memory_bound_seconds(in, fw, L, c, act);
-    mb.overhead = kernel_overhead_seconds(L, c, fw);
     r.scale_out_bytes_per_second = net.scale_out;
     r.scale_up_bytes_per_second = net.scale_up;
     r.scale_out_assumed = net.scale_out_assumed;
     const Links links = links_of(net, eff.gen);
-    mb.tp_comm = tp_comm_seconds(in, fw, L, c, links);
-    mb.cp_comm = cp_comm_seconds(in, fw, L, c, links, mb.attention);
-    mb.pp_comm = pp_comm_seconds(in, L, c, links);
-    mb.ep_comm = ep_comm_seconds(in, fw, L, c, links);
+    StepTime mb;
+    slowest_stage(in, cfg, eff, L, c, act, links, mb, r);
+    r.layers_per_stage = L.Ls;
+    r.output_layer_on_slowest_stage = L.logits > 0;
 
     // ---- per optimizer step ----
     const double compute_mb = microbatches_in_step(L, mb, r);
@@ -1092,20 +1125,16 @@ struct FloorParts {
 FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                        const NetworkLevels& net) {
     StepEstimate r;
-    const StepLayout L = step_layout(in, cfg, eff.fw, net);
+    StepLayout L = step_layout(in, cfg, eff.fw, net);
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
     const LayerActivations act = layer_activations(in, cfg);
     const Links links = links_of(net, eff.gen);
-    // The terms of a micro-batch that are never hidden, as estimate_step computes them: its compute
-    // (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and context-parallel
-    // communication (the pipeline sends and the all-to-alls, which DualPipe hides, are left out).
+    // The terms of a micro-batch that are never hidden, as estimate_step computes them on the same
+    // stage: its compute (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and
+    // context-parallel communication (the pipeline sends and the all-to-alls, which DualPipe hides,
+    // are left out).
     StepTime mb;
-    gemm_time(in, eff, L, c, mb, r);
-    attention_time(in, cfg, eff, L, c, act, mb, r);
-    mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
-    mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
-    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
-    mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
+    slowest_stage(in, cfg, eff, L, c, act, links, mb, r);
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
     const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
     const WanPipe w = wan_pipe(in, links, L, c);

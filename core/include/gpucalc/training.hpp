@@ -72,13 +72,14 @@ struct StepEstimate {
     StepTime step;
     double recompute_flops_per_token = 0;
     // Intermediate terms.
-    double params_per_gpu = 0;      // parameters held by one device of the slowest stage (before ZeRO sharding)
-    double zero3_buffer_bytes = 0;  // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
-    double layers_per_stage = 0;    // ceil(layers / pp): the slowest stage
-    double first_stage_layers = 0;  // layers on the first stage (memory): one fewer with uneven stages
-    double first_stage_params = 0;  // parameters the first stage holds (before ZeRO sharding)
-    double microbatches = 0;        // per step per pipeline
-    double in_flight = 0;           // micro-batches whose activations the first stage holds
+    double params_per_gpu = 0;                  // parameters held by one device of the slowest stage (before ZeRO sharding)
+    double zero3_buffer_bytes = 0;              // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
+    double layers_per_stage = 0;                // layers of the slowest stage (training_step.cpp stage_split)
+    bool output_layer_on_slowest_stage = true;  // the slowest stage is the last, with the output layer and the loss
+    double first_stage_layers = 0;              // layers on the first stage (memory): one fewer with uneven stages
+    double first_stage_params = 0;              // parameters the first stage holds (before ZeRO sharding)
+    double microbatches = 0;                    // per step per pipeline
+    double in_flight = 0;                       // micro-batches whose activations the first stage holds
     double activation_bytes_per_layer = 0;
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision
