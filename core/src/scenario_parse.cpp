@@ -457,8 +457,19 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
 
 // Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.
 void check_layout_against_model(const LayoutRules& r, Errors& errors) {
-    if (!r.s.model || !r.s.model->has_architecture) return;
+    if (!r.s.model) return;
     const TrainingConfig& t = r.t;
+    if (!r.s.model->has_architecture) {
+        // A bare parameter count runs on an assumed GPT-like shape (training_model): its layers bound
+        // the pipeline as a real architecture's would.
+        const double layers = training_model(*r.s.model).shape.layers;
+        if (layers + 2 < static_cast<double>(t.pp * t.vpp))
+            add_error(errors, "range", "training.pp",
+                      "the shape assumed for model.params has " + fmt_num(layers) +
+                          " layers; + 2 (embedding and loss) must be at least training.pp x training.vpp (" + fmt_num(t.pp * t.vpp) +
+                          "): give model.layers (and the rest of the architecture) or a smaller training.pp");
+        return;
+    }
     const ModelSpec& m = *r.s.model;
     if ((!r.automatic || r.given("tp")) && !divides(m.heads, static_cast<double>(t.tp)))
         add_error(errors, "divisibility", "training.tp",

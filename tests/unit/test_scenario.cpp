@@ -270,3 +270,16 @@ TEST_CASE("an answer lists at most 100 errors; the last then says how many more 
     REQUIRE(all.size() == 100);
     CHECK(all[99]["code"] == "unknown_field");
 }
+
+TEST_CASE("a bare parameter count bounds the pipeline by the layers of the shape assumed for it") {
+    // 7e9 parameters run on an assumed GPT-like shape of a few dozen layers: 200 stages cannot hold them.
+    const json bad = run({{"model", {{"params", 7e9}}},
+                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1600}}},
+                          {"training", {{"pp", 200}, {"tp", 8}, {"tokens", 1e12}}}});
+    CHECK(has_error(bad, "training.pp", "range"));
+    const json ok = run({{"model", {{"params", 7e9}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                         {"training", {{"pp", 4}, {"tp", 8}, {"tokens", 1e12}}}});
+    CHECK_FALSE(ok.contains("errors"));
+    CHECK(ok["training"]["mfu"].get<double>() > 0.05);
+}
