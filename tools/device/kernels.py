@@ -19,7 +19,6 @@ The JSON it writes is stored under tests/data/kernels/; tests/unit/test_kernels.
 model's generation constants with it.
 """
 import json
-import math
 import subprocess
 import sys
 import time
@@ -27,31 +26,11 @@ import time
 import torch
 import torch.nn.functional as F
 
+from timing import timed
+
 DEV = torch.device("cuda")
-TARGET_S = 0.03
 
 
-def timed(fn):
-    """Seconds per call of fn (median of 3 timed batches)."""
-    fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    end.record()
-    end.synchronize()
-    one = max(start.elapsed_time(end) / 1e3, 1e-7)
-    n = int(min(max(math.ceil(TARGET_S / one), 3), 2000))
-    runs = []
-    for _ in range(3):
-        start.record()
-        for _ in range(n):
-            fn()
-        end.record()
-        end.synchronize()
-        runs.append(start.elapsed_time(end) / 1e3 / n)
-    runs.sort()
-    return runs[1]
 
 
 def gemm16(m, n, k, layout):

@@ -15,13 +15,19 @@ receives tokens x top-k / ep rows (balanced routing). Timed with CUDA events (bf
     weighted scatter back, forward + backward; no all-to-all (one GPU).
 """
 import json
-import math
 import sys
 import time
 
 import torch
 
+from timing import timed as _timed
+
 DEV = torch.device("cuda")
+
+
+def timed(fn, target=0.03):
+    return _timed(fn, target, least=3, most=500)
+
 BF = torch.bfloat16
 
 MODELS = {  # hidden, expert ffn width, experts, top-k; the ep sizes of the reference runs
@@ -33,26 +39,6 @@ MODELS = {  # hidden, expert ffn width, experts, top-k; the ep sizes of the refe
 }
 
 
-def timed(fn, target=0.03):
-    fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    fn()
-    b.record()
-    b.synchronize()
-    one = max(a.elapsed_time(b) / 1e3, 1e-7)
-    n = int(min(max(math.ceil(target / one), 3), 500))
-    runs = []
-    for _ in range(3):
-        a.record()
-        for _ in range(n):
-            fn()
-        b.record()
-        b.synchronize()
-        runs.append(a.elapsed_time(b) / 1e3 / n)
-    runs.sort()
-    return runs[1]
 
 
 def expert_weights(e, h, f):

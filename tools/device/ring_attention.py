@@ -19,7 +19,6 @@ ring_overhead = overhead / (1 - 1 / cp). It also samples the GPU's power and clo
 GEMM loop and a long attention loop run.
 """
 import json
-import math
 import subprocess
 import sys
 import threading
@@ -27,31 +26,18 @@ import time
 
 import torch
 
+from timing import timed as _timed
+
 DEV = torch.device("cuda")
+
+
+def timed(fn, target=0.05):
+    return _timed(fn, target, least=2, most=200)
+
 FA = torch.ops.aten._scaled_dot_product_flash_attention
 FA_BWD = torch.ops.aten._scaled_dot_product_flash_attention_backward
 
 
-def timed(fn, target=0.05):
-    fn()
-    torch.cuda.synchronize()
-    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    a.record()
-    fn()
-    b.record()
-    b.synchronize()
-    one = max(a.elapsed_time(b) / 1e3, 1e-7)
-    n = int(min(max(math.ceil(target / one), 2), 200))
-    runs = []
-    for _ in range(3):
-        a.record()
-        for _ in range(n):
-            fn()
-        b.record()
-        b.synchronize()
-        runs.append(a.elapsed_time(b) / 1e3 / n)
-    runs.sort()
-    return runs[1]
 
 
 def fwd(q, k, v, causal):
