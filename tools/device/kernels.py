@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measures the kernel rates the training model's generation constants stand for, on one GPU.
 
-usage: python3 tools/device/kernels.py OUT.json
+usage: python3 tools/device/kernels.py OUT.json [--fp8-layouts]
 
 What it times (CUDA events; each case repeated until it has run >= 30 ms, after a warm-up):
   - 16-bit GEMMs (torch.matmul, bf16 in and out, fp32 accumulate) of transformer shapes in the three
@@ -49,12 +49,15 @@ def gemm16(m, n, k, layout):
     return {"precision": "bf16", "layout": layout, "m": m, "n": n, "k": k, "seconds": s, "tflops": 2 * m * n * k / s / 1e12}
 
 
-def gemm8(m, n, k):
+def gemm8(m, n, k, layout="forward"):
+    """FP8 GEMM of (m x k) by (k x n). FP8 GEMMs always run A row-major x B column-major (cuBLASLt);
+    Transformer Engine casts each operand to that layout (its cast-transpose), so the data- and
+    weight-gradient GEMMs are this kernel on their own shapes (`layout` only labels the row)."""
     a = torch.randn(m, k, device=DEV).to(torch.float8_e4m3fn)
     b = torch.randn(n, k, device=DEV).to(torch.float8_e4m3fn).t()
     one = torch.ones((), device=DEV, dtype=torch.float32)
     s = timed(lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16))
-    return {"precision": "fp8", "layout": "forward", "m": m, "n": n, "k": k, "seconds": s, "tflops": 2 * m * n * k / s / 1e12}
+    return {"precision": "fp8", "layout": layout, "m": m, "n": n, "k": k, "seconds": s, "tflops": 2 * m * n * k / s / 1e12}
 
 
 def attention(backend, seq, head_dim, backward):
@@ -122,6 +125,8 @@ def smi():
 
 def main():
     out = sys.argv[1]
+    # --fp8-layouts: only the FP8 data- and weight-gradient shapes of the layers (a supplement to a full run).
+    fp8_layouts_only = "--fp8-layouts" in sys.argv[2:]
     torch.manual_seed(0)
     torch.backends.cuda.matmul.allow_tf32 = False
     p = torch.cuda.get_device_properties(0)
@@ -149,10 +154,10 @@ def main():
     del a
 
     # K sweep (M = N = 8192) and M sweep (N = K = 8192), forward layout, both precisions.
-    for k in (256, 512, 1024, 2048, 4096, 8192, 16384, 32768):
+    for k in () if fp8_layouts_only else (256, 512, 1024, 2048, 4096, 8192, 16384, 32768):
         keep("gemm", gemm16, 8192, 8192, k, "forward")
         keep("gemm", gemm8, 8192, 8192, k)
-    for m in (64, 128, 256, 512, 1024, 2048, 4096):
+    for m in () if fp8_layouts_only else (64, 128, 256, 512, 1024, 2048, 4096):
         keep("gemm", gemm16, m, 8192, 8192, "forward")
         keep("gemm", gemm8, m, 8192, 8192)
     # Transformer layers (tokens of a micro-batch x [output, input] widths): Llama 3 8B and 70B at
@@ -173,21 +178,24 @@ def main():
                         m, n, k = tokens, k_in, n_out
                     else:
                         m, n, k = n_out, k_in, tokens
-                    keep("gemm", gemm16, m, n, k, layout, model=name)
-                keep("gemm", gemm8, tokens, n_out, k_in, model=name)
+                    if not fp8_layouts_only:
+                        keep("gemm", gemm16, m, n, k, layout, model=name)
+                    if layout == "forward" and not fp8_layouts_only or layout != "forward" and fp8_layouts_only:
+                        keep("gemm", gemm8, m, n, k, layout, model=name)
 
-    for backend in ("flash2", "cudnn"):
+    for backend in () if fp8_layouts_only else ("flash2", "cudnn"):
         for hd in (64, 128):
             for seq in (512, 1024, 2048, 4096, 8192, 16384, 32768):
                 for bwd in (False, True):
                     keep("attention", attention, backend, seq, hd, bwd)
-    try:
-        res["memory"] = memory()
-        print("memory", json.dumps(res["memory"]), flush=True)
-        res["launch"] = launch()
-        print("launch", json.dumps(res["launch"]), flush=True)
-    except Exception as e:  # noqa: BLE001
-        res["errors"].append(f"memory: {e}"[:300])
+    if not fp8_layouts_only:
+        try:
+            res["memory"] = memory()
+            print("memory", json.dumps(res["memory"]), flush=True)
+            res["launch"] = launch()
+            print("launch", json.dumps(res["launch"]), flush=True)
+        except Exception as e:  # noqa: BLE001
+            res["errors"].append(f"memory: {e}"[:300])
     res["smi_after"] = smi()
     with open(out, "w") as f:
         json.dump(res, f, indent=1)
