@@ -585,6 +585,29 @@ double expert_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlo
            (s.three(fe * t * h * swiglu_in, s_h, s.slow(swiglu_in * fe), s_rows, m_slow) + s.three(fe * t * h, s_fe, s_h, s_rows, m_slow));
 }
 
+// The output layer's (logits') GEMM time of one micro-batch. It stays in 16 bits under FP8 training:
+// Megatron-Core's output_layer is a tensor_parallel.ColumnParallelLinear, not a Transformer Engine
+// module, so fp8_autocast leaves it alone (megatron/core/models/gpt/gpt_model.py); torchtitan converts
+// every nn.Linear but "output" to float8 (torchtitan/float8.py at 9dec370: module_filter_fn = fqn !=
+// "output"); DeepSeek-V3 keeps "the output head" in BF16/FP32 (arXiv:2412.19437 Sec. 3.3.1). Its GEMMs
+// run at the 16-bit peak and efficiency.
+double output_gemm_seconds(const StepInputs& in, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c) {
+    const GemmKernel k16 = gemm_kernel(eff, false);
+    const bool in16 = L.fp8 && c.peak16 > 0 && k16.e_long > 0;  // FP8 training: the output layer in 16 bits
+    const GemmKernel k = in16 ? k16 : gemm_kernel(eff, L.fp8);
+    const double peak = in16 ? c.peak16 : c.peak_gemm;
+    if (!(peak > 0 && k.e_long > 0)) return 0.0;
+    return logit_gemm_work(in, L, GemmSlowdown{k.k_half, 1.0}, c.tokens) / (peak * k.e_long);
+}
+
+// The loss over the vocab-parallel logits (tokens x vocab / tp per device, once per micro-batch):
+// the framework's counted bytes per logit, forward and backward (calibration.json
+// loss_bytes_per_logit; Megatron-Core's fused cross entropy moves 32, the unfused one 52), moved at
+// HBM bandwidth, not scaled by memory_traffic.
+double loss_bytes(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c) {
+    return fw.loss_bytes_per_logit * c.tokens * in.vocab / L.t;
+}
+
 // GEMM time of one micro-batch on the slowest stage, and the fraction of the GEMM peak it reaches.
 void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c, StepTime& mb, StepEstimate& r) {
     const FrameworkProfile& fw = eff.fw;
@@ -605,19 +628,7 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const double f_logit = L.logits * 2.0 * c.tokens * in.hidden * in.vocab / L.t;
     const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
     mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
-    // The output layer stays in 16 bits under FP8 training: Megatron-Core's output_layer is a
-    // tensor_parallel.ColumnParallelLinear, not a Transformer Engine module, so fp8_autocast leaves it
-    // alone (megatron/core/models/gpt/gpt_model.py); torchtitan converts every nn.Linear but "output"
-    // to float8 (torchtitan/float8.py at 9dec370: module_filter_fn = fqn != "output"); DeepSeek-V3 keeps
-    // "the output head" in BF16/FP32 (arXiv:2412.19437 Sec. 3.3.1). Its GEMMs run at the 16-bit peak
-    // and efficiency.
-    const GemmKernel k16 = gemm_kernel(eff, false);
-    if (L.fp8 && c.peak16 > 0 && k16.e_long > 0) {
-        const GemmSlowdown s16{k16.k_half, 1.0};
-        mb.gemm += L.logits * logit_gemm_work(in, L, s16, c.tokens) / (c.peak16 * k16.e_long);
-    } else {
-        mb.gemm += L.logits * logit_gemm_work(in, L, s, c.tokens) / (c.peak_gemm * e_long);
-    }
+    mb.gemm += L.logits * output_gemm_seconds(in, eff, L, c);  // the output layer, on the last stage
     if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
     r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * c.peak_gemm) : e_long;
@@ -677,12 +688,10 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     // incoming gradient and writes its own, as the passes above); counted bytes, not scaled by
     // the framework's memory_traffic (fitted on compiled runs).
     const double eager = L.eager ? tokens * (in.eager_unsplit / (L.sp ? t : 1.0) + in.eager_split / t) * (1.0 + c.rc_mem + 2.0) : 0.0;
-    // The loss over the vocab-parallel logits (tokens x vocab / tp per device, once per micro-batch,
-    // charged like the output layer's GEMMs): the framework's counted bytes per logit, forward and
-    // backward (calibration.json loss_bytes_per_logit; Megatron-Core's fused cross entropy moves 32,
-    // the unfused one 52), at HBM bandwidth, not scaled by memory_traffic.
-    const double loss = L.logits * fw.loss_bytes_per_logit * tokens * in.vocab / t;
-    return (L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) + loss) / c.bw;
+    // The loss, on the last stage (loss_bytes).
+    return (L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) +
+            L.logits * loss_bytes(in, fw, L, c)) /
+           c.bw;
 }
 
 // The cluster's links as the step model sees them, at the generation's network efficiency.
@@ -1059,22 +1068,29 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
                    const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
     micro_batch(in, cfg, eff, L, c, act, links, mb, r);
     if (!L.uneven) return;
-    StepLayout last = L;
-    last.Ls = L.Ls_last;
-    last.logits = 1.0;
-    StepTime mb_last{};
-    StepEstimate r_last;
-    micro_batch(in, cfg, eff, last, c, act, links, mb_last, r_last);
     auto total = [](const StepTime& t) {
         return t.gemm + t.attention + t.memory_bound + t.overhead + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
     };
-    if (total(mb_last) > total(mb)) {
-        L = last;
-        mb = mb_last;
-        r.gemm_peak = r_last.gemm_peak;
-        r.gemm_efficiency = r_last.gemm_efficiency;
-        r.attention_efficiency = r_last.attention_efficiency;
-    }
+    // The last stage: every term of a middle stage scales with its layers but the pipeline sends (per
+    // micro-batch), so the last stage is those terms at its layers plus the output layer's GEMMs and
+    // loss (tests/unit/test_training.cpp times both stages alone and compares). The plan search meets
+    // uneven layouts by the thousand: this costs two small functions, not a second timing.
+    const double k = L.Ls_last / L.Ls, out_gemm = output_gemm_seconds(in, eff, L, c);
+    const double loss = c.bw > 0 ? loss_bytes(in, eff.fw, L, c) / c.bw : 0.0;
+    const double mid = total(mb);
+    if (!((mid - mb.pp_comm) * k + mb.pp_comm + out_gemm + loss > mid)) return;
+    const double gemm_flops = r.gemm_efficiency * mb.gemm * r.gemm_peak;  // the middle stage's GEMM FLOPs
+    mb.gemm = mb.gemm * k + out_gemm;
+    mb.attention *= k;
+    mb.memory_bound = mb.memory_bound * k + loss;
+    mb.overhead *= k;
+    mb.tp_comm *= k;
+    mb.cp_comm *= k;
+    mb.ep_comm *= k;
+    if (mb.gemm > 0 && r.gemm_peak > 0)
+        r.gemm_efficiency = (gemm_flops * k + 3.0 * 2.0 * c.tokens * in.hidden * in.vocab / L.t) / (mb.gemm * r.gemm_peak);
+    L.Ls = L.Ls_last;
+    L.logits = 1.0;
 }
 
 }  // namespace
@@ -1129,12 +1145,13 @@ FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingC
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
     const LayerActivations act = layer_activations(in, cfg);
     const Links links = links_of(net, eff.gen);
-    // The terms of a micro-batch that are never hidden, as estimate_step computes them on the same
-    // stage: its compute (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and
-    // context-parallel communication (the pipeline sends and the all-to-alls, which DualPipe hides,
-    // are left out).
+    // The terms of a micro-batch that are never hidden, as estimate_step computes them: its compute
+    // (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and context-parallel
+    // communication (the pipeline sends and the all-to-alls, which DualPipe hides, are left out). With
+    // uneven stages, of a middle stage: when the last stage is the slower (slowest_stage) its compute
+    // and its time are both larger, so the bound holds.
     StepTime mb;
-    slowest_stage(in, cfg, eff, L, c, act, links, mb, r);
+    micro_batch(in, cfg, eff, L, c, act, links, mb, r);
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
     const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
     const WanPipe w = wan_pipe(in, links, L, c);

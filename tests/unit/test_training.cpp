@@ -279,3 +279,55 @@ TEST_CASE("the loss over the logits: the framework's counted bytes per logit at 
         CHECK(d == Approx(bytes * logits / bw).epsilon(1e-6));
     }
 }
+
+TEST_CASE("uneven pipeline stages run at the slower of a middle stage and the last stage with the output layer, each timed alone") {
+    // training_step.cpp stage_split / slowest_stage: with L layers on pp stages that do not divide
+    // them, the first and last stages hold ceil((L + 2) / pp) - 1 layers and the middle ones the rest;
+    // the last also runs the output layer. Each candidate is timed here as a model of its own (its
+    // layers x pp, evenly split; the middle one without the output layer) and the estimate must be the
+    // slower of the two: this also checks that the last stage's time, which slowest_stage scales from
+    // the middle stage's, equals a full timing.
+    int cases = 0, last_slower = 0;
+    for (const char* preset : {"llama3.1-405b", "deepseek-v3", "bloom-176b", "mixtral-8x7b", "palm-540b"}) {
+        const ModelSpec& m = *find_model_preset(preset);
+        for (const bool fp8 : {false, true})
+            for (const Count cp : {Count{1}, Count{4}})
+                for (Count p = 3; p <= 24; p += 3) {
+                    if (divides(m.layers, static_cast<double>(p))) continue;
+                    TrainingConfig c;
+                    c.tp = 8;
+                    c.pp = p;
+                    c.cp = cp;
+                    c.dp = 4;
+                    c.micro_batch = 1;
+                    c.global_batch = 4 * 2 * p;
+                    c.recompute = Recompute::selective;
+                    c.precision = fp8 ? Precision::fp8 : Precision::bf16;
+                    if (m.is_moe()) c.ep = 4;
+                    StepInputs in = step_inputs(m);
+                    if (cp > 1) in.seq = 65536;
+                    Hardware hw;
+                    hw.device = *find_device("nvidia-h100-sxm5-80gb");
+                    hw.count = 8 * p * cp * 4;
+                    hw.devices_per_node = 8;
+                    const Efficiency e = training_efficiency(c, hw.device);
+                    const double L = m.layers, last = std::max(1.0, std::ceil((L + 2) / p) - 1);
+                    const double middle = std::ceil((L - 2 * last) / (p - 2));
+                    StepInputs im = in, il = in;
+                    im.layers = middle * p;
+                    im.vocab = 0;  // a middle stage: no output layer
+                    il.layers = last * p;
+                    const double t_mid = estimate_step(im, hw, c, e).microbatch_seconds;
+                    const double t_last = estimate_step(il, hw, c, e).microbatch_seconds;
+                    const StepEstimate s = estimate_step(in, hw, c, e);
+                    INFO(preset << " pp " << p << " cp " << cp << " fp8 " << fp8);
+                    CHECK(s.microbatch_seconds == Approx(std::max(t_mid, t_last)).epsilon(1e-9));
+                    CHECK(s.output_layer_on_slowest_stage == (t_last > t_mid));
+                    ++cases;
+                    last_slower += t_last > t_mid;
+                }
+    }
+    CHECK(cases > 100);
+    CHECK(last_slower > 10);  // both candidates occur
+    CHECK(last_slower < cases - 10);
+}
