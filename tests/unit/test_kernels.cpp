@@ -235,7 +235,8 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
           "Generated from `tests/data/kernels/h200-2026-11-30.json` by `tests/unit/test_kernels.cpp` (the test command checks it is "
           "current). The kernels were timed by `tools/device/kernels.py` on one NVIDIA H200 SXM (torch "
        << measured()["torch"].get<std::string>() << ", CUDA " << measured()["cuda"].get<std::string>()
-       << ", random normal data, 2026-11-30, one run). Error = the calculator's kernel rate with the shipped constants / measured - 1. "
+       << ", random normal data, 2026-11-30; the priors are fitted on the first run, a second run checks the spread below). Error = the "
+          "calculator's kernel rate with the shipped constants / measured - 1. "
           "The Hopper GEMM priors are the least-squares fit of these GEMMs; the shipped constants are then fitted on published "
           "training runs (never above the priors), so the GEMM rows check that the two agree.\n\n"
           "| kernel | cases | measured TFLOP/s (or TB/s) | shipped constants | median error | median \\|error\\| | worst \\|error\\| |\n"
