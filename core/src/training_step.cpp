@@ -1068,27 +1068,31 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
                    const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
     micro_batch(in, cfg, eff, L, c, act, links, mb, r);
     if (!L.uneven) return;
-    auto total = [](const StepTime& t) {
-        return t.gemm + t.attention + t.memory_bound + t.overhead + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
-    };
     // The last stage: every term of a middle stage scales with its layers but the pipeline sends (per
     // micro-batch), so the last stage is those terms at its layers plus the output layer's GEMMs and
     // loss (tests/unit/test_training.cpp times both stages alone and compares). The plan search meets
     // uneven layouts by the thousand: this costs two small functions, not a second timing.
-    const double k = L.Ls_last / L.Ls, out_gemm = output_gemm_seconds(in, eff, L, c);
-    const double loss = c.bw > 0 ? loss_bytes(in, eff.fw, L, c) / c.bw : 0.0;
-    const double mid = total(mb);
-    if (!((mid - mb.pp_comm) * k + mb.pp_comm + out_gemm + loss > mid)) return;
+    const double k = L.Ls_last / L.Ls;
+    StepTime last = mb;
+    last.gemm = mb.gemm * k + output_gemm_seconds(in, eff, L, c);
+    last.attention *= k;
+    last.memory_bound = mb.memory_bound * k + (c.bw > 0 ? loss_bytes(in, eff.fw, L, c) / c.bw : 0.0);
+    last.overhead *= k;
+    last.tp_comm *= k;
+    last.cp_comm *= k;
+    last.ep_comm *= k;
+    // The stage whose micro-batches take longer in the step (microbatches_in_step): their sum with the
+    // bubble; under DualPipe the all-to-alls and sends hide behind the compute (dualpipe_step).
+    auto step_share = [&](const StepTime& t) {
+        const double compute = t.gemm + t.attention + t.memory_bound + t.overhead;
+        if (!L.dualpipe) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
+        return L.m * (compute + t.tp_comm + t.cp_comm + std::max(0.0, t.ep_comm + t.pp_comm - compute)) + bubble_microbatches(L) * compute;
+    };
+    if (!(step_share(last) > step_share(mb))) return;
     const double gemm_flops = r.gemm_efficiency * mb.gemm * r.gemm_peak;  // the middle stage's GEMM FLOPs
-    mb.gemm = mb.gemm * k + out_gemm;
-    mb.attention *= k;
-    mb.memory_bound = mb.memory_bound * k + loss;
-    mb.overhead *= k;
-    mb.tp_comm *= k;
-    mb.cp_comm *= k;
-    mb.ep_comm *= k;
-    if (mb.gemm > 0 && r.gemm_peak > 0)
-        r.gemm_efficiency = (gemm_flops * k + 3.0 * 2.0 * c.tokens * in.hidden * in.vocab / L.t) / (mb.gemm * r.gemm_peak);
+    if (last.gemm > 0 && r.gemm_peak > 0)
+        r.gemm_efficiency = (gemm_flops * k + 3.0 * 2.0 * c.tokens * in.hidden * in.vocab / L.t) / (last.gemm * r.gemm_peak);
+    mb = last;
     L.Ls = L.Ls_last;
     L.logits = 1.0;
 }
