@@ -459,32 +459,29 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
 void check_layout_against_model(const LayoutRules& r, Errors& errors) {
     if (!r.s.model) return;
     const TrainingConfig& t = r.t;
-    if (!r.s.model->has_architecture) {
-        // A bare parameter count runs on an assumed GPT-like shape (training_model): its layers bound
-        // the pipeline as a real architecture's would.
-        const double layers = training_model(*r.s.model).shape.layers;
-        if (layers + 2 < static_cast<double>(t.pp * t.vpp))
-            add_error(errors, "range", "training.pp",
-                      "the shape assumed for model.params has " + fmt_num(layers) +
-                          " layers; + 2 (embedding and loss) must be at least training.pp x training.vpp (" + fmt_num(t.pp * t.vpp) +
-                          "): give model.layers (and the rest of the architecture) or a smaller training.pp");
-        return;
-    }
     const ModelSpec& m = *r.s.model;
-    if ((!r.automatic || r.given("tp")) && !divides(m.heads, static_cast<double>(t.tp)))
-        add_error(errors, "divisibility", "training.tp",
-                  "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
-    if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divides(m.kv_heads, static_cast<double>(t.tp)) &&
-        !divides(static_cast<double>(t.tp), m.kv_heads))
-        add_error(errors, "divisibility", "training.tp",
-                  "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
-    // Uneven stages are allowed (training_step.cpp stage_split: as in BLOOM's 70
-    // layers on 12 stages or Llama 3's 126 on 16), but every model chunk needs a layer, or the
-    // embedding or the loss (Megatron-Core account_for_embedding/loss_in_pipeline_split).
-    if (m.layers + 2 < static_cast<double>(t.pp * t.vpp))
+    if (m.has_architecture) {
+        if ((!r.automatic || r.given("tp")) && !divides(m.heads, static_cast<double>(t.tp)))
+            add_error(errors, "divisibility", "training.tp",
+                      "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
+        if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divides(m.kv_heads, static_cast<double>(t.tp)) &&
+            !divides(static_cast<double>(t.tp), m.kv_heads))
+            add_error(errors, "divisibility", "training.tp",
+                      "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
+    }
+    // Uneven stages are allowed (training_step.cpp stage_split: as in BLOOM's 70 layers on 12 stages
+    // or Llama 3's 126 on 16), but every model chunk needs a layer, or the embedding or the loss
+    // (Megatron-Core account_for_embedding/loss_in_pipeline_split). A bare parameter count runs on an
+    // assumed GPT-like shape (training_model), whose layers bound the pipeline the same way.
+    const double layers = m.has_architecture ? m.layers : training_model(m).shape.layers;
+    if (layers + 2 < static_cast<double>(t.pp * t.vpp))
         add_error(errors, "range", "training.pp",
-                  "model.layers (" + fmt_num(m.layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
-                      fmt_num(t.pp * t.vpp) + ")");
+                  m.has_architecture
+                      ? "model.layers (" + fmt_num(layers) + ") + 2 (embedding and loss) must be at least training.pp x training.vpp (" +
+                            fmt_num(t.pp * t.vpp) + ")"
+                      : "the shape assumed for model.params has " + fmt_num(layers) +
+                            " layers; + 2 (embedding and loss) must be at least training.pp x training.vpp (" + fmt_num(t.pp * t.vpp) +
+                            "): give model.layers (and the rest of the architecture) or a smaller training.pp");
 }
 
 // Sharded gradients (ZeRO 2 and 3) with pipeline parallelism: only FSDP-style frameworks allow it.

@@ -562,11 +562,13 @@ double dense_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlow
     return L.Ls * layer;
 }
 
-// The output layer's (logits') GEMM work (FLOPs x slowdowns): forward K = h, data gradient K = vocab / tp,
+// The output layer's (logits') forward FLOPs per device of one micro-batch.
+double output_flops(const StepInputs& in, const StepLayout& L, double tokens) { return 2.0 * tokens * in.hidden * in.vocab / L.t; }
+
+// The output layer's GEMM work (FLOPs x slowdowns): forward K = h, data gradient K = vocab / tp,
 // weight gradient K = tokens; never recomputed.
 double logit_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlowdown& s, double tokens) {
-    const double h = in.hidden, V = in.vocab, t = L.t;
-    return 2.0 * tokens * h * V / t * (s.slow(h) + s.slow(V / t) + s.slow(tokens));
+    return output_flops(in, L, tokens) * (s.slow(in.hidden) + s.slow(in.vocab / L.t) + s.slow(tokens));
 }
 
 // Routed experts' GEMM work of one layer (FLOPs x slowdowns).
@@ -625,10 +627,10 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const double expert_active = active_expert_params(in);
     const double f_dense = 2.0 * c.tokens * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active - expert_active) / L.t;
     const double f_expert = 2.0 * c.tokens * expert_active / L.t;
-    const double f_logit = L.logits * 2.0 * c.tokens * in.hidden * in.vocab / L.t;
+    const double f_logit = L.logits * output_flops(in, L, c.tokens);
     const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
     mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
-    mb.gemm += L.logits * output_gemm_seconds(in, eff, L, c);  // the output layer, on the last stage
+    if (L.logits > 0) mb.gemm += output_gemm_seconds(in, eff, L, c);  // the output layer, on the last stage
     if (f_expert > 0) mb.gemm += fw.moe_overhead * L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
     r.gemm_efficiency = mb.gemm > 0 ? flops / (mb.gemm * c.peak_gemm) : e_long;
@@ -690,7 +692,7 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     const double eager = L.eager ? tokens * (in.eager_unsplit / (L.sp ? t : 1.0) + in.eager_split / t) * (1.0 + c.rc_mem + 2.0) : 0.0;
     // The loss, on the last stage (loss_bytes).
     return (L.Ls * ((base * (2.0 * (1.0 + c.rc_mem) + 4.0) + casts + fw.moe_overhead * permute) * fw.memory_traffic + eager) +
-            L.logits * loss_bytes(in, fw, L, c)) /
+            (L.logits > 0 ? loss_bytes(in, fw, L, c) : 0.0)) /
            c.bw;
 }
 
@@ -1048,25 +1050,27 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
          {"dp_overlap", eff.fw.dp_overlap}},
         s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
-// One micro-batch on a stage of L.Ls layers (and the output layer when L.logits): its compute and its
-// tensor-, context-, pipeline- and expert-parallel communication; the efficiencies reached go to r.
-void micro_batch(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c,
-                 const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
+// The terms of one micro-batch on a stage of L.Ls layers (and the output layer when L.logits) that
+// are never hidden: its compute and its tensor- and context-parallel communication; the
+// efficiencies reached go to r. The plan search's lower bound (floor_parts) stops here.
+void unhidden_terms(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepLayout& L, const ComputeTerms& c,
+                    const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
     gemm_time(in, eff, L, c, mb, r);
     attention_time(in, cfg, eff, L, c, act, mb, r);
     mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
     mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
     mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
     mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
-    mb.pp_comm = pp_comm_seconds(in, L, c, links);
-    mb.ep_comm = ep_comm_seconds(in, eff.fw, L, c, links);
 }
 
-// The slowest stage's micro-batch. With uneven stages (stage_split) both a middle stage and the last
-// stage with the output layer are timed in full and the slower is kept (L becomes its layout).
+// The slowest stage's micro-batch: its unhidden terms, the pipeline sends and the all-to-alls. With
+// uneven stages (stage_split) a middle stage (L.Ls layers) and the last stage (L.Ls_last layers and
+// the output layer) are compared and the slower is kept (L becomes its layout).
 void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, StepLayout& L, const ComputeTerms& c,
                    const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
-    micro_batch(in, cfg, eff, L, c, act, links, mb, r);
+    unhidden_terms(in, cfg, eff, L, c, act, links, mb, r);
+    mb.pp_comm = pp_comm_seconds(in, L, c, links);
+    mb.ep_comm = ep_comm_seconds(in, eff.fw, L, c, links);
     if (!L.uneven) return;
     // The last stage: every term of a middle stage scales with its layers but the pipeline sends (per
     // micro-batch), so the last stage is those terms at its layers plus the output layer's GEMMs and
@@ -1091,7 +1095,7 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
     if (!(step_share(last) > step_share(mb))) return;
     const double gemm_flops = r.gemm_efficiency * mb.gemm * r.gemm_peak;  // the middle stage's GEMM FLOPs
     if (last.gemm > 0 && r.gemm_peak > 0)
-        r.gemm_efficiency = (gemm_flops * k + 3.0 * 2.0 * c.tokens * in.hidden * in.vocab / L.t) / (last.gemm * r.gemm_peak);
+        r.gemm_efficiency = (gemm_flops * k + output_flops(in, L, c.tokens) * 3.0) / (last.gemm * r.gemm_peak);
     mb = last;
     L.Ls = L.Ls_last;
     L.logits = 1.0;
@@ -1145,7 +1149,7 @@ struct FloorParts {
 FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
                        const NetworkLevels& net) {
     StepEstimate r;
-    StepLayout L = step_layout(in, cfg, eff.fw, net);
+    const StepLayout L = step_layout(in, cfg, eff.fw, net);
     const ComputeTerms c = compute_terms(in, cfg, hw.device, eff, L);
     const LayerActivations act = layer_activations(in, cfg);
     const Links links = links_of(net, eff.gen);
@@ -1155,7 +1159,7 @@ FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingC
     // uneven stages, of a middle stage: when the last stage is the slower (slowest_stage) its compute
     // and its time are both larger, so the bound holds.
     StepTime mb;
-    micro_batch(in, cfg, eff, L, c, act, links, mb, r);
+    unhidden_terms(in, cfg, eff, L, c, act, links, mb, r);
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
     const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
     const WanPipe w = wan_pipe(in, links, L, c);
