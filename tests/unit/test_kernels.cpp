@@ -359,9 +359,10 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
     CHECK(shipped_routing < r_hi);
     md << "| MoE routing around the experts (router, top-k, sort, split sizes to the host, gather, weighted scatter; unfused PyTorch, "
           "fwd+bwd; same shapes, two runs) | "
-       << moe.routing.size() << " | " << fmt("%.1f", r_lo) << "–" << fmt("%.1f", r_hi) << " x the permutation bytes at HBM bandwidth (median "
-       << fmt("%.1f", median(moe.routing)) << ") | moe_overhead x memory_traffic = " << fmt("%.3g", mfw.moe_overhead) << " x "
-       << fmt("%.3g", mfw.memory_traffic) << " = " << fmt("%.1f", shipped_routing) << " (fitted) | – | – | – |\n";
+       << moe.routing.size() << " | " << fmt("%.1f", r_lo) << "–" << fmt("%.1f", r_hi)
+       << " x the permutation bytes at HBM bandwidth (median " << fmt("%.1f", median(moe.routing))
+       << ") | moe_overhead x memory_traffic = " << fmt("%.3g", mfw.moe_overhead) << " x " << fmt("%.3g", mfw.memory_traffic) << " = "
+       << fmt("%.1f", shipped_routing) << " (fitted) | – | – | – |\n";
     const Summary gs = run_spread("gemm"), as = run_spread("attention");
     md << "\nA second run of the scripts on a fresh machine the same day (`tests/data/kernels/*-run2.json`) agreed with the first within "
        << fmt("%.1f", 100 * gs.median_abs) << " % (GEMMs) and " << fmt("%.1f", 100 * as.median_abs)
