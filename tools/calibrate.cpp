@@ -137,13 +137,6 @@ constexpr double kRidge = 0.05;
 // band used before covered 75% of the runs once the model stopped absorbing one group's errors into
 // constants shared with another.
 constexpr double kBandLow = 0.05, kBandHigh = 0.95;
-// Long context: sequences from this length have a band of their own, from the long-context runs'
-// ratios alone. Attention dominates their step, and the published runs disagree most there: the
-// 2024 NeMo, torchtitan and Meta runs are 15-35 % slower than the model, the 2025 Megatron-Core
-// MoE zoo's 25-35 % faster, MosaicML's 10-20 % faster; one band for all lengths covered ~66 % of them.
-constexpr double kLongContextSeq = 16384;
-bool long_context(const Row& r) { return r.scenario.model->seq_len >= kLongContextSeq; }
-std::string whole(double v) { return std::to_string(static_cast<long long>(v)); }
 
 std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::string, std::string>>& excluded) {
     std::ifstream f(path);
@@ -445,53 +438,41 @@ std::map<std::string, double> in_sample_errors(const std::vector<Row>& rows, con
 
 // Metrics on the out-of-sample ratios.
 struct Metrics {
-    double median = 0, within15 = 0, covered = 0;                 // |error| median, share within 15 %, band coverage
-    double band_lo = 0, band_hi = 0;                              // sequences shorter than kLongContextSeq
-    double long_lo = 0, long_hi = 0;                              // long context
-    double long_runs = 0, long_covered = 0;                       // long-context runs and the share their band covers
-    double median_half_width = 0;                                 // over the runs, each with its regime's band
+    double median = 0, within15 = 0, covered = 0;  // |error| median, share within 15 %, band coverage
+    double band_lo = 0, band_hi = 0, median_half_width = 0;
     std::map<std::string, std::vector<double>> group_err;         // group -> |predicted / published - 1|
-    std::map<std::string, std::pair<double, double>> group_band;  // group -> short-sequence band from the other groups
+    std::map<std::string, std::pair<double, double>> group_band;  // group -> band from the other groups
 };
 
-// Each regime's band (short sequences, long context) from its runs' ratios; its coverage is
-// measured per group with a band built from the other groups' runs of the same regime only.
+// The band's coverage is measured per group with a band built from the other groups' ratios only.
 Metrics out_of_sample_metrics(const std::vector<Row>& rows, const std::vector<std::string>& groups, const OutOfSample& oos) {
     Metrics m;
-    std::vector<double> abs_err, ratios[2], half_widths;
+    std::vector<double> abs_err, ratios;
     for (const auto& r : rows) {
         const double q = oos.ratio.at(r.id);
-        ratios[long_context(r)].push_back(q);
+        ratios.push_back(q);
         abs_err.push_back(std::abs(1.0 / q - 1.0));  // |predicted / published - 1|
-        m.group_err[r.group].push_back(std::abs(1.0 / q - 1.0));
     }
     m.median = percentile(abs_err, 0.5);
     for (double e : abs_err) m.within15 += e <= 0.15 ? 1 : 0;
     m.within15 /= static_cast<double>(abs_err.size());
-    for (const auto& g : groups)
-        for (int lc = 0; lc < 2; ++lc) {
-            std::vector<double> others;
-            for (const auto& r : rows)
-                if (r.group != g && long_context(r) == lc) others.push_back(oos.ratio.at(r.id));
-            if (others.empty()) continue;
-            const double lo = percentile(others, kBandLow), hi = percentile(others, kBandHigh);
-            if (!lc) m.group_band[g] = {lo, hi};
-            for (const auto& r : rows)
-                if (r.group == g && long_context(r) == lc) {
-                    const double q = oos.ratio.at(r.id), in = (q >= lo && q <= hi) ? 1 : 0;
-                    m.covered += in;
-                    if (lc) m.long_covered += in;
-                }
-        }
+    std::map<std::string, std::vector<double>> group_ratio;
+    for (const auto& r : rows) {
+        m.group_err[r.group].push_back(std::abs(1.0 / oos.ratio.at(r.id) - 1.0));
+        group_ratio[r.group].push_back(oos.ratio.at(r.id));
+    }
+    for (const auto& g : groups) {
+        std::vector<double> others;
+        for (const auto& r : rows)
+            if (r.group != g) others.push_back(oos.ratio.at(r.id));
+        const double lo = percentile(others, kBandLow), hi = percentile(others, kBandHigh);
+        m.group_band[g] = {lo, hi};
+        for (double q : group_ratio[g]) m.covered += (q >= lo && q <= hi) ? 1 : 0;
+    }
     m.covered /= static_cast<double>(rows.size());
-    m.long_runs = static_cast<double>(ratios[1].size());
-    if (m.long_runs > 0) m.long_covered /= m.long_runs;
-    m.band_lo = percentile(ratios[0], kBandLow);
-    m.band_hi = percentile(ratios[0], kBandHigh);
-    m.long_lo = percentile(ratios[1], kBandLow);
-    m.long_hi = percentile(ratios[1], kBandHigh);
-    for (const auto& r : rows) half_widths.push_back(long_context(r) ? (m.long_hi - m.long_lo) / 2.0 : (m.band_hi - m.band_lo) / 2.0);
-    m.median_half_width = percentile(half_widths, 0.5);
+    m.band_lo = percentile(ratios, kBandLow);
+    m.band_hi = percentile(ratios, kBandHigh);
+    m.median_half_width = (m.band_hi - m.band_lo) / 2.0;
     return m;
 }
 
@@ -524,9 +505,9 @@ void print_summary(const Report& r) {
     const Metrics& m = r.m;
     std::cout << "rows " << r.rows.size() << " in " << r.groups.size() << " groups; excluded " << r.excluded.size() << "\n"
               << "out-of-sample |error| median " << pct(m.median) << ", within 15%: " << fmt(100 * m.within15) << "% of runs\n"
-              << "band (5th-95th percentile of published/predicted): [" << fmt(m.band_lo) << ", " << fmt(m.band_hi) << "], long context ["
-              << fmt(m.long_lo) << ", " << fmt(m.long_hi) << "], coverage " << fmt(100 * m.covered)
-              << "% (each group against a band from the others), half-width " << fmt(100 * m.median_half_width) << "%\n";
+              << "band (5th-95th percentile of published/predicted): [" << fmt(m.band_lo) << ", " << fmt(m.band_hi) << "], coverage "
+              << fmt(100 * m.covered) << "% (each group against a band from the others), half-width " << fmt(100 * m.median_half_width)
+              << "%\n";
 }
 
 // The fitted constants in params() order: calibration.json's fitted.parameters.
@@ -559,17 +540,8 @@ json fitted_section(const Report& r, const json& fitted) {
              {{"low", m.band_lo},
               {"high", m.band_hi},
               {"extrapolation", 1.5},
-              {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of the " +
-                            std::to_string(r.rows.size() - static_cast<std::size_t>(m.long_runs)) + " of " + runs +
-                            " published runs with sequences under " + whole(kLongContextSeq) + " tokens (docs/VALIDATION.md)"},
-              {"long_context",
-               {{"min_seq_len", kLongContextSeq},
-                {"low", m.long_lo},
-                {"high", m.long_hi},
-                {"basis", "long context (sequence of " + whole(kLongContextSeq) +
-                              " tokens or more): 5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out "
-                              "predictions of the " +
-                              whole(m.long_runs) + " published long-context runs, which disagree most (docs/VALIDATION.md)"}}}}},
+              {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " + runs +
+                            " published runs (docs/VALIDATION.md)"}}},
             {"calibrated_generations", cal_gens},
             {"calibrated_frameworks", cal_fws},
             {"out_of_sample",
@@ -591,16 +563,10 @@ void md_summary(std::ostream& md, const Report& r) {
        << "| | value |\n|---|---|\n"
        << "| median \\|error\\| | " << pct(m.median).substr(1) << " |\n"
        << "| runs within 15 % | " << fmt(100 * m.within15) << " % |\n"
-       << "| band (published/predicted, 5th–95th percentile), sequences under " << whole(kLongContextSeq) << " tokens | " << fmt(m.band_lo)
-       << " – " << fmt(m.band_hi) << " |\n"
-       << "| band, long context (" << whole(m.long_runs) << " runs of " << whole(kLongContextSeq) << " tokens or more) | " << fmt(m.long_lo)
-       << " – " << fmt(m.long_hi) << " |\n"
-       << "| band coverage (each group vs a band from the others, of its runs' regime) | " << fmt(100 * m.covered) << " % (long context "
-       << fmt(100 * m.long_covered) << " %) |\n"
-       << "| band half-width (median over the runs) | " << fmt(100 * m.median_half_width) << " % |\n\n"
-       << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups (short sequences) | shipped constants: "
-          "median "
-          "\\|error\\| | "
+       << "| band (published/predicted, 5th–95th percentile) | " << fmt(m.band_lo) << " – " << fmt(m.band_hi) << " |\n"
+       << "| band coverage (each group vs a band from the others) | " << fmt(100 * m.covered) << " % |\n"
+       << "| band half-width | " << fmt(100 * m.median_half_width) << " % |\n\n"
+       << "| source group | runs | median \\|error\\| | within 15 % | band from the other groups | shipped constants: median \\|error\\| | "
           "within 15 % |\n|---|---|---|---|---|---|---|\n";
     std::map<std::string, std::vector<double>> shipped;
     for (const auto& row : r.rows) shipped[row.group].push_back(r.shipped_err.at(row.id));

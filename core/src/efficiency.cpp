@@ -109,14 +109,6 @@ Calibration parse_calibration(const std::string& text, bool fitted) {
             c.band.high = num(f["band"], "high", c.band.high);
             c.band.extrapolation = num(f["band"], "extrapolation", c.band.extrapolation);
             c.band.basis = str(f["band"], "basis");
-            const json& b = f["band"];
-            if (b.contains("long_context") && b["long_context"].is_object()) {
-                const json& l = b["long_context"];
-                c.band.long_min_seq_len = num(l, "min_seq_len", 0);
-                c.band.long_low = num(l, "low", c.band.long_low);
-                c.band.long_high = num(l, "high", c.band.long_high);
-                c.band.long_basis = str(l, "basis");
-            }
         }
         for (const auto& g : f.value("calibrated_generations", json::array()))
             if (g.is_string()) c.calibrated_generations.push_back(g.get<std::string>());

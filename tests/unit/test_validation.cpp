@@ -149,31 +149,6 @@ TEST_CASE("the uncertainty band comes from out-of-sample errors: time band is [s
     CHECK(m["training"]["uncertainty"]["band_basis"].get<std::string>().find("widened") != std::string::npos);
 }
 
-TEST_CASE("a long-context estimate carries the long-context runs' wider band, the band read from calibration.json") {
-    // calibration.json's band.long_context: from sequences of min_seq_len tokens the out-of-sample
-    // ratios of the long-context runs alone (tools/calibrate), below it those of the others.
-    const gpucalc::Band& b = gpucalc::calibration().band;
-    REQUIRE(b.long_min_seq_len > 0);
-    CHECK(b.long_high - b.long_low > b.high - b.low);
-    json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", b.long_min_seq_len / 2}}},
-              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
-              {"training", {{"tokens", 1e11}, {"tp", 2}, {"pp", 1}, {"cp", 1}}}};
-    auto ratio = [](const json& r, const char* k) {
-        return r["training"]["uncertainty"][k].get<double>() / r["training"]["mfu"].get<double>();
-    };
-    const json short_seq = run(s);
-    CHECK(ratio(short_seq, "mfu_low") == Approx(b.low));
-    CHECK(ratio(short_seq, "mfu_high") == Approx(b.high));
-    s["model"]["seq_len"] = b.long_min_seq_len;
-    s["training"]["cp"] = 2;
-    const json long_seq = run(s);
-    REQUIRE_FALSE(long_seq.contains("errors"));
-    CHECK(ratio(long_seq, "mfu_low") == Approx(b.long_low));
-    CHECK(ratio(long_seq, "mfu_high") == Approx(b.long_high));
-    CHECK(long_seq["training"]["uncertainty"]["band_basis"].get<std::string>().find("long context") != std::string::npos);
-    CHECK(b.long_low < b.low);
-}
-
 TEST_CASE("FP8 training keeps the output layer in 16 bits: its GEMM time does not change with the precision") {
     // Megatron-Core's output_layer is not a Transformer Engine module (fp8_autocast leaves it in BF16);
     // torchtitan's float8 converter skips "output"; DeepSeek-V3 Sec. 3.3.1 keeps the output head in BF16.

@@ -57,15 +57,10 @@ struct FrameworkProfile {
 // The uncertainty band of predicted throughput, from the out-of-sample (leave-one-source-out)
 // ratios published / predicted: the true tokens/s lies in predicted x [low, high] for ~80% of runs;
 // widened by `extrapolation` when the device's generation or the framework has no calibration runs.
-// Sequences of at least long_min_seq_len tokens have their own, wider band from the long-context
-// runs' ratios (attention dominates there, and the published runs disagree most).
 struct Band {
     double low = 0.8, high = 1.25;
     double extrapolation = 1.5;  // the half-widths are multiplied by this outside the calibrated range
     std::string basis = "not calibrated";
-    double long_min_seq_len = 0;  // tokens; 0 = one band for every sequence length
-    double long_low = 0.8, long_high = 1.25;
-    std::string long_basis;
 };
 
 // How a fused attention kernel's efficiency grows with the sequence each call sees and with the head

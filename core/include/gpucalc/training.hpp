@@ -153,7 +153,7 @@ struct ThroughputBand {
     double lo = 1.0, hi = 1.0;
     std::string basis;
 };
-ThroughputBand throughput_band(const Efficiency& eff, double seq_len);
+ThroughputBand throughput_band(const Efficiency& eff);
 
 // Goodput: the fraction of wall time spent on useful steps, from the failure rate of large runs
 // (Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100), checkpoint write time and
