@@ -132,6 +132,11 @@ FieldTable<TrainingConfig> training_fields() {
         field<&T::dp>(integer_spec("dp", "devices", 1, kMaxCount, "data-parallel size", "count / (tp x pp)")),
         field<&T::vpp>(integer_spec("vpp", "", 1, 1e3, "interleaved pipeline chunks per device")),
         field<&T::ep>(integer_spec("ep", "devices", 1, 1e5, "expert-parallel size (MoE); divides dp and the expert count")),
+        field<&T::expert_tp>(integer_spec("expert_tp", "devices", 1, 1e5,
+                                          "tensor-parallel size of the routed experts (MoE parallel folding, Megatron-Core "
+                                          "--expert-tensor-parallel-size): 1 = whole experts, the expert-parallel group then takes "
+                                          "the tensor-parallel ranks too; divides tp; needs tp and ep given",
+                                          "tp; 1 when ep does not divide dp x cp")),
         field<&T::cp>(
             integer_spec("cp", "devices", 1, 1e5,
                          "context-parallel size: each sequence split over cp devices (ring attention); tp x cp x pp x dp = count")),

@@ -496,10 +496,33 @@ void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
                       "(training.framework fsdp, as torchtitan and Llama 3) allows it");
 }
 
+// The experts' own tensor-parallel size (MoE parallel folding): a divisor of tp, with a given layout,
+// whose expert-parallel groups (ep x expert_tp ranks) tile each stage's dp x cp x tp ranks.
+void check_expert_tensor_parallel(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    if (!t.expert_tp) return;
+    const Count et = *t.expert_tp;
+    if (!r.s.model || !r.s.model->is_moe())
+        add_error(errors, "range", "training.expert_tp",
+                  "training.expert_tp (the routed experts' tensor parallelism) needs a mixture-of-experts model");
+    else if (r.automatic && !(r.given("tp") && r.given("ep")))
+        add_error(errors, "missing", "training.expert_tp",
+                  "training.expert_tp needs training.tp and training.ep given: the plan search does not choose the experts' tensor "
+                  "parallelism");
+    else if (t.tp % et != 0)
+        add_error(errors, "divisibility", "training.expert_tp",
+                  "training.tp (" + fmt_num(t.tp) + ") must be divisible by training.expert_tp (" + fmt_num(et) + ")");
+    else if (t.dp && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
+        add_error(errors, "divisibility", "training.expert_tp",
+                  "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) +
+                      ") must be divisible by training.ep x training.expert_tp (" + fmt_num(t.ep * et) + ")");
+}
+
 // Expert parallelism: a mixture-of-experts model whose experts and ranks it divides.
 void check_expert_parallel(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
     const Scenario& s = r.s;
+    check_expert_tensor_parallel(r, errors);
     if (t.ep <= 1) return;
     const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
     if (!s.model || (!s.model->is_moe() && !moe_by_count))

@@ -213,6 +213,12 @@ bool divides(double a, double b) {
     return std::fmod(a, b) == 0;
 }
 
+double expert_tensor_parallel(const TrainingConfig& cfg) {
+    if (cfg.expert_tp) return static_cast<double>(*cfg.expert_tp);
+    const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
+    return ep > 1 && !divides(dp * cp, ep) ? 1.0 : static_cast<double>(cfg.tp);
+}
+
 namespace {
 
 // Bytes per stored weight: 4 in fp32/tf32, else 2 (16-bit weights, also when the GEMMs run in FP8).
@@ -228,6 +234,7 @@ double gradient_bytes(const TrainingConfig& cfg, const FrameworkProfile& fw, dou
 // The layout's sizes and switches that every part of the step model reads.
 struct StepLayout {
     double t, p, v, b, cp, ep, dp;  // tp, pp, vpp, micro-batch, cp, ep and dp as numbers
+    double et;                      // the routed experts' tensor-parallel size (expert_tensor_parallel)
     double sg_dp;                   // sites the data-parallel group spans
     double m;                       // micro-batches per step per pipeline
     double Ls;                      // layers of the slowest stage
@@ -287,6 +294,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.cp = static_cast<double>(cfg.cp);
     L.ep = static_cast<double>(cfg.ep);
     L.dp = static_cast<double>(cfg.dp.value_or(1));
+    L.et = expert_tensor_parallel(cfg);
     // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
     L.sg_dp = net.sites > 1 ? std::min(L.dp, net.sites) : 1.0;
     L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
@@ -324,10 +332,9 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     const double t = L.t, p = L.p, cp = L.cp, ep = L.ep, dp = L.dp, Ls = L.Ls;
     const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
     w.dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
-    // Experts split by TP and sharded over ep ranks of the data-parallel group; or, when ep does not
-    // divide dp x cp, folded over tensor-parallel ranks too with whole experts (MoE parallel folding).
-    const bool folded = ep > 1 && !divides(dp * cp, ep);  // (x mod 1 = 0: no call when there is no EP)
-    w.expert_tp = folded ? 1.0 : t;
+    // Experts split over expert_tp ranks (tp, or 1 under MoE parallel folding) and sharded over ep
+    // ranks (expert_tensor_parallel).
+    w.expert_tp = L.et;
     // Time and traffic: the slowest stage. Memory: the first stage, which holds the most in-flight
     // micro-batches and the embedding; with uneven stages it carries one layer fewer, the embedding
     // taking a layer's slot (stage_split: ceil((layers + 2) / pp) - 1 layers). The second stage, a
@@ -578,13 +585,16 @@ double expert_gemm_work(const StepInputs& in, const StepLayout& L, const GemmSlo
     // Routed experts: each receives rows = tokens x top-k / experts (gathered over the EP
     // group); few rows leave tiles empty (M half-efficiency kGemmHalfRows), and its weight
     // gradient has K = rows.
-    const double fe = in.expert_ffn_width / t;
-    const double rows = tokens * L.ep * in.experts_per_token / in.experts;
+    // Under MoE parallel folding (expert_tp et < tp) an expert is split over et ranks only, and the
+    // ep x et ranks of its group gather the sequence-parallel shares of ep x et / tp micro-batches.
+    const double fe = in.expert_ffn_width / L.et;
+    const double rows = tokens * L.ep * L.et / t * in.experts_per_token / in.experts;
     const double m_slow = (rows + kGemmHalfRows) / rows;
-    const double per_expert = expert_active / (fe * t * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
+    const double per_expert = expert_active / (in.expert_ffn_width * h * (1.0 + swiglu_in));  // expert matrices per token (k [+ shared])
     const double s_h = s.slow(h), s_rows = s.slow(rows), s_fe = s.slow(fe);
     return 2.0 * tokens / t * per_expert *
-           (s.three(fe * t * h * swiglu_in, s_h, s.slow(swiglu_in * fe), s_rows, m_slow) + s.three(fe * t * h, s_fe, s_h, s_rows, m_slow));
+           (s.three(in.expert_ffn_width * h * swiglu_in, s_h, s.slow(swiglu_in * fe), s_rows, m_slow) +
+            s.three(in.expert_ffn_width * h, s_fe, s_h, s_rows, m_slow));
 }
 
 // The output layer's (logits') GEMM time of one micro-batch. It stays in 16 bits under FP8 training:
@@ -687,9 +697,10 @@ double memory_bound_seconds(const StepInputs& in, const FrameworkProfile& fw, co
     const double casts = L.fp8 ? 3.0 * 3.0 * tokens * (2.0 * h + mlp_in + in.ffn_width_active) / t : 0.0;
     // MoE: tokens permuted to their experts and back (read + write, forward and twice backward), x
     // moe_overhead for what the routing costs beyond these bytes (router, top-k, sorting, split sizes,
-    // unfused gathers; fitted: one rank's unfused PyTorch routing measured on an H200 took 5-11x them,
-    // tests/data/kernels/h200-moe-2026-11-30.json). It scales with tokens x top-k, not with the
-    // experts' FLOPs: coarse experts (Mixtral) pay little, fine-grained ones (top-8 of 128) much.
+    // gathers; fitted: one rank's unfused PyTorch routing measured on an H200 took 5.3-11x them at the
+    // datasheet bandwidth, tests/data/kernels/h200-moe-2026-11-30.json). It scales with tokens x
+    // top-k, not with the experts' FLOPs: coarse experts (Mixtral) pay little, fine-grained ones
+    // (top-8 of 128) much.
     const double permute = in.moe_layer_fraction * tokens * in.experts_per_token * h * 2.0 * 2.0 * 2.0 * 3.0 / t;
     // Eager PyTorch: the element-wise bytes torch.compile fuses away (eager_bytes), forward, again
     // when recomputed, and twice in backward (each op's backward reads its saved input and the
@@ -739,8 +750,14 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     // LinearWithGradAccumulationAndAsyncCommunication.backward, sequence_parallel all-gather;
     // Korthikanti et al. 2022 Sec. 4.2.2).
     const double bytes = 2.0 * c.tokens * in.hidden;
-    const double n_coll = L.Ls * (4.0 + 2.0 * c.rc + (L.sp ? 1.0 : 0.0));
-    return (1.0 - fw.tp_overlap) * n_coll * links.fabric.ring(2.0, bytes, L.t, 1.0);
+    // Half of them are the attention block's, half the MLP's; an MoE layer's experts under parallel
+    // folding (expert_tp < tp) gather over their expert_tp ranks only (none when 1).
+    const double n_half = L.Ls * (2.0 + c.rc + (L.sp ? 0.5 : 0.0));
+    const double ring_t = links.fabric.ring(2.0, bytes, L.t, 1.0);
+    const double ring_mlp = L.et < L.t ? (1.0 - in.moe_layer_fraction) * ring_t +
+                                             (L.et > 1 ? in.moe_layer_fraction * links.fabric.ring(2.0, bytes, L.et, 1.0) : 0.0)
+                                       : ring_t;
+    return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
 // Exposed context-parallel KV exchange of one micro-batch (ring attention).
@@ -777,7 +794,7 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
     // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
     const double k = in.experts_per_token;
-    const double span = t * ep;
+    const double span = L.et * ep;  // the expert-parallel group's ranks: ep x expert_tp consecutive ones
     const double bytes_token = 2.0 * in.hidden;
     double t_a2a = 0;
     if (span <= dpn) {

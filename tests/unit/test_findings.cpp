@@ -212,6 +212,60 @@ TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M 
     CHECK(estimate_step(step_inputs(m), hw, c, e).step.ep_comm == Approx(0.5 * a2a(4)).epsilon(1e-6));
 }
 
+TEST_CASE("MoE parallel folding: expert_tp 1 keeps the expert-parallel group in a node and drops the MoE layers' TP collectives") {
+    // Qwen3-235B-like MoE on 16 H100 (2 nodes), tp 2, ep 8, dp 8 (Liu et al. 2025, arXiv:2504.14960:
+    // the experts' tensor parallelism is set apart from the attention's). Without folding the
+    // expert-parallel group is ep x tp = 16 ranks, both nodes; with expert_tp 1 it is 8, one node:
+    // all of its all-to-all runs over NVLink, tokens x 2h x k x 7/8 per pass.
+    ModelSpec m;
+    m.has_architecture = true;
+    m.layers = 4, m.hidden = 4096, m.heads = 64, m.kv_heads = 4, m.head_dim = 128, m.ffn_hidden = 12288, m.vocab = 151936;
+    m.seq_len = 4096, m.ffn_kind = FfnKind::swiglu, m.experts = 128, m.experts_per_token = 8, m.expert_ffn_hidden = 1536;
+    m.biases = false, m.rmsnorm = true, m.pos = PosEmbedding::rope;
+    const Hardware hw = hardware("nvidia-h100-sxm5-80gb", 16);
+    TrainingConfig c;
+    c.tp = 2, c.pp = 1, c.dp = 8, c.ep = 8, c.global_batch = 8, c.recompute = Recompute::none;
+    const StepInputs in = step_inputs(m);
+    Efficiency e = ideal(hw.device);
+    const StepEstimate unfolded = estimate_step(in, hw, c, e);
+    c.expert_tp = 1;
+    const StepEstimate folded = estimate_step(in, hw, c, e);
+    const double up = *hw.device.scale_up_bytes_per_second();
+    const double tokens = 4096, h = 4096, k = 8, layers = 4;
+    // Each TP rank dispatches its sequence-parallel half of the tokens: 4 passes per layer.
+    CHECK(folded.step.ep_comm == Approx(4 * layers * (tokens / 2) * 2 * h * k * 7.0 / 8.0 / up).epsilon(1e-6));
+    CHECK(unfolded.step.ep_comm > 2 * folded.step.ep_comm);  // across the NIC
+    // TP collectives: the attention's stay, the MLP's go (4 of the 9 per layer with SP, half of them
+    // the MLP's: 2 x 2.25 = 4.5 ring collectives become 2.25).
+    CHECK(folded.step.tp_comm == Approx(unfolded.step.tp_comm / 2).epsilon(1e-9));
+    // The experts' GEMMs do the same FLOPs per rank: each whole expert (twice the width) gets the
+    // tokens of 8 sequence-parallel halves instead of 8 whole micro-batches (half the rows).
+    CHECK(folded.step.gemm == Approx(unfolded.step.gemm).epsilon(0.05));
+    // Their weights: whole experts over ep ranks, twice what a rank holds split over tp.
+    CHECK(folded.params_per_gpu > unfolded.params_per_gpu);
+}
+
+TEST_CASE("training.expert_tp is checked: a divisor of tp, with tp and ep given, for a mixture-of-experts model") {
+    json s = {{"model", {{"preset", "mixtral-8x7b"}, {"seq_len", 4096}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+              {"training", {{"tokens", 1e12}, {"tp", 4}, {"pp", 1}, {"dp", 16}, {"ep", 8}, {"expert_tp", 1}, {"global_batch", 256}}}};
+    const json ok = run(s);
+    REQUIRE_FALSE(ok.contains("errors"));
+    CHECK(ok["inputs"]["training"]["expert_tp"] == 1);
+    s["training"]["expert_tp"] = 3;
+    CHECK(has_error(run(s), "training.expert_tp", "divisibility"));
+    s["training"]["expert_tp"] = 8;
+    CHECK(has_error(run(s), "training.expert_tp", "divisibility"));
+    json searched = {{"model", {{"preset", "mixtral-8x7b"}}},
+                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                     {"training", {{"tokens", 1e12}, {"expert_tp", 1}}}};
+    CHECK(has_error(run(searched), "training.expert_tp", "missing"));
+    json dense = {{"model", {{"preset", "llama2-7b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"training", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"expert_tp", 1}}}};
+    CHECK(has_error(run(dense), "training.expert_tp", "range"));
+}
+
 TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted and found by the plan search") {
     const ModelSpec& m = *find_model_preset("llama3.1-405b");
     REQUIRE(m.layers == 126);

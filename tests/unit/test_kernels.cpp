@@ -349,20 +349,23 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
        << fmt("%.2f", 1e3 * *std::max_element(moe.floor.begin(), moe.floor.end())) << " ms | e_long " << fmt("%.3g", e.gen.gemm)
        << " x K/(K + K_half) x rows/(rows + 128) | " << fmt("%+.1f%%", 100 * ms.median_signed) << " | "
        << fmt("%.1f%%", 100 * ms.median_abs) << " | " << fmt("%.1f%%", 100 * ms.worst) << " |\n";
-    // The shipped routing multiplier (moe_overhead, applied with the framework's memory_traffic) lies
-    // in the range the unfused routing measured: fused kernels move fewer bytes than PyTorch's.
-    const FrameworkProfile& mfw = efficiency_for(h200(), Framework::megatron).fw;
-    const double shipped_routing = mfw.moe_overhead * mfw.memory_traffic;
+    // The shipped routing multiplier (moe_overhead, applied with the framework's memory_traffic at the
+    // generation's memory efficiency, as memory_bound_seconds does) against the unfused routing
+    // measured, both relative to the permutation bytes at the datasheet bandwidth.
+    const Efficiency me = efficiency_for(h200(), Framework::megatron);
+    const FrameworkProfile& mfw = me.fw;
+    const double shipped_routing = mfw.moe_overhead * mfw.memory_traffic / me.gen.memory;
     const double r_lo = *std::min_element(moe.routing.begin(), moe.routing.end());
     const double r_hi = *std::max_element(moe.routing.begin(), moe.routing.end());
-    CHECK(shipped_routing > 1.0);
+    CHECK(shipped_routing > r_lo);
     CHECK(shipped_routing < r_hi);
     md << "| MoE routing around the experts (router, top-k, sort, split sizes to the host, gather, weighted scatter; unfused PyTorch, "
           "fwd+bwd; same shapes, two runs) | "
        << moe.routing.size() << " | " << fmt("%.1f", r_lo) << "–" << fmt("%.1f", r_hi)
        << " x the permutation bytes at HBM bandwidth (median " << fmt("%.1f", median(moe.routing))
-       << ") | moe_overhead x memory_traffic = " << fmt("%.3g", mfw.moe_overhead) << " x " << fmt("%.3g", mfw.memory_traffic) << " = "
-       << fmt("%.1f", shipped_routing) << " (fitted) | – | – | – |\n";
+       << ") | moe_overhead x memory_traffic / memory efficiency = " << fmt("%.3g", mfw.moe_overhead) << " x "
+       << fmt("%.3g", mfw.memory_traffic) << " / " << fmt("%.2g", me.gen.memory) << " = " << fmt("%.1f", shipped_routing)
+       << " (fitted) | – | – | – |\n";
     const Summary gs = run_spread("gemm"), as = run_spread("attention");
     md << "\nA second run of the scripts on a fresh machine the same day (`tests/data/kernels/*-run2.json`) agreed with the first within "
        << fmt("%.1f", 100 * gs.median_abs) << " % (GEMMs) and " << fmt("%.1f", 100 * as.median_abs)
@@ -374,8 +377,10 @@ TEST_CASE("the shipped GEMM constants (fitted on published training runs) predic
           "the ring's own compute measured here (one GPU, no key/value exchange), what the published context-parallel runs spend on the "
           "exchange competing with the blocks. The routed experts' GEMMs run at the model's GEMM efficiency (the grouped-GEMM row; the "
           "small layers' time is launches, not arithmetic), so the model times them so and puts what MoE costs beyond them into the "
-          "routing: the permutation bytes x moe_overhead, fitted on the published MoE runs, which lands inside the range of the "
-          "unfused routing measured here (the routing row). A tiny kernel's launch took "
+          "routing: the permutation bytes x moe_overhead, fitted on the published MoE runs. It lands inside the range of the unfused "
+          "routing measured here (the routing row), which is consistency, not confirmation: the fitted runs use fused permutation "
+          "and router kernels, which should cost less than unfused PyTorch, so the fitted value also carries costs the model does not "
+          "separate (the routing's imbalance, the dispatcher's synchronisation). A tiny kernel's launch took "
        << fmt("%.1f", measured()["launch"]["seconds_per_kernel"].get<double>() * 1e6)
        << " µs. Power: a sustained BF16 GEMM loop (8192³) drew " << fmt("%.0f", ring["power_gemm_bf16_8192"]["watts_median"].get<double>())
        << " W of the 700 W limit at a median SM clock of " << fmt("%.0f", ring["power_gemm_bf16_8192"]["sm_mhz_median"].get<double>())

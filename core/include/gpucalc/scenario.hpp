@@ -78,6 +78,9 @@ struct TrainingConfig {
     std::optional<Count> dp;                // data-parallel size; default count / (tp x pp)
     Count vpp = 1;                          // interleaved pipeline chunks per GPU (Narayanan et al. 2021 Sec. 2.2.2)
     Count ep = 1;                           // expert-parallel size (MoE): experts sharded over ep ranks of the DP group
+    // Tensor-parallel size of the routed experts (Megatron-Core --expert-tensor-parallel-size, MoE
+    // parallel folding): default tp, or 1 when ep does not divide dp x cp (expert_tensor_parallel).
+    std::optional<Count> expert_tp;
     Count cp = 1;                           // context-parallel size: the sequence split over cp ranks (ring attention)
     Count zero = 1;                         // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
     std::optional<Count> shard_group;       // hybrid sharding: ZeRO shards within groups of this many ranks; default all dp x cp

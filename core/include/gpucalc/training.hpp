@@ -106,6 +106,10 @@ TrainingModel training_model(const ModelSpec& m);
 // Whether b divides a (a mod b = 0), as fmod says, by integers when both are whole and below 2^53
 // (layout checks run for every plan the search sizes; libm's fmod costs ~90 instructions).
 bool divides(double a, double b);
+// The routed experts' tensor-parallel size: training.expert_tp, else tp, or 1 when ep does not divide
+// dp x cp (the experts then fold over the tensor-parallel ranks whole; MoE parallel folding,
+// Liu et al. 2025, arXiv:2504.14960).
+double expert_tensor_parallel(const TrainingConfig& cfg);
 // Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2,
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
