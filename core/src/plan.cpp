@@ -406,7 +406,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 if (s.dp_fixed && dp != *base.dp) continue;
                 for (int ei = 0; ei < d.eps.n; ++ei) {
                     const Count ep = d.eps.values[ei];
-                    const bool layout_ok = tp_ok && ((dp * cp) % ep == 0 || (dp * cp * tp) % ep == 0);
+                    const bool layout_ok = tp_ok && expert_layout_ok(tp, cp, dp, ep, base.expert_tp);
                     const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out, lost);
                     if (lb.have) layout_best.push_back(lb.plan);
                 }

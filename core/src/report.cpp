@@ -590,8 +590,8 @@ void fleet_training_section(ReportOut& o, const Scenario& s) {
     Val echo = o.inputs["training"];
     training_config_json(echo, f.total.config);
     const auto& tf = training_fields();
-    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm",
-                          "shard_group", "global_batch"})
+    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
+                          "overlap_dp_comm", "shard_group", "global_batch"})
         if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
     Val t = o.report["training"];
     training_json(t, f.total, *s.hardware);

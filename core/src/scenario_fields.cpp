@@ -135,7 +135,7 @@ FieldTable<TrainingConfig> training_fields() {
         field<&T::expert_tp>(integer_spec("expert_tp", "devices", 1, 1e5,
                                           "tensor-parallel size of the routed experts (MoE parallel folding, Megatron-Core "
                                           "--expert-tensor-parallel-size): 1 = whole experts, the expert-parallel group then takes "
-                                          "the tensor-parallel ranks too; divides tp; needs tp and ep given",
+                                          "the tensor-parallel ranks too; divides tp; with the plan search, needs tp and ep given",
                                           "tp; 1 when ep does not divide dp x cp")),
         field<&T::cp>(
             integer_spec("cp", "devices", 1, 1e5,

@@ -496,13 +496,20 @@ void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
                       "(training.framework fsdp, as torchtitan and Llama 3) allows it");
 }
 
+// A mixture-of-experts model: routed experts in its architecture, or a bare parameter count whose
+// total exceeds its active count (the time model then assumes routed experts).
+bool moe_model(const Scenario& s) {
+    return s.model &&
+           (s.model->is_moe() || (!s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active));
+}
+
 // The experts' own tensor-parallel size (MoE parallel folding): a divisor of tp, with a given layout,
 // whose expert-parallel groups (ep x expert_tp ranks) tile each stage's dp x cp x tp ranks.
 void check_expert_tensor_parallel(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
     if (!t.expert_tp) return;
     const Count et = *t.expert_tp;
-    if (!r.s.model || !r.s.model->is_moe())
+    if (!moe_model(r.s))
         add_error(errors, "range", "training.expert_tp",
                   "training.expert_tp (the routed experts' tensor parallelism) needs a mixture-of-experts model");
     else if (r.automatic && !(r.given("tp") && r.given("ep")))
@@ -511,7 +518,8 @@ void check_expert_tensor_parallel(const LayoutRules& r, Errors& errors) {
                   "parallelism");
     else if (t.tp % et != 0)
         add_error(errors, "divisibility", "training.expert_tp",
-                  "training.tp (" + fmt_num(t.tp) + ") must be divisible by training.expert_tp (" + fmt_num(et) + ")");
+                  "training.tp (" + fmt_num(t.tp) + ") must be divisible by training.expert_tp (" + fmt_num(et) +
+                      "): gpucalc models the experts' tensor parallelism within the attention's");
     else if (t.dp && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
         add_error(errors, "divisibility", "training.expert_tp",
                   "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) +
@@ -524,8 +532,7 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
     const Scenario& s = r.s;
     check_expert_tensor_parallel(r, errors);
     if (t.ep <= 1) return;
-    const bool moe_by_count = s.model && !s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active;
-    if (!s.model || (!s.model->is_moe() && !moe_by_count))
+    if (!moe_model(s))
         add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
     else if (!divides(s.model->experts, static_cast<double>(t.ep)))
         add_error(errors, "divisibility", "training.ep",
@@ -623,7 +630,7 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
     }
     // The fleet chooses each pool's layout and the batch shares itself: a given value would be echoed
     // but not used, so it is refused.
-    for (const char* k : {"tp", "pp", "cp", "ep", "vpp", "micro_batch", "zero", "global_batch"}) {
+    for (const char* k : {"tp", "pp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "zero", "global_batch"}) {
         if (!(t.given & field_bit(tf, k))) continue;
         const std::string f = std::string("training.") + k;
         add_error(errors, "conflict", f,

@@ -160,6 +160,8 @@ TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& mo
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
     if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch);
     if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
+    // The experts' tensor parallelism as the estimate resolves it (echoed: 1 where the layout folds).
+    if (!cfg.expert_tp && cfg.ep > 1) cfg.expert_tp = static_cast<Count>(expert_tensor_parallel(cfg));
     return cfg;
 }
 
@@ -535,7 +537,7 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         const Count gpus = dp * mp;
         if (static_cast<double>(gpus) > std::max(static_cast<double>(hw.count) * 4.0, static_cast<double>(mp))) break;
         if (dp * cfg.micro_batch > gb) break;
-        if ((dp * cfg.cp * cfg.tp) % cfg.ep != 0) continue;  // expert parallelism needs ep | dp x cp x tp
+        if (!expert_layout_ok(cfg.tp, cfg.cp, dp, cfg.ep, cfg.expert_tp)) continue;
         Hardware h = hw;
         h.count = gpus;
         if (hw.sites > 1) {

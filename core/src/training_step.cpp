@@ -166,6 +166,7 @@ StepInputs step_inputs(const ModelSpec& m) {
         in.experts = m.experts;
         in.experts_per_token = m.experts_per_token;
         in.max_routed_nodes = m.max_routed_nodes;
+        in.shared_experts = m.shared_experts;
         in.expert_ffn_width = expert_width;
     }
     in.vocab = m.vocab;
@@ -217,6 +218,11 @@ double expert_tensor_parallel(const TrainingConfig& cfg) {
     if (cfg.expert_tp) return static_cast<double>(*cfg.expert_tp);
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
     return ep > 1 && !divides(dp * cp, ep) ? 1.0 : static_cast<double>(cfg.tp);
+}
+
+bool expert_layout_ok(Count tp, Count cp, Count dp, Count ep, std::optional<Count> expert_tp) {
+    if (!((dp * cp) % ep == 0 || (dp * cp * tp) % ep == 0)) return false;
+    return !expert_tp || (tp % *expert_tp == 0 && (dp * cp * tp) % (ep * *expert_tp) == 0);
 }
 
 namespace {
@@ -750,13 +756,16 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     // LinearWithGradAccumulationAndAsyncCommunication.backward, sequence_parallel all-gather;
     // Korthikanti et al. 2022 Sec. 4.2.2).
     const double bytes = 2.0 * c.tokens * in.hidden;
-    // Half of them are the attention block's, half the MLP's; an MoE layer's experts under parallel
-    // folding (expert_tp < tp) gather over their expert_tp ranks only (none when 1).
+    // Half of them are the attention block's, half the MLP's. In an MoE layer the shared experts keep
+    // the attention's tensor-parallel group (Megatron-Core SharedExpertMLP), while the routed experts
+    // gather their tokens after the all-to-all, each already copied top-k times, over the expert_tp
+    // ranks and reduce-scatter them back (token_dispatcher.py, the expert-TP group): a ring over
+    // expert_tp ranks of top-k x expert_tp / tp times the activations (none when expert_tp is 1).
     const double n_half = L.Ls * (2.0 + c.rc + (L.sp ? 0.5 : 0.0));
     const double ring_t = links.fabric.ring(2.0, bytes, L.t, 1.0);
-    const double ring_mlp = L.et < L.t ? (1.0 - in.moe_layer_fraction) * ring_t +
-                                             (L.et > 1 ? in.moe_layer_fraction * links.fabric.ring(2.0, bytes, L.et, 1.0) : 0.0)
-                                       : ring_t;
+    const double f = in.moe_layer_fraction;
+    const double routed = L.et > 1 ? links.fabric.ring(2.0, bytes * in.experts_per_token * L.et / L.t, L.et, 1.0) : 0.0;
+    const double ring_mlp = (1.0 - f) * ring_t + f * ((in.shared_experts > 0 ? ring_t : 0.0) + routed);
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 

@@ -235,9 +235,11 @@ TEST_CASE("MoE parallel folding: expert_tp 1 keeps the expert-parallel group in 
     // Each TP rank dispatches its sequence-parallel half of the tokens: 4 passes per layer.
     CHECK(folded.step.ep_comm == Approx(4 * layers * (tokens / 2) * 2 * h * k * 7.0 / 8.0 / up).epsilon(1e-6));
     CHECK(unfolded.step.ep_comm > 2 * folded.step.ep_comm);  // across the NIC
-    // TP collectives: the attention's stay, the MLP's go (4 of the 9 per layer with SP, half of them
-    // the MLP's: 2 x 2.25 = 4.5 ring collectives become 2.25).
-    CHECK(folded.step.tp_comm == Approx(unfolded.step.tp_comm / 2).epsilon(1e-9));
+    // TP collectives (5 per layer with SP and no recomputation, half of them the MLP's): the
+    // attention's stay; unfolded, the routed experts' gather the top-k = 8 copies of each token over
+    // the tp ranks after the all-to-all (Megatron-Core token_dispatcher, the expert-TP group): 8x the
+    // attention's bytes; folded to expert_tp 1 they go. Ideal links (no latency): 1 + 8 -> 1.
+    CHECK(folded.step.tp_comm == Approx(unfolded.step.tp_comm / 9).epsilon(1e-9));
     // The experts' GEMMs do the same FLOPs per rank: each whole expert (twice the width) gets the
     // tokens of 8 sequence-parallel halves instead of 8 whole micro-batches (half the rows).
     CHECK(folded.step.gemm == Approx(unfolded.step.gemm).epsilon(0.05));
@@ -264,6 +266,26 @@ TEST_CASE("training.expert_tp is checked: a divisor of tp, with tp and ep given,
                   {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                   {"training", {{"tp", 2}, {"pp", 1}, {"dp", 4}, {"expert_tp", 1}}}};
     CHECK(has_error(run(dense), "training.expert_tp", "range"));
+    // The plan search keeps to layouts whose expert-parallel groups tile the ranks: with tp 4, ep 8
+    // and expert_tp 4 (groups of 32) on 64 devices only dp x pp = 16 with dp x tp >= 32 remain; the
+    // echoed inputs are themselves a valid scenario.
+    json searching = {{"model", {{"preset", "mixtral-8x7b"}, {"seq_len", 4096}}},
+                      {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                      {"training", {{"tokens", 1e12}, {"tp", 4}, {"ep", 8}, {"expert_tp", 4}}}};
+    const json chosen = run(searching);
+    REQUIRE_FALSE(chosen.contains("errors"));
+    const json& in = chosen["inputs"]["training"];
+    CHECK((in["dp"].get<long long>() * in["cp"].get<long long>() * 4) % 32 == 0);
+    json again = searching;
+    again["training"] = in;
+    CHECK_FALSE(run(again).contains("errors"));
+    // A mixed fleet chooses each pool's layout: a given expert_tp is refused, not silently used.
+    json fleet = {
+        {"model", {{"preset", "mixtral-8x7b"}}},
+        {"hardware",
+         {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}, {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}}}}},
+        {"training", {{"tokens", 1e12}, {"expert_tp", 1}}}};
+    CHECK(has_error(run(fleet), "training.expert_tp", "conflict"));
 }
 
 TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted and found by the plan search") {

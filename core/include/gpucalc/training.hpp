@@ -56,7 +56,7 @@ struct StepInputs {
     // MoE: routed-expert parameters per layer (averaged over all layers), fraction of MoE layers,
     // experts per token and node-limited routing; zero for dense models.
     double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
-           expert_ffn_width = 0;
+           expert_ffn_width = 0, shared_experts = 0;
     // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output
     // at their real widths (heads x head dims, kv heads for K and V), 2 bytes each.
     double attn_stored = 0;
@@ -110,6 +110,10 @@ bool divides(double a, double b);
 // dp x cp (the experts then fold over the tensor-parallel ranks whole; MoE parallel folding,
 // Liu et al. 2025, arXiv:2504.14960).
 double expert_tensor_parallel(const TrainingConfig& cfg);
+// Expert parallelism tiles a stage's ranks: ep divides dp x cp (or, folded, dp x cp x tp), and a given
+// expert_tp divides tp with ep x expert_tp dividing dp x cp x tp (Megatron-Core parallel_state: the
+// expert grid is expert_tp x ep x expert-dp). The parser words the same rules as errors.
+bool expert_layout_ok(Count tp, Count cp, Count dp, Count ep, std::optional<Count> expert_tp);
 // Activation bytes stored per transformer layer per micro-batch (Korthikanti et al. 2022 Table 2,
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
