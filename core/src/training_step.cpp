@@ -1229,11 +1229,55 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
            2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
 }
 
+// Derivations of the tensor- and expert-parallel communication (tp_comm_seconds, ep_comm_seconds).
+void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+    const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
+    if (cfg.tp > 1)
+        trace.add(
+            "training.step_breakdown_seconds.tp_comm",
+            "microbatches x (1 - tp_overlap) x layers x (2 + recompute + (sp ? 0.5 : 0)) x [ring(tp) of 2 x tokens x hidden (attention) + "
+            "MLP: dense layers ring(tp); MoE layers: shared experts ring(tp) + routed experts ring(expert_tp) of top-k x expert_tp / tp "
+            "times it (their tokens gathered after the all-to-all; none when expert_tp is 1)]",
+            {{"microbatches", e.microbatches},
+             {"layers_on_slowest_stage", e.layers_per_stage},
+             {"tp", static_cast<double>(cfg.tp)},
+             {"expert_tp", et},
+             {"moe_layer_fraction", in.moe_layer_fraction},
+             {"experts_per_token", in.experts_per_token},
+             {"shared_experts", in.shared_experts},
+             {"recompute", rc},
+             {"tp_overlap", eff.fw.tp_overlap}},
+            e.step.tp_comm, "s",
+            "Korthikanti et al. 2022 Sec. 4.2.2 (sequence parallelism); Megatron-Core token_dispatcher.py (expert-TP group), "
+            "shared_experts.py; MoE parallel folding, arXiv:2504.14960");
+    if (cfg.ep > 1 && in.moe_layer_fraction > 0)
+        trace.add(
+            "training.step_breakdown_seconds.ep_comm",
+            "microbatches x (1 - ep_overlap) x MoE layers x (4 + 2 x recompute) all-to-alls of tokens / tp x 2 x hidden x top-k bytes, "
+            "(ep - 1)/ep of them remote, over the group of ep x expert_tp ranks; across nodes a token goes once to each destination "
+            "node (at most max_routed_nodes), the rest over the scale-up links (DualPipe: hidden behind the compute)",
+            {{"microbatches", e.microbatches},
+             {"layers_on_slowest_stage", e.layers_per_stage},
+             {"moe_layer_fraction", in.moe_layer_fraction},
+             {"ep", static_cast<double>(cfg.ep)},
+             {"expert_tp", et},
+             {"group_ranks", static_cast<double>(cfg.ep) * et},
+             {"experts_per_token", in.experts_per_token},
+             {"max_routed_nodes", in.max_routed_nodes},
+             {"hidden", in.hidden},
+             {"recompute", rc},
+             {"ep_overlap", eff.fw.ep_overlap}},
+            e.step.ep_comm, "s",
+            "GShard (Lepikhin et al. 2020); DeepSpeed-MoE Sec. 5; DeepSeek-V3 arXiv:2412.19437 Sec. 2.1.2, 3.2.1; MoE parallel "
+            "folding, arXiv:2504.14960");
+}
+
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     if (!trace.enabled()) return;
     explain_weight_state_memory(cfg, eff.fw, e, trace);
     explain_activation_memory(in, cfg, e, trace);
     explain_step_time(eff, e, trace);
+    explain_tp_ep_comm(in, cfg, eff, e, trace);
 }
 
 Framework framework_of(const TrainingConfig& cfg, const Device& d) {
