@@ -649,8 +649,8 @@ void gemm_time(const StepInputs& in, const Efficiency& eff, const StepLayout& L,
     const GemmSlowdown s{k_half, 1.0 + c.rc_gemm};
     mb.gemm = dense_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     if (L.logits > 0) mb.gemm += output_gemm_seconds(in, eff, L, c);  // the output layer, on the last stage
-    // Routed experts' grouped GEMMs at that efficiency too: measured on an H200 they match it (median
-    // error 5.3 %, worst 9.6 % for the reference runs' large expert layers; tools/device/moe_layer.py);
+    // Routed experts' grouped GEMMs at that efficiency too: measured on an H200 they match it within
+    // ~10 % for the reference runs' large expert layers (tools/device/moe_layer.py; docs/VALIDATION.md);
     // the routing around them is memory traffic (memory_bound_seconds, moe_overhead).
     if (f_expert > 0) mb.gemm += L.Ls * expert_gemm_work(in, L, s, c.tokens, expert_active) / (c.peak_gemm * e_long);
     const double flops = L.Ls * (f_dense * (3.0 + c.rc_gemm) + f_expert * (3.0 + c.rc_gemm)) + f_logit * 3.0;
