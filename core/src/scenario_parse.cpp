@@ -499,8 +499,10 @@ void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
 // A mixture-of-experts model: routed experts in its architecture, or a bare parameter count whose
 // total exceeds its active count (the time model then assumes routed experts).
 bool moe_model(const Scenario& s) {
-    return s.model &&
-           (s.model->is_moe() || (!s.model->has_architecture && count_params(*s.model).total > 1.01 * count_params(*s.model).active));
+    if (!s.model || s.model->is_moe()) return s.model.has_value();
+    if (s.model->has_architecture) return false;
+    const ParamCount c = count_params(*s.model);
+    return c.total > 1.01 * c.active;
 }
 
 // The experts' own tensor-parallel size (MoE parallel folding): a divisor of tp, with a given layout,
