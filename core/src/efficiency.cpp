@@ -109,6 +109,12 @@ Calibration parse_calibration(const std::string& text, bool fitted) {
             c.band.high = num(f["band"], "high", c.band.high);
             c.band.extrapolation = num(f["band"], "extrapolation", c.band.extrapolation);
             c.band.basis = str(f["band"], "basis");
+            const json& b = f["band"];
+            if (b.contains("moe") && b["moe"].is_object()) {
+                c.band.moe_low = num(b["moe"], "low", 0);
+                c.band.moe_high = num(b["moe"], "high", 0);
+                c.band.moe_basis = str(b["moe"], "basis");
+            }
         }
         for (const auto& g : f.value("calibrated_generations", json::array()))
             if (g.is_string()) c.calibrated_generations.push_back(g.get<std::string>());

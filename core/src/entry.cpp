@@ -210,7 +210,7 @@ std::string plan_json(const std::string& text) {
         write_plan_result(doc.root()["plan"], r);
         // Each plan's step time and MFU are central estimates: the band they carry (as a training
         // estimate of the same device and framework does).
-        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device));
+        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device), s.model->is_moe());
         doc.root()["plan"]["band"] = {{"low", band.lo}, {"high", band.hi}, {"basis", band.basis}};
         return doc.text();
     });

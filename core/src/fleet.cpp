@@ -631,7 +631,7 @@ struct Band {
 };
 
 // The MFU band of the fleet and its basis.
-Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff0, TrainingResult& t) {
+Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff0, bool moe, TrainingResult& t) {
     // Band: calibrated only if every pool's generation and the framework are.
     const Calibration& cal = calibration();
     bool calibrated = listed(cal.calibrated_frameworks, eff0.fw.id);
@@ -640,12 +640,12 @@ Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency&
         calibrated = calibrated && !e.fallback_used && listed(cal.calibrated_generations, e.gen.id);
     }
     const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-    const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
-    const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high - 1.0) * widen;
-    t.band_basis =
-        t.mfu_given
-            ? "MFU given: no model uncertainty"
-            : cal.band.basis + (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
+    const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low_for(moe)) * widen);
+    const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high_for(moe) - 1.0) * widen;
+    t.band_basis = t.mfu_given
+                       ? "MFU given: no model uncertainty"
+                       : cal.band.basis_for(moe) +
+                             (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
     if (!t.mfu_given) t.mfu_low = t.mfu * lo, t.mfu_high = t.mfu * hi;
     return {lo, hi};
 }
@@ -756,7 +756,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_wan(r, use_dp, f.sites, t);
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
-    fleet_run_totals(hw, costs, fleet_band(hw, cfg, eff0, t), t);
+    fleet_run_totals(hw, costs, fleet_band(hw, cfg, eff0, m.is_moe(), t), t);
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
     if (trace.enabled()) {

@@ -377,12 +377,12 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
 
 // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
 // calibrated generations and frameworks; a given MFU carries no model uncertainty.
-ThroughputBand uncertainty_band(const Efficiency& eff, TrainingResult& r) {
+ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, TrainingResult& r) {
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
         return {};
     }
-    const ThroughputBand band = throughput_band(eff);
+    const ThroughputBand band = throughput_band(eff, moe);
     r.band_basis = band.basis;
     r.mfu_low = r.mfu * band.lo;
     r.mfu_high = r.mfu * band.hi;
@@ -494,7 +494,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     throughput(model, tm.shape, cfg, d, est, r);
     run_length_warnings(cfg, r);
     r.goodput = run_goodput(n, pc.total, cfg.goodput);
-    const ThroughputBand band = uncertainty_band(eff, r);
+    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), r);
 
     // ---- run totals ----
     const HourlyRate hourly = run_totals(d, costs, band, r);
@@ -514,16 +514,16 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     return r;
 }
 
-ThroughputBand throughput_band(const Efficiency& eff) {
+ThroughputBand throughput_band(const Efficiency& eff, bool moe) {
     const Calibration& cal = calibration();
     const bool calibrated =
         !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
     const double widen = calibrated ? 1.0 : cal.band.extrapolation;
     ThroughputBand band;
-    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low) * widen);
-    band.hi = 1.0 + (cal.band.high - 1.0) * widen;
+    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low_for(moe)) * widen);
+    band.hi = 1.0 + (cal.band.high_for(moe) - 1.0) * widen;
     band.basis =
-        cal.band.basis +
+        cal.band.basis_for(moe) +
         (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");
     return band;
 }

@@ -57,10 +57,19 @@ struct FrameworkProfile {
 // The uncertainty band of predicted throughput, from the out-of-sample (leave-one-source-out)
 // ratios published / predicted: the true tokens/s lies in predicted x [low, high] for ~80% of runs;
 // widened by `extrapolation` when the device's generation or the framework has no calibration runs.
+// Mixture-of-experts models carry a wider band: the published MoE runs disagree with the model (and
+// with each other) more than dense ones, so their band also spans the MoE runs' own 5th-95th
+// percentile (tools/calibrate; moe_high 0: no such band, MoE models get the common one).
 struct Band {
     double low = 0.8, high = 1.25;
     double extrapolation = 1.5;  // the half-widths are multiplied by this outside the calibrated range
     std::string basis = "not calibrated";
+    double moe_low = 0, moe_high = 0;
+    std::string moe_basis;
+    bool has_moe() const { return moe_high > 0; }
+    double low_for(bool moe) const { return moe && has_moe() ? moe_low : low; }
+    double high_for(bool moe) const { return moe && has_moe() ? moe_high : high; }
+    const std::string& basis_for(bool moe) const { return moe && has_moe() ? moe_basis : basis; }
 };
 
 // How a fused attention kernel's efficiency grows with the sequence each call sees and with the head

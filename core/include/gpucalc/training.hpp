@@ -156,12 +156,13 @@ bool zero_sharding_with_pipeline(Framework f);
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d);
 // The throughput band: factors on predicted tokens/s (lo <= 1 <= hi) holding the published figure
 // for 90% of published runs out of sample (docs/VALIDATION.md), widened x extrapolation for a
-// generation or framework without calibration runs; basis says which.
+// generation or framework without calibration runs; a mixture-of-experts model (moe) carries the
+// wider band of the MoE runs; basis says which.
 struct ThroughputBand {
     double lo = 1.0, hi = 1.0;
     std::string basis;
 };
-ThroughputBand throughput_band(const Efficiency& eff);
+ThroughputBand throughput_band(const Efficiency& eff, bool moe);
 
 // Goodput: the fraction of wall time spent on useful steps, from the failure rate of large runs
 // (Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100), checkpoint write time and
