@@ -119,7 +119,7 @@ std::string answer_inverse_text(json j, const json& q) {
         add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
         j.erase("claim");  // said once, not again as an unknown field
     }
-    parse_scenario(j, s, errors, /*check_layout=*/false);
+    parse_scenario(j, s, errors, LayoutCheck::none);
     if (!errors.empty()) return errors_text(errors);
     json answer = answer_inverse(s, question, errors);
     if (!errors.empty()) return errors_text(errors);
@@ -197,7 +197,7 @@ std::string plan_json(const std::string& text) {
             }
         }
         Scenario s;
-        if (!parse_scenario(j, s, errors, /*check_layout=*/false) || !errors.empty()) return errors_text(errors);
+        if (!parse_scenario(j, s, errors, LayoutCheck::search) || !errors.empty()) return errors_text(errors);
         if (!s.model || !s.model->has_architecture)
             add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
         if (!s.training) add_error(errors, "missing", "training", "plan search needs a training section (global_batch)");

@@ -688,6 +688,7 @@ void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, 
         t.seconds_low = seconds / band.hi;
         t.seconds_high = seconds / band.lo;
         t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
+        t.priced = s.priced;
         if (s.priced)
             t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
         else
@@ -719,7 +720,12 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     FleetResult f;
     TrainingConfig cfg = cfg_in;
     const Device& d0 = hw.pools.front().device;
-    if (!cfg.framework) cfg.framework = framework_of(cfg, d0);
+    // The default framework must run on every pool: with a TPU pool, the TPU's (MaxText runs on GPUs
+    // too; Megatron does not run on TPUs, and the parser refuses it there when given).
+    const Device* framework_device = &d0;
+    for (const Pool& p : hw.pools)
+        if (p.device.kind == "tpu") framework_device = &p.device;
+    if (!cfg.framework) cfg.framework = framework_of(cfg, *framework_device);
     const Efficiency eff0 = training_efficiency(cfg, d0);
     if (!cfg.fp32_gradients) cfg.fp32_gradients = eff0.fw.fp32_gradients;
     f.load_balanced = cfg.load_balance;

@@ -925,9 +925,11 @@ Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, co
     const double G = x.gpus, b = r.batch;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     Traffic tr;
-    tr.rate = gpu_hour_rate(x.d, costs).usd.value_or(0);
+    const std::optional<double> known = gpu_hour_rate(x.d, costs).usd;
+    tr.rate = known.value_or(0);
     const double rate = tr.rate;
     r.gpu_hour_usd = rate;
+    r.priced = known.has_value();
     // GPU-seconds per request: prefill (the whole instance for its prompt) and decode (its share of the steps).
     tr.prefill_gpu_s = G * y.prefill_busy, tr.decode_gpu_s = G * osl * y.step / std::max(1.0, b);
     r.input_cost_share = safe_div(tr.prefill_gpu_s, tr.prefill_gpu_s + tr.decode_gpu_s);

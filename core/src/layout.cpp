@@ -40,6 +40,7 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
         out.found = false;
     } else {
         out.found = false;
+        out.valid = false;
     }
     out.config.layout = LayoutMode::automatic;
     out.config.mfu = cfg.mfu;  // a given MFU is not a layout field: the search ignores it, the estimate uses it
@@ -52,6 +53,11 @@ std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const
     TrainingConfig free = cfg;
     for (const char* f : kLayoutFields)
         if (std::string(f) != "global_batch") free.given &= ~field_bit(training_fields(), f);
+    // The experts' tensor parallelism follows the layout too (its default rule): a resolved value
+    // echoed back into the scenario must not narrow the suggestion (the echo is a valid scenario
+    // that reproduces the same report).
+    free.expert_tp.reset();
+    free.given &= ~field_bit(training_fields(), "expert_tp");
     const PlanResult r = search_plans(m, hw, free, auto_options(hw));
     if (r.best.empty()) return std::nullopt;
     return r.best.front();

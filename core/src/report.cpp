@@ -42,9 +42,9 @@ void training_config_json(Val j, const TrainingConfig& c) {
 // The layout fields of a training config (what a "use this layout" button puts in a scenario).
 void layout_json(Val j, const TrainingConfig& c) {
     j.set_object();
-    for (const char* k :
-         {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm", "ep", "cp"})
-        j[k] = field_value(c, training_fields(), k);
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "sequence_parallel",
+                          "overlap_dp_comm", "ep", "cp", "expert_tp"})
+        j[k] = field_value(c, training_fields(), k);  // expert_tp null: its default rule (tp, or 1 when ep does not divide dp x cp)
 }
 
 std::string layout_text(const TrainingConfig& c) {
@@ -170,7 +170,7 @@ void training_totals_json(Val j, const TrainingResult& r) {
     j["days"] = ok && r.seconds ? Scalar(*r.seconds / units::seconds_per_day) : Scalar(nullptr);
     j["gpu_hours"] = total_ok(ok, r.gpu_hours);
     j["cost_usd"] = total_ok(ok, r.cost_usd);
-    j["gpu_hour_usd"] = r.gpu_hour_usd;
+    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
     j["energy_kwh"] = total_ok(ok, r.energy_kwh);
     j["co2_kg"] = total_ok(ok, r.co2_kg);
     j["mfu"] = when_ok(ok, r.mfu);
@@ -274,11 +274,11 @@ void inference_speed_json(Val j, const InferenceResult& r) {
     j["concurrent_sequences"] = r.concurrent_sequences;
     const bool sized = ok && r.config.requests_per_day > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
-    j["cost_per_day_usd"] = sized ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
+    j["cost_per_day_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
     j["energy_per_day_kwh"] = sized ? Scalar(r.energy_per_day_kwh) : Scalar(nullptr);
-    j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
-    j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd > 0 ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
-    j["gpu_hour_usd"] = r.gpu_hour_usd;
+    j["cost_per_million_output_tokens_usd"] = ok && r.priced ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
+    j["cost_per_million_input_tokens_usd"] = ok && r.priced ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
+    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
 }
 
 // At batch 1, 2, 4, ...: the decode step alone and the served speeds (prefills included).
@@ -329,8 +329,8 @@ void inference_serving_json(Val j, const InferenceResult& r) {
     j["input_tokens_per_day"] = sized ? Scalar(r.input_tokens_per_day) : Scalar(nullptr);
     j["output_tokens_per_day"] = sized ? Scalar(r.output_tokens_per_day) : Scalar(nullptr);
     j["input_cost_share"] = when_ok(ok, r.input_cost_share);
-    j["cost_per_day_input_usd"] = sized ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
-    j["cost_per_day_output_usd"] = sized ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
+    j["cost_per_day_input_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
+    j["cost_per_day_output_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
     j["cost_split"] = r.cost_split;
 }
 
@@ -439,7 +439,7 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["seconds"] = total(r.seconds);
     j["gpu_hours"] = total(r.gpu_hours);
     j["cost_usd"] = total(r.cost_usd);
-    j["gpu_hour_usd"] = r.gpu_hour_usd;
+    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
 }
 
 void roofline_json(Val j, const RooflineResult& r) {
@@ -617,9 +617,17 @@ void scaling_json(Val curve, const Scenario& s, const TrainingConfig& c) {
 void training_section(ReportOut& o, const Scenario& s) {
     const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
     TrainingResult r = estimate_training(*s.model, *s.hardware, layout.config, s.costs, o.trace);
+    if (!layout.valid) {
+        // Nothing to estimate: the fields given admit no layout on these devices (parse_scenario
+        // refuses the combinations it can name; this is the search's word for the rest).
+        r.fits = false;
+        r.infeasible_reason = "no parallel layout of " + jr::fmt_num(static_cast<double>(s.hardware->count)) +
+                              " devices satisfies the training fields given (tp, pp, cp, dp, ep, expert_tp, shard_group, dualpipe): "
+                              "leave some of them to the plan search";
+    }
     std::optional<Plan> suggestion;
     if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
-    if (!r.fits && !layout.found)
+    if (!r.fits && !layout.found && layout.valid)
         r.infeasible_reason = "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " +
                               s.hardware->device.name + ": the layout needing the least memory needs " +
                               jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +

@@ -79,7 +79,7 @@ FieldTable<Hardware> hardware_fields() {
         field<&H::count>(integer_spec("count", "devices", 1, kMaxCount, "devices in the cluster")),
         field<&H::devices_per_node>(integer_spec("devices_per_node", "devices", 1, 1e6, "devices sharing the scale-up domain",
                                                  "the device's reference system (8 for HGX)")),
-        field<&H::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", positive_up_to(1e15),
+        field<&H::scale_out_bytes_per_second>(number_spec("scale_out_bytes_per_second", "B/s", {1e3, 1e15, false},
                                                           "network bandwidth per device, per direction", "the catalog's NIC per GPU")),
         field<&H::network>(choice_spec("network", network_choices(),
                                        "network between nodes (`gpucalc networks`: InfiniBand, RoCE, Ethernet, WAN and internet "

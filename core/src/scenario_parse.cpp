@@ -416,6 +416,38 @@ struct LayoutRules {
     bool given(const char* name) const { return (t.given & field_bit(training_fields(), name)) != 0; }
 };
 
+// Layout auto (or a plan search): the sizes the scenario gives must tile hardware.count, the search
+// choosing the others; the experts' ranks (ep) lie within dp x cp x tp = count / pp, so ep divides
+// the count (and count / pp when pp is given).
+void check_given_sizes(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    const Count n = r.s.hardware->count;
+    Count fixed = 1;
+    std::string names, first;
+    const std::pair<const char*, Count> sizes[] = {{"tp", t.tp}, {"cp", t.cp}, {"pp", t.pp}, {"dp", t.dp.value_or(1)}};
+    for (const auto& [name, v] : sizes)
+        if (r.given(name)) {
+            fixed *= v;
+            names += (names.empty() ? "training." : " x training.") + std::string(name);
+            if (first.empty()) first = "training." + std::string(name);
+        }
+    if (!names.empty() && n % fixed != 0) {
+        add_error(errors, "divisibility", first,
+                  "hardware.count (" + fmt_num(n) + ") must be divisible by " + names + " (" + fmt_num(fixed) + ")");
+        return;
+    }
+    if (t.shard_group && n % *t.shard_group != 0)
+        add_error(errors, "divisibility", "training.shard_group",
+                  "hardware.count (" + fmt_num(n) + ") must be divisible by training.shard_group (" + fmt_num(*t.shard_group) +
+                      "): the shard group tiles the data- and context-parallel ranks");
+    const Count per_stage = r.given("pp") ? n / t.pp : n;
+    if (r.given("ep") && t.ep > 1 && per_stage % t.ep != 0)
+        add_error(errors, "divisibility", "training.ep",
+                  std::string(r.given("pp") ? "hardware.count / training.pp (" : "hardware.count (") + fmt_num(per_stage) +
+                      ") must be divisible by training.ep (" + fmt_num(t.ep) +
+                      "): the experts' ranks are data-, context- or tensor-parallel ranks of one stage");
+}
+
 // tp x cp x pp x dp = hardware.count; dp, when not given, is what is left (layout given).
 void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
     TrainingConfig& t = r.t;
@@ -434,9 +466,8 @@ void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
                       "training.tp x training.cp x training.pp x training.dp (" + fmt_num(*t.dp * model_par) +
                           ") must equal hardware.count (" + fmt_num(n) + ")");
         }
-    } else if (r.given("dp") && n % *t.dp != 0) {
-        add_error(errors, "divisibility", "training.dp",
-                  "hardware.count (" + fmt_num(n) + ") must be divisible by training.dp (" + fmt_num(*t.dp) + ")");
+    } else {
+        check_given_sizes(r, errors);
     }
 }
 
@@ -453,6 +484,9 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
                       fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
     if (t.vpp > 1 && t.pp == 1 && (!r.automatic || r.given("pp")))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
+    if (t.dualpipe && t.pp == 1 && (!r.automatic || r.given("pp")))
+        add_error(errors, "range", "training.dualpipe",
+                  "training.dualpipe (DeepSeek-V3's bidirectional pipeline schedule) needs training.pp > 1");
 }
 
 // Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.
@@ -565,8 +599,8 @@ void resolve_global_batch(const LayoutRules& r, Errors& errors) {
 // Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
 // Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022). With layout auto, only the fields the
 // scenario gives are checked here: the plan search chooses the rest from valid layouts only.
-void check_training_layout(Scenario& s, Errors& errors) {
-    const LayoutRules r{s, *s.training, s.training->layout == LayoutMode::automatic};
+void check_training_layout(Scenario& s, Errors& errors, bool searched) {
+    const LayoutRules r{s, *s.training, searched || s.training->layout == LayoutMode::automatic};
     resolve_data_parallel(r, errors);
     check_group_sizes(r, errors);
     check_layout_against_model(r, errors);
@@ -709,9 +743,9 @@ void check_framework(const TrainingConfig& t, const Hardware& hw, Errors& errors
                   "(Megatron-LM 2021-2022) has none; use megatron");
 }
 
-void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
+void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
-    if (s.training && !s.model && check_layout) add_error(errors, "missing", "model", "training needs a model");
+    if (s.training && !s.model && check == LayoutCheck::scenario) add_error(errors, "missing", "model", "training needs a model");
     if (s.inference && !s.hardware) add_error(errors, "missing", "hardware", "inference needs hardware (device and count)");
     if (s.inference && !s.model) add_error(errors, "missing", "model", "inference needs a model");
     if (s.finetune && !s.hardware) add_error(errors, "missing", "hardware", "finetune needs hardware (device and count)");
@@ -732,7 +766,7 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
         const auto& tf = training_fields();
         const bool sizes_given = (t.given & (field_bit(tf, "tp") | field_bit(tf, "pp") | field_bit(tf, "dp"))) != 0;
         if (!t.layout) t.layout = sizes_given && !mixed_fleet(*s.hardware) ? LayoutMode::given : LayoutMode::automatic;
-        if (check_layout && !mixed_fleet(*s.hardware)) check_training_layout(s, errors);
+        if (check != LayoutCheck::none && !mixed_fleet(*s.hardware)) check_training_layout(s, errors, check == LayoutCheck::search);
     }
     if (s.hardware) check_network(s, errors);
     if (s.inference && s.hardware) {
@@ -768,7 +802,7 @@ void check_consistency(Scenario& s, Errors& errors, bool check_layout) {
 
 }  // namespace
 
-bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layout) {
+bool parse_scenario(const json& j, Scenario& s, Errors& errors, LayoutCheck check) {
     const std::size_t before = errors.size();
     if (!j.is_object()) {
         add_error(errors, "type", "", "the scenario must be a JSON object");
@@ -792,7 +826,7 @@ bool parse_scenario(const json& j, Scenario& s, Errors& errors, bool check_layou
     if (auto v = boolean(j, "explain", "", errors)) s.explain = *v;
     string(j, "name", "", errors, false, 200);
     string(j, "description", "", errors, false, 2000);
-    if (errors.size() == before) check_consistency(s, errors, check_layout);
+    if (errors.size() == before) check_consistency(s, errors, check);
     if (errors.size() == before && !s.hardware && !s.compare && !s.roofline && !s.model && !s.finetune)
         add_error(errors, "missing", "", "the scenario asks for nothing: give hardware, model, training, inference, compare or roofline");
     return errors.size() == before;

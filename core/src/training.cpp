@@ -394,6 +394,7 @@ HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand&
     const HourlyRate hourly = gpu_hour_rate(d, costs);
     const double rate = hourly.usd.value_or(0);
     r.gpu_hour_usd = rate;
+    r.priced = hourly.usd.has_value();
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
         const double gpu_hours = r.devices * seconds / units::seconds_per_hour;

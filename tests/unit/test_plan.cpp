@@ -79,7 +79,7 @@ namespace {
 Scenario scenario_of(const json& j) {
     Scenario s;
     Errors errors;
-    REQUIRE(parse_scenario(from_nlohmann(j), s, errors, /*check_layout=*/false));
+    REQUIRE(parse_scenario(from_nlohmann(j), s, errors, gpucalc::LayoutCheck::search));
     REQUIRE(errors.empty());
     REQUIRE(s.model);
     REQUIRE(s.hardware);

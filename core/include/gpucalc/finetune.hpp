@@ -54,6 +54,7 @@ struct FinetuneResult {
     double tokens_per_second = 0;  // all devices
     std::optional<double> seconds, gpu_hours, cost_usd;
     double gpu_hour_usd = 0;
+    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
     std::vector<std::string> warnings;
 };
 

@@ -119,6 +119,7 @@ struct InferenceResult {
     double input_tokens_per_day = 0, output_tokens_per_day = 0;
     std::string cost_split;  // how the split is made, in words
     double gpu_hour_usd = 0;
+    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
     // Speculative decoding.
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
     // Disaggregation.

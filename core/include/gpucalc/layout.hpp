@@ -13,6 +13,7 @@ struct LayoutChoice {
     TrainingConfig config;           // the layout to estimate (every field resolved)
     bool searched = false;           // chosen by the plan search
     bool found = true;               // false: no valid layout fits (config is the one needing least memory)
+    bool valid = true;               // false: no layout satisfies the fields given at all (config as given)
     std::optional<Plan> suggestion;  // set when `config` does not fit and another layout does
 };
 

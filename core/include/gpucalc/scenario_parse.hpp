@@ -10,10 +10,13 @@
 
 namespace gpucalc {
 
+// How the parallel layout's rules apply: as the scenario says (its layout given or auto), as the
+// constraints of a plan search (the fields given are checked as under layout auto: the search
+// chooses the rest from valid layouts only), or not at all (the inverse questions size their own).
+enum class LayoutCheck { scenario, search, none };
+
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
-// check_layout = false skips the rules that tie the parallel layout to the GPU count and batch
-// (the plan search chooses the layout itself).
-bool parse_scenario(const jv::Value& j, Scenario& out, Errors& errors, bool check_layout = true);
+bool parse_scenario(const jv::Value& j, Scenario& out, Errors& errors, LayoutCheck check = LayoutCheck::scenario);
 
 // scenario.model: {"preset": id} | {"params": N} | architecture fields (errors name `path`.*); its
 // echo (write_model, scenario_fields.hpp) parses back to the same model.

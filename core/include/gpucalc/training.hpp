@@ -220,6 +220,7 @@ struct TrainingResult {
     std::string band_basis;
     std::string infeasible_reason;
     double gpu_hour_usd = 0;
+    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
     std::vector<std::string> warnings;
     // Networks and sites (network.hpp): the levels used (the report writes them as training.network
     // with the hardware's names; a mixed fleet writes its sites and pools instead), and the traffic
