@@ -27,6 +27,7 @@ export const PAGE_MODULES = [
   ['card.js', 'Card'],
   ['nav.js', 'Nav'],
   ['share.js', 'Share'],
+  ['follow.js', 'Follow'],
   ['section-train.js', 'TrainSection'],
   ['serve-notes.js', 'ServeNotes'],
   ['section-serve.js', 'ServeSection'],

@@ -172,6 +172,7 @@ class GpuCalc extends HTMLElement {
     if (!this._devices || !this._sections[sec]) return;
     this._ensure(sec);
     if (sec === 'plan') return PlanSection.start(this);
+    if (sec === 'train' && this._built.plan) Follow.trainChanged(this);
     const built = Scenario.build[sec](this._state[sec], this._state);
     if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
     // Asked without derivations unless the scenario says otherwise: _derivations fetches them later.
@@ -181,7 +182,7 @@ class GpuCalc extends HTMLElement {
         : JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
     let report = built.problems.length
-      ? { errors: built.problems }
+      ? { errors: Forms.withCoreErrors(this, sec, built, text) }
       : why
         ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] }
         : this._ask('estimate', text, () => this._update(sec));

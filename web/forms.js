@@ -63,6 +63,7 @@ const Forms = (function () {
     const onchange = () => {
       el._state[sec][sp.key] = input.value;
       el._userEdit(sec);
+      if (sec === 'serve') Follow.serveChanged(el, sp.key);
       if (sp.key === 'model') toggleCustom(el, sec);
       el._update(sec);
     };
@@ -200,7 +201,7 @@ const Forms = (function () {
       // "= 1 device", "= 1,024 devices": the unit after the value, singular for one.
       let unit = sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '';
       if (sp.kind === 'usd') unit = unit.replace(/^ \$ ?/, ' '); // "= $2.50 per GPU-hour", one dollar sign
-      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer)s\b/, ' $1').replace(/^ copies$/, ' copy');
+      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer|GPU)s\b/, ' $1').replace(/^ copies$/, ' copy');
       out.textContent = v !== undefined && v !== null ? '= ' + Parse.describe(v, sp.kind) + unit : '';
     }
   }
@@ -239,5 +240,17 @@ const Forms = (function () {
     return errors.length;
   }
 
-  return { form, field, sync, showParsed, showErrors, showExtra, setSelect };
+  // A form with fields the page cannot read: their problems, and what the core says of the fields it
+  // could read (the scenario without the unreadable ones), so that every field in error is marked at
+  // once; "missing" errors are left out (an unreadable field reads as missing).
+  function withCoreErrors(el, sec, built, text) {
+    const errors = built.problems.slice();
+    if (typeof built.scenario === 'string') return errors;
+    const unread = new Set(built.problems.map((p) => (Fields.spec(sec, p.key) || {}).path));
+    const core = el._ask('estimate', text, () => el._update(sec));
+    for (const e of core.errors || []) if (e.code !== 'missing' && e.code !== 'internal' && !unread.has(e.field)) errors.push(e);
+    return errors;
+  }
+
+  return { form, field, sync, showParsed, showErrors, showExtra, setSelect, withCoreErrors };
 })();

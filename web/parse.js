@@ -114,12 +114,16 @@ const Parse = (function () {
           ? 'an amount like 2, $2 or $2.50'
           : kind === 'seconds'
             ? 'a time like 0.5, 500 ms or 2 s'
-            : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
+            : /^days?$/i.test(unit || '')
+              ? 'a number of days like 30, 90 or 365'
+              : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
     const fail = (why) => ({ error: (why ? why + ': ' : 'not a number: ') + 'write ' + hint });
     // No number a person writes is this long, and the patterns below backtrack over every prefix of
     // text they cannot match (100,000 characters took 10 s).
     if (s.length > kMaxLength) return fail('too long for a number (' + s.length + ' characters)');
     s = s.replace(/[\u2212\u2013]/g, '-'); // typographic minus
+    // "90-100", "90 to 100": a range where one value is asked (a claim's "90-100 days").
+    if (/^\d[\d.,]*\s*(?:-|to)\s*\d[\d.,]*$/i.test(s)) return fail('"' + s + '" is a range, and this field takes one value (try each end)');
     let percent = false;
     let dollars = false;
     let scale = 1;

@@ -14,6 +14,7 @@ const PlanSection = (function () {
       })
     );
     sec.appendChild(Forms.form(el, 'plan'));
+    sec.appendChild(h('p', { class: 'muted plan-follow', 'data-plan-follow': '' }));
     const progress = h('progress', { max: String(TPS.length), value: '0', 'aria-label': 'Plan search progress' });
     const status = h('span', { class: 'plan-status', role: 'status', 'aria-live': 'polite' });
     const cancelButton = h('button', { type: 'button', class: 'plan-cancel', onclick: () => cancel(el, 'cancelled') }, 'Cancel');
@@ -92,7 +93,8 @@ const PlanSection = (function () {
   // Validates the scenario at once (a one-plan search), then searches in the worker.
   function start(el) {
     cancel(el);
-    const built = Scenario.build.plan(el._state.plan);
+    const built = Follow.planScenario(el);
+    const following = el._planFollowing; // this search's: "use" keeps Train's settings only if it followed them
     const scenario = built.scenario;
     Forms.showParsed(el, 'plan', built.parsed);
     const check = built.problems.length
@@ -156,7 +158,7 @@ const PlanSection = (function () {
         res.removeAttribute('aria-busy');
         res.classList.remove('stale');
         res.textContent = '';
-        el._last.plan = { scenario, report: { plan: acc } };
+        el._last.plan = { scenario, report: { plan: acc }, following };
         el._setAnswer('plan', answer(el, acc));
         show(el, res, acc);
         el.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: 'plan' } }));
@@ -267,12 +269,16 @@ const PlanSection = (function () {
   }
 
   // Fills the training form with a plan (every field the search chose, the plan's model, GPUs and
-  // batch), computes it there and moves to its answer: the Train result is the plan's.
+  // batch), computes it there and moves to its answer: the Train result is the plan's. A search that
+  // followed the Train section keeps Train's other settings (they were the search's); one of the
+  // Plan form's own setup takes the plan's precision and defaults for the rest.
   function use(el, p) {
     const s = el._state.train;
     const plan = el._state.plan;
     Object.assign(s, { model: plan.model, device: plan.device, count: plan.count });
-    TrainSection.applyLayout(el, p.training || p, true);
+    const followed = Boolean(el._last.plan && el._last.plan.following);
+    TrainSection.applyLayout(el, p.training || p, !followed);
+    if (followed) el._planFollow = { model: plan.model, device: plan.device, count: plan.count, global_batch: plan.global_batch };
     s.global_batch = Parse.text(p.global_batch, (globalThis.navigator && navigator.language) || 'en-US');
     el._ensure('train');
     Forms.sync(el, 'train');

@@ -2,6 +2,7 @@
 // search's outcome with its one-click configuration. Part of the page bundle (scripts/bundle.mjs).
 const ServeNotes = (function () {
   const { h } = Dom;
+  const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
 
   // The GPUs given against the traffic: enough, or what they serve of the peak (null without traffic).
   function gpusGiven(r) {
@@ -15,18 +16,20 @@ const ServeNotes = (function () {
       class: enough ? 'muted' : 'suggestion',
       'data-gpus-given': enough ? 'enough' : 'short',
       text: enough
-        ? 'The ' + F.count(have) + ' GPUs given are enough for this traffic (' + F.count(t.gpus_needed) + ' needed).'
+        ? 'The ' + gpus(have) + ' given ' + (have === 1 ? 'is' : 'are') + ' enough for this traffic (' + F.count(t.gpus_needed) + ' needed).'
         : 'The ' +
-          F.count(have) +
-          ' GPUs given are not enough: ' +
+          gpus(have) +
+          ' given ' +
+          (have === 1 ? 'is' : 'are') +
+          ' not enough: ' +
           F.count(t.replicas) +
           (t.replicas === 1 ? ' copy serves ' : ' copies serve ') +
           F.count(served) +
           ' requests/s against a peak of ' +
           F.count(peak) +
           '; ' +
-          F.count(t.gpus_needed) +
-          ' GPUs are needed.'
+          gpus(t.gpus_needed) +
+          (t.gpus_needed === 1 ? ' is needed.' : ' are needed.')
     });
   }
 
@@ -46,7 +49,7 @@ const ServeNotes = (function () {
       note: h(
         'p',
         { class: 'suggestion', 'data-slo': 'met' },
-        h('strong', { text: 'The latency targets are met with ' + F.count(c.gpus) + ' GPUs: ' }),
+        h('strong', { text: 'The latency targets are met with ' + gpus(c.gpus) + ': ' }),
         'weights ' +
           c.weight_precision.toUpperCase() +
           ', KV cache ' +

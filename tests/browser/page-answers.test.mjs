@@ -221,6 +221,78 @@ test('the plan search lists no plan twice, and its MFU carries the band of publi
   await context.close();
 });
 
+test('the plan search follows the run typed in Train, and using its fastest plan keeps that run (model, GPUs, FP8, sequence length)', async () => {
+  // A newcomer's review: the Plan section searched its own defaults (GPT-3 on A100) and "Use the
+  // fastest plan" replaced the engineer's Train setup with them.
+  const { page, context, errors } = await open(chrome.browser);
+  await field(page, 'train', 'model').selectOption('llama3-8b');
+  await field(page, 'train', 'count').fill('64');
+  await field(page, 'train', 'precision').selectOption('fp8');
+  await page.locator('gpu-calc section[data-section="train"] [data-group="more"] > summary').click();
+  await field(page, 'train', 'seq_len').fill('16384');
+  await field(page, 'train', 'seq_len').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.model.seq_len === 16384);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('gpu-calc');
+      const sc = el._last.plan && el._last.plan.scenario;
+      return sc && sc.hardware.count === 64 && sc.model.seq_len === 16384 && sc.training.precision === 'fp8' && el._last.plan.following;
+    },
+    null,
+    { timeout: 30000 }
+  );
+  assert.equal(await field(page, 'plan', 'model').inputValue(), 'llama3-8b');
+  assert.equal(await field(page, 'plan', 'count').inputValue(), '64');
+  const searched = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.scenario);
+  assert.equal(searched.training.precision, 'fp8');
+  assert.equal(searched.model.seq_len, 16384);
+  assert.match(await page.locator('gpu-calc [data-plan-follow]').textContent(), /Train section/);
+  await card(page, 'plan').locator('[data-action="use-plan"]').click();
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.training.layout !== 'auto');
+  const r = await report(page, 'train');
+  assert.equal(r.inputs.model.preset, 'llama3-8b');
+  assert.equal(r.inputs.hardware.count, 64);
+  assert.equal(r.inputs.training.precision, 'fp8');
+  assert.equal(r.inputs.model.seq_len, 16384);
+  // A field changed in the Plan form makes it a search of its own: Train's changes no longer move it.
+  await field(page, 'plan', 'count').fill('128');
+  await field(page, 'plan', 'count').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.plan?.scenario.hardware.count === 128, null, { timeout: 30000 });
+  assert.match(await page.locator('gpu-calc [data-plan-follow]').textContent(), /setup in these fields/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('"GPUs per copy" follows the model and GPU until typed: Llama 3 8B on a 4090 runs on one, 70B on H100 on four', async () => {
+  // A newcomer's review: the 70B default of 4 stayed when a student picked 8B on a 4090 ("Runs on
+  // 4 x GeForce RTX 4090"), and 1 GPU available was then an error on another field.
+  const { page, context, errors } = await open(chrome.browser, undefined, { viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('serve', true));
+  const fit = card(page, 'serve').locator('.fit');
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await field(page, 'serve', 'device').selectOption('nvidia-rtx-4090');
+  await field(page, 'serve', 'count').fill('1');
+  await field(page, 'serve', 'count').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.hardware.count === 1);
+  assert.equal(await field(page, 'serve', 'tp').inputValue(), '1');
+  assert.match(await fit.textContent(), /^\u2714 Runs on GeForce RTX 4090:/);
+  await field(page, 'serve', 'model').selectOption('llama3-70b');
+  await field(page, 'serve', 'device').selectOption('nvidia-h100-sxm5-80gb');
+  await field(page, 'serve', 'count').fill('8');
+  await field(page, 'serve', 'count').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.tp === 4);
+  assert.match(await fit.textContent(), /Runs on 4 \u00d7 H100/);
+  // Typed, it stays the reader's.
+  await field(page, 'serve', 'tp').fill('8');
+  await field(page, 'serve', 'tp').press('Tab');
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.model.preset === 'llama3-8b');
+  assert.equal((await report(page, 'serve')).inputs.inference.tp, 8);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('every famous run and claim opens in a form, with the result its verdict was judged on', async () => {
   const { page, context } = await open(chrome.browser);
   await page.locator('gpu-calc table.runs tbody tr').first().waitFor({ timeout: 20000 });

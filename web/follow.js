@@ -1,0 +1,116 @@
+// Fields that follow other fields until the reader types them: the Plan search follows the run
+// typed in Train (model, GPUs, batch, precision, sequence length), and Serve's "GPUs per copy"
+// follows the model, GPU, count and weight format. Part of the page bundle (scripts/bundle.mjs).
+const Follow = (function () {
+  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
+
+  const FOLLOWED = ['model', 'device', 'count', 'global_batch'];
+
+  // The search follows the Train section (the run a reader sized there) until the reader changes one
+  // of this form's fields: model, GPUs and batch are copied from Train's form, and the search keeps
+  // Train's precision, framework, attention and sequence length. Returns whether it follows.
+  function planFromTrain(el) {
+    const p = el._state.plan;
+    const t = el._state.train;
+    const last = el._planFollow || Object.fromEntries(FOLLOWED.map((k) => [k, Fields.spec('plan', k).value]));
+    const untouched = FOLLOWED.every((k) => (p[k] || '') === (last[k] || ''));
+    if (!untouched || !t || !t.model || t.model === 'custom') return false;
+    const next = { model: t.model, device: t.device, count: t.count, global_batch: t.global_batch || last.global_batch };
+    Object.assign(p, next);
+    el._planFollow = next;
+    Forms.sync(el, 'plan');
+    return true;
+  }
+
+  // The Train section's settings a followed search keeps (none when Train's form cannot be read).
+  function trainSettings(el) {
+    const b = Scenario.build.train(el._state.train, el._state);
+    if (b.problems.length) return null;
+    const tr = b.scenario.training || {};
+    const out = { training: {}, model: {} };
+    for (const k of ['precision', 'framework', 'attention']) if (tr[k] !== undefined) out.training[k] = tr[k];
+    if (b.scenario.model && b.scenario.model.seq_len !== undefined) out.model.seq_len = b.scenario.model.seq_len;
+    return out;
+  }
+
+  // The Plan section's scenario: its form's, with Train's settings when it follows Train (said in
+  // the line under the form).
+  function planScenario(el) {
+    const kept = planFromTrain(el) ? trainSettings(el) : null;
+    el._planFollowing = Boolean(kept);
+    const note = el._sections.plan.querySelector('[data-plan-follow]');
+    if (note)
+      note.textContent = kept
+        ? 'Searching the Train section\u2019s run (its model, GPUs, batch, precision and sequence length). Change a field here to search another.'
+        : 'Searching the setup in these fields (the Train section\u2019s precision and sequence length are not used).';
+    const built = Scenario.build.plan(el._state.plan);
+    if (kept) {
+      built.scenario.training = Object.assign({}, built.scenario.training, kept.training);
+      if (built.scenario.model) Object.assign(built.scenario.model, kept.model);
+    }
+    return built;
+  }
+
+  // A change in the Train section: a search that follows it runs again once the reader pauses.
+  function trainChanged(el) {
+    if (!el._planFollowing) return;
+    clearTimeout(el._planTimer);
+    el._planTimer = setTimeout(() => {
+      if (el._planFollowing) PlanSection.start(el);
+    }, 400);
+  }
+
+  // Bits per weight of the form's weight formats (GGUF: llama.cpp's block sizes, as the core's
+  // gguf_bits_per_weight; only to choose "GPUs per copy", the core sizes the memory itself).
+  const WEIGHT_BITS = {
+    fp32: 32,
+    bf16: 16,
+    fp16: 16,
+    fp8: 8,
+    int8: 8,
+    int4: 4,
+    fp4: 4,
+    'gguf:q8_0': 8.5,
+    'gguf:q6_k': 6.5625,
+    'gguf:q5_k_m': 5.5,
+    'gguf:q4_k_m': 4.85,
+    'gguf:q4_0': 4.5
+  };
+
+  // "GPUs per copy" follows the model, GPU, count and weight format until the reader types it: the
+  // smallest power of two dividing the GPUs available whose share of the weights leaves a fifth of
+  // the usable memory for the KV cache; the largest such divisor when none does (the answer then says
+  // it does not fit). Returns the value, or null when the form cannot tell (a model or GPU unknown).
+  function serveTp(el) {
+    const s = el._state.serve;
+    const m = (el._presets || []).find((p) => p.id === s.model);
+    const d = (el._devices || []).find((x) => x.id === s.device);
+    const n = Parse.parse(s.count || '1', 'count', locale()).value;
+    if (!m || !d || !d.memory_bytes || !(n >= 1)) return null;
+    const weights = (m.params * (WEIGHT_BITS[s.weights] || 16)) / 8;
+    const usable = d.memory_bytes * (d.usable_memory_fraction || 1);
+    let tp = 1;
+    for (let t = 1; t <= Math.min(n, 64); t *= 2) {
+      if (n % t !== 0 || (m.heads && m.heads % t !== 0)) continue;
+      tp = t;
+      if (weights / t <= 0.8 * usable) break;
+    }
+    return tp;
+  }
+
+  // A change in the form: "GPUs per copy" typed by the reader is theirs (blank: it follows again);
+  // otherwise it follows what sizes it.
+  function serveChanged(el, key) {
+    const s = el._state.serve;
+    if (key === 'tp') {
+      el._serveTpTyped = s.tp !== '';
+      if (el._serveTpTyped) return;
+    } else if (!['model', 'device', 'count', 'weights'].includes(key) || el._serveTpTyped) return;
+    const tp = serveTp(el);
+    if (tp === null) return;
+    s.tp = Parse.text(tp, locale());
+    Forms.sync(el, 'serve');
+  }
+
+  return { planScenario, trainChanged, serveTp, serveChanged };
+})();
