@@ -94,7 +94,13 @@ const TrainSection = (function () {
     o.figures.push([
       'MFU',
       F.percent(t.mfu),
-      (t.mfu_source === 'given' ? 'given' : 'predicted') + ', of ' + String(t.mfu_peak_precision).toUpperCase() + ' peak',
+      (t.mfu_source === 'given' ? 'given' : 'predicted') +
+        ', of ' +
+        String(t.mfu_peak_precision).toUpperCase() +
+        ' peak' +
+        // Long sequences: attention is a large share of the model FLOPs, counted whole (s x s) as PaLM
+        // and Llama 3 count it, although a causal kernel skips the masked half (a newcomer's review).
+        (t.model_flops_per_token > 1.3 * 6 * t.active_params ? '; attention counted whole (PaLM\u2019s convention)' : ''),
       'mfu'
     ]);
     o.figures.push(['Goodput', F.percent(t.goodput), 'time on useful steps', 'goodput']);

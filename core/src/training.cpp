@@ -219,6 +219,15 @@ void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const 
             " the tokens (training.local_sgd)" +
             (r.convergence->beyond_published ? "; local_steps above the largest published H (2,000): no published figure" : ""));
     }
+    if (w.sites_dp > 1 && cfg.zero >= 1) {
+        // training_step.cpp weight_placement: ZeRO/FSDP shards stay inside a site (hybrid sharding).
+        const double ranks = static_cast<double>(cfg.dp.value_or(1) * cfg.cp);
+        r.warnings.push_back(
+            "ZeRO-" + jr::fmt_num(static_cast<double>(cfg.zero)) +
+            " shards inside each site only (hybrid sharding over the WAN, as MaxText multislice and INTELLECT-1): each of the " +
+            jr::fmt_num(w.sites_dp) + " sites holds the whole sharded state over its " + jr::fmt_num(std::floor(ranks / w.sites_dp)) +
+            " data-parallel ranks, not over all " + jr::fmt_num(ranks) + ", so the memory per device is larger than in one data centre");
+    }
     if (levels.sites > 1 && w.sites_dp > 1 && cfg.local_steps == 1 && r.compute_utilization < 0.5)
         r.warnings.push_back("synchronous data parallelism: " + jr::fmt_num(w.sites_dp) + " replicas in " + jr::fmt_num(levels.sites) +
                              " sites wait " + jr::fmt_num(std::round(100.0 * (1.0 - r.compute_utilization))) +

@@ -124,3 +124,19 @@ TEST_CASE("the echoed expert_tp does not change the suggested layout when the ec
     CHECK(r["training"]["suggested_layout"].contains("expert_tp"));
     CHECK(run(r["inputs"]) == r);
 }
+
+TEST_CASE("a WAN between nodes says that ZeRO shards inside each site, which is why the memory per device grows") {
+    // A newcomer's review: DeepSeek-V3 under ZeRO-3 needed 63 GiB per H100 in one data centre and 814 GiB with
+    // "Internet, 1 Gb/s" between nodes, and nothing said why (every node is then a site; shards stay in a site).
+    json s = on_h100({{"preset", "deepseek-v3"}}, 2048, {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"dp", 2048}, {"ep", 16}, {"zero", 3}});
+    const json local = run(s);
+    s["hardware"]["network"] = "internet-1g";
+    const json wan = run(s);
+    REQUIRE_FALSE(wan.contains("errors"));
+    CHECK(wan["training"]["memory_per_gpu_bytes"]["total"].get<double>() >
+          10 * local["training"]["memory_per_gpu_bytes"]["total"].get<double>());
+    bool said = false;
+    for (const auto& w : wan["warnings"]) said |= w.get<std::string>().find("shards inside each site only") != std::string::npos;
+    CHECK(said);
+    for (const auto& w : local["warnings"]) CHECK(w.get<std::string>().find("shards inside each site") == std::string::npos);
+}
