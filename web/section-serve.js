@@ -45,7 +45,17 @@ const ServeSection = (function () {
       ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
     if (!t.fits) return Card.card('serve', o);
-    o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
+    // With traffic, the speed a user sees at its peak on the GPUs given (the load's batch, Little's
+    // law); the largest batch's speed is what a full copy gives.
+    const a = t.at_traffic;
+    if (a)
+      o.figures.push([
+        'Speed per user',
+        tok(a.output_tokens_per_second_per_user),
+        'at the traffic\u2019s peak (' + F.count(a.batch) + ' sequences per copy); ' + tok(t.output_tokens_per_second_per_user) + ' at the largest batch',
+        'speed'
+      ]);
+    else o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
     o.figures.push([
       'First token',
       F.duration(t.ttft_seconds),

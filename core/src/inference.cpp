@@ -997,6 +997,48 @@ void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw,
     }
 }
 
+// The copies on the GPUs given at the traffic's peak: the fixed point of b = lambda x S(b), where S(b)
+// is the time a request spends in a copy serving b sequences (one continuous-batching cycle: its
+// prompt's prefill among the b, and output_tokens decode steps; Little 1961). S grows with b, and the
+// copy keeps up (lambda < b_max / S(b_max)), so iterating from one sequence rises to the fixed point.
+std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const InferenceResult& r) {
+    const InferenceConfig& c = x.cfg;
+    if (!r.fits || c.disaggregated || c.requests_per_day <= 0 || r.replicas < 1 || r.batch < 1) return std::nullopt;
+    const double lambda = c.requests_per_day * c.peak_to_average / units::seconds_per_day / r.replicas;
+    const double capacity = cycle(x, r.batch).rate;  // requests/s of a copy at the batch served at full load
+    if (lambda >= capacity) return std::nullopt;     // saturated: the page says how many GPUs are needed
+    double b = 1;
+    for (int i = 0; i < 100; ++i) {
+        const double next = std::min(r.batch, lambda * cycle(x, std::max(1.0, b)).seconds);
+        const bool done = std::abs(next - b) <= 1e-9 * std::max(1.0, b);
+        b = next;
+        if (done) break;
+    }
+    const Cycle y = cycle(x, std::max(1.0, b));
+    InferenceResult::AtTraffic a;
+    a.batch = b;
+    a.tpot_seconds = y.tpot;
+    a.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
+    a.utilization = safe_div(lambda, capacity);
+    return a;
+}
+
+// Derivation of the operating point at the traffic (at_traffic).
+void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) {
+    if (!r.at_traffic) return;
+    const InferenceConfig& c = x.cfg;
+    const double lambda = c.requests_per_day * c.peak_to_average / units::seconds_per_day / r.replicas;
+    trace.add("inference.at_traffic.batch",
+              "b = lambda x S(b): peak requests/s per copy x seconds a request spends in a copy of b sequences",
+              {{"requests_per_day", c.requests_per_day},
+               {"peak_to_average", c.peak_to_average},
+               {"replicas", r.replicas},
+               {"lambda_per_copy", lambda},
+               {"request_cycle_seconds", r.at_traffic->tpot_seconds * static_cast<double>(c.output_tokens)}},
+              r.at_traffic->batch, "sequences",
+              "Little's law (Little 1961, Operations Research 9(3)); continuous batching (Yu et al. 2022, Orca)");
+}
+
 // Derivations of prefill, throughput, TPOT, TTFT and what the cluster serves.
 void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
@@ -1069,6 +1111,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     // Traffic sizing (peak provisioning), TTFT at the peak, costs.
     const Traffic tr = traffic_and_costs(r, x, y, costs);
     latency_figures(r, m, hw, y, tr.lambda);
+    r.at_traffic = at_traffic(x, r);
     // The latency target holds with or without traffic (the time per token is the batch's, not the load's).
     if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)
         r.warnings.push_back("time per output token " + jr::fmt_num(r.tpot_seconds) +
@@ -1084,6 +1127,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         explain_decode_bound(trace, x, y, r);
         explain_costs(trace, x, y, tr, costs, r);
         explain_speculative(trace, cfg, r);
+        explain_at_traffic(trace, x, r);
     }
     return r;
 }

@@ -272,6 +272,13 @@ void inference_speed_json(Val j, const InferenceResult& r) {
     j["replicas"] = r.replicas;
     j["cluster_throughput_tokens_per_second"] = when_ok(ok, r.cluster_throughput_tokens_per_second);
     j["concurrent_sequences"] = r.concurrent_sequences;
+    if (r.at_traffic)
+        j["at_traffic"] = {{"batch", r.at_traffic->batch},
+                           {"tpot_seconds", r.at_traffic->tpot_seconds},
+                           {"output_tokens_per_second_per_user", r.at_traffic->output_tokens_per_second_per_user},
+                           {"utilization", r.at_traffic->utilization}};
+    else
+        j["at_traffic"] = nullptr;
     const bool sized = ok && r.config.requests_per_day > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
     j["cost_per_day_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);

@@ -622,3 +622,40 @@ TEST_CASE("fine-tuning with CPU offload warns what its time leaves out, with the
     for (const auto& w : r["warnings"]) warned |= w.get<std::string>().find("ran 2.2x slower than this model gives") != std::string::npos;
     CHECK(warned);
 }
+
+TEST_CASE("the GPUs given at the traffic: each copy holds what Little's law gives (peak rate x time in the copy), not the largest batch") {
+    // A newcomer's review: with 1,000 requests a day the headline speed per user was the speed at the
+    // largest batch (5.9 tok/s), which that traffic never reaches. Hand check of the fixed point:
+    // batch = lambda x output_tokens x tpot(batch), lambda = requests_per_day x peak_to_average / 86,400 / replicas.
+    auto serve = [](double rpd) {
+        return run({{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"inference", {{"tp", 4}, {"requests_per_day", rpd}}},
+                    {"explain", false}});
+    };
+    const json busy = serve(1e6);
+    REQUIRE_FALSE(busy.contains("errors"));
+    const json& t = busy["inference"];
+    REQUIRE(t["at_traffic"].is_object());
+    const json& a = t["at_traffic"];
+    const double lambda = 1e6 * busy["inputs"]["inference"]["peak_to_average"].get<double>() / 86400.0 / t["replicas"].get<double>();
+    const double osl = busy["inputs"]["inference"]["output_tokens"].get<double>();
+    CHECK(a["batch"].get<double>() == Approx(lambda * osl * a["tpot_seconds"].get<double>()).epsilon(1e-6));
+    CHECK(a["batch"].get<double>() < t["batch"].get<double>());
+    CHECK(a["tpot_seconds"].get<double>() < t["tpot_seconds"].get<double>());  // fewer sequences per step: faster for each user
+    CHECK(a["output_tokens_per_second_per_user"].get<double>() == Approx(1.0 / a["tpot_seconds"].get<double>()));
+    CHECK(a["utilization"].get<double>() > 0);
+    CHECK(a["utilization"].get<double>() < 1);
+    // A quiet service: under one sequence per copy on average; a user sees one sequence's speed.
+    const json quiet = serve(1000);
+    const json& q = quiet["inference"]["at_traffic"];
+    CHECK(q["batch"].get<double>() < 1);
+    CHECK(q["tpot_seconds"].get<double>() == Approx(quiet["inference"]["batch_curve"][0]["tpot_seconds"].get<double>()));
+    // More than the GPUs carry: no steady state (the answer says how many GPUs are needed); none without traffic.
+    CHECK(serve(1e8)["inference"]["at_traffic"].is_null());
+    CHECK(run({{"model", {{"preset", "llama3-70b"}}},
+               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+               {"inference", {{"tp", 4}}},
+               {"explain", false}})["inference"]["at_traffic"]
+              .is_null());
+}

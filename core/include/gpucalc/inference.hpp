@@ -109,6 +109,16 @@ struct InferenceResult {
     double replicas = 0;
     double cluster_throughput_tokens_per_second = 0;
     double concurrent_sequences = 0;
+    // The GPUs given at the traffic's peak: each copy runs the sequences the load brings, not the
+    // largest batch (Little's law: concurrent sequences = arrival rate x time in the system). Set when
+    // traffic is given, the model fits, prefill and decode share the copies, and the copies keep up.
+    struct AtTraffic {
+        double batch = 0;         // average concurrent sequences per copy at the peak (below 1: idle part of the time)
+        double tpot_seconds = 0;  // time per output token at that batch (at least one sequence's)
+        double output_tokens_per_second_per_user = 0;
+        double utilization = 0;  // peak requests/s per copy over a copy's capacity at the batch served at full load
+    };
+    std::optional<AtTraffic> at_traffic;
     double gpus_needed = 0;
     double instances_needed = 0;
     double cost_per_day_usd = 0;
