@@ -10,7 +10,7 @@ const PlanSection = (function () {
     sec.appendChild(
       h('p', {
         class: 'prose',
-        text: 'Every valid layout — tensor, pipeline (with interleaving), data parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:'
+        text: 'Every valid layout — tensor, pipeline (with interleaving), data, context (long sequences) and expert (mixture-of-experts) parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:'
       })
     );
     sec.appendChild(Forms.form(el, 'plan'));
@@ -205,22 +205,15 @@ const PlanSection = (function () {
 
   function show(el, res, acc) {
     res.textContent = '';
+    // Context and expert parallelism get their columns when a plan uses them.
+    const extra = ['cp', 'ep'].filter((k) => acc.best.some((p) => p.training && p.training[k] > 1));
+    const cells = (p, i) => [i + 1, p.tp, p.pp, p.dp, ...extra.map((k) => p.training[k]), p.vpp, p.micro_batch, p.zero, p.recompute];
     const rows = acc.best.map((p, i) =>
       h(
         'tr',
         { 'data-plan': String(i) },
-        h('td', { text: String(i + 1) }),
-        h('td', { text: String(p.tp) }),
-        h('td', { text: String(p.pp) }),
-        h('td', { text: String(p.dp) }),
-        h('td', { text: String(p.vpp) }),
-        h('td', { text: String(p.micro_batch) }),
-        h('td', { text: String(p.zero) }),
-        h('td', { text: p.recompute }),
-        h('td', { text: p.sequence_parallel ? 'on' : 'off' }),
-        h('td', { text: F.duration(p.step_seconds) }),
-        h('td', { text: F.bytes(p.memory_per_gpu_bytes) }),
-        h('td', { text: F.percent(p.mfu) }),
+        ...cells(p, i).map((x) => h('td', { text: String(x) })),
+        ...[p.sequence_parallel ? 'on' : 'off', F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)].map((x) => h('td', { text: x })),
         h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))
       )
     );
@@ -236,7 +229,9 @@ const PlanSection = (function () {
             h(
               'tr',
               null,
-              ['#', 'TP', 'PP', 'DP', 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) => h('th', { scope: 'col', text: x })),
+              ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) =>
+                h('th', { scope: 'col', text: x })
+              ),
               h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' }))
             )
           ),
