@@ -8,7 +8,7 @@ const Nav = (function () {
   const QUESTIONS = [
     ['train', 'How long and how much to train model X on Y GPUs?'],
     ['serve', 'Can I run model X on my GPU? How fast, for how many users?'],
-    ['serve', 'How many GPUs to serve X to N users, at what cost?'],
+    ['serve', 'How many GPUs to serve X to N users (requests a day), at what cost?'],
     ['finetune', 'Can I fine-tune X on my GPU (LoRA, QLoRA, full)?'],
     ['reality', 'I have N \u00d7 GPU: what can I train?'],
     ['reality', 'Is this claim right? (famous runs and claims, checked)'],

@@ -155,6 +155,11 @@ const Parse = (function () {
     const mult = /^(.*?\d[\d.,\s\u00a0\u202f']*)\s*([a-zA-Z]+)$/.exec(s);
     if (mult && !/^e$/i.test(mult[2])) {
       const f = kind === 'fraction' || kind === 'seconds' ? null : MULTIPLIERS[mult[2].toLowerCase()];
+      // People count users; the traffic field counts requests (a newcomer's "1000 users").
+      if (!f && /^users?$/i.test(mult[2]) && /request/.test(unit || ''))
+        return {
+          error: 'users are not requests: write requests ' + unit.replace(/^requests\s*/, '') + ' (users \u00d7 requests each, e.g. 100k \u00d7 10 = 1M)'
+        };
       if (!f) return fail('"' + mult[2] + '" is not a unit this field knows');
       scale *= f;
       s = mult[1].trim();
