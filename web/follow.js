@@ -4,20 +4,18 @@
 const Follow = (function () {
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
 
-  const FOLLOWED = ['model', 'device', 'count', 'global_batch'];
-
   // The search follows the Train section (the run a reader sized there) until the reader changes one
-  // of this form's fields: model, GPUs and batch are copied from Train's form, and the search keeps
-  // Train's precision, framework, attention and sequence length. Returns whether it follows.
+  // of the Plan form's fields (state plan.own, kept in links and storage like the fields): model,
+  // GPUs and batch are copied from Train's form (the batch its answer used when the form leaves it
+  // blank), and the search keeps Train's precision, framework, attention, sequence length and network.
+  // Returns whether it follows.
   function planFromTrain(el) {
     const p = el._state.plan;
     const t = el._state.train;
-    const last = el._planFollow || Object.fromEntries(FOLLOWED.map((k) => [k, Fields.spec('plan', k).value]));
-    const untouched = FOLLOWED.every((k) => (p[k] || '') === (last[k] || ''));
-    if (!untouched || !t || !t.model || t.model === 'custom') return false;
-    const next = { model: t.model, device: t.device, count: t.count, global_batch: t.global_batch || last.global_batch };
-    Object.assign(p, next);
-    el._planFollow = next;
+    if (p.own === '1' || !t || !t.model || t.model === 'custom') return false;
+    const last = el._last.train && el._last.train.report && el._last.train.report.inputs;
+    const batch = t.global_batch || (last && last.training && last.training.global_batch ? Parse.text(last.training.global_batch, locale()) : p.global_batch);
+    Object.assign(p, { model: t.model, device: t.device, count: t.count, global_batch: batch });
     Forms.sync(el, 'plan');
     return true;
   }
@@ -27,8 +25,11 @@ const Follow = (function () {
     const b = Scenario.build.train(el._state.train, el._state);
     if (b.problems.length) return null;
     const tr = b.scenario.training || {};
-    const out = { training: {}, model: {} };
-    for (const k of ['precision', 'framework', 'attention']) if (tr[k] !== undefined) out.training[k] = tr[k];
+    const out = { training: {}, model: {}, hardware: Object.assign({}, b.scenario.hardware) };
+    delete out.hardware.device;
+    delete out.hardware.count;
+    delete out.hardware.pools; // a fleet is Train's own: the Plan form searches one device
+    for (const k of ['precision', 'framework', 'attention', 'local_steps', 'outer_precision']) if (tr[k] !== undefined) out.training[k] = tr[k];
     if (b.scenario.model && b.scenario.model.seq_len !== undefined) out.model.seq_len = b.scenario.model.seq_len;
     return out;
   }
@@ -46,6 +47,7 @@ const Follow = (function () {
     const built = Scenario.build.plan(el._state.plan);
     if (kept) {
       built.scenario.training = Object.assign({}, built.scenario.training, kept.training);
+      built.scenario.hardware = Object.assign({}, kept.hardware, built.scenario.hardware);
       if (built.scenario.model) Object.assign(built.scenario.model, kept.model);
     }
     return built;
@@ -87,30 +89,37 @@ const Follow = (function () {
     const d = (el._devices || []).find((x) => x.id === s.device);
     const n = Parse.parse(s.count || '1', 'count', locale()).value;
     if (!m || !d || !d.memory_bytes || !(n >= 1)) return null;
-    const weights = (m.params * (WEIGHT_BITS[s.weights] || 16)) / 8;
+    const ep = Parse.parse(s.ep || '1', 'count', locale()).value || 1;
+    // Routed experts split over tp x ep GPUs, the rest over tp (SwiGLU experts: 3 matrices each).
+    const moeLayers = m.experts > 0 ? m.layers - (m.dense_layers || 0) : 0;
+    const expert = Math.min(m.params, moeLayers * m.experts * 3 * m.hidden * (m.expert_ffn_hidden || 0));
+    const bytes = (WEIGHT_BITS[s.weights] || 16) / 8;
     const usable = d.memory_bytes * (d.usable_memory_fraction || 1);
     let tp = 1;
-    for (let t = 1; t <= Math.min(n, 64); t *= 2) {
-      if (n % t !== 0 || (m.heads && m.heads % t !== 0)) continue;
+    for (let t = 1; t * ep <= n && t <= 64; t *= 2) {
+      if (n % (t * ep) !== 0 || (m.heads && m.heads % t !== 0)) continue;
       tp = t;
-      if (weights / t <= 0.8 * usable) break;
+      if (((m.params - expert) / t + expert / (t * ep)) * bytes <= 0.8 * usable) break;
     }
     return tp;
   }
 
-  // A change in the form: "GPUs per copy" typed by the reader is theirs (blank: it follows again);
+  // A reader's change in a form. Plan: its setup becomes the reader's own (no longer Train's).
+  // Serve: "GPUs per copy" typed is theirs (state serve.tp_typed; blank: it follows again);
   // otherwise it follows what sizes it.
-  function serveChanged(el, key) {
+  function formChanged(el, sec, key) {
+    if (sec === 'plan') el._state.plan.own = '1';
+    if (sec !== 'serve') return;
     const s = el._state.serve;
     if (key === 'tp') {
-      el._serveTpTyped = s.tp !== '';
-      if (el._serveTpTyped) return;
-    } else if (!['model', 'device', 'count', 'weights'].includes(key) || el._serveTpTyped) return;
+      s.tp_typed = s.tp !== '' ? '1' : '';
+      if (s.tp_typed) return;
+    } else if (!['model', 'device', 'count', 'weights', 'ep'].includes(key) || s.tp_typed === '1') return;
     const tp = serveTp(el);
     if (tp === null) return;
     s.tp = Parse.text(tp, locale());
     Forms.sync(el, 'serve');
   }
 
-  return { planScenario, trainChanged, serveTp, serveChanged };
+  return { planScenario, trainChanged, serveTp, formChanged };
 })();

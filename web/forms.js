@@ -63,7 +63,7 @@ const Forms = (function () {
     const onchange = () => {
       el._state[sec][sp.key] = input.value;
       el._userEdit(sec);
-      if (sec === 'serve') Follow.serveChanged(el, sp.key);
+      Follow.formChanged(el, sec, sp.key);
       if (sp.key === 'model') toggleCustom(el, sec);
       el._update(sec);
     };
@@ -248,7 +248,10 @@ const Forms = (function () {
     if (typeof built.scenario === 'string') return errors;
     const unread = new Set(built.problems.map((p) => (Fields.spec(sec, p.key) || {}).path));
     const core = el._ask('estimate', text, () => el._update(sec));
-    for (const e of core.errors || []) if (e.code !== 'missing' && e.code !== 'internal' && !unread.has(e.field)) errors.push(e);
+    // An error on a readable field that names an unreadable one (the core's messages name fields by
+    // path) comes from that field's default, not from the reader: left out.
+    const named = (e) => [...unread].some((p) => p && String(e.message).includes(p));
+    for (const e of core.errors || []) if (e.code !== 'missing' && e.code !== 'internal' && !unread.has(e.field) && !named(e)) errors.push(e);
     return errors;
   }
 

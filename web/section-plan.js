@@ -273,7 +273,6 @@ const PlanSection = (function () {
     Object.assign(s, { model: plan.model, device: plan.device, count: plan.count });
     const followed = Boolean(el._last.plan && el._last.plan.following);
     TrainSection.applyLayout(el, p.training || p, !followed);
-    if (followed) el._planFollow = { model: plan.model, device: plan.device, count: plan.count, global_batch: plan.global_batch };
     s.global_batch = Parse.text(p.global_batch, (globalThis.navigator && navigator.language) || 'en-US');
     el._ensure('train');
     Forms.sync(el, 'train');

@@ -31,6 +31,8 @@ const State = (function () {
       for (const s of Fields.SPECS[sec]) d[sec][s.key] = s.value;
       if (WITH_EXTRA.includes(sec)) d[sec].extra = '';
     }
+    d.plan.own = ''; // '1': the Plan form is the reader's own setup, not the Train section's (follow.js)
+    d.serve.tp_typed = ''; // '1': GPUs per copy typed by the reader, not chosen for the model (follow.js)
     d.json = { text: '' };
     d.view = { section: '' };
     return d;

@@ -370,7 +370,7 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
     lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
-        if (vpp > 1 && l.pp == 1) continue;
+        if (vpp > 1 && (l.pp == 1 || s.base.dualpipe)) continue;  // DualPipe has no interleaving (its two directions instead)
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
             if (!bs.batch_ok(mb)) continue;

@@ -474,7 +474,9 @@ void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
 // The shard group, context-parallel chunks and interleaved stages.
 void check_group_sizes(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
-    if (t.shard_group && t.dp && (*t.dp * t.cp) % *t.shard_group != 0)
+    // Under layout auto (or a plan search) dp x cp is the search's unless both are given.
+    const bool dp_cp_known = !r.automatic || (r.given("dp") && r.given("cp"));
+    if (t.shard_group && t.dp && dp_cp_known && (*t.dp * t.cp) % *t.shard_group != 0)
         add_error(errors, "divisibility", "training.shard_group",
                   "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" +
                       fmt_num(*t.shard_group) + ")");
@@ -556,7 +558,7 @@ void check_expert_tensor_parallel(const LayoutRules& r, Errors& errors) {
         add_error(errors, "divisibility", "training.expert_tp",
                   "training.tp (" + fmt_num(t.tp) + ") must be divisible by training.expert_tp (" + fmt_num(et) +
                       "): gpucalc models the experts' tensor parallelism within the attention's");
-    else if (t.dp && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
+    else if (t.dp && (!r.automatic || (r.given("dp") && r.given("cp"))) && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
         add_error(errors, "divisibility", "training.expert_tp",
                   "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) +
                       ") must be divisible by training.ep x training.expert_tp (" + fmt_num(t.ep * et) + ")");
@@ -575,7 +577,9 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
                   "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
     // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
     // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
-    if (t.dp && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
+    // Under layout auto (or a plan search) only with dp, cp and tp all given: the search picks the rest.
+    const bool ranks_known = !r.automatic || (r.given("dp") && r.given("cp") && r.given("tp"));
+    if (t.dp && ranks_known && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
         add_error(errors, "divisibility", "training.ep",
                   "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
                       fmt_num(t.ep) + ")");

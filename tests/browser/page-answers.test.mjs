@@ -268,6 +268,76 @@ test('the plan search follows the run typed in Train, and using its fastest plan
   await context.close();
 });
 
+test('after a reload the plan search still follows Train, a typed "GPUs per copy" stays typed, and Serve picks a count that tiles the experts', async () => {
+  // A second red-team pass: what followed what was kept in memory only, so a reload (or a shared link)
+  // made the Plan form look edited and "Use the fastest plan" replaced the Train run again; a typed
+  // GPUs per copy was overwritten after a reload; and the automatic one ignored expert parallelism.
+  const { page, context, errors } = await open(chrome.browser);
+  await field(page, 'serve', 'tp').fill('8');
+  await field(page, 'serve', 'tp').press('Tab');
+  await page.waitForTimeout(300); // the state is saved to the URL
+  await page.reload();
+  await page.waitForSelector('gpu-calc .answer:not(.waiting)', { timeout: 15000 });
+  await field(page, 'train', 'model').selectOption('llama3-8b');
+  await field(page, 'train', 'count').fill('64');
+  await field(page, 'train', 'precision').selectOption('fp8');
+  await field(page, 'train', 'precision').press('Tab');
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('gpu-calc')._last.plan;
+      return p && p.following && p.scenario.hardware.count === 64 && p.scenario.training.precision === 'fp8';
+    },
+    null,
+    { timeout: 30000 }
+  );
+  await card(page, 'plan').locator('[data-action="use-plan"]').click();
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.training.layout !== 'auto');
+  const r = await report(page, 'train');
+  assert.equal(r.inputs.model.preset, 'llama3-8b');
+  assert.equal(r.inputs.training.precision, 'fp8');
+  // The typed GPUs per copy survived the reload.
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.model.preset === 'llama3-8b');
+  assert.equal((await report(page, 'serve')).inputs.inference.tp, 8);
+  // Cleared, it follows again, and with experts over 8 GPUs it keeps tp x ep within the count.
+  await field(page, 'serve', 'tp').fill('');
+  await field(page, 'serve', 'tp').press('Tab');
+  await field(page, 'serve', 'model').selectOption('mixtral-8x7b');
+  await page.locator('gpu-calc section[data-section="serve"] [data-group="more"] > summary').click();
+  await field(page, 'serve', 'ep').fill('8');
+  await field(page, 'serve', 'ep').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.ep === 8);
+  const s = await report(page, 'serve');
+  assert.equal(s.errors, undefined);
+  assert.equal(s.inputs.inference.tp, 1);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('two fields in error are marked at once, and an unreadable field raises no error on the fields it sizes', async () => {
+  const { page, context } = await open(chrome.browser);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('reality', true));
+  await field(page, 'reality', 'count').fill('-5');
+  await field(page, 'reality', 'count').press('Tab');
+  await field(page, 'reality', 'days').fill('90-100');
+  await field(page, 'reality', 'days').press('Tab');
+  await page.waitForFunction(
+    () => document.querySelector('gpu-calc').shadowRoot.querySelectorAll('section[data-section="reality"] [aria-invalid]').length === 2
+  );
+  assert.match(await page.locator('gpu-calc #reality-days-error').textContent(), /is a range, and this field takes one value/);
+  assert.match(await page.locator('gpu-calc #reality-count-error').textContent(), /at least 1/);
+  // Train: tp 8 x pp 4 on GPUs "lots": the count is the only field in error (its default of 1 is not the reader's).
+  await page.locator('gpu-calc section[data-section="train"] [data-group="layout"] > summary').click();
+  await field(page, 'train', 'tp').fill('8');
+  await field(page, 'train', 'pp').fill('4');
+  await field(page, 'train', 'count').fill('lots');
+  await field(page, 'train', 'count').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc').shadowRoot.getElementById('train-count')?.getAttribute('aria-invalid') === 'true');
+  assert.equal(await field(page, 'train', 'tp').getAttribute('aria-invalid'), null);
+  await context.close();
+});
+
 test('"GPUs per copy" follows the model and GPU until typed: Llama 3 8B on a 4090 runs on one, 70B on H100 on four', async () => {
   // A newcomer's review: the 70B default of 4 stayed when a student picked 8B on a 4090 ("Runs on
   // 4 x GeForce RTX 4090"), and 1 GPU available was then an error on another field.

@@ -140,3 +140,29 @@ TEST_CASE("a WAN between nodes says that ZeRO shards inside each site, which is 
     CHECK(said);
     for (const auto& w : local["warnings"]) CHECK(w.get<std::string>().find("shards inside each site") == std::string::npos);
 }
+
+TEST_CASE("the plan search keeps folded expert parallelism open when tp is the search's: dp 2 and ep 8 on 16 GPUs") {
+    // A second red-team pass: checking the given fields in the plan search refused ep 8 with dp 2 as
+    // "dp x cp x tp (2)", counting the default tp 1 the search was free to raise (tp 4: 2 x 4 = 8 ranks).
+    const json p = plan({{"model", {{"preset", "mixtral-8x7b"}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                         {"training", {{"global_batch", 256}, {"dp", 2}, {"ep", 8}}},
+                         {"plan", {{"top_k", 3}}}});
+    REQUIRE(p.contains("plan"));
+    REQUIRE_FALSE(p["plan"]["best"].empty());
+    for (const auto& b : p["plan"]["best"]) {
+        CHECK(b["training"]["dp"] == 2);
+        CHECK(b["training"]["ep"] == 8);
+        CHECK((b["training"]["tp"].get<int>() * b["training"]["cp"].get<int>() * 2) % 8 == 0);
+    }
+}
+
+TEST_CASE("DualPipe plans have no interleaving: its two directions replace it, and vpp would be written for nothing") {
+    const json p = plan({{"model", {{"preset", "deepseek-v3"}}},
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2048}}},
+                         {"training", {{"global_batch", 4096}, {"pp", 16}, {"ep", 64}, {"dualpipe", true}}},
+                         {"plan", {{"top_k", 5}}}});
+    REQUIRE(p.contains("plan"));
+    REQUIRE_FALSE(p["plan"]["best"].empty());
+    for (const auto& b : p["plan"]["best"]) CHECK(b["training"]["vpp"] == 1);
+}
