@@ -71,9 +71,13 @@ json parse_text(const std::string& text, Errors& errors) {
         return json::discarded();
     }
     jv::ParseError where;
-    json j = json::parse(text, &where);
+    std::vector<std::string> duplicates;
+    json j = json::parse(text, &where, 512, &duplicates);
     if (j.is_discarded()) add_error(errors, "malformed_json", "", "the scenario is not valid JSON: " + where.message);
-    return j;
+    for (const auto& d : duplicates)
+        add_error(errors, "duplicate_key", d,
+                  d + " is given more than once in its object: give it once (which one was meant is not guessed)");
+    return duplicates.empty() ? j : json::discarded();
 }
 
 // Runs f; anything thrown becomes an "internal" error report instead of crossing the boundary.

@@ -345,8 +345,8 @@ bool operator==(const Value& a, const Value& b) {
 
 class Parser {
 public:
-    Parser(std::string_view text, int max_depth)
-        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()), max_depth_(max_depth) {}
+    Parser(std::string_view text, int max_depth, std::vector<std::string>* duplicates)
+        : p_(text.data()), begin_(text.data()), end_(text.data() + text.size()), max_depth_(max_depth), dups_(duplicates) {}
 
     bool document(Value& out) {
         if (end_ - p_ >= 3 && static_cast<unsigned char>(p_[0]) == 0xEF && static_cast<unsigned char>(p_[1]) == 0xBB &&
@@ -439,7 +439,10 @@ private:
             if (p_ == end_ || *p_ != ':') return fail("expected ':' after a member name");
             ++p_;
             skip_space();
+            const std::size_t mark = path_.size();
+            if (dups_) path_ += (mark ? "." : "") + m.back().key;  // the member's path, for duplicate keys below it
             if (!value(m.back().value, depth)) return false;
+            if (dups_) path_.resize(mark);
             skip_space();
             if (p_ < end_ && *p_ == ',') {
                 ++p_;
@@ -455,8 +458,9 @@ private:
         return true;
     }
 
-    // Sorted by key; of equal keys the last one stays (nlohmann's parser assigns each in turn).
-    static void sort_members(std::vector<Member>& m) {
+    // Sorted by key; of equal keys the last one stays (nlohmann's parser assigns each in turn), and,
+    // when asked, the key's path is recorded (at most 10).
+    void sort_members(std::vector<Member>& m) {
         const std::vector<std::uint32_t> order = stable_order(
             m.size(),
             [](const void* v, std::uint32_t a, std::uint32_t b) {
@@ -467,9 +471,14 @@ private:
         const std::size_t n = m.size();
         std::vector<Member> sorted;
         sorted.reserve(n);
-        for (std::size_t k = 0; k < n; ++k)
-            if (k + 1 == n || m[order[k + 1]].key != m[order[k]].key)  // the last of equal keys
+        for (std::size_t k = 0; k < n; ++k) {
+            if (k + 1 == n || m[order[k + 1]].key != m[order[k]].key) {  // the last of equal keys
                 sorted.push_back(std::move(m[order[k]]));
+                continue;
+            }
+            const std::string dup = path_ + (path_.empty() ? "" : ".") + m[order[k]].key;
+            if (dups_ && dups_->size() < 10 && (dups_->empty() || dups_->back() != dup)) dups_->push_back(dup);
+        }
         m = std::move(sorted);
     }
 
@@ -486,7 +495,10 @@ private:
         for (;;) {
             skip_space();
             a.emplace_back();
+            const std::size_t mark = path_.size();
+            if (dups_) path_ += "[" + std::to_string(a.size() - 1) + "]";
             if (!value(a.back(), depth)) return false;
+            if (dups_) path_.resize(mark);
             skip_space();
             if (p_ < end_ && *p_ == ',') {
                 ++p_;
@@ -700,12 +712,14 @@ private:
     const char* begin_;
     const char* end_;
     int max_depth_;
+    std::vector<std::string>* dups_ = nullptr;  // duplicate keys' paths, when asked
+    std::string path_;                          // the value being read (for dups_)
     const char* what_ = nullptr;
     const char* fault_ = nullptr;
 };
 
-Value Value::parse(std::string_view text, ParseError* error, int max_depth) {
-    Parser parser(text, max_depth);
+Value Value::parse(std::string_view text, ParseError* error, int max_depth, std::vector<std::string>* duplicates) {
+    Parser parser(text, max_depth, duplicates);
     Value out;
     if (parser.document(out)) return out;
     if (error) parser.error(*error);

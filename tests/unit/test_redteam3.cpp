@@ -166,3 +166,20 @@ TEST_CASE("DualPipe plans have no interleaving: its two directions replace it, a
     REQUIRE_FALSE(p["plan"]["best"].empty());
     for (const auto& b : p["plan"]["best"]) CHECK(b["training"]["vpp"] == 1);
 }
+
+TEST_CASE("a key given twice in one object is an error naming its path, not the last one silently") {
+    // The red-team pass: {"ep": 8, "ep": 2} echoed ep 2, and a second "training" object replaced the first.
+    const json r = json::parse(gpucalc::estimate_json(
+        R"({"model":{"preset":"mixtral-8x7b"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":16},"training":{"tokens":1e12,"tp":2,"ep":8,"ep":2}})"));
+    CHECK(has_error(r, "training.ep", "duplicate_key"));
+    const json s = json::parse(gpucalc::plan_json(
+        R"({"model":{"preset":"llama3-8b"},"hardware":{"pools":[{"device":"nvidia-h100-sxm5-80gb","count":8,"count":9}]},"training":{},"training":{}})"));
+    CHECK(has_error(s, "hardware.pools[0].count", "duplicate_key"));
+    CHECK(has_error(s, "training", "duplicate_key"));
+    // The same keys in different objects are not duplicates.
+    CHECK_FALSE(
+        json::parse(
+            gpucalc::estimate_json(
+                R"({"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"training":{"tokens":1e12,"tp":8}})"))
+            .contains("errors"));
+}

@@ -30,6 +30,7 @@ inline constexpr ErrorCodeDoc kErrorCodes[] = {
     {"choice", "a string that is not one of the field's choices"},
     {"missing", "a required field is absent"},
     {"unknown_field", "a key that no table knows (typos are never ignored)"},
+    {"duplicate_key", "a key given twice in one object (which one was meant is not guessed)"},
     {"unknown_device", "a device id not in the catalog (`gpucalc devices`)"},
     {"unknown_preset", "a model preset id not in the presets (`gpucalc presets`)"},
     {"divisibility", "parallel sizes that do not divide the devices, heads, experts, batch or sequence"},

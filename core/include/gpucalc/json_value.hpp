@@ -67,7 +67,10 @@ public:
     static Value discarded();
     // The value of `text`, or a discarded value when it is not JSON (the fault in *error if given).
     // Nesting deeper than max_depth is refused as not JSON (the entry points check the depth first).
-    static Value parse(std::string_view text, ParseError* error = nullptr, int max_depth = 512);
+    // duplicates: when given, the paths ("training.ep", "hardware.pools[0].count") of keys an object
+    // gives more than once (at most 10); the value is still the last one's, as nlohmann's.
+    static Value parse(std::string_view text, ParseError* error = nullptr, int max_depth = 512,
+                       std::vector<std::string>* duplicates = nullptr);
 
     Type type() const { return type_; }
     bool is_null() const { return type_ == Type::null; }
