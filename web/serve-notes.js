@@ -4,7 +4,8 @@ const ServeNotes = (function () {
   const { h } = Dom;
   const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
 
-  // The GPUs given against the traffic: enough, or what they serve of the peak (null without traffic).
+  // The GPUs given against the traffic: enough (with the users answered at once at the peak), or
+  // what they serve of the peak (null without traffic).
   function gpusGiven(r) {
     const t = r.inference;
     const have = r.inputs.hardware.count;
@@ -16,7 +17,14 @@ const ServeNotes = (function () {
       class: enough ? 'muted' : 'suggestion',
       'data-gpus-given': enough ? 'enough' : 'short',
       text: enough
-        ? 'The ' + gpus(have) + ' given ' + (have === 1 ? 'is' : 'are') + ' enough for this traffic (' + F.count(t.gpus_needed) + ' needed).'
+        ? 'The ' +
+          gpus(have) +
+          ' given ' +
+          (have === 1 ? 'is' : 'are') +
+          ' enough for this traffic (' +
+          F.count(t.gpus_needed) +
+          ' needed)' +
+          (t.at_traffic ? ': at the peak they answer ' + F.count(t.at_traffic.concurrent_sequences) + ' users at once.' : '.')
         : 'The ' +
           gpus(have) +
           ' given ' +

@@ -1020,6 +1020,7 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
     a.tpot_seconds = y.tpot;
     a.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     a.utilization = safe_div(lambda, capacity);
+    a.concurrent_sequences = r.replicas * b;
     return a;
 }
 

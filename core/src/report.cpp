@@ -276,7 +276,8 @@ void inference_speed_json(Val j, const InferenceResult& r) {
         j["at_traffic"] = {{"batch", r.at_traffic->batch},
                            {"tpot_seconds", r.at_traffic->tpot_seconds},
                            {"output_tokens_per_second_per_user", r.at_traffic->output_tokens_per_second_per_user},
-                           {"utilization", r.at_traffic->utilization}};
+                           {"utilization", r.at_traffic->utilization},
+                           {"concurrent_sequences", r.at_traffic->concurrent_sequences}};
     else
         j["at_traffic"] = nullptr;
     const bool sized = ok && r.config.requests_per_day > 0;

@@ -131,6 +131,10 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   // Enough GPUs: the speed a user sees is at the traffic's peak (Little's law), faster than at the largest batch.
   const at = (await report(page, 'serve')).inference.at_traffic;
   assert.ok(at && at.batch < r.inference.batch, JSON.stringify(at));
+  assert.match(
+    await given.textContent(),
+    new RegExp('at the peak they answer ' + Math.round(at.concurrent_sequences).toLocaleString('en-US') + ' users at once\\.$')
+  );
   assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /^at the traffic\u2019s peak \([\d,.]+ sequences per copy\); /);
   await field(page, 'serve', 'model').selectOption('llama3-8b');
   await field(page, 'serve', 'tp').fill('');

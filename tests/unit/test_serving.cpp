@@ -646,6 +646,7 @@ TEST_CASE("the GPUs given at the traffic: each copy holds what Little's law give
     CHECK(a["output_tokens_per_second_per_user"].get<double>() == Approx(1.0 / a["tpot_seconds"].get<double>()));
     CHECK(a["utilization"].get<double>() > 0);
     CHECK(a["utilization"].get<double>() < 1);
+    CHECK(a["concurrent_sequences"].get<double>() == Approx(t["replicas"].get<double>() * a["batch"].get<double>()));
     // A quiet service: under one sequence per copy on average; a user sees one sequence's speed.
     const json quiet = serve(1000);
     const json& q = quiet["inference"]["at_traffic"];

@@ -116,7 +116,8 @@ struct InferenceResult {
         double batch = 0;         // average concurrent sequences per copy at the peak (below 1: idle part of the time)
         double tpot_seconds = 0;  // time per output token at that batch (at least one sequence's)
         double output_tokens_per_second_per_user = 0;
-        double utilization = 0;  // peak requests/s per copy over a copy's capacity at the batch served at full load
+        double utilization = 0;           // peak requests/s per copy over a copy's capacity at the batch served at full load
+        double concurrent_sequences = 0;  // replicas x batch: users being answered at once at the peak
     };
     std::optional<AtTraffic> at_traffic;
     double gpus_needed = 0;
