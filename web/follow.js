@@ -20,35 +20,67 @@ const Follow = (function () {
     return true;
   }
 
-  // The Train section's settings a followed search keeps (none when Train's form cannot be read).
-  function trainSettings(el) {
+  // The layout fields the search chooses (core/src/layout.cpp kLayoutFields) and what rests on them.
+  const SEARCHED = [
+    'tp',
+    'pp',
+    'dp',
+    'cp',
+    'ep',
+    'expert_tp',
+    'vpp',
+    'micro_batch',
+    'zero',
+    'recompute',
+    'sequence_parallel',
+    'overlap_dp_comm',
+    'global_batch',
+    'layout',
+    'mfu'
+  ];
+
+  // The Train section's run without its layout (none when Train's form cannot be read, or is a
+  // fleet): everything else it says (precision, framework, sequence, network, DualPipe, the settings
+  // of an opened scenario) is what the followed search evaluates, so the plan it finds runs as found.
+  function trainRun(el) {
     const b = Scenario.build.train(el._state.train, el._state);
-    if (b.problems.length) return null;
-    const tr = b.scenario.training || {};
-    const out = { training: {}, model: {}, hardware: Object.assign({}, b.scenario.hardware) };
-    delete out.hardware.device;
-    delete out.hardware.count;
-    delete out.hardware.pools; // a fleet is Train's own: the Plan form searches one device
-    for (const k of ['precision', 'framework', 'attention', 'local_steps', 'outer_precision']) if (tr[k] !== undefined) out.training[k] = tr[k];
-    if (b.scenario.model && b.scenario.model.seq_len !== undefined) out.model.seq_len = b.scenario.model.seq_len;
-    return out;
+    if (b.problems.length || !b.scenario.hardware || b.scenario.hardware.pools) return null;
+    const sc = JSON.parse(JSON.stringify(b.scenario));
+    for (const k of SEARCHED) delete sc.training[k];
+    delete sc.scaling;
+    return sc;
   }
 
-  // The Plan section's scenario: its form's, with Train's settings when it follows Train (said in
-  // the line under the form).
+  // The Plan section's scenario: its form's, or, when it follows Train, Train's run with the Plan
+  // form's batch (said in the line under the form).
   function planScenario(el) {
-    const kept = planFromTrain(el) ? trainSettings(el) : null;
-    el._planFollowing = Boolean(kept);
+    const run = planFromTrain(el) ? trainRun(el) : null;
+    el._planFollowing = Boolean(run);
     const note = el._sections.plan.querySelector('[data-plan-follow]');
     if (note)
-      note.textContent = kept
-        ? 'Searching the Train section\u2019s run (its model, GPUs, batch, precision and sequence length). Change a field here to search another.'
-        : 'Searching the setup in these fields (the Train section\u2019s precision and sequence length are not used).';
+      note.replaceChildren(
+        run
+          ? 'Searching the Train section\u2019s run (its model, GPUs, batch, precision, sequence length, network and other settings). Change a field here to search another.'
+          : 'Searching the setup in these fields (the Train section\u2019s settings are not used). ',
+        run
+          ? ''
+          : Dom.h(
+              'button',
+              {
+                type: 'button',
+                'data-action': 'follow-train',
+                onclick: () => {
+                  el._state.plan.own = '';
+                  PlanSection.start(el);
+                }
+              },
+              'Search the Train run again'
+            )
+      );
     const built = Scenario.build.plan(el._state.plan);
-    if (kept) {
-      built.scenario.training = Object.assign({}, built.scenario.training, kept.training);
-      built.scenario.hardware = Object.assign({}, kept.hardware, built.scenario.hardware);
-      if (built.scenario.model) Object.assign(built.scenario.model, kept.model);
+    if (run) {
+      run.training.global_batch = (built.scenario.training || {}).global_batch;
+      built.scenario = run;
     }
     return built;
   }
@@ -79,10 +111,10 @@ const Follow = (function () {
     'gguf:q4_0': 4.5
   };
 
-  // "GPUs per copy" follows the model, GPU, count and weight format until the reader types it: the
-  // smallest power of two dividing the GPUs available whose share of the weights leaves a fifth of
-  // the usable memory for the KV cache; the largest such divisor when none does (the answer then says
-  // it does not fit). Returns the value, or null when the form cannot tell (a model or GPU unknown).
+  // "GPUs per copy" follows the model, GPU, count, weight format and expert parallelism until the
+  // reader types it: the smallest power of two (tp x ep within the GPUs available) whose share of the
+  // weights leaves a fifth of the usable memory for the KV cache; the largest when none does (the
+  // answer then says it does not fit). Returns the value, or null when the form cannot tell (a model or GPU unknown).
   function serveTp(el) {
     const s = el._state.serve;
     const m = (el._presets || []).find((p) => p.id === s.model);
@@ -97,7 +129,7 @@ const Follow = (function () {
     const usable = d.memory_bytes * (d.usable_memory_fraction || 1);
     let tp = 1;
     for (let t = 1; t * ep <= n && t <= 64; t *= 2) {
-      if (n % (t * ep) !== 0 || (m.heads && m.heads % t !== 0)) continue;
+      if (m.heads && m.heads % t !== 0) continue; // GPUs beyond whole copies stay idle (the answer says so)
       tp = t;
       if (((m.params - expert) / t + expert / (t * ep)) * bytes <= 0.8 * usable) break;
     }

@@ -106,6 +106,8 @@ const Parse = (function () {
     let s = String(text == null ? '' : text).trim();
     if (s === '') return { empty: true };
     const own = kind === 'seconds' ? [] : unitWords(unit);
+    // "1M requests/day", "1M a day": a per-day unit written after the number.
+    if (/per day/.test(unit || '')) s = s.replace(/\s*(?:\/|per|a)\s*day$/i, '').trim();
     if (own.length) s = s.replace(new RegExp('(\\d|[a-zA-Z%])\\s*(?:' + own.join('|') + ')$', 'i'), '$1').trim();
     const hint =
       kind === 'fraction'
@@ -158,7 +160,7 @@ const Parse = (function () {
       // People count users; the traffic field counts requests (a newcomer's "1000 users").
       if (!f && /^users?$/i.test(mult[2]) && /request/.test(unit || ''))
         return {
-          error: 'users are not requests: write requests ' + unit.replace(/^requests\s*/, '') + ' (users \u00d7 requests each, e.g. 100k \u00d7 10 = 1M)'
+          error: 'users are not requests: write the requests ' + unit.replace(/^requests\s*/, '') + ' (100k users sending 10 each: 1M)'
         };
       if (!f) return fail('"' + mult[2] + '" is not a unit this field knows');
       scale *= f;

@@ -64,7 +64,7 @@ const PlanSection = (function () {
     return Card.card('plan', {
       fit: true,
       fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
-      lead: Card.layoutText(b) + '.',
+      lead: Card.layoutText(Object.assign({}, b, { cp: b.training && b.training.cp, ep: b.training && b.training.ep })) + '.',
       figures: [
         ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
         [
@@ -164,7 +164,9 @@ const PlanSection = (function () {
         el.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: 'plan' } }));
       }
     };
-    const query = { id, scenario: JSON.stringify(scenario), tps: TPS, top_k: 20 };
+    // The automatic layout's bounds (core/src/layout.cpp auto_options: interleaving up to 8), so the
+    // fastest plan is never slower than the layout Train chose by itself.
+    const query = { id, scenario: JSON.stringify(scenario), tps: TPS, top_k: 20, max_vpp: 8 };
     let w = null;
     try {
       w = PlanWorker.create();
@@ -192,7 +194,7 @@ const PlanSection = (function () {
     const step = () => {
       if (el._planId !== q.id) return;
       const sc = JSON.parse(q.scenario);
-      sc.plan = { tp: q.tps[i], top_k: q.top_k };
+      sc.plan = { tp: q.tps[i], top_k: q.top_k, max_vpp: q.max_vpp };
       const result = el._ask('plan', JSON.stringify(sc));
       i++;
       onmessage({ data: { id: q.id, done: i, total: q.tps.length, result } });
@@ -207,13 +209,17 @@ const PlanSection = (function () {
     res.textContent = '';
     // Context and expert parallelism get their columns when a plan uses them.
     const extra = ['cp', 'ep'].filter((k) => acc.best.some((p) => p.training && p.training[k] > 1));
+    const heads = ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'];
     const cells = (p, i) => [i + 1, p.tp, p.pp, p.dp, ...extra.map((k) => p.training[k]), p.vpp, p.micro_batch, p.zero, p.recompute];
+    const tail = (p) => [p.sequence_parallel ? 'on' : 'off', F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)];
+    // data-label: on a phone each plan reflows into a card of labelled values (style.css).
     const rows = acc.best.map((p, i) =>
       h(
         'tr',
         { 'data-plan': String(i) },
-        ...cells(p, i).map((x) => h('td', { text: String(x) })),
-        ...[p.sequence_parallel ? 'on' : 'off', F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)].map((x) => h('td', { text: x })),
+        ...cells(p, i)
+          .concat(tail(p))
+          .map((x, k) => h('td', { text: String(x), 'data-label': heads[k] })),
         h('td', null, h('button', { type: 'button', 'aria-label': 'Use plan ' + (i + 1), onclick: () => el.usePlan(p) }, 'Use this plan'))
       )
     );
@@ -229,9 +235,7 @@ const PlanSection = (function () {
             h(
               'tr',
               null,
-              ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'].map((x) =>
-                h('th', { scope: 'col', text: x })
-              ),
+              heads.map((x) => h('th', { scope: 'col', text: x })),
               h('th', { scope: 'col' }, h('span', { class: 'visually-hidden', text: 'Use' }))
             )
           ),

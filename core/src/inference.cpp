@@ -1106,6 +1106,10 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
 
     // What the cluster can serve.
     r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / x.gpus) : 0;
+    if (r.fits && r.replicas * x.gpus < static_cast<double>(hw.count))
+        r.warnings.push_back(jr::fmt_num(static_cast<double>(hw.count) - r.replicas * x.gpus) + " of the " +
+                             jr::fmt_num(static_cast<double>(hw.count)) + " GPUs are left idle: each copy takes " + jr::fmt_num(x.gpus) +
+                             " (inference.tp x inference.ep)");
     r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
     r.concurrent_sequences = r.replicas * r.batch;
 

@@ -102,23 +102,13 @@ struct Search {
 
 // The shared state of a search of `m` on `hw` (tm: m's training model, which must outlive it).
 Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt, const TrainingModel& tm) {
-    return Search{m,
-                  hw,
-                  base,
-                  tm.in,
-                  tm.shape,
-                  training_efficiency(base, hw.device),
-                  network_levels(hw),
-                  hw.count,
+    return Search{m, hw, base, tm.in, tm.shape, training_efficiency(base, hw.device), network_levels(hw), hw.count,
                   hw.device.memory_bytes.value_or(0),
-                  hw.device.peak(base.precision).value_or(0),
+                  // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
+                  hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
                   m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active,
-                  static_cast<std::size_t>(opt.top_k),
-                  zero_sharding_with_pipeline(framework_of(base, hw.device)),
-                  is_fixed(base, "pp"),
-                  base.global_batch && is_fixed(base, "global_batch"),
-                  is_fixed(base, "sequence_parallel"),
-                  is_fixed(base, "dp") && base.dp,
+                  static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)), is_fixed(base, "pp"),
+                  base.global_batch && is_fixed(base, "global_batch"), is_fixed(base, "sequence_parallel"), is_fixed(base, "dp") && base.dp,
                   opt.best_only};
 }
 

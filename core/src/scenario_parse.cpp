@@ -776,9 +776,11 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.inference && s.hardware) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;
-        if (s.hardware->count % c.tp != 0)
-            add_error(errors, "divisibility", "inference.tp",
-                      "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+        // Copies of tp x ep GPUs each; GPUs left over stay idle (the report says how many).
+        if (s.hardware->count < c.tp * c.ep)
+            add_error(errors, "range", c.ep > 1 ? "inference.ep" : "inference.tp",
+                      "hardware.count (" + fmt_num(s.hardware->count) +
+                          ") is fewer than the GPUs of one copy, inference.tp x inference.ep (" + fmt_num(c.tp * c.ep) + ")");
         if (s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(c.tp)))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
@@ -788,10 +790,6 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
             else if (!divides(s.model->experts, static_cast<double>(c.ep)))
                 add_error(errors, "divisibility", "inference.ep",
                           "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
-            if (s.hardware->count % (c.tp * c.ep) != 0)
-                add_error(errors, "divisibility", "inference.ep",
-                          "hardware.count (" + fmt_num(s.hardware->count) + ") must be divisible by inference.tp x inference.ep (" +
-                              fmt_num(c.tp * c.ep) + ")");
         }
         if (c.attention_dp && (!s.model || !s.model->is_mla()))
             add_error(errors, "range", "inference.attention_dp",

@@ -319,6 +319,35 @@ test('after a reload the plan search still follows Train, a typed "GPUs per copy
   await context.close();
 });
 
+test('the fastest plan of an opened famous run (DeepSeek-V3, DualPipe, FP8) still fits and is not slower when used', async () => {
+  // A page review: the followed search left out DualPipe (kept in the opened scenario's settings), so
+  // its fastest plan needed 92 GiB once used, and its interleaving was bounded below Train's own.
+  const { page, context, errors } = await open(chrome.browser);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('reality', true));
+  const row = page.locator('gpu-calc table.runs tr', { hasText: 'DeepSeek-V3' }).filter({ hasText: 'GPU-hours' }).first();
+  await row.locator('button').click();
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.model.preset === 'deepseek-v3');
+  const before = (await report(page, 'train')).training;
+  assert.equal(before.fits, true);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('gpu-calc');
+      const p = el._last.plan;
+      return p && p.following && p.scenario.training.dualpipe === true && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
+    },
+    null,
+    { timeout: 120000 }
+  );
+  await card(page, 'plan').locator('[data-action="use-plan"]').click();
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.training.layout !== 'auto');
+  const after = (await report(page, 'train')).training;
+  assert.equal(after.fits, true, after.infeasible_reason);
+  assert.ok(after.tokens_per_second >= before.tokens_per_second * (1 - 1e-9), after.tokens_per_second + ' < ' + before.tokens_per_second);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('two fields in error are marked at once, and an unreadable field raises no error on the fields it sizes', async () => {
   const { page, context } = await open(chrome.browser);
   await page.evaluate(() => document.querySelector('gpu-calc')._goto('reality', true));

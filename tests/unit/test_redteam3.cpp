@@ -183,3 +183,19 @@ TEST_CASE("a key given twice in one object is an error naming its path, not the 
                 R"({"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"training":{"tokens":1e12,"tp":8}})"))
             .contains("errors"));
 }
+
+TEST_CASE("a plan's MFU under FP8 is against the BF16 peak, as the training estimate of the same layout says") {
+    // A page review: the Plan card said 38.7 % and the Train card 77.5 % "of BF16 peak" for one FP8 layout.
+    json s = on_h100({{"preset", "llama3-70b"}}, 1024, {{"global_batch", 1024}, {"precision", "fp8"}});
+    s["plan"] = {{"top_k", 1}};
+    const json p = plan(s);
+    REQUIRE(p.contains("plan"));
+    REQUIRE_FALSE(p["plan"]["best"].empty());
+    const json& b = p["plan"]["best"][0];
+    json t = b["training"];
+    t["tokens"] = 1e12;
+    const json r = run(on_h100({{"preset", "llama3-70b"}}, 1024, t));
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["mfu"].get<double>() == Approx(b["mfu"].get<double>()).epsilon(1e-9));
+    CHECK(r["training"]["mfu_peak_precision"] == "bf16");
+}
