@@ -199,3 +199,21 @@ TEST_CASE("a plan's MFU under FP8 is against the BF16 peak, as the training esti
     CHECK(r["training"]["mfu"].get<double>() == Approx(b["mfu"].get<double>()).epsilon(1e-9));
     CHECK(r["training"]["mfu_peak_precision"] == "bf16");
 }
+
+TEST_CASE("serving copies need not divide the GPUs: 11 H100 hold two copies of four, and the three left over are said to be idle") {
+    // A page review: 11 GPUs for a 70B read "does not fit" (the page fell back to one GPU per copy,
+    // since the count had to be a multiple of the copy's GPUs).
+    auto serve = [](double count) {
+        return run({{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", count}}},
+                    {"inference", {{"tp", 4}}},
+                    {"explain", false}});
+    };
+    const json r = serve(11);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["replicas"] == 2);
+    bool said = false;
+    for (const auto& w : r["warnings"]) said |= w.get<std::string>().find("3 of the 11 GPUs are left idle") != std::string::npos;
+    CHECK(said);
+    CHECK(has_error(serve(2), "inference.tp", "range"));  // fewer GPUs than one copy
+}
