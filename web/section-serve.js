@@ -58,8 +58,8 @@ const ServeSection = (function () {
     else o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
     o.figures.push([
       'First token',
-      F.duration(t.ttft_seconds),
-      r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
+      F.duration(a ? a.ttft_seconds : t.ttft_seconds),
+      a ? 'per user at the peak, on these GPUs' : r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
       'ttft'
     ]);
     o.figures.push([

@@ -1021,6 +1021,8 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
     a.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     a.utilization = safe_div(lambda, capacity);
     a.concurrent_sequences = r.replicas * b;
+    // Below the copy's capacity the prefill queue is stable: lambda x prefill <= b / S(b) x prefill < 1.
+    a.ttft_seconds = ttft(y, lambda, r.kv_transfer_seconds).value_or(0);
     return a;
 }
 

@@ -277,7 +277,8 @@ void inference_speed_json(Val j, const InferenceResult& r) {
                            {"tpot_seconds", r.at_traffic->tpot_seconds},
                            {"output_tokens_per_second_per_user", r.at_traffic->output_tokens_per_second_per_user},
                            {"utilization", r.at_traffic->utilization},
-                           {"concurrent_sequences", r.at_traffic->concurrent_sequences}};
+                           {"concurrent_sequences", r.at_traffic->concurrent_sequences},
+                           {"ttft_seconds", r.at_traffic->ttft_seconds}};
     else
         j["at_traffic"] = nullptr;
     const bool sized = ok && r.config.requests_per_day > 0;

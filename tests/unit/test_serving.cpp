@@ -647,6 +647,9 @@ TEST_CASE("the GPUs given at the traffic: each copy holds what Little's law give
     CHECK(a["utilization"].get<double>() > 0);
     CHECK(a["utilization"].get<double>() < 1);
     CHECK(a["concurrent_sequences"].get<double>() == Approx(t["replicas"].get<double>() * a["batch"].get<double>()));
+    // TTFT at this load: at least the prompt's prefill alone, and no more than at the sizing's peak load
+    // on the fewest GPUs (more GPUs given than needed: each copy's prefill queue is shorter).
+    CHECK(a["ttft_seconds"].get<double>() >= t["prefill_seconds"].get<double>());
     // A quiet service: under one sequence per copy on average; a user sees one sequence's speed.
     const json quiet = serve(1000);
     const json& q = quiet["inference"]["at_traffic"];

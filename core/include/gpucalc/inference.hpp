@@ -118,6 +118,7 @@ struct InferenceResult {
         double output_tokens_per_second_per_user = 0;
         double utilization = 0;           // peak requests/s per copy over a copy's capacity at the batch served at full load
         double concurrent_sequences = 0;  // replicas x batch: users being answered at once at the peak
+        double ttft_seconds = 0;          // one user's first token on these copies at the peak (as ttft_seconds, at this load)
     };
     std::optional<AtTraffic> at_traffic;
     double gpus_needed = 0;
