@@ -1,14 +1,13 @@
 // Fields that follow other fields until the reader types them: the Plan search follows the run
-// typed in Train (model, GPUs, batch, precision, sequence length), and Serve's "GPUs per copy"
-// follows the model, GPU, count and weight format. Part of the page bundle (scripts/bundle.mjs).
+// typed in Train (all of it but the layout), and Serve's "GPUs per copy" follows the model, GPU,
+// count, weight format and expert parallelism. Part of the page bundle (scripts/bundle.mjs).
 const Follow = (function () {
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
 
   // The search follows the Train section (the run a reader sized there) until the reader changes one
   // of the Plan form's fields (state plan.own, kept in links and storage like the fields): model,
-  // GPUs and batch are copied from Train's form (the batch its answer used when the form leaves it
-  // blank), and the search keeps Train's precision, framework, attention, sequence length and network.
-  // Returns whether it follows.
+  // GPUs and batch are copied into the Plan form from Train's (the batch Train's answer used when its
+  // form leaves it blank); the rest of Train's run comes in trainRun. Returns whether it follows.
   function planFromTrain(el) {
     const p = el._state.plan;
     const t = el._state.train;

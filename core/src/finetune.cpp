@@ -321,13 +321,11 @@ StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw,
 void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d, const Costs& costs, const StepParts& st,
                        FinetuneResult& r) {
     r.tokens_per_second = safe_div(st.tokens_step * u.N, r.step_seconds);
-    const std::optional<double> rate = gpu_hour_rate(d, costs).usd;
-    r.gpu_hour_usd = rate.value_or(0);
-    r.priced = rate.has_value();
+    r.gpu_hour_usd = gpu_hour_rate(d, costs).usd;
     if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
         r.seconds = *cfg.tokens / r.tokens_per_second;
         r.gpu_hours = *r.seconds * u.N / units::seconds_per_hour;
-        if (r.priced) r.cost_usd = *r.gpu_hours * r.gpu_hour_usd;  // no price: no cost (null), not a cost of 0
+        if (r.gpu_hour_usd) r.cost_usd = *r.gpu_hours * *r.gpu_hour_usd;  // no price: no cost (null), not a cost of 0
     }
 }
 

@@ -640,8 +640,8 @@ Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency&
         calibrated = calibrated && !e.fallback_used && listed(cal.calibrated_generations, e.gen.id);
     }
     const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-    const double lo = t.mfu_given ? 1.0 : std::max(0.05, 1.0 - (1.0 - cal.band.low_for(moe)) * widen);
-    const double hi = t.mfu_given ? 1.0 : 1.0 + (cal.band.high_for(moe) - 1.0) * widen;
+    const double lo = t.mfu_given ? 1.0 : cal.band.widened_low(moe, widen);
+    const double hi = t.mfu_given ? 1.0 : cal.band.widened_high(moe, widen);
     t.band_basis = t.mfu_given
                        ? "MFU given: no model uncertainty"
                        : cal.band.basis_for(moe) +
@@ -687,8 +687,7 @@ void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, 
         t.co2_kg = s.energy * costs.grid_kg_co2_per_kwh;
         t.seconds_low = seconds / band.hi;
         t.seconds_high = seconds / band.lo;
-        t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
-        t.priced = s.priced;
+        if (s.priced) t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
         if (s.priced)
             t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
         else

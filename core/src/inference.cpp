@@ -44,6 +44,9 @@ double ipow(double x, double n) {
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 
+// Requests/s at the traffic's peak (requests_per_day x peak_to_average over a day).
+double peak_requests_per_second(const InferenceConfig& c) { return c.requests_per_day * c.peak_to_average / units::seconds_per_day; }
+
 // Bits per weight of llama.cpp GGUF formats. Whole-file figures of Llama-3.1-8B from llama.cpp
 // tools/quantize/README.md @ 311c2c9f (Q4_K_M 4.89, Q5_K_M 5.70, Q6_K 6.56, Q8_0 8.50: the mixes keep
 // some tensors at higher precision); Q4_0 = its block format, fp16 scale + 32 x 4 bits = 18 bytes per
@@ -585,7 +588,7 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
     const SloPrecisions precisions = slo_precisions(cfg, hw.device);
     const std::vector<double> tps = slo_tp_sizes(m, hw, cfg);
     SloTargets g;
-    g.peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    g.peak_rps = peak_requests_per_second(cfg);
     g.tpot_max = slo.tpot_seconds.value_or(1e300), g.ttft_max = slo.ttft_seconds.value_or(1e300);
     for (Precision wp : precisions.weights)
         for (Precision kp : precisions.kvs)
@@ -890,7 +893,7 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
     const InferenceConfig& cfg = x.cfg;
     const double G = x.gpus;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
-    const double peak_rps = cfg.requests_per_day * cfg.peak_to_average / units::seconds_per_day;
+    const double peak_rps = peak_requests_per_second(cfg);
     double lambda = 0;
     if (cfg.disaggregated) {
         r.decode_instances = std::ceil(peak_rps / y.rate);
@@ -925,11 +928,9 @@ Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, co
     const double G = x.gpus, b = r.batch;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     Traffic tr;
-    const std::optional<double> known = gpu_hour_rate(x.d, costs).usd;
-    tr.rate = known.value_or(0);
+    r.gpu_hour_usd = gpu_hour_rate(x.d, costs).usd;
+    tr.rate = r.gpu_hour_usd.value_or(0);
     const double rate = tr.rate;
-    r.gpu_hour_usd = rate;
-    r.priced = known.has_value();
     // GPU-seconds per request: prefill (the whole instance for its prompt) and decode (its share of the steps).
     tr.prefill_gpu_s = G * y.prefill_busy, tr.decode_gpu_s = G * osl * y.step / std::max(1.0, b);
     r.input_cost_share = safe_div(tr.prefill_gpu_s, tr.prefill_gpu_s + tr.decode_gpu_s);
@@ -1004,7 +1005,7 @@ void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw,
 std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const InferenceResult& r) {
     const InferenceConfig& c = x.cfg;
     if (!r.fits || c.disaggregated || c.requests_per_day <= 0 || r.replicas < 1 || r.batch < 1) return std::nullopt;
-    const double lambda = c.requests_per_day * c.peak_to_average / units::seconds_per_day / r.replicas;
+    const double lambda = peak_requests_per_second(c) / r.replicas;
     const double capacity = cycle(x, r.batch).rate;  // requests/s of a copy at the batch served at full load
     if (lambda >= capacity) return std::nullopt;     // saturated: the page says how many GPUs are needed
     double b = 1;
@@ -1030,7 +1031,7 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
 void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) {
     if (!r.at_traffic) return;
     const InferenceConfig& c = x.cfg;
-    const double lambda = c.requests_per_day * c.peak_to_average / units::seconds_per_day / r.replicas;
+    const double lambda = peak_requests_per_second(c) / r.replicas;
     trace.add("inference.at_traffic.batch",
               "b = lambda x S(b): peak requests/s per copy x seconds a request spends in a copy of b sequences",
               {{"requests_per_day", c.requests_per_day},

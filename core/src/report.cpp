@@ -170,7 +170,7 @@ void training_totals_json(Val j, const TrainingResult& r) {
     j["days"] = ok && r.seconds ? Scalar(*r.seconds / units::seconds_per_day) : Scalar(nullptr);
     j["gpu_hours"] = total_ok(ok, r.gpu_hours);
     j["cost_usd"] = total_ok(ok, r.cost_usd);
-    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
+    j["gpu_hour_usd"] = opt(r.gpu_hour_usd);
     j["energy_kwh"] = total_ok(ok, r.energy_kwh);
     j["co2_kg"] = total_ok(ok, r.co2_kg);
     j["mfu"] = when_ok(ok, r.mfu);
@@ -283,11 +283,11 @@ void inference_speed_json(Val j, const InferenceResult& r) {
         j["at_traffic"] = nullptr;
     const bool sized = ok && r.config.requests_per_day > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
-    j["cost_per_day_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
+    j["cost_per_day_usd"] = sized && r.gpu_hour_usd ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
     j["energy_per_day_kwh"] = sized ? Scalar(r.energy_per_day_kwh) : Scalar(nullptr);
-    j["cost_per_million_output_tokens_usd"] = ok && r.priced ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
-    j["cost_per_million_input_tokens_usd"] = ok && r.priced ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
-    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
+    j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
+    j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
+    j["gpu_hour_usd"] = opt(r.gpu_hour_usd);
 }
 
 // At batch 1, 2, 4, ...: the decode step alone and the served speeds (prefills included).
@@ -338,8 +338,8 @@ void inference_serving_json(Val j, const InferenceResult& r) {
     j["input_tokens_per_day"] = sized ? Scalar(r.input_tokens_per_day) : Scalar(nullptr);
     j["output_tokens_per_day"] = sized ? Scalar(r.output_tokens_per_day) : Scalar(nullptr);
     j["input_cost_share"] = when_ok(ok, r.input_cost_share);
-    j["cost_per_day_input_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
-    j["cost_per_day_output_usd"] = sized && r.priced ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
+    j["cost_per_day_input_usd"] = sized && r.gpu_hour_usd ? Scalar(r.cost_per_day_usd * r.input_cost_share) : Scalar(nullptr);
+    j["cost_per_day_output_usd"] = sized && r.gpu_hour_usd ? Scalar(r.cost_per_day_usd * (1.0 - r.input_cost_share)) : Scalar(nullptr);
     j["cost_split"] = r.cost_split;
 }
 
@@ -448,7 +448,7 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["seconds"] = total(r.seconds);
     j["gpu_hours"] = total(r.gpu_hours);
     j["cost_usd"] = total(r.cost_usd);
-    j["gpu_hour_usd"] = r.priced ? Scalar(r.gpu_hour_usd) : Scalar(nullptr);
+    j["gpu_hour_usd"] = opt(r.gpu_hour_usd);
 }
 
 void roofline_json(Val j, const RooflineResult& r) {

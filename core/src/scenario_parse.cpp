@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/json_read.hpp"
@@ -414,6 +415,14 @@ struct LayoutRules {
     TrainingConfig& t;
     bool automatic;
     bool given(const char* name) const { return (t.given & field_bit(training_fields(), name)) != 0; }
+    // The sizes are the scenario's (layout given), or, under layout auto, all of these are given:
+    // a rule on them holds now, not after the search chooses.
+    bool known(std::initializer_list<const char*> names) const {
+        if (!automatic) return true;
+        for (const char* n : names)
+            if (!given(n)) return false;
+        return true;
+    }
 };
 
 // Layout auto (or a plan search): the sizes the scenario gives must tile hardware.count, the search
@@ -474,9 +483,7 @@ void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
 // The shard group, context-parallel chunks and interleaved stages.
 void check_group_sizes(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
-    // Under layout auto (or a plan search) dp x cp is the search's unless both are given.
-    const bool dp_cp_known = !r.automatic || (r.given("dp") && r.given("cp"));
-    if (t.shard_group && t.dp && dp_cp_known && (*t.dp * t.cp) % *t.shard_group != 0)
+    if (t.shard_group && t.dp && r.known({"dp", "cp"}) && (*t.dp * t.cp) % *t.shard_group != 0)
         add_error(errors, "divisibility", "training.shard_group",
                   "training.dp x training.cp (" + fmt_num(*t.dp * t.cp) + ") must be divisible by training.shard_group (" +
                       fmt_num(*t.shard_group) + ")");
@@ -484,9 +491,9 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
         add_error(errors, "divisibility", "training.cp",
                   "model.seq_len (" + fmt_num(r.s.model->seq_len) + ") must be divisible by 2 x training.cp (" +
                       fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
-    if (t.vpp > 1 && t.pp == 1 && (!r.automatic || r.given("pp")))
+    if (t.vpp > 1 && t.pp == 1 && r.known({"pp"}))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
-    if (t.dualpipe && t.pp == 1 && (!r.automatic || r.given("pp")))
+    if (t.dualpipe && t.pp == 1 && r.known({"pp"}))
         add_error(errors, "range", "training.dualpipe",
                   "training.dualpipe (DeepSeek-V3's bidirectional pipeline schedule) needs training.pp > 1");
 }
@@ -497,10 +504,10 @@ void check_layout_against_model(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
     const ModelSpec& m = *r.s.model;
     if (m.has_architecture) {
-        if ((!r.automatic || r.given("tp")) && !divides(m.heads, static_cast<double>(t.tp)))
+        if (r.known({"tp"}) && !divides(m.heads, static_cast<double>(t.tp)))
             add_error(errors, "divisibility", "training.tp",
                       "model.heads (" + fmt_num(m.heads) + ") must be divisible by training.tp (" + fmt_num(t.tp) + ")");
-        if ((!r.automatic || r.given("tp")) && !m.is_mla() && !divides(m.kv_heads, static_cast<double>(t.tp)) &&
+        if (r.known({"tp"}) && !m.is_mla() && !divides(m.kv_heads, static_cast<double>(t.tp)) &&
             !divides(static_cast<double>(t.tp), m.kv_heads))
             add_error(errors, "divisibility", "training.tp",
                       "model.kv_heads (" + fmt_num(m.kv_heads) + ") and training.tp (" + fmt_num(t.tp) + ") must divide one another");
@@ -524,7 +531,7 @@ void check_layout_against_model(const LayoutRules& r, Errors& errors) {
 void check_zero_with_pipeline(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
     const bool fsdp_pp = t.framework && zero_sharding_with_pipeline(*t.framework);
-    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && (!r.automatic || (r.given("zero") && r.given("pp"))))
+    if (t.zero >= 2 && t.pp > 1 && !fsdp_pp && r.known({"zero", "pp"}))
         add_error(errors, "conflict", "training.zero",
                   "training.zero " + fmt_num(t.zero) +
                       " (sharded gradients) cannot be combined with pipeline parallelism (training.pp > 1): "
@@ -558,7 +565,7 @@ void check_expert_tensor_parallel(const LayoutRules& r, Errors& errors) {
         add_error(errors, "divisibility", "training.expert_tp",
                   "training.tp (" + fmt_num(t.tp) + ") must be divisible by training.expert_tp (" + fmt_num(et) +
                       "): gpucalc models the experts' tensor parallelism within the attention's");
-    else if (t.dp && (!r.automatic || (r.given("dp") && r.given("cp"))) && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
+    else if (t.dp && r.known({"dp", "cp"}) && (*t.dp * t.cp * t.tp) % (t.ep * et) != 0)
         add_error(errors, "divisibility", "training.expert_tp",
                   "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) +
                       ") must be divisible by training.ep x training.expert_tp (" + fmt_num(t.ep * et) + ")");
@@ -577,9 +584,7 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
                   "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
     // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
     // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
-    // Under layout auto (or a plan search) only with dp, cp and tp all given: the search picks the rest.
-    const bool ranks_known = !r.automatic || (r.given("dp") && r.given("cp") && r.given("tp"));
-    if (t.dp && ranks_known && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
+    if (t.dp && r.known({"dp", "cp", "tp"}) && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
         add_error(errors, "divisibility", "training.ep",
                   "training.dp x training.cp x training.tp (" + fmt_num(*t.dp * t.cp * t.tp) + ") must be divisible by training.ep (" +
                       fmt_num(t.ep) + ")");

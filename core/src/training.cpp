@@ -402,8 +402,7 @@ ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, TrainingResult&
 HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
     const HourlyRate hourly = gpu_hour_rate(d, costs);
     const double rate = hourly.usd.value_or(0);
-    r.gpu_hour_usd = rate;
-    r.priced = hourly.usd.has_value();
+    r.gpu_hour_usd = hourly.usd;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
         const double gpu_hours = r.devices * seconds / units::seconds_per_hour;
@@ -453,7 +452,7 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
                    {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
                   *r.cost_usd, "USD", "straight-line amortisation");
     else if (r.cost_usd)
-        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", r.gpu_hour_usd}},
+        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", r.gpu_hour_usd.value_or(0)}},
                   *r.cost_usd, "USD", hourly.what);
     trace.add("training.energy_kwh", "gpu_hours x TDP x PUE",
               {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, energy, "kWh",
@@ -530,8 +529,8 @@ ThroughputBand throughput_band(const Efficiency& eff, bool moe) {
         !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
     const double widen = calibrated ? 1.0 : cal.band.extrapolation;
     ThroughputBand band;
-    band.lo = std::max(0.05, 1.0 - (1.0 - cal.band.low_for(moe)) * widen);
-    band.hi = 1.0 + (cal.band.high_for(moe) - 1.0) * widen;
+    band.lo = cal.band.widened_low(moe, widen);
+    band.hi = cal.band.widened_high(moe, widen);
     band.basis =
         cal.band.basis_for(moe) +
         (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");

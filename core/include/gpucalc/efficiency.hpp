@@ -4,6 +4,7 @@
 // written by tools/calibrate (leave-one-source-out, docs/VALIDATION.md). A device of no known
 // generation gets an explicit, reported fallback.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,10 @@ struct Band {
     double low_for(bool moe) const { return moe && has_moe() ? moe_low : low; }
     double high_for(bool moe) const { return moe && has_moe() ? moe_high : high; }
     const std::string& basis_for(bool moe) const { return moe && has_moe() ? moe_basis : basis; }
+    // The factors on predicted throughput with the half-widths multiplied by `widen` (1, or
+    // extrapolation outside the calibrated range); the low end stays above 0.05.
+    double widened_low(bool moe, double widen) const { return std::max(0.05, 1.0 - (1.0 - low_for(moe)) * widen); }
+    double widened_high(bool moe, double widen) const { return 1.0 + (high_for(moe) - 1.0) * widen; }
 };
 
 // How a fused attention kernel's efficiency grows with the sequence each call sees and with the head

@@ -53,8 +53,7 @@ struct FinetuneResult {
     double step_seconds = 0;
     double tokens_per_second = 0;  // all devices
     std::optional<double> seconds, gpu_hours, cost_usd;
-    double gpu_hour_usd = 0;
-    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
+    std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     std::vector<std::string> warnings;
 };
 

@@ -129,9 +129,8 @@ struct InferenceResult {
     double cost_per_million_input_tokens_usd = 0;
     double input_cost_share = 0;  // share of GPU time (and cost) spent on input tokens
     double input_tokens_per_day = 0, output_tokens_per_day = 0;
-    std::string cost_split;  // how the split is made, in words
-    double gpu_hour_usd = 0;
-    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
+    std::string cost_split;              // how the split is made, in words
+    std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     // Speculative decoding.
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
     // Disaggregation.

@@ -219,8 +219,7 @@ struct TrainingResult {
     std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high, mfu_low, mfu_high;
     std::string band_basis;
     std::string infeasible_reason;
-    double gpu_hour_usd = 0;
-    bool priced = false;  // a $/GPU-hour is known (given or from the catalog); gpu_hour_usd is null in the report otherwise
+    std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     std::vector<std::string> warnings;
     // Networks and sites (network.hpp): the levels used (the report writes them as training.network
     // with the hardware's names; a mixed fleet writes its sites and pools instead), and the traffic
