@@ -147,7 +147,7 @@ const Fields = (function () {
         value: 'bf16',
         dflt: 'bf16'
       }),
-      f('tp', 'inference.tp', 'count', 'GPUs per copy', { unit: 'tensor parallel', placeholder: '1', value: '4' }),
+      f('tp', 'inference.tp', 'count', 'GPUs per copy', { unit: 'tensor parallel', placeholder: 'auto' }),
       f('batch', 'inference.batch', 'count', 'Batch', { unit: 'sequences', placeholder: 'max throughput' }),
       f('prompt_tokens', 'inference.prompt_tokens', 'count', 'Prompt', { unit: 'tokens', value: '1000' }),
       f('output_tokens', 'inference.output_tokens', 'count', 'Output', { unit: 'tokens', value: '300' }),

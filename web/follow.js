@@ -1,6 +1,6 @@
 // Fields that follow other fields until the reader types them: the Plan search follows the run
-// typed in Train (all of it but the layout), and Serve's "GPUs per copy" follows the model, GPU,
-// count, weight format and expert parallelism. Part of the page bundle (scripts/bundle.mjs).
+// typed in Train (all of it but the layout). (Serve's "GPUs per copy" left blank is chosen by the
+// core, inference.tp omitted.) Part of the page bundle (scripts/bundle.mjs).
 const Follow = (function () {
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
 
@@ -93,64 +93,11 @@ const Follow = (function () {
     }, 400);
   }
 
-  // Bits per weight of the form's weight formats (GGUF: llama.cpp's block sizes, as the core's
-  // gguf_bits_per_weight; only to choose "GPUs per copy", the core sizes the memory itself).
-  const WEIGHT_BITS = {
-    fp32: 32,
-    bf16: 16,
-    fp16: 16,
-    fp8: 8,
-    int8: 8,
-    int4: 4,
-    fp4: 4,
-    'gguf:q8_0': 8.5,
-    'gguf:q6_k': 6.5625,
-    'gguf:q5_k_m': 5.5,
-    'gguf:q4_k_m': 4.85,
-    'gguf:q4_0': 4.5
-  };
-
-  // "GPUs per copy" follows the model, GPU, count, weight format and expert parallelism until the
-  // reader types it: the smallest power of two (tp x ep within the GPUs available) whose share of the
-  // weights leaves a fifth of the usable memory for the KV cache; the largest when none does (the
-  // answer then says it does not fit). Returns the value, or null when the form cannot tell (a model or GPU unknown).
-  function serveTp(el) {
-    const s = el._state.serve;
-    const m = (el._presets || []).find((p) => p.id === s.model);
-    const d = (el._devices || []).find((x) => x.id === s.device);
-    const n = Parse.parse(s.count || '1', 'count', locale()).value;
-    if (!m || !d || !d.memory_bytes || !(n >= 1)) return null;
-    const ep = Parse.parse(s.ep || '1', 'count', locale()).value || 1;
-    // Routed experts split over tp x ep GPUs, the rest over tp (SwiGLU experts: 3 matrices each).
-    const moeLayers = m.experts > 0 ? m.layers - (m.dense_layers || 0) : 0;
-    const expert = Math.min(m.params, moeLayers * m.experts * 3 * m.hidden * (m.expert_ffn_hidden || 0));
-    const bytes = (WEIGHT_BITS[s.weights] || 16) / 8;
-    const usable = d.memory_bytes * (d.usable_memory_fraction || 1);
-    let tp = 1;
-    for (let t = 1; t * ep <= n && t <= 64; t *= 2) {
-      if (m.heads && m.heads % t !== 0) continue; // GPUs beyond whole copies stay idle (the answer says so)
-      tp = t;
-      if (((m.params - expert) / t + expert / (t * ep)) * bytes <= 0.8 * usable) break;
-    }
-    return tp;
-  }
-
   // A reader's change in a form. Plan: its setup becomes the reader's own (no longer Train's).
-  // Serve: "GPUs per copy" typed is theirs (state serve.tp_typed; blank: it follows again);
-  // otherwise it follows what sizes it.
-  function formChanged(el, sec, key) {
+  // (Serve's "GPUs per copy" left blank is chosen by the core: inference.tp omitted.)
+  function formChanged(el, sec) {
     if (sec === 'plan') el._state.plan.own = '1';
-    if (sec !== 'serve') return;
-    const s = el._state.serve;
-    if (key === 'tp') {
-      s.tp_typed = s.tp !== '' ? '1' : '';
-      if (s.tp_typed) return;
-    } else if (!['model', 'device', 'count', 'weights', 'ep'].includes(key) || s.tp_typed === '1') return;
-    const tp = serveTp(el);
-    if (tp === null) return;
-    s.tp = Parse.text(tp, locale());
-    Forms.sync(el, 'serve');
   }
 
-  return { planScenario, trainChanged, serveTp, formChanged };
+  return { planScenario, trainChanged, formChanged };
 })();

@@ -63,7 +63,7 @@ const Forms = (function () {
     const onchange = () => {
       el._state[sec][sp.key] = input.value;
       el._userEdit(sec);
-      Follow.formChanged(el, sec, sp.key);
+      Follow.formChanged(el, sec);
       if (sp.key === 'model') toggleCustom(el, sec);
       el._update(sec);
     };
@@ -203,8 +203,6 @@ const Forms = (function () {
       if (sp.kind === 'usd') unit = unit.replace(/^ \$ ?/, ' '); // "= $2.50 per GPU-hour", one dollar sign
       if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer|GPU)s\b/, ' $1').replace(/^ copies$/, ' copy');
       out.textContent = v !== undefined && v !== null ? '= ' + Parse.describe(v, sp.kind) + unit : '';
-      // Serve's GPUs per copy, when the page chose it (follow.js): said, and how to fix it.
-      if (sec === 'serve' && sp.key === 'tp' && el._state.serve.tp_typed !== '1' && out.textContent) out.textContent += ', chosen for the model (type to fix)';
     }
   }
 

@@ -27,6 +27,21 @@ const Parse = (function () {
     quadrillion: 1e15
   };
   const TIME_UNITS = { ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, sec: 1, min: 60, h: 3600 };
+  // A days field also reads weeks, months and years ("3 months"): the Julian year of 365.25 days
+  // (IAU), a month its twelfth (30.4375 days). The parsed value beside the field shows the days.
+  const DAY_UNITS = {
+    week: 7,
+    weeks: 7,
+    wk: 7,
+    wks: 7,
+    month: 365.25 / 12,
+    months: 365.25 / 12,
+    mo: 365.25 / 12,
+    year: 365.25,
+    years: 365.25,
+    yr: 365.25,
+    yrs: 365.25
+  };
   const SPACES = /[\s\u00a0\u202f\u2009']/;
   const kMaxLength = 100; // characters of one field: "1 000 000 000 000 000 000 tokens" is 32
 
@@ -117,7 +132,7 @@ const Parse = (function () {
           : kind === 'seconds'
             ? 'a time like 0.5, 500 ms or 2 s'
             : /^days?$/i.test(unit || '')
-              ? 'a number of days like 30, 90 or 365'
+              ? 'a number of days like 30, 90 or 365 (or 3 months, 2 weeks, 1 year)'
               : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
     const fail = (why) => ({ error: (why ? why + ': ' : 'not a number: ') + 'write ' + hint });
     // No number a person writes is this long, and the patterns below backtrack over every prefix of
@@ -140,6 +155,13 @@ const Parse = (function () {
     if (/(\$|\busd)$/i.test(s)) {
       dollars = true;
       s = s.replace(/\s*(\$|usd)$/i, '');
+    }
+    if (/^days?$/i.test(unit || '')) {
+      const m = /^(.*\d)\s*([a-z]+)$/i.exec(s);
+      if (m && DAY_UNITS[m[2].toLowerCase()]) {
+        scale = DAY_UNITS[m[2].toLowerCase()];
+        s = m[1].trim();
+      }
     }
     let sign = 1;
     if (/^[-+]/.test(s)) {

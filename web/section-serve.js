@@ -35,8 +35,15 @@ const ServeSection = (function () {
     el._focusAnswer('serve');
   }
 
+  // "GPUs per copy" left blank: the core chose it (inference.tp_source); said beside the field.
+  function showChosenTp(el, t) {
+    const out = el._sections.serve.querySelector('#serve-tp-parsed');
+    if (out && t.tp_source === 'chosen') out.textContent = '= ' + F.count(t.tp) + (t.tp === 1 ? ' GPU' : ' GPUs') + ', chosen for the model (type to fix)';
+  }
+
   function answer(el, r) {
     const t = r.inference;
+    showChosenTp(el, t);
     const name = r.inputs.hardware.device_name;
     const o = { figures: [], notes: [] };
     o.fit = t.fits;

@@ -32,7 +32,6 @@ const State = (function () {
       if (WITH_EXTRA.includes(sec)) d[sec].extra = '';
     }
     d.plan.own = ''; // '1': the Plan form is the reader's own setup, not the Train section's (follow.js)
-    d.serve.tp_typed = ''; // '1': GPUs per copy typed by the reader, not chosen for the model (follow.js)
     d.json = { text: '' };
     d.view = { section: '' };
     return d;

@@ -134,7 +134,7 @@ struct Model {
     Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {})
         : m(mm), d(hw.device), cfg(c), eff(e) {
         pc = count_params(m);
-        t = static_cast<double>(cfg.tp);
+        t = static_cast<double>(cfg.tp.value_or(1));
         ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
         gpus = t * ep;
         layers = m.has_architecture ? m.layers : std::max(1.0, std::round(std::cbrt(pc.active * 128.0 / 12.0) / 128.0));
@@ -449,16 +449,22 @@ SloPrecisions slo_precisions(const InferenceConfig& cfg, const Device& d) {
     return p;
 }
 
+// Whether the heads allow a TP size: the query heads split evenly, and the KV heads too or each
+// replicated on tp / kv_heads ranks (MLA's latent is whole on every rank).
+bool heads_allow_tp(const ModelSpec& m, double tp) {
+    if (!m.has_architecture) return true;
+    if (std::fmod(m.heads, tp) != 0) return false;
+    return m.is_mla() || std::fmod(m.kv_heads, tp) == 0 || std::fmod(tp, m.kv_heads) == 0;
+}
+
 // TP sizes: powers of two within a node that the heads allow, and the configured one.
 std::vector<double> slo_tp_sizes(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
     const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
+    const double given = static_cast<double>(cfg.tp.value_or(1));
     std::vector<double> tps;
-    for (double tp = 1; tp <= std::max(dpn, static_cast<double>(cfg.tp)) && tp <= 64; tp *= 2) {
-        if (m.has_architecture && std::fmod(m.heads, tp) != 0) continue;
-        if (m.has_architecture && !m.is_mla() && std::fmod(m.kv_heads, tp) != 0 && std::fmod(tp, m.kv_heads) != 0) continue;
-        tps.push_back(tp);
-    }
-    if (std::find(tps.begin(), tps.end(), static_cast<double>(cfg.tp)) == tps.end()) tps.push_back(static_cast<double>(cfg.tp));
+    for (double tp = 1; tp <= std::max(dpn, given) && tp <= 64; tp *= 2)
+        if (heads_allow_tp(m, tp)) tps.push_back(tp);
+    if (std::find(tps.begin(), tps.end(), given) == tps.end()) tps.push_back(given);
     return tps;
 }
 
@@ -1085,6 +1091,43 @@ void explain_speculative(Trace& trace, const InferenceConfig& cfg, const Inferen
                   r.speculative_tokens_per_step, "tokens", "Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1");
 }
 
+// inference.tp when omitted: the fewest GPUs per copy. The TP sizes tried are the powers of two the
+// heads allow (heads_allow_tp) with tp x ep within hardware.count (at most 64), smallest first; the
+// first whose weights per device take at most kAutoTpWeightShare of the usable memory is chosen (the
+// rest holds the engine's overhead and a KV-cache pool for a useful batch); failing that, the first at
+// which one sequence's KV cache fits next to the weights; failing that, the largest tried (the answer
+// then says the copy does not fit).
+constexpr double kAutoTpWeightShare = 0.8;  // a design rule, not a measurement: a fifth of the memory left beyond the weights
+Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const InferenceEfficiency& constants) {
+    const double ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
+    std::optional<Count> fits;
+    Count last = 1;
+    for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep <= static_cast<double>(hw.count); tp *= 2) {
+        if (!heads_allow_tp(m, static_cast<double>(tp))) continue;
+        InferenceConfig c = cfg;
+        c.tp = tp;
+        const Model x(m, hw, c, constants);
+        const Fit f = fit(x);
+        last = tp;
+        if (f.max_batch >= 1 && f.weights_per_gpu <= kAutoTpWeightShare * x.capacity) return tp;
+        if (!fits && f.max_batch >= 1) fits = tp;
+    }
+    return fits.value_or(last);
+}
+
+// Derivation of an automatic inference.tp.
+void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
+    if (!r.tp_chosen) return;
+    trace.add("inference.tp",
+              "the fewest of 1, 2, 4, ... (dividing the heads; tp x ep <= hardware.count) with weights_per_gpu <= 0.8 x "
+              "usable memory (else the fewest where one sequence's KV cache fits)",
+              {{"weights_per_gpu_bytes", f.weights_per_gpu},
+               {"usable_memory_bytes", x.capacity},
+               {"ep", x.ep},
+               {"count", static_cast<double>(hw.count)}},
+              x.t, "devices", "gpucalc's rule (inference.cpp automatic_tp): a fifth of the memory beyond the weights");
+}
+
 }  // namespace
 
 InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace) {
@@ -1095,7 +1138,13 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
                                    const InferenceEfficiency& constants) {
     InferenceResult r;
     r.config = cfg;
-    const Model x(m, hw, cfg, constants);
+    // An omitted tp is chosen here and reported (inference.tp, tp_source); the echo keeps it omitted,
+    // as the batch, so that it is chosen again from the echo.
+    r.tp_chosen = !cfg.tp;
+    InferenceConfig c = cfg;
+    if (r.tp_chosen) c.tp = automatic_tp(m, hw, cfg, constants);
+    r.tp = static_cast<double>(*c.tp);
+    const Model x(m, hw, c, constants);
     const Fit f = fit(x);
     memory_figures(r, x, f);
     choose_batch(r, x, f);
@@ -1127,6 +1176,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
 
     if (trace.enabled()) {
         explain_weights_and_kv(trace, x, r);
+        explain_tp(trace, x, f, r, hw);
         explain_batch(trace, x, f, r);
         explain_decode_step(trace, x, y, r);
         explain_decode_terms(trace, x, y, r);

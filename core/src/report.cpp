@@ -310,6 +310,8 @@ void inference_serving_json(Val j, const InferenceResult& r) {
     const bool ok = r.fits;
     j["batch"] = r.batch;
     j["batch_source"] = r.batch_given ? "given" : "max_throughput";
+    j["tp"] = r.tp;
+    j["tp_source"] = r.tp_chosen ? "chosen" : "given";
     j["instance_gpus"] = r.instance_gpus;
     j["kv_cache_bytes_per_token_per_gpu"] = r.kv_cache_bytes_per_token_per_gpu;
     j["kv_cache_bytes_per_gpu"] = r.kv_cache_bytes_per_gpu;

@@ -258,7 +258,9 @@ FieldTable<InferenceConfig> inference_fields() {
                                       "the largest that fits (max throughput, continuous batching)")),
         field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
         field<&I::output_tokens>(integer_spec("output_tokens", "tokens", 1, 1e8, "output tokens per request")),
-        field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)")),
+        field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)",
+                                   "the fewest (a power of two the heads allow, tp x ep within hardware.count) whose share of "
+                                   "the weights takes at most 80 % of a device's usable memory")),
         field<&I::requests_per_day>(number_spec("requests_per_day", "requests/day", non_negative_up_to(1e15),
                                                 "traffic to size the deployment for; 0 = no traffic sizing")),
         field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false}, "provisioning headroom for the daily peak")),

@@ -333,7 +333,7 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
                       "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
         c.speculative = sp;
     }
-    if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp)
+    if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp.value_or(1))
         add_error(errors, "range", "inference.disaggregated",
                   "inference.disaggregated runs prefill and decode on separate GPUs: it needs at least two copies (hardware.count >= 2 x "
                   "inference.tp)");
@@ -782,13 +782,15 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;
         // Copies of tp x ep GPUs each; GPUs left over stay idle (the report says how many).
-        if (s.hardware->count < c.tp * c.ep)
+        // (An omitted tp is chosen within these rules: at least 1.)
+        const Count tp = c.tp.value_or(1);
+        if (s.hardware->count < tp * c.ep)
             add_error(errors, "range", c.ep > 1 ? "inference.ep" : "inference.tp",
                       "hardware.count (" + fmt_num(s.hardware->count) +
-                          ") is fewer than the GPUs of one copy, inference.tp x inference.ep (" + fmt_num(c.tp * c.ep) + ")");
-        if (s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(c.tp)))
+                          ") is fewer than the GPUs of one copy, inference.tp x inference.ep (" + fmt_num(tp * c.ep) + ")");
+        if (c.tp && s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(tp)))
             add_error(errors, "divisibility", "inference.tp",
-                      "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(c.tp) + ")");
+                      "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(tp) + ")");
         if (c.ep > 1) {
             if (!s.model || !s.model->is_moe())
                 add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");

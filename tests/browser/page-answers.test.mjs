@@ -279,7 +279,7 @@ test('after a reload the plan search still follows Train, a typed "GPUs per copy
   const { page, context, errors } = await open(chrome.browser);
   await field(page, 'serve', 'tp').fill('8');
   await field(page, 'serve', 'tp').press('Tab');
-  await page.waitForTimeout(300); // the state is saved to the URL
+  await page.evaluate(() => document.querySelector('gpu-calc').persistNow()); // the state is saved to the URL (else after 150 ms)
   await page.reload();
   await page.waitForSelector('gpu-calc .answer:not(.waiting)', { timeout: 15000 });
   await field(page, 'train', 'model').selectOption('llama3-8b');
@@ -314,7 +314,8 @@ test('after a reload the plan search still follows Train, a typed "GPUs per copy
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.ep === 8);
   const s = await report(page, 'serve');
   assert.equal(s.errors, undefined);
-  assert.equal(s.inputs.inference.tp, 1);
+  assert.equal(s.inputs.inference.tp, null);
+  assert.equal(s.inference.tp, 1);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -382,20 +383,26 @@ test('"GPUs per copy" follows the model and GPU until typed: Llama 3 8B on a 409
   await field(page, 'serve', 'count').fill('1');
   await field(page, 'serve', 'count').press('Tab');
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.hardware.count === 1);
-  assert.equal(await field(page, 'serve', 'tp').inputValue(), '1');
+  // Left blank, the core chooses it (inference.tp omitted) and the page says so beside the field.
+  assert.equal(await field(page, 'serve', 'tp').inputValue(), '');
+  assert.equal((await report(page, 'serve')).inference.tp, 1);
+  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 1 GPU, chosen for the model (type to fix)');
   assert.match(await fit.textContent(), /^\u2714 Runs on GeForce RTX 4090:/);
   await field(page, 'serve', 'model').selectOption('llama3-70b');
   await field(page, 'serve', 'device').selectOption('nvidia-h100-sxm5-80gb');
   await field(page, 'serve', 'count').fill('8');
   await field(page, 'serve', 'count').press('Tab');
-  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.tp === 4);
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inference.tp === 4);
   assert.match(await fit.textContent(), /Runs on 4 \u00d7 H100/);
+  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 4 GPUs, chosen for the model (type to fix)');
   // Typed, it stays the reader's.
   await field(page, 'serve', 'tp').fill('8');
   await field(page, 'serve', 'tp').press('Tab');
   await field(page, 'serve', 'model').selectOption('llama3-8b');
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.model.preset === 'llama3-8b');
   assert.equal((await report(page, 'serve')).inputs.inference.tp, 8);
+  assert.equal((await report(page, 'serve')).inference.tp_source, 'given');
+  assert.doesNotMatch(await page.locator('gpu-calc #serve-tp-parsed').textContent(), /chosen/);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -130,6 +130,13 @@ test('the field\u2019s own unit may follow the number: 15T tokens, 512 GPUs, 30 
   assert.equal(withUnit('1 device', 'devices'), 1);
   assert.equal(withUnit('64 devices', 'GPUs'), 64);
   assert.equal(withUnit('30 days', 'days', 'number'), 30);
+  // Weeks, months and years in a days field: 7, 365.25 / 12 and 365.25 days (a newcomer's "3 months").
+  assert.equal(withUnit('3 months', 'days', 'number'), 91.3125);
+  assert.equal(withUnit('2 weeks', 'days', 'number'), 14);
+  assert.equal(withUnit('1 year', 'days', 'number'), 365.25);
+  assert.equal(withUnit('1.5 yrs', 'days', 'number'), 547.875);
+  // Only in a days field: elsewhere "months" is still an unknown unit.
+  assert.match(Parse.parse('3 months', 'count', 'en-US', 'tokens').error, /"months" is not a unit this field knows/);
   assert.equal(withUnit('70B params', 'parameters'), 7e10);
   assert.equal(withUnit('2 copies', 'copies'), 2);
   // A time field keeps its own units ("500 ms" is not 500 with a unit word "s" removed).

@@ -53,7 +53,7 @@ TEST_CASE("decode is memory-bound at batch 1 and turns compute-bound at a larger
 TEST_CASE("Llama 2 70B does not fit one 80 GB GPU at bf16; fits with tp 2; int4 fits one") {
     json s = {{"model", {{"preset", "llama2-70b"}}},
               {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
-              {"inference", {{"batch", 1}}}};
+              {"inference", {{"batch", 1}, {"tp", 1}}}};
     CHECK(run(s)["inference"]["fits"] == false);
     s["inference"]["tp"] = 2;
     CHECK(run(s)["inference"]["fits"] == true);
@@ -94,4 +94,47 @@ TEST_CASE("what the cluster can serve: replicas, users answered at once, total t
     auto none =
         run({{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 1}}}, {"inference", {{"batch", 1}}}});
     CHECK(none["inference"]["replicas"] == 0.0);  // 141 GB of weights on a 24 GB card
+}
+
+// inference.tp omitted: the fewest GPUs per copy (powers of two the heads allow, tp x ep within the
+// count) whose weights take at most 80 % of a device's usable memory (inference.cpp automatic_tp).
+// Hand check, Llama 3 70B in bf16 (70.55e9 parameters x 2 bytes = 141.1 GB): on an H100 (80 GiB =
+// 85.9 GB usable; 80 % = 68.7 GB) tp 2 holds 70.6 GB per device, tp 4 35.3 GB: 4. On two H100s,
+// tp 2 leaves (85.9 - 1.07 overhead - 70.6) x 0.9 = 12.8 GB for the KV cache: one sequence fits.
+TEST_CASE("an omitted inference.tp is the fewest GPUs whose share of the weights leaves a fifth of the memory") {
+    auto serve = [](const char* preset, const char* device, int count, json inference) {
+        return run({{"model", {{"preset", preset}}}, {"hardware", {{"device", device}, {"count", count}}}, {"inference", inference}});
+    };
+    json r = serve("llama3-70b", "nvidia-h100-sxm5-80gb", 8, json::object());
+    CHECK(r["inference"]["tp"] == 4);
+    CHECK(r["inference"]["tp_source"] == "chosen");
+    CHECK(r["inference"]["fits"] == true);
+    CHECK(r["inputs"]["inference"]["tp"].is_null());  // echoed omitted, as the batch: chosen again from the echo
+    CHECK(r["inference"]["weights_bytes_per_gpu"].get<double>() <= 0.8 * r["inference"]["memory_capacity_bytes"].get<double>());
+    // A given tp is used as given.
+    r = serve("llama3-70b", "nvidia-h100-sxm5-80gb", 8, {{"tp", 2}});
+    CHECK(r["inference"]["tp"] == 2);
+    CHECK(r["inference"]["tp_source"] == "given");
+    CHECK(r["inputs"]["inference"]["tp"] == 2);
+    // Llama 3 8B (16.1 GB) on one RTX 4090 (24 GB): 1.
+    CHECK(serve("llama3-8b", "nvidia-rtx-4090", 1, json::object())["inference"]["tp"] == 1);
+    // Two H100s only: tp 2 takes more than 80 % but one sequence still fits next to the weights: 2.
+    r = serve("llama3-70b", "nvidia-h100-sxm5-80gb", 2, json::object());
+    CHECK(r["inference"]["tp"] == 2);
+    CHECK(r["inference"]["fits"] == true);
+    // One H100: nothing fits; the largest tried (1), and the answer says it does not fit.
+    r = serve("llama3-70b", "nvidia-h100-sxm5-80gb", 1, json::object());
+    CHECK(r["inference"]["tp"] == 1);
+    CHECK(r["inference"]["fits"] == false);
+    // Experts over 8 GPUs with 8 available: tp x ep within the count, so 1.
+    r = serve("mixtral-8x7b", "nvidia-h100-sxm5-80gb", 8, {{"ep", 8}});
+    CHECK(r["inference"]["tp"] == 1);
+    CHECK(r["inference"]["instance_gpus"] == 8);
+    // The choice is derived (explain).
+    json e = run({{"model", {{"preset", "llama3-70b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"inference", json::object()},
+                  {"explain", true}});
+    REQUIRE(e["explain"].contains("inference.tp"));
+    CHECK(e["explain"]["inference.tp"]["result"] == 4);
 }

@@ -74,6 +74,8 @@ struct InferenceResult {
     double params_total = 0, params_active = 0;
     double batch = 0;  // the batch served (given, or the largest that fits)
     bool batch_given = false;
+    double tp = 1;             // GPUs per copy in tensor parallel: inference.tp, or chosen when omitted
+    bool tp_chosen = false;    // inference.tp was omitted and chosen (inference.cpp automatic_tp)
     double instance_gpus = 0;  // devices per model copy (tp x ep)
     double weights_bytes = 0;  // whole model at the serving precision
     double weights_bytes_per_gpu = 0;
