@@ -1119,9 +1119,10 @@ Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig
 void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
     if (!r.tp_chosen) return;
     trace.add("inference.tp",
-              "the fewest of 1, 2, 4, ... (dividing the heads; tp x ep <= hardware.count) with weights_per_gpu <= 0.8 x "
+              "the fewest of 1, 2, 4, ... (dividing the heads; tp x ep <= hardware.count) with weights_per_gpu <= share x "
               "usable memory (else the fewest where one sequence's KV cache fits)",
-              {{"weights_per_gpu_bytes", f.weights_per_gpu},
+              {{"share", kAutoTpWeightShare},
+               {"weights_per_gpu_bytes", f.weights_per_gpu},
                {"usable_memory_bytes", x.capacity},
                {"ep", x.ep},
                {"count", static_cast<double>(hw.count)}},
