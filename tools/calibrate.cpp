@@ -6,13 +6,12 @@
 //
 // DATA is tests/data/training_runs.json (published tokens/s per device, each row a scenario);
 // CALIBRATION is core/data/calibration.json. The fit minimises the squared log error of throughput
-// over the benchmark runs (production runs, whose averages include failures and unknown layouts, are
-// only predicted), each source group weighted by the square root of its size, plus a ridge pull of every
-// constant towards its hardware-fact prior (the value in the generation/framework entry), so that a
-// constant with little data stays near what the kernels are measured to reach. Leave-one-group-out:
-// for each group, fit on the others, predict the group; the uncertainty band is the 5th-95th
-// percentile of those out-of-sample ratios, its coverage measured on each group with a band built
-// from the other groups only.
+// over the benchmark runs (production runs, whose averages include failures and unknown layouts, and
+// rows marked "fitted": false, whose fit_note says why, are only predicted), each source group weighted by the square root of its size,
+// plus a ridge pull of every constant towards its hardware-fact prior (the value in the generation/framework entry), so that a constant
+// with little data stays near what the kernels are measured to reach. Leave-one-group-out: for each group, fit on the others, predict the
+// group; the uncertainty band is the 5th-95th percentile of those out-of-sample ratios, its coverage measured on each group with a band
+// built from the other groups only.
 //   --write     write the fitted constants and band into CALIBRATION
 //   --check     exit 1 unless CALIBRATION holds what this run fits and the targets below are met
 //   --markdown  write the validation tables (docs/VALIDATION.md's training section)
@@ -55,6 +54,7 @@ struct Row {
     Scenario scenario;
     double published = 0;  // tokens/s per device
     bool production = false;
+    bool predicted_only = false;  // a production run, or a row marked "fitted": false (its fit_note says why)
 };
 
 // A fitted constant: which entry, which field, and its bounds.
@@ -151,6 +151,7 @@ std::vector<Row> load_rows(const std::string& path, std::vector<std::pair<std::s
         row.what = r.value("what", std::string());
         row.published = r["published_tokens_per_second_per_device"].get<double>();
         row.production = r.value("production_run", false);
+        row.predicted_only = row.production || !r.value("fitted", true);
         Errors errors;
         if (!parse_scenario(from_nlohmann(r["scenario"]), row.scenario, errors)) {
             excluded.push_back({row.id, errors.empty() ? "invalid" : errors[0].field + ": " + errors[0].message});
@@ -396,7 +397,7 @@ OutOfSample leave_one_group_out(const std::vector<Row>& rows, const std::vector<
     for (const auto& g : groups) {
         std::vector<const Row*> train;
         for (const auto& r : rows)
-            if (r.group != g && !r.production) train.push_back(&r);
+            if (r.group != g && !r.predicted_only) train.push_back(&r);
         const Fit f = fit(train, prior);
         set_calibration_override(&f.cal);
         for (const auto& r : rows)
@@ -422,7 +423,7 @@ OutOfSample leave_one_group_out(const std::vector<Row>& rows, const std::vector<
 Fit fit_all(const std::vector<Row>& rows, const Calibration& prior) {
     std::vector<const Row*> all;
     for (const auto& r : rows)
-        if (!r.production) all.push_back(&r);
+        if (!r.predicted_only) all.push_back(&r);
     return fit(all, prior);
 }
 
@@ -591,6 +592,18 @@ json fitted_section(const Report& r, const json& fitted) {
 }
 
 // The markdown's headline: how it was made and the out-of-sample metrics, then one row per source group.
+// The rows predicted but never fitted, counted for the reader.
+std::string predicted_only_sentence(const std::vector<Row>& rows) {
+    const auto production = std::count_if(rows.begin(), rows.end(), [](const Row& x) { return x.production; });
+    const auto marked = std::count_if(rows.begin(), rows.end(), [](const Row& x) { return x.predicted_only && !x.production; });
+    std::ostringstream o;
+    o << production + marked << " of them are predicted but never fitted: " << production
+      << " production runs (averages with failures and layouts not published) and " << marked
+      << " rows marked `fitted: false` in the data, each with its `fit_note` (Megatron-Bridge rows added after the fit, "
+         "whose MoE figures move with software the scenario cannot express). ";
+    return o.str();
+}
+
 void md_summary(std::ostream& md, const Report& r) {
     const Metrics& m = r.m;
     md << "## Training throughput: leave-one-source-group-out\n\n"
@@ -598,7 +611,7 @@ void md_summary(std::ostream& md, const Report& r) {
           "(the test command checks it is current). "
        << r.rows.size() << " published runs in " << r.groups.size()
        << " source groups; each group is predicted by constants fitted on the other groups only (never on itself). "
-          "Error = predicted / published tokens/s per device − 1.\n\n"
+       << predicted_only_sentence(r.rows) << "Error = predicted / published tokens/s per device − 1.\n\n"
        << "| | value |\n|---|---|\n"
        << "| median \\|error\\| | " << pct(m.median).substr(1) << " |\n"
        << "| runs within 15 % | " << fmt(100 * m.within15) << " % |\n"
@@ -649,7 +662,8 @@ void md_subsets(std::ostream& md, const Report& r) {
 
 // The fitted constants against their priors, and the constants fitted in each fold.
 void md_constants(std::ostream& md, const Report& r) {
-    md << "\nFitted constants (all " << r.rows.size() << " runs; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
+    const auto fitted = std::count_if(r.rows.begin(), r.rows.end(), [](const Row& x) { return !x.predicted_only; });
+    md << "\nFitted constants (the " << fitted << " runs fitted; priors in core/data/calibration.json, ridge-pulled towards them):\n\n"
        << "| entry | field | prior | fitted |\n|---|---|---|---|\n";
     for (const auto& p : params()) {
         Calibration a = r.prior, b = r.fitted;
@@ -675,7 +689,11 @@ void md_runs(std::ostream& md, const Report& r) {
     for (const auto& row : r.rows) {
         const double q = r.oos.ratio.at(row.id);
         md << "| " << row.id << " | " << row.group << " | " << fmt(row.published, 5) << " | " << fmt(q > 0 ? row.published / q : 0, 5)
-           << " | " << pct(q > 0 ? 1.0 / q - 1.0 : -1.0) << " | " << r.oos.note.at(row.id) << " |\n";
+           << " | " << pct(q > 0 ? 1.0 / q - 1.0 : -1.0) << " | "
+           << (row.production       ? "production run, not fitted; "
+               : row.predicted_only ? "not fitted (fit_note); "
+                                    : "")
+           << r.oos.note.at(row.id) << " |\n";
     }
     md << "\n</details>\n\nExcluded rows: ";
     for (const auto& [id, why] : r.excluded) md << id << " (" << why << "); ";
