@@ -157,8 +157,10 @@ const Parse = (function () {
       s = s.replace(/\s*(\$|usd)$/i, '');
     }
     if (/^days?$/i.test(unit || '')) {
-      const m = /^(.*\d)\s*([a-z]+)$/i.exec(s);
-      if (m && DAY_UNITS[m[2].toLowerCase()]) {
+      const m = /^(.*?\d[a-z]?)\s*(weeks?|wks?|months?|mo|years?|yrs?|m)$/i.exec(s);
+      // "3 m": months or million? Asked, never guessed ("m" is a million in other fields).
+      if (m && m[2].toLowerCase() === 'm') return { error: '"' + s + '" could be months or million: write 3 months or 3M' };
+      if (m && Object.hasOwn(DAY_UNITS, m[2].toLowerCase())) {
         scale = DAY_UNITS[m[2].toLowerCase()];
         s = m[1].trim();
       }
@@ -178,7 +180,7 @@ const Parse = (function () {
     // Word or letter multipliers: 15T, 70 B, 1.5 million, 2bn.
     const mult = /^(.*?\d[\d.,\s\u00a0\u202f']*)\s*([a-zA-Z]+)$/.exec(s);
     if (mult && !/^e$/i.test(mult[2])) {
-      const f = kind === 'fraction' || kind === 'seconds' ? null : MULTIPLIERS[mult[2].toLowerCase()];
+      const f = kind === 'fraction' || kind === 'seconds' || !Object.hasOwn(MULTIPLIERS, mult[2].toLowerCase()) ? null : MULTIPLIERS[mult[2].toLowerCase()];
       // People count users; the traffic field counts requests (a newcomer's "1000 users").
       if (!f && /^users?$/i.test(mult[2]) && /request/.test(unit || ''))
         return {

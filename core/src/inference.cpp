@@ -987,8 +987,9 @@ void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& 
 }
 
 // Time to first token at the peak arrival rate `lambda`, the whole request, and the latency-target search.
-void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const Cycle& y, double lambda) {
-    const InferenceConfig& cfg = r.config;
+// `cfg` is the configuration used (inference.tp chosen when omitted).
+void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Cycle& y,
+                     double lambda) {
     const double osl = static_cast<double>(cfg.output_tokens);
     if (const auto t = ttft(y, lambda, r.kv_transfer_seconds))
         r.ttft_seconds = *t;
@@ -1091,36 +1092,45 @@ void explain_speculative(Trace& trace, const InferenceConfig& cfg, const Inferen
                   r.speculative_tokens_per_step, "tokens", "Leviathan et al. 2023 (arXiv:2211.17192) Eq. 1");
 }
 
-// inference.tp when omitted: the fewest GPUs per copy. The TP sizes tried are the powers of two the
-// heads allow (heads_allow_tp) with tp x ep within hardware.count (at most 64), smallest first; the
-// first whose weights per device take at most kAutoTpWeightShare of the usable memory is chosen (the
-// rest holds the engine's overhead and a KV-cache pool for a useful batch); failing that, the first at
-// which one sequence's KV cache fits next to the weights; failing that, the largest tried (the answer
-// then says the copy does not fit).
+// inference.tp when omitted: the fewest GPUs per copy. The TP sizes tried are those the heads allow
+// (heads_allow_tp) with tp x ep within hardware.count (twice that for separate prefill and decode
+// copies) and at most 64: the powers of two smallest first, then the other sizes (a model whose
+// heads no power of two divides beyond a point: 52 heads, 13 and 26). The first whose weights per
+// device take at most kAutoTpWeightShare of the usable memory and whose KV-cache pool holds the batch
+// (the given one, else one sequence; unknown without an architecture) is chosen: the rest of the
+// memory holds the engine's overhead and a KV-cache pool of useful size. Failing that, the first that
+// holds the batch at all; failing that, the largest power of two tried (the answer says it does not fit).
 constexpr double kAutoTpWeightShare = 0.8;  // a design rule, not a measurement: a fifth of the memory left beyond the weights
 Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const InferenceEfficiency& constants) {
-    const double ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0;
-    std::optional<Count> fits;
-    Count last = 1;
-    for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep <= static_cast<double>(hw.count); tp *= 2) {
-        if (!heads_allow_tp(m, static_cast<double>(tp))) continue;
+    const double ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0, copies = cfg.disaggregated ? 2.0 : 1.0;
+    const double need = cfg.batch ? static_cast<double>(*cfg.batch) : 1.0;
+    std::vector<Count> sizes, others;
+    for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep * copies <= static_cast<double>(hw.count); ++tp)
+        if (heads_allow_tp(m, static_cast<double>(tp)) && (m.has_architecture || (tp & (tp - 1)) == 0))
+            ((tp & (tp - 1)) == 0 ? sizes : others).push_back(tp);
+    const Count largest = sizes.empty() ? 1 : sizes.back();
+    sizes.insert(sizes.end(), others.begin(), others.end());
+    std::optional<Count> holds;
+    for (Count tp : sizes) {
         InferenceConfig c = cfg;
         c.tp = tp;
         const Model x(m, hw, c, constants);
         const Fit f = fit(x);
-        last = tp;
-        if (f.max_batch >= 1 && f.weights_per_gpu <= kAutoTpWeightShare * x.capacity) return tp;
-        if (!fits && f.max_batch >= 1) fits = tp;
+        const bool kv_known = m.has_architecture && x.gpu_layer_fraction > 0;
+        const bool batch_fits = f.free_for_kv > 0 && (!kv_known || f.max_batch >= need);
+        if (batch_fits && f.weights_per_gpu <= kAutoTpWeightShare * x.capacity) return tp;
+        if (!holds && batch_fits) holds = tp;
     }
-    return fits.value_or(last);
+    return holds.value_or(largest);
 }
 
 // Derivation of an automatic inference.tp.
 void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
     if (!r.tp_chosen) return;
     trace.add("inference.tp",
-              "the fewest of 1, 2, 4, ... (dividing the heads; tp x ep <= hardware.count) with weights_per_gpu <= share x "
-              "usable memory (else the fewest where one sequence's KV cache fits)",
+              "the first of the sizes the heads allow (1, 2, 4, ... then the others; tp x ep, x 2 with separate prefill and decode, "
+              "<= hardware.count) with weights_per_gpu <= share x usable memory and the batch's KV cache in the pool (else the "
+              "first that holds the batch)",
               {{"share", kAutoTpWeightShare},
                {"weights_per_gpu_bytes", f.weights_per_gpu},
                {"usable_memory_bytes", x.capacity},
@@ -1168,7 +1178,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
 
     // Traffic sizing (peak provisioning), TTFT at the peak, costs.
     const Traffic tr = traffic_and_costs(r, x, y, costs);
-    latency_figures(r, m, hw, y, tr.lambda);
+    latency_figures(r, m, hw, c, y, tr.lambda);
     r.at_traffic = at_traffic(x, r);
     // The latency target holds with or without traffic (the time per token is the batch's, not the load's).
     if (cfg.latency_target_seconds_per_token && r.tpot_seconds > *cfg.latency_target_seconds_per_token)

@@ -786,8 +786,8 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
         const Count tp = c.tp.value_or(1);
         if (s.hardware->count < tp * c.ep)
             add_error(errors, "range", c.ep > 1 ? "inference.ep" : "inference.tp",
-                      "hardware.count (" + fmt_num(s.hardware->count) +
-                          ") is fewer than the GPUs of one copy, inference.tp x inference.ep (" + fmt_num(tp * c.ep) + ")");
+                      "hardware.count (" + fmt_num(s.hardware->count) + ") is fewer than the GPUs of one copy, " +
+                          (c.tp ? "inference.tp x inference.ep (" : "inference.ep (") + fmt_num(tp * c.ep) + ")");
         if (c.tp && s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(tp)))
             add_error(errors, "divisibility", "inference.tp",
                       "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(tp) + ")");

@@ -135,6 +135,11 @@ test('the field\u2019s own unit may follow the number: 15T tokens, 512 GPUs, 30 
   assert.equal(withUnit('2 weeks', 'days', 'number'), 14);
   assert.equal(withUnit('1 year', 'days', 'number'), 365.25);
   assert.equal(withUnit('1.5 yrs', 'days', 'number'), 547.875);
+  assert.equal(withUnit('1.5k months', 'days', 'number'), 45656.25);
+  assert.equal(withUnit('3Months', 'days', 'number'), 91.3125);
+  // "3 m" could be months or a million: asked; an object's own keys are not units.
+  assert.match(Parse.parse('3 m', 'number', 'en-US', 'days').error, /could be months or million/);
+  assert.match(Parse.parse('3 constructor', 'number', 'en-US', 'days').error, /"constructor" is not a unit this field knows/);
   // Only in a days field: elsewhere "months" is still an unknown unit.
   assert.match(Parse.parse('3 months', 'count', 'en-US', 'tokens').error, /"months" is not a unit this field knows/);
   assert.equal(withUnit('70B params', 'parameters'), 7e10);

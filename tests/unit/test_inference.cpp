@@ -130,6 +130,28 @@ TEST_CASE("an omitted inference.tp is the fewest GPUs whose share of the weights
     r = serve("mixtral-8x7b", "nvidia-h100-sxm5-80gb", 8, {{"ep", 8}});
     CHECK(r["inference"]["tp"] == 1);
     CHECK(r["inference"]["instance_gpus"] == 8);
+    // A red-team pass (the cases it found):
+    // - a given batch is held: Llama 3 8B on T4s with 300 sequences takes tp 4 (tp 2 holds 144);
+    r = serve("llama3-8b", "nvidia-t4", 8, {{"batch", 300}});
+    CHECK(r["inference"]["tp"] == 4);
+    CHECK(r["inference"]["fits"] == true);
+    // - heads no power of two divides far: LLaMA 33B (52 heads) on T4s takes 13, not a 4 that does not fit;
+    r = serve("llama-33b", "nvidia-t4", 64, json::object());
+    CHECK(r["inference"]["tp"] == 13);
+    CHECK(r["inference"]["fits"] == true);
+    // - a model given by parameters only (KV cache unknown) is sized by its weights: 1e9 on H100s takes 1;
+    r = run(
+        {{"model", {{"params", 1e9}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"inference", json::object()}});
+    CHECK(r["inference"]["tp"] == 1);
+    // - separate prefill and decode copies need two: on two H100s a 70B gets tp 1 (and does not fit), never a
+    //   tp 2 that the check on given values refuses;
+    r = serve("llama3-70b", "nvidia-h100-sxm5-80gb", 2, {{"disaggregated", true}, {"requests_per_day", 1e6}});
+    CHECK(r["inference"]["tp"] == 1);
+    CHECK(r["inference"]["fits"] == false);
+    // - the latency-target search starts from the chosen size (it tried tp 1 only on T4s, which have no node size).
+    r = serve("llama3-70b", "nvidia-t4", 16, {{"requests_per_day", 1e5}, {"slo", {{"tpot_seconds", 0.5}}}});
+    CHECK(r["inference"]["tp"] == 16);
+    CHECK(r["inference"]["slo"]["met"] == true);
     // The choice is derived (explain).
     json e = run({{"model", {{"preset", "llama3-70b"}}},
                   {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
