@@ -35,10 +35,16 @@ const ServeSection = (function () {
     el._focusAnswer('serve');
   }
 
-  // "GPUs per copy" left blank: the core chose it (inference.tp_source); said beside the field.
+  // "GPUs per copy" left blank: the core chose it (inference.tp_source); said beside the field. With
+  // expert parallelism a copy is tp x ep GPUs: said too.
   function showChosenTp(el, t) {
     const out = el._sections.serve.querySelector('#serve-tp-parsed');
-    if (out && t.tp_source === 'chosen') out.textContent = '= ' + F.count(t.tp) + (t.tp === 1 ? ' GPU' : ' GPUs') + ', chosen for the model (type to fix)';
+    if (!out) return;
+    const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
+    if (t.tp_source === 'chosen') out.textContent = '= ' + gpus(t.tp) + ', chosen for the model (type to fix)';
+    out.textContent = out.textContent.replace(/; \u00d7 .*$/, '');
+    if (t.instance_gpus > t.tp && out.textContent)
+      out.textContent += '; \u00d7 ' + F.count(t.instance_gpus / t.tp) + ' for the experts = ' + gpus(t.instance_gpus) + ' per copy';
   }
 
   function answer(el, r) {

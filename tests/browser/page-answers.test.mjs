@@ -316,6 +316,11 @@ test('after a reload the plan search still follows Train, a typed "GPUs per copy
   assert.equal(s.errors, undefined);
   assert.equal(s.inputs.inference.tp, null);
   assert.equal(s.inference.tp, 1);
+  // A copy is tp x ep GPUs: said beside the field.
+  assert.equal(
+    await page.locator('gpu-calc #serve-tp-parsed').textContent(),
+    '= 1 GPU, chosen for the model (type to fix); \u00d7 8 for the experts = 8 GPUs per copy'
+  );
   assert.deepEqual(errors, []);
   await context.close();
 });
