@@ -4,20 +4,14 @@
 const Card = (function () {
   const { h } = Dom;
 
-  // o: { fit: true|false|undefined, fitText, lead (text or node), figures: [[label, value, sub, key]],
-  //      notes: [nodes], actions: [nodes] }
+  // o: { fit: true|false|'short'|undefined, fitText, lead (text or node), figures: [[label, value, sub, key]],
+  //      notes: [nodes], actions: [nodes] } ('short': it runs, but the GPUs given fall short of the question)
+  const FIT = { true: ['yes', '\u2714'], false: ['no', '\u2718'], short: ['short', '\u26a0'] };
   function card(sec, o) {
     const c = h('div', { class: 'answer', 'data-answer': sec });
-    if (o.fit === true || o.fit === false) {
-      c.appendChild(
-        h(
-          'p',
-          { class: 'fit ' + (o.fit ? 'yes' : 'no'), 'data-fit': o.fit ? 'yes' : 'no' },
-          h('span', { class: 'mark', 'aria-hidden': 'true', text: o.fit ? '\u2714' : '\u2718' }),
-          ' ',
-          o.fitText
-        )
-      );
+    if (o.fit === true || o.fit === false || o.fit === 'short') {
+      const [state, mark] = FIT[o.fit];
+      c.appendChild(h('p', { class: 'fit ' + state, 'data-fit': state }, h('span', { class: 'mark', 'aria-hidden': 'true', text: mark }), ' ', o.fitText));
     }
     if (o.lead) c.appendChild(h('p', { class: 'lead' }, o.lead));
     const figs = (o.figures || []).filter(Boolean);

@@ -68,16 +68,23 @@ const Dom = (function () {
 
   // The derivation is built when the reader opens it: most are never opened, and building them all
   // would dominate the time of an update.
+  // A derivation's number as people read it (four significant digits, a fraction as a percentage),
+  // the exact value on hover: 0.46464386023920684 fraction -> 46.5 %.
+  function readable(x, unit) {
+    if (typeof x !== 'number' || !Number.isFinite(x)) return h('span', { text: F.exact(x) + (unit ? ' ' + unit : '') });
+    const text = unit === 'fraction' ? F.percent(x) : (Number.isInteger(x) ? F.exact(x) : F.exact(Number(x.toPrecision(4)))) + (unit ? ' ' + unit : '');
+    return h('span', { title: F.exact(x), text });
+  }
   function derivation(ex) {
     const d = h('details', { class: 'work' }, h('summary', { text: 'show the work' }));
     d.addEventListener('toggle', () => {
       if (!d.open || d.childNodes.length > 1) return;
       const vals = h('ul');
-      for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', F.exact(ex.values[k])));
+      for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', readable(ex.values[k])));
       d.append(
         h('div', null, h('code', { text: ex.formula })),
         vals,
-        h('div', null, '= ', F.exact(ex.result), ' ', ex.unit),
+        h('div', null, '= ', readable(ex.result, ex.unit)),
         ex.source ? h('div', { class: 'source', text: 'Source: ' + ex.source }) : ''
       );
     });

@@ -60,7 +60,7 @@ const Fields = (function () {
       f('pp', 'training.pp', 'count', 'Pipeline parallel', { unit: 'stages', placeholder: 'auto', group: 'layout' }),
       f('dp', 'training.dp', 'count', 'Data parallel', { unit: 'copies', placeholder: 'auto', group: 'layout' }),
       f('cp', 'training.cp', 'count', 'Context parallel', { unit: 'GPUs per sequence', placeholder: 'auto', group: 'layout' }),
-      f('ep', 'training.ep', 'count', 'Expert parallel', { unit: 'GPUs (MoE)', placeholder: 'auto', group: 'layout' }),
+      f('ep', 'training.ep', 'count', 'Expert parallel', { unit: 'GPUs, MoE', placeholder: 'auto', group: 'layout' }),
       f('vpp', 'training.vpp', 'count', 'Interleaving', { unit: 'chunks per GPU', placeholder: 'auto', group: 'layout' }),
       f('micro_batch', 'training.micro_batch', 'count', 'Micro-batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
       f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
@@ -171,7 +171,7 @@ const Fields = (function () {
         placeholder: '0 %',
         group: 'more'
       }),
-      f('ep', 'inference.ep', 'count', 'Expert parallel', { unit: 'GPUs (MoE)', placeholder: '1', group: 'more' }),
+      f('ep', 'inference.ep', 'count', 'Expert parallel', { unit: 'GPUs, MoE', placeholder: '1', group: 'more' }),
       f('gpu_layers', 'inference.gpu_layers', 'count', 'Layers on the GPU', { unit: 'rest from CPU memory', placeholder: 'all', group: 'more' }),
       f('host_bandwidth', 'inference.host_memory_bandwidth_bytes_per_second', 'number', 'CPU memory bandwidth', {
         unit: 'GB/s',
@@ -231,7 +231,7 @@ const Fields = (function () {
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'gpt3-175b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-a100-sxm4-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024', placeholder: '1' }),
-      f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', value: '1536' })
+      f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', placeholder: 'auto' })
     ],
     explain: [
       f('a', 'compare.a', 'select', 'Device A', { options: 'devices', value: 'nvidia-h100-sxm5-80gb' }),

@@ -2,19 +2,16 @@
 // typed in Train (all of it but the layout). (Serve's "GPUs per copy" left blank is chosen by the
 // core, inference.tp omitted.) Part of the page bundle (scripts/bundle.mjs).
 const Follow = (function () {
-  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
-
   // The search follows the Train section (the run a reader sized there) until the reader changes one
   // of the Plan form's fields (state plan.own, kept in links and storage like the fields): model,
-  // GPUs and batch are copied into the Plan form from Train's (the batch Train's answer used when its
-  // form leaves it blank); the rest of Train's run comes in trainRun. Returns whether it follows.
+  // GPUs and batch are copied into the Plan form from Train's (a batch left blank in Train is left
+  // blank here too: both searches then choose it by the same rule); the rest of Train's run comes in
+  // trainRun. Returns whether it follows.
   function planFromTrain(el) {
     const p = el._state.plan;
     const t = el._state.train;
     if (p.own === '1' || !t || !t.model || t.model === 'custom') return false;
-    const last = el._last.train && el._last.train.report && el._last.train.report.inputs;
-    const batch = t.global_batch || (last && last.training && last.training.global_batch ? Parse.text(last.training.global_batch, locale()) : p.global_batch);
-    Object.assign(p, { model: t.model, device: t.device, count: t.count, global_batch: batch });
+    Object.assign(p, { model: t.model, device: t.device, count: t.count, global_batch: t.global_batch || '' });
     Forms.sync(el, 'plan');
     return true;
   }

@@ -91,7 +91,13 @@ const Forms = (function () {
     return h(
       'div',
       { class: 'field', 'data-key': sp.key, hidden: sp.custom && el._state[sec].model !== 'custom-params' },
-      h('label', { for: id }, sp.label, sp.unit ? h('span', { class: 'unit', text: ' (' + sp.unit + ')' }) : null),
+      // The unit in brackets, unless the label already says it ("Days", not "Days (days)").
+      h(
+        'label',
+        { for: id },
+        sp.label,
+        sp.unit && !sp.label.toLowerCase().includes(sp.unit.toLowerCase()) ? h('span', { class: 'unit', text: ' (' + sp.unit + ')' }) : null
+      ),
       input,
       parsed,
       err

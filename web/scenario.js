@@ -98,7 +98,10 @@ const Scenario = (function () {
       return fromSpecs('cluster', s);
     },
     plan(s) {
-      return fromSpecs('plan', s);
+      // The section is always there: a batch left blank is chosen by the search.
+      const b = fromSpecs('plan', s);
+      b.scenario.training = b.scenario.training || {};
+      return b;
     },
     explain(s) {
       const b = fromSpecs('explain', s);

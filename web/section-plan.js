@@ -1,5 +1,5 @@
 // Section "Plan search": every parallel layout of a training run, searched in a background worker
-// (one message per tensor-parallel degree) with progress and cancel; the best plans by step time,
+// (one message per tensor-parallel degree) with progress and cancel; the best plans by throughput,
 // a chart of step time vs memory, and "use this plan" into the training form.
 // Part of the page bundle (scripts/bundle.mjs).
 const PlanSection = (function () {
@@ -10,7 +10,7 @@ const PlanSection = (function () {
     sec.appendChild(
       h('p', {
         class: 'prose',
-        text: 'Every valid layout — tensor, pipeline (with interleaving), data, context (long sequences) and expert (mixture-of-experts) parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by step time:'
+        text: 'Every valid layout — tensor, pipeline (with interleaving), data, context (long sequences) and expert (mixture-of-experts) parallelism, ZeRO stage, micro-batch, recomputation, sequence parallelism, overlap — evaluated with the training model, in a background worker. The best plans by throughput (tokens/s: a batch left blank is chosen per plan, so step times compare only at one batch):'
       })
     );
     sec.appendChild(Forms.form(el, 'plan'));
@@ -51,7 +51,9 @@ const PlanSection = (function () {
       const old = seen.get(k);
       if (!old || p.memory_per_gpu_bytes < old.memory_per_gpu_bytes) seen.set(k, p);
     }
-    return [...seen.values()].sort((a, b) => a.step_seconds - b.step_seconds || a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
+    // By throughput, as the core ranks them (with the batch left blank each plan has its own, and a
+    // smaller batch's shorter step is not a faster plan).
+    return [...seen.values()].sort((a, b) => b.tokens_per_second - a.tokens_per_second || a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
   }
 
   function answer(el, acc) {
@@ -137,7 +139,7 @@ const PlanSection = (function () {
         acc.indivisible += p.rejected.indivisible;
         acc.band = p.band;
         acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
-        acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => a.step_seconds - b.step_seconds);
+        acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => b.tokens_per_second - a.tokens_per_second);
       }
       ui.progress.value = d.done;
       if (d.done === d.total) {
@@ -209,9 +211,11 @@ const PlanSection = (function () {
     res.textContent = '';
     // Context and expert parallelism get their columns when a plan uses them.
     const extra = ['cp', 'ep'].filter((k) => acc.best.some((p) => p.training && p.training[k] > 1));
-    const heads = ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute', 'SP', 'step', 'memory/GPU', 'MFU'];
+    const layout = ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute'];
+    const heads = layout.concat(['SP', 'batch', 'step', 'memory/GPU', 'MFU']);
     const cells = (p, i) => [i + 1, p.tp, p.pp, p.dp, ...extra.map((k) => p.training[k]), p.vpp, p.micro_batch, p.zero, p.recompute];
-    const tail = (p) => [p.sequence_parallel ? 'on' : 'off', F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)];
+    const on = (p) => (p.sequence_parallel ? 'on' : 'off');
+    const tail = (p) => [on(p), F.count(p.global_batch), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)];
     // data-label: on a phone each plan reflows into a card of labelled values (style.css).
     const rows = acc.best.map((p, i) =>
       h(
@@ -228,7 +232,7 @@ const PlanSection = (function () {
         h(
           'table',
           { class: 'data plans' },
-          h('caption', { text: 'Best plans by step time' }),
+          h('caption', { text: 'Best plans by throughput' }),
           h(
             'thead',
             null,
@@ -254,7 +258,7 @@ const PlanSection = (function () {
           x: { label: 'memory per GPU', unit: 1024, fmt: F.bytes },
           y: { label: 'step time', fmt: F.duration },
           series: [{ label: 'step time', color: 'c0', line: false }],
-          pick: pts.indexOf(pts.reduce((a, b) => (b.step_seconds < a.step_seconds ? b : a))),
+          pick: pts.indexOf(pts.reduce((a, b) => (b.tokens_per_second > a.tokens_per_second ? b : a))),
           note: (i) => 'TP ' + pts[i].tp + ', PP ' + pts[i].pp + ', MFU ' + F.percent(pts[i].mfu)
         },
         [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],

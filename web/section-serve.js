@@ -35,21 +35,9 @@ const ServeSection = (function () {
     el._focusAnswer('serve');
   }
 
-  // "GPUs per copy" left blank: the core chose it (inference.tp_source); said beside the field. With
-  // expert parallelism a copy is tp x ep GPUs: said too.
-  function showChosenTp(el, t) {
-    const out = el._sections.serve.querySelector('#serve-tp-parsed');
-    if (!out) return;
-    const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
-    if (t.tp_source === 'chosen') out.textContent = '= ' + gpus(t.tp) + ', chosen for the model (type to fix)';
-    out.textContent = out.textContent.replace(/; \u00d7 .*$/, '');
-    if (t.instance_gpus > t.tp && out.textContent)
-      out.textContent += '; \u00d7 ' + F.count(t.instance_gpus / t.tp) + ' for the experts = ' + gpus(t.instance_gpus) + ' per copy';
-  }
-
   function answer(el, r) {
     const t = r.inference;
-    showChosenTp(el, t);
+    ServeNotes.chosenTp(el, t);
     const name = r.inputs.hardware.device_name;
     const o = { figures: [], notes: [] };
     o.fit = t.fits;
@@ -58,6 +46,18 @@ const ServeSection = (function () {
       ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
     if (!t.fits) return Card.card('serve', o);
+    // It runs, but the GPUs given fall short of the traffic: said in the headline, not only below it.
+    const have = r.inputs.hardware.count;
+    if (t.gpus_needed !== null && have < t.gpus_needed) {
+      o.fit = 'short';
+      o.fitText +=
+        ' The ' +
+        F.count(have) +
+        (have === 1 ? ' GPU given is' : ' GPUs given are') +
+        ' not enough for the traffic: ' +
+        F.count(t.gpus_needed) +
+        ' are needed.';
+    }
     // With traffic, the speed a user sees at its peak on the GPUs given (the load's batch, Little's
     // law); the largest batch's speed is what a full copy gives.
     const a = t.at_traffic;
@@ -68,7 +68,15 @@ const ServeSection = (function () {
         'at the traffic\u2019s peak (' + F.count(a.batch) + ' sequences per copy); ' + tok(t.output_tokens_per_second_per_user) + ' at the largest batch',
         'speed'
       ]);
-    else o.figures.push(['Speed per user', tok(t.output_tokens_per_second_per_user), F.duration(t.tpot_seconds) + ' per output token', 'speed']);
+    else
+      o.figures.push([
+        'Speed per user',
+        tok(t.output_tokens_per_second_per_user),
+        F.duration(t.tpot_seconds) +
+          ' per output token' +
+          (o.fit === 'short' ? ', every copy full (at its largest batch): the traffic is more than these GPUs serve' : ' at the largest batch'),
+        'speed'
+      ]);
     o.figures.push([
       'First token',
       F.duration(a ? a.ttft_seconds : t.ttft_seconds),
@@ -192,17 +200,17 @@ const ServeSection = (function () {
           ['kv_cache_bytes', 'KV cache (batch, full context)'],
           ['max_batch', 'Most sequences that fit'],
           ['instance_gpus', 'GPUs per copy'],
-          ['ttft_seconds', 'Time to first token (per user)'],
+          ['ttft_seconds', 'Time to first token (per user; with traffic, at its peak on the GPUs it needs)'],
           ['prefill_seconds', 'Prefill on an idle copy'],
-          ['tpot_seconds', 'Time per output token'],
+          ['tpot_seconds', 'Time per output token (at the largest batch)'],
           ['decode_bound', 'Decode is'],
           ['turn_batch', 'Batch where GEMMs turn compute-bound'],
-          ['output_tokens_per_second_per_user', 'Speed per user'],
+          ['output_tokens_per_second_per_user', 'Speed per user (at the largest batch)'],
           ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'],
           ['request_seconds', 'One request, start to end'],
           ['replicas', 'Copies the GPUs can hold'],
           ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'],
-          ['concurrent_sequences', 'Users answered at once'],
+          ['concurrent_sequences', 'Users answered at once (every copy full)'],
           ['gpus_needed', 'GPUs for the traffic'],
           ['cost_per_day_usd', 'Cost per day'],
           ['energy_per_day_kwh', 'Energy per day'],

@@ -1,5 +1,6 @@
-// Notes under the Serve answer: whether the GPUs given carry the traffic, and the latency-target
-// search's outcome with its one-click configuration. Part of the page bundle (scripts/bundle.mjs).
+// Notes under the Serve answer and its form: whether the GPUs given carry the traffic, the GPUs per
+// copy the core chose, and the latency-target search's outcome with its one-click configuration.
+// Part of the page bundle (scripts/bundle.mjs).
 const ServeNotes = (function () {
   const { h } = Dom;
   const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
@@ -24,7 +25,7 @@ const ServeNotes = (function () {
           ' enough for this traffic (' +
           F.count(t.gpus_needed) +
           ' needed)' +
-          (t.at_traffic ? ': at the peak they answer ' + F.count(t.at_traffic.concurrent_sequences) + ' users at once.' : '.')
+          (t.at_traffic ? ': at the peak they answer about ' + F.count(Math.round(t.at_traffic.concurrent_sequences)) + ' users at once.' : '.')
         : 'The ' +
           gpus(have) +
           ' given ' +
@@ -39,6 +40,17 @@ const ServeNotes = (function () {
           gpus(t.gpus_needed) +
           (t.gpus_needed === 1 ? ' is needed.' : ' are needed.')
     });
+  }
+
+  // "GPUs per copy" left blank: the core chose it (inference.tp_source); said beside the field. With
+  // expert parallelism a copy is tp x ep GPUs: said too.
+  function chosenTp(el, t) {
+    const out = el._sections.serve.querySelector('#serve-tp-parsed');
+    if (!out) return;
+    if (t.tp_source === 'chosen') out.textContent = '= ' + gpus(t.tp) + ', chosen for the model (type a number to set your own)';
+    out.textContent = out.textContent.replace(/; \u00d7 .*$/, '');
+    if (t.instance_gpus > t.tp && out.textContent)
+      out.textContent += '; \u00d7 ' + F.count(t.instance_gpus / t.tp) + ' for the experts = ' + gpus(t.instance_gpus) + ' per copy';
   }
 
   // The latency-target search: { note, action } (action: use the configuration found), or null.
@@ -78,5 +90,5 @@ const ServeNotes = (function () {
     };
   }
 
-  return { gpusGiven, slo };
+  return { gpusGiven, chosenTp, slo };
 })();

@@ -204,7 +204,9 @@ std::string plan_json(const std::string& text) {
         if (!parse_scenario(j, s, errors, LayoutCheck::search) || !errors.empty()) return errors_text(errors);
         if (!s.model || !s.model->has_architecture)
             add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
-        if (!s.training) add_error(errors, "missing", "training", "plan search needs a training section (global_batch)");
+        if (!s.training)
+            add_error(errors, "missing", "training",
+                      "plan search needs a training section: {} lets it choose the global batch, or give training.global_batch");
         if (!errors.empty()) return errors_text(errors);
         const auto t0 = std::chrono::steady_clock::now();
         PlanResult r = search_plans(*s.model, *s.hardware, *s.training, opt);

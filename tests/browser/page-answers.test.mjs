@@ -126,6 +126,10 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.equal(r.inputs.hardware.count < r.inference.gpus_needed, true);
   assert.equal(await given.getAttribute('data-gpus-given'), 'short');
   assert.match(await given.textContent(), new RegExp('^The 8 GPUs given are not enough: .* ' + r.inference.gpus_needed + ' GPUs are needed\\.$'));
+  // A newcomer read the green check above "not enough" as "yes": the headline says it runs but falls short.
+  assert.equal(await card(page, 'serve').locator('.fit').getAttribute('data-fit'), 'short');
+  assert.match(await card(page, 'serve').locator('.fit').textContent(), /not enough for the traffic: [\d,]+ are needed\.$/);
+  assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /every copy full/);
   await field(page, 'serve', 'count').fill(String(r.inference.gpus_needed));
   assert.equal(await given.getAttribute('data-gpus-given'), 'enough');
   // Enough GPUs: the speed a user sees is at the traffic's peak (Little's law), faster than at the largest batch.
@@ -133,7 +137,7 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.ok(at && at.batch < r.inference.batch, JSON.stringify(at));
   assert.match(
     await given.textContent(),
-    new RegExp('at the peak they answer ' + Math.round(at.concurrent_sequences).toLocaleString('en-US') + ' users at once\\.$')
+    new RegExp('at the peak they answer about ' + Math.round(at.concurrent_sequences).toLocaleString('en-US') + ' users at once\\.$')
   );
   assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /^at the traffic\u2019s peak \([\d,.]+ sequences per copy\); /);
   await field(page, 'serve', 'model').selectOption('llama3-8b');
@@ -272,6 +276,35 @@ test('the plan search follows the run typed in Train, and using its fastest plan
   await context.close();
 });
 
+test('with the batch left blank, Train\u2019s automatic layout and the Plan search\u2019s fastest plan agree, also when the Plan form is edited', async () => {
+  // A newcomer's review: Train gave TP 4 · PP 2 · DP 512 (batch 512) for Llama 3 70B on 4,096 H100, the Plan
+  // search TP 4 · PP 8 · DP 128 because its form kept a fixed batch (384 then, 1,536 by default).
+  const { page, context, errors } = await open(chrome.browser);
+  await field(page, 'train', 'model').selectOption('llama3-70b');
+  await field(page, 'train', 'count').fill('4096');
+  await field(page, 'train', 'count').press('Tab');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.hardware.count === 4096);
+  const t = (await report(page, 'train')).inputs.training;
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  // Edited: the Plan form is the reader's own search now, its batch still blank (the search chooses it).
+  await field(page, 'plan', 'model').selectOption('llama3-70b');
+  await field(page, 'plan', 'count').fill('4096');
+  await field(page, 'plan', 'count').press('Tab');
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('gpu-calc')._last.plan;
+      return p && !p.following && p.scenario.hardware.count === 4096 && p.report.plan.best.length > 0;
+    },
+    null,
+    { timeout: 60000 }
+  );
+  assert.equal(await field(page, 'plan', 'global_batch').inputValue(), '');
+  const best = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report.plan.best[0]);
+  for (const k of ['tp', 'pp', 'dp', 'global_batch']) assert.equal(best[k], t[k], k);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('after a reload the plan search still follows Train, a typed "GPUs per copy" stays typed, and Serve picks a count that tiles the experts', async () => {
   // A second red-team pass: what followed what was kept in memory only, so a reload (or a shared link)
   // made the Plan form look edited and "Use the fastest plan" replaced the Train run again; a typed
@@ -319,7 +352,7 @@ test('after a reload the plan search still follows Train, a typed "GPUs per copy
   // A copy is tp x ep GPUs: said beside the field.
   assert.equal(
     await page.locator('gpu-calc #serve-tp-parsed').textContent(),
-    '= 1 GPU, chosen for the model (type to fix); \u00d7 8 for the experts = 8 GPUs per copy'
+    '= 1 GPU, chosen for the model (type a number to set your own); \u00d7 8 for the experts = 8 GPUs per copy'
   );
   assert.deepEqual(errors, []);
   await context.close();
@@ -391,15 +424,16 @@ test('"GPUs per copy" follows the model and GPU until typed: Llama 3 8B on a 409
   // Left blank, the core chooses it (inference.tp omitted) and the page says so beside the field.
   assert.equal(await field(page, 'serve', 'tp').inputValue(), '');
   assert.equal((await report(page, 'serve')).inference.tp, 1);
-  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 1 GPU, chosen for the model (type to fix)');
-  assert.match(await fit.textContent(), /^\u2714 Runs on GeForce RTX 4090:/);
+  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 1 GPU, chosen for the model (type a number to set your own)');
+  // It runs; the page's default traffic (1M requests a day) needs more than the one GPU: said in the headline.
+  assert.match(await fit.textContent(), /^\u26a0 Runs on GeForce RTX 4090: .* The 1 GPU given is not enough for the traffic: [\d,]+ are needed\.$/);
   await field(page, 'serve', 'model').selectOption('llama3-70b');
   await field(page, 'serve', 'device').selectOption('nvidia-h100-sxm5-80gb');
   await field(page, 'serve', 'count').fill('8');
   await field(page, 'serve', 'count').press('Tab');
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inference.tp === 4);
   assert.match(await fit.textContent(), /Runs on 4 \u00d7 H100/);
-  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 4 GPUs, chosen for the model (type to fix)');
+  assert.equal(await page.locator('gpu-calc #serve-tp-parsed').textContent(), '= 4 GPUs, chosen for the model (type a number to set your own)');
   // Typed, it stays the reader's.
   await field(page, 'serve', 'tp').fill('8');
   await field(page, 'serve', 'tp').press('Tab');
