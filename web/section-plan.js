@@ -122,7 +122,7 @@ const PlanSection = (function () {
     const acc = { considered: 0, feasible: 0, oom: 0, indivisible: 0, best: [], layouts: [], t0: performance.now() };
     const onmessage = (e) => {
       const d = e.data;
-      if (d.id !== id) return;
+      if (d.id !== id || el._planId !== id) return; // a search replaced since (its worker's last messages)
       const failed = (d.result.errors || []).filter((x) => x.code === 'internal');
       if (failed.length) {
         // the worker's module failed twice on this search
