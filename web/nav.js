@@ -11,11 +11,12 @@ const Nav = (function () {
     ['serve', 'How many GPUs to serve X to N users (requests a day), at what cost?'],
     ['finetune', 'Can I fine-tune X on my GPU (LoRA, QLoRA, full)?'],
     ['reality', 'I have N \u00d7 GPU: what can I train?'],
-    ['reality', 'Is this claim right? (famous runs and claims, checked)'],
+    ['reality', 'Is this claim right? (famous runs and claims, checked)', 'famous-runs'],
     ['explain', 'Why GPUs and not CPUs?']
   ];
 
-  function link(el, sec, text, extra) {
+  // `target`: the id of the part of the section that answers the question (else its heading).
+  function link(el, sec, text, extra, target) {
     return h(
       'a',
       Object.assign(
@@ -24,7 +25,7 @@ const Nav = (function () {
           'data-section': sec,
           onclick: (e) => {
             e.preventDefault();
-            goto(el, sec, true);
+            goto(el, sec, true, target);
           }
         },
         extra || {}
@@ -49,7 +50,7 @@ const Nav = (function () {
             h(
               'ul',
               { 'aria-labelledby': 'questions-title' },
-              qs.map(([s, q]) => h('li', null, link(el, s, q, { class: 'question' })))
+              qs.map(([s, q, target]) => h('li', null, link(el, s, q, { class: 'question' }, target)))
             )
           )
         : null
@@ -75,11 +76,11 @@ const Nav = (function () {
 
   // Shows a section: built if it was not yet, its heading focused (or only scrolled to), the
   // section remembered as the one in view (links carry it).
-  function goto(el, sec, focus) {
+  function goto(el, sec, focus, target) {
     if (!el._sections[sec]) return;
     el._ensure(sec);
     measure(el);
-    const head = el._sections[sec].querySelector('h2');
+    const head = (target && el._sections[sec].querySelector('#' + target)) || el._sections[sec].querySelector('h2');
     el._state.view.section = sec;
     el._persist();
     if (focus) head.focus({ preventScroll: true });

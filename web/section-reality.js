@@ -161,7 +161,7 @@ const RealitySection = (function () {
     return Dom.scroller(
       h(
         'table',
-        { class: 'data runs' },
+        { class: 'data runs', id: 'famous-runs', tabindex: '-1' },
         h('caption', { text: 'Famous runs: our estimate vs the published figure' }),
         h(
           'thead',
