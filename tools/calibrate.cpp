@@ -591,7 +591,6 @@ json fitted_section(const Report& r, const json& fitted) {
               {"band_half_width", m.median_half_width}}}};
 }
 
-// The markdown's headline: how it was made and the out-of-sample metrics, then one row per source group.
 // The rows predicted but never fitted, counted for the reader.
 std::string predicted_only_sentence(const std::vector<Row>& rows) {
     const auto production = std::count_if(rows.begin(), rows.end(), [](const Row& x) { return x.production; });
@@ -604,6 +603,7 @@ std::string predicted_only_sentence(const std::vector<Row>& rows) {
     return o.str();
 }
 
+// The markdown's headline: how it was made and the out-of-sample metrics, then one row per source group.
 void md_summary(std::ostream& md, const Report& r) {
     const Metrics& m = r.m;
     md << "## Training throughput: leave-one-source-group-out\n\n"

@@ -9,7 +9,7 @@ const Card = (function () {
   const FIT = { true: ['yes', '\u2714'], false: ['no', '\u2718'], short: ['short', '\u26a0'] };
   function card(sec, o) {
     const c = h('div', { class: 'answer', 'data-answer': sec });
-    if (o.fit === true || o.fit === false || o.fit === 'short') {
+    if (Object.hasOwn(FIT, o.fit)) {
       const [state, mark] = FIT[o.fit];
       c.appendChild(h('p', { class: 'fit ' + state, 'data-fit': state }, h('span', { class: 'mark', 'aria-hidden': 'true', text: mark }), ' ', o.fitText));
     }

@@ -42,6 +42,8 @@ const Parse = (function () {
     yr: 365.25,
     yrs: 365.25
   };
+  // A number, then one of those words (or "m", which is asked about).
+  const DAY_UNIT = new RegExp('^(.*?\\d[a-z]?)\\s*(' + Object.keys(DAY_UNITS).join('|') + '|m)$', 'i');
   const SPACES = /[\s\u00a0\u202f\u2009']/;
   const kMaxLength = 100; // characters of one field: "1 000 000 000 000 000 000 tokens" is 32
 
@@ -157,10 +159,10 @@ const Parse = (function () {
       s = s.replace(/\s*(\$|usd)$/i, '');
     }
     if (/^days?$/i.test(unit || '')) {
-      const m = /^(.*?\d[a-z]?)\s*(weeks?|wks?|months?|mo|years?|yrs?|m)$/i.exec(s);
+      const m = DAY_UNIT.exec(s);
       // "3 m": months or million? Asked, never guessed ("m" is a million in other fields).
       if (m && m[2].toLowerCase() === 'm') return { error: '"' + s + '" could be months or million: write 3 months or 3M' };
-      if (m && Object.hasOwn(DAY_UNITS, m[2].toLowerCase())) {
+      if (m) {
         scale = DAY_UNITS[m[2].toLowerCase()];
         s = m[1].trim();
       }

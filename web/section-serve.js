@@ -47,16 +47,10 @@ const ServeSection = (function () {
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
     if (!t.fits) return Card.card('serve', o);
     // It runs, but the GPUs given fall short of the traffic: said in the headline, not only below it.
-    const have = r.inputs.hardware.count;
-    if (t.gpus_needed !== null && have < t.gpus_needed) {
+    const shortfall = ServeNotes.shortfall(r);
+    if (shortfall) {
       o.fit = 'short';
-      o.fitText +=
-        ' The ' +
-        F.count(have) +
-        (have === 1 ? ' GPU given is' : ' GPUs given are') +
-        ' not enough for the traffic: ' +
-        F.count(t.gpus_needed) +
-        ' are needed.';
+      o.fitText += shortfall;
     }
     // With traffic, the speed a user sees at its peak on the GPUs given (the load's batch, Little's
     // law); the largest batch's speed is what a full copy gives.

@@ -5,13 +5,27 @@ const ServeNotes = (function () {
   const { h } = Dom;
   const gpus = (n) => F.count(n) + (n === 1 ? ' GPU' : ' GPUs');
 
+  // Whether the GPUs given fall short of what the traffic needs (null without traffic).
+  function short(r) {
+    const have = r.inputs.hardware.count;
+    return r.inference.gpus_needed === null || !(have > 0) ? null : have < r.inference.gpus_needed;
+  }
+
+  // The headline's sentence when they fall short ('' otherwise).
+  function shortfall(r) {
+    const have = r.inputs.hardware.count;
+    if (!short(r)) return '';
+    return ' The ' + gpus(have) + ' given ' + (have === 1 ? 'is' : 'are') + ' not enough for the traffic: ' + F.count(r.inference.gpus_needed) + ' are needed.';
+  }
+
   // The GPUs given against the traffic: enough (with the users answered at once at the peak), or
   // what they serve of the peak (null without traffic).
   function gpusGiven(r) {
     const t = r.inference;
     const have = r.inputs.hardware.count;
-    if (t.gpus_needed === null || !(have > 0)) return null;
-    const enough = have >= t.gpus_needed;
+    const falls = short(r);
+    if (falls === null) return null;
+    const enough = !falls;
     const peak = (r.inputs.inference.requests_per_day * r.inputs.inference.peak_to_average) / 86400;
     const served = t.replicas * t.requests_per_second_per_instance;
     return h('p', {
@@ -90,5 +104,5 @@ const ServeNotes = (function () {
     };
   }
 
-  return { gpusGiven, chosenTp, slo };
+  return { gpusGiven, shortfall, chosenTp, slo };
 })();

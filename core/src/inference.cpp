@@ -1105,9 +1105,11 @@ Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig
     const double ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0, copies = cfg.disaggregated ? 2.0 : 1.0;
     const double need = cfg.batch ? static_cast<double>(*cfg.batch) : 1.0;
     std::vector<Count> sizes, others;
-    for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep * copies <= static_cast<double>(hw.count); ++tp)
-        if (heads_allow_tp(m, static_cast<double>(tp)) && (m.has_architecture || (tp & (tp - 1)) == 0))
-            ((tp & (tp - 1)) == 0 ? sizes : others).push_back(tp);
+    for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep * copies <= static_cast<double>(hw.count); ++tp) {
+        const bool power_of_two = (tp & (tp - 1)) == 0;
+        if (heads_allow_tp(m, static_cast<double>(tp)) && (m.has_architecture || power_of_two))
+            (power_of_two ? sizes : others).push_back(tp);
+    }
     const Count largest = sizes.empty() ? 1 : sizes.back();
     sizes.insert(sizes.end(), others.begin(), others.end());
     std::optional<Count> holds;

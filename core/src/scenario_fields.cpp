@@ -259,8 +259,9 @@ FieldTable<InferenceConfig> inference_fields() {
         field<&I::prompt_tokens>(integer_spec("prompt_tokens", "tokens", 1, 1e8, "input tokens per request")),
         field<&I::output_tokens>(integer_spec("output_tokens", "tokens", 1, 1e8, "output tokens per request")),
         field<&I::tp>(integer_spec("tp", "devices", 1, 1e4, "devices per model instance (tensor parallel)",
-                                   "the fewest (a power of two the heads allow, tp x ep within hardware.count) whose share of "
-                                   "the weights takes at most 80 % of a device's usable memory")),
+                                   "the first size the heads allow (powers of two first; tp x ep within hardware.count, twice that "
+                                   "with disaggregated) whose weights take at most 80 % of a device's usable memory and whose KV-cache "
+                                   "pool holds the batch (docs/MODEL.md, Inference)")),
         field<&I::requests_per_day>(number_spec("requests_per_day", "requests/day", non_negative_up_to(1e15),
                                                 "traffic to size the deployment for; 0 = no traffic sizing")),
         field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false}, "provisioning headroom for the daily peak")),
