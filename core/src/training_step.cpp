@@ -772,15 +772,37 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
+// Exposed exchange of one layer under torch's context_parallel (torch/distributed/tensor/experimental/
+// _attention.py, _templated_ring_attention and its backward; the default rotate method ALL_GATHER,
+// which torchtitan keeps: --experimental.context_parallel_rotate_method "allgather" at 9dec370).
+// Each forward (and recomputed forward) all-gathers every rank's K and V once and waits for them
+// after the first, local block: 1/cp of the layer's forward attention hides it. The backward
+// all-gathers K and V again behind its first block and passes the K/V gradients around the ring
+// in fp32 (_ContextParallelOptions.convert_to_f32, the gradient rotater all-to-all), each send
+// hidden by the next block and the last one waited for after the loop.
+double cp_allgather_exposed(const StepLayout& L, const ComputeTerms& c, const Links& links, double chunk, double attention) {
+    const double cp = L.cp, span = L.t * cp;
+    const double fwd = attention / (L.Ls * (3.5 + c.rc)), bwd = 2.5 * fwd;  // one layer's attention passes
+    const double gather = links.fabric.ring(1.0, cp * chunk, cp, L.t);
+    const double grad_step = 2.0 * chunk / links.link(span) + links.latency(span);
+    return (1.0 + c.rc) * std::max(0.0, gather - fwd / cp) + std::max(0.0, gather - bwd / cp) +
+           (cp - 1.0) * std::max(0.0, grad_step - bwd / cp) + grad_step;
+}
+
 // Exposed context-parallel KV exchange of one micro-batch (ring attention).
 double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links,
                        double attention) {
     if (L.cp <= 1) return 0.0;
     const double t = L.t, cp = L.cp, a = in.heads;
+    // K and V of one rank's tokens in 16 bits; a framework that repeats the key/value heads to every
+    // query head before attention (kv_repeated) exchanges the repeated tensors.
+    const double kv_heads = fw.kv_repeated ? 1.0 : in.kv_ratio;
+    const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * kv_heads * a * in.attn_width_qk / t;
+    const double chunk = 2.0 * c.tokens * kv_width;
+    if (fw.cp_allgather) return L.Ls * cp_allgather_exposed(L, c, links, chunk, attention);
     // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
     // their gradients (x2); exposed when it outlasts the attention it overlaps.
-    const double kv_width = in.mla > 0 ? a * (in.attn_width_qk + in.attn_width_v) / t : 2.0 * in.kv_ratio * a * in.attn_width_qk / t;
-    const double bytes = 2.0 * c.tokens * kv_width * (cp - 1.0) * (3.0 + c.rc);
+    const double bytes = chunk * (cp - 1.0) * (3.0 + c.rc);
     const double t_cp = L.Ls * (bytes / links.link(t * cp) + (cp - 1.0) * links.latency(t * cp));
     return std::max(0.0, t_cp - fw.cp_overlap * attention);
 }

@@ -331,3 +331,57 @@ TEST_CASE("uneven pipeline stages run at the slower of a middle stage and the la
     CHECK(last_slower > 10);  // both candidates occur
     CHECK(last_slower < cases - 10);
 }
+
+TEST_CASE("torchtitan context parallelism exchanges the repeated K/V: all-gathered per pass, fp32 gradients on a ring") {
+    // Llama 3 70B (80 layers, 64 heads, 8 KV heads, head dim 128) on 2 nodes of 8 H100, tp 8 x cp 2,
+    // 65,536 tokens, full recomputation. torchtitan repeats K/V to all 64 heads before attention
+    // (models/llama/model.py repeat_kv), so one rank's K and V are 2 B x 32,768 tokens x 2 x 64 x 128
+    // / 8 = 134,217,728 B. The CP peers sit in different nodes: 50 GB/s NIC x network efficiency 0.8.
+    // torch's context_parallel (experimental/_attention.py): the all-gather of the other rank's chunk
+    // (3.4 ms) hides behind the first block of each forward (a quarter of the layer's 17 ms forward
+    // attention here), the backward's K/V gradients (fp32: 2 x the chunk) go to the next rank after
+    // each block and the last is waited for: 2 x 134,217,728 B / 40 GB/s + 20 us collective latency
+    // per layer, 80 layers.
+    json s = {{"model", {{"preset", "llama3-70b"}, {"seq_len", 65536}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+              {"training",
+               {{"framework", "torchtitan"},
+                {"tp", 8},
+                {"pp", 1},
+                {"cp", 2},
+                {"dp", 1},
+                {"micro_batch", 1},
+                {"global_batch", 1},
+                {"recompute", "full"},
+                {"zero", 3},
+                {"goodput", 1},
+                {"tokens", 1e9},
+                {"sequence_parallel", true}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const double chunk = 2.0 * 32768 * 2 * 64 * 128 / 8;
+    const double link = 50e9 * 0.8, latency = 20e-6;
+    const json& t = r["training"]["step_breakdown_seconds"];
+    CHECK(t["cp_comm"].get<double>() == Approx(80 * (2 * chunk / link + latency)));
+    // The forward hides the gather: the layer's forward attention over cp exceeds it.
+    const double fwd = t["attention"].get<double>() / (80 * 4.5);
+    CHECK(fwd / 2 > chunk / link + latency);
+    // On a 10x slower network the gathers outlast their blocks: each of the forward, the recomputed
+    // forward and the backward exposes what its first block does not hide, and every gradient send
+    // what the next block does not.
+    s["hardware"]["scale_out_bytes_per_second"] = 5e9;
+    const json slow = run(s);
+    REQUIRE_FALSE(slow.contains("errors"));
+    const double slow_link = 5e9 * 0.8, gather = chunk / slow_link + latency, grad = 2 * chunk / slow_link + latency;
+    const double f = slow["training"]["step_breakdown_seconds"]["attention"].get<double>() / (80 * 4.5), b = 2.5 * f;
+    const double per_layer = 2 * std::max(0.0, gather - f / 2) + std::max(0.0, gather - b / 2) + std::max(0.0, grad - b / 2) + grad;
+    CHECK(slow["training"]["step_breakdown_seconds"]["cp_comm"].get<double>() == Approx(80 * per_layer));
+    // Megatron-Core's ring (Transformer Engine) passes the 8 KV heads only, each block hiding the next
+    // chunk (20 of the layers, so that Megatron's fp32 gradients and optimizer fit in 80 GB).
+    s["training"]["framework"] = "megatron";
+    s["model"]["layers"] = 20;
+    s["hardware"].erase("scale_out_bytes_per_second");
+    const json mc = run(s);
+    REQUIRE_FALSE(mc.contains("errors"));
+    CHECK(mc["training"]["step_breakdown_seconds"]["cp_comm"].get<double>() / 20 < t["cp_comm"].get<double>() / 80 / 8);
+}

@@ -43,6 +43,8 @@ struct FrameworkProfile {
     double fsdp_overlap = 0.8;                // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
     double ep_overlap = 0;                    // fraction of expert all-to-all hidden behind computation
     double cp_overlap = 0.9;                  // fraction of context-parallel KV exchange hidden behind attention
+    bool cp_allgather = false;                // torch context_parallel: K/V all-gathered per pass, gradients on an fp32 ring
+    bool kv_repeated = false;                 // K/V heads repeated to every query head before attention (what CP exchanges)
     double kernel_seconds_per_layer = 50e-6;  // launch and small-kernel time per layer per pass
     double attention_kernel = 1.0;            // residual factor on the framework's attention kernel (1 = as measured by the kernel papers)
     AttentionKernel attention_impl = AttentionKernel::fused;  // the kernel the framework uses by default
