@@ -19,6 +19,8 @@ const Fields = (function () {
     ['tf32', 'TF32'],
     ['fp32', 'FP32']
   ];
+  // LoRA's own fields: for LoRA and QLoRA only ('' is the core's default method, LoRA).
+  const LORA = ['method', ['lora', 'qlora', '']];
   const SERVE_WEIGHTS = [
     ['fp32', 'FP32'],
     ['bf16', 'BF16'],
@@ -35,7 +37,8 @@ const Fields = (function () {
   ];
 
   // key, path, kind ('select' for choices), label, extra: { unit, options, value (the form's default),
-  // placeholder, group, auto (the text of a catalog list's blank choice), custom (only for a custom model), dflt (a select's value when a scenario leaves
+  // placeholder, group, auto (the text of a catalog list's blank choice), custom (only for a custom model),
+  // only ([key, values]: shown and sent only while that field of the form holds one of the values), dflt (a select's value when a scenario leaves
   // the field out: the core's default), keep (a scenario that leaves it out keeps the form's default),
   // scale (the field's unit in SI: GB/s -> B/s), number (a select whose values are numbers) }
   const f = (key, path, kind, label, extra) => Object.assign({ key, path, kind, label, value: '' }, extra || {});
@@ -193,10 +196,11 @@ const Fields = (function () {
         value: 'qlora',
         dflt: 'lora'
       }),
-      f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { unit: 'r', placeholder: '8' }),
+      f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { unit: 'r', placeholder: '8', only: LORA }),
       f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', {
+        only: LORA,
         options: [
-          ['', 'q and v (default)'],
+          ['', 'q and v'],
           ['qkv', 'q, k and v'],
           ['attention', 'all attention'],
           ['qvo_mlp', 'q, v, o and the MLP'],
@@ -277,6 +281,11 @@ const Fields = (function () {
   function bySpecPath(sec, path) {
     return specs(sec).find((s) => s.path === path);
   }
+  // Whether a field applies to the form's state: a custom model's fields, and those `only` names.
+  function applies(sp, state) {
+    if (sp.custom && state.model !== 'custom-params') return false;
+    return !sp.only || sp.only[1].includes(state[sp.only[0]] === undefined ? '' : String(state[sp.only[0]]));
+  }
 
-  return { SPECS, GROUPS, specs, spec, bySpecPath };
+  return { SPECS, GROUPS, specs, spec, bySpecPath, applies };
 })();

@@ -64,7 +64,7 @@ const Forms = (function () {
       el._state[sec][sp.key] = input.value;
       el._userEdit(sec);
       Follow.formChanged(el, sec);
-      if (sp.key === 'model') toggleCustom(el, sec);
+      if (sp.kind === 'select') toggleFields(el, sec);
       el._update(sec);
     };
     if (sp.kind === 'select') {
@@ -90,7 +90,7 @@ const Forms = (function () {
     input.setAttribute('aria-describedby', (parsed ? id + '-parsed ' : '') + id + '-error');
     return h(
       'div',
-      { class: 'field', 'data-key': sp.key, hidden: sp.custom && el._state[sec].model !== 'custom-params' },
+      { class: 'field', 'data-key': sp.key, hidden: !Fields.applies(sp, el._state[sec]) },
       // The unit in brackets, unless the label already says it ("Days", not "Days (days)").
       h(
         'label',
@@ -104,11 +104,12 @@ const Forms = (function () {
     );
   }
 
-  function toggleCustom(el, sec) {
+  // Shows the fields that apply to the form's state (a custom model's; LoRA's for LoRA), hides the rest.
+  function toggleFields(el, sec) {
     for (const sp of Fields.specs(sec)) {
-      if (!sp.custom) continue;
+      if (!sp.custom && !sp.only) continue;
       const box = el._sections[sec].querySelector('.field[data-key="' + sp.key + '"]');
-      if (box) box.hidden = el._state[sec].model !== 'custom-params';
+      if (box) box.hidden = !Fields.applies(sp, el._state[sec]);
     }
   }
 
@@ -193,7 +194,7 @@ const Forms = (function () {
     for (const d of secEl.querySelectorAll('details.group')) {
       if (Fields.specs(sec).some((s) => s.group === d.dataset.group && el._state[sec][s.key] !== s.value)) d.open = true;
     }
-    toggleCustom(el, sec);
+    toggleFields(el, sec);
     showExtra(el, sec);
   }
 

@@ -8,7 +8,7 @@ const Lazy = (function () {
     const one = (s) => {
       if (gen !== el._renderGen || el._built[s]) return;
       el._update(s);
-      if (el._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(el._pinned)) Nav.goto(el, el._pinned, false);
+      if (el._pinned && State.SECTIONS.indexOf(s) < State.SECTIONS.indexOf(el._pinned)) Nav.goto(el, el._pinned, false, el._pinTarget);
     };
     if (globalThis.IntersectionObserver) {
       const io = new IntersectionObserver(
@@ -38,15 +38,24 @@ const Lazy = (function () {
     Dom.idle(next, 1000);
   }
 
-  // A link that names a section opens there, and stays there while the sections above it are
-  // built, until the reader scrolls, types or clicks.
-  function pin(el, sec) {
+  // A link or a question that names a section opens there, and stays there while the sections
+  // above it are built or change height (a plan search answering), until the reader scrolls, types
+  // or clicks.
+  function pin(el, sec, target) {
+    if (el._unpin) el._unpin();
     el._pinned = sec;
-    Nav.goto(el, sec, false);
+    el._pinTarget = target;
+    Nav.goto(el, sec, false, target);
+    const above = el._visibleSections().slice(0, el._visibleSections().indexOf(sec));
+    const ro = globalThis.ResizeObserver ? new ResizeObserver(() => el._pinned === sec && Nav.goto(el, sec, false, target)) : null;
+    if (ro) for (const s of above) ro.observe(el._sections[s]);
     const stop = () => {
       el._pinned = null;
+      el._unpin = null;
+      if (ro) ro.disconnect();
       for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) removeEventListener(t, stop, true);
     };
+    el._unpin = stop;
     for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
   }
 

@@ -26,6 +26,7 @@ const Nav = (function () {
           onclick: (e) => {
             e.preventDefault();
             goto(el, sec, true, target);
+            Lazy.pin(el, sec, target);
           }
         },
         extra || {}
@@ -78,6 +79,12 @@ const Nav = (function () {
   // section remembered as the one in view (links carry it).
   function goto(el, sec, focus, target) {
     if (!el._sections[sec]) return;
+    // A reader's jump: the sections above are answered first, so that their answers arriving later
+    // do not push the target down the page.
+    if (focus) {
+      const vis = el._visibleSections();
+      for (const s of vis.slice(0, vis.indexOf(sec))) if (!el._built[s]) el._update(s);
+    }
     el._ensure(sec);
     measure(el);
     const head = (target && el._sections[sec].querySelector('#' + target)) || el._sections[sec].querySelector('h2');

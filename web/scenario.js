@@ -44,7 +44,7 @@ const Scenario = (function () {
     const parsed = {};
     for (const sp of Fields.specs(sec)) {
       const raw = s[sp.key] === undefined ? '' : String(s[sp.key]);
-      if (sp.custom && s.model !== 'custom-params') continue;
+      if (!Fields.applies(sp, s)) continue;
       if (sp.kind === 'select') {
         // '' and the core's own default leave the field out: the scenario says only what was chosen.
         if (raw === '' || raw === sp.dflt || (sp.key === 'model' && raw === 'custom-params')) continue;

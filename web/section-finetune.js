@@ -45,7 +45,20 @@ const FinetuneSection = (function () {
       'at batch 1',
       'max_seq_len'
     ]);
-    o.figures.push(['Trained', F.params(t.trainable_params), 'of ' + F.params(t.params), 'trainable']);
+    o.figures.push([
+      'Trained',
+      t.trainable_params === null ? 'unknown' : F.params(t.trainable_params),
+      t.trainable_params === null ? 'LoRA\u2019s size needs the architecture' : 'of ' + F.params(t.params),
+      'trainable'
+    ]);
+    // Full fine-tuning's memory rests on its precision: said, with the switch that changes it.
+    if (r.inputs.finetune.method === 'full' && !r.inputs.finetune.master_weights)
+      o.notes.push(
+        h('p', {
+          class: 'note',
+          text: 'Full fine-tuning here keeps the weights, gradients and AdamW states in 16 bits with no FP32 master copy (2 + 2 + 4 bytes per parameter, as torchtune\u2019s bf16 recipes do). Mixed precision with an FP32 master copy and FP32 states takes 16 bytes per parameter: \u201cFP32 master weights\u201d under More settings.'
+        })
+      );
     if (t.fits && t.step_seconds !== null) o.figures.push(['Step time', F.duration(t.step_seconds), F.count(t.tokens_per_second) + ' tokens/s', 'step']);
     if (t.fits && t.seconds !== null)
       o.figures.push(['Time and cost', F.duration(t.seconds), F.usd(t.cost_usd) + ' at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour', 'time']);

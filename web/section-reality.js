@@ -115,7 +115,7 @@ const RealitySection = (function () {
           (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).') +
           (c.verdict === 'depends' && fails.length ? ' It fails at: ' + fails.join(' | ') + '.' : '')
         : '';
-    el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.humanize(c.reason) + '.' + when);
+    el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.sentence(Words.humanize(c.reason)) + when);
   }
 
   function openRun(el, run) {
@@ -190,7 +190,7 @@ const RealitySection = (function () {
     el._reality = rep;
     box.appendChild(runsTable(el, rep));
     box.appendChild(
-      h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => r.name + ': ' + r.assumptions).join('. ') + '.' })
+      h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => Words.sentence(r.name + ': ' + r.assumptions)).join(' ') })
     );
     const claimRows = rep.claims.map((c) =>
       h(

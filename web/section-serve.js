@@ -27,12 +27,15 @@ const ServeSection = (function () {
     s.weights = c.weight_precision;
     s.kv_precision = c.kv_precision;
     s.tp = Parse.text(c.tp, locale());
-    s.batch = Parse.text(c.batch, locale());
-    s.ttft = '';
-    s.tpot = '';
+    s.batch = Parse.text(c.batch, locale()); // the latency targets stay: the configuration is checked against them
     Forms.sync(el, 'serve');
     el._update('serve');
     el._focusAnswer('serve');
+  }
+
+  // The batch a speed is at: "at the largest batch" (max throughput) or "at batch 200" (as typed).
+  function atBatchText(t) {
+    return t.batch_source === 'max_throughput' ? 'at the largest batch' : 'at batch ' + F.count(t.batch);
   }
 
   function answer(el, r) {
@@ -55,11 +58,12 @@ const ServeSection = (function () {
     // With traffic, the speed a user sees at its peak on the GPUs given (the load's batch, Little's
     // law); the largest batch's speed is what a full copy gives.
     const a = t.at_traffic;
+    const atBatch = atBatchText(t);
     if (a)
       o.figures.push([
         'Speed per user',
         tok(a.output_tokens_per_second_per_user),
-        'at the traffic\u2019s peak (' + F.count(a.batch) + ' sequences per copy); ' + tok(t.output_tokens_per_second_per_user) + ' at the largest batch',
+        'at the traffic\u2019s peak (' + F.count(a.batch) + ' sequences per copy); ' + tok(t.output_tokens_per_second_per_user) + ' ' + atBatch,
         'speed'
       ]);
     else
@@ -68,7 +72,7 @@ const ServeSection = (function () {
         tok(t.output_tokens_per_second_per_user),
         F.duration(t.tpot_seconds) +
           ' per output token' +
-          (o.fit === 'short' ? ', every copy full (at its largest batch): the traffic is more than these GPUs serve' : ' at the largest batch'),
+          (o.fit === 'short' ? ', every copy busy (' + atBatch + '): the traffic is more than these GPUs serve' : ' ' + atBatch),
         'speed'
       ]);
     o.figures.push([
@@ -80,7 +84,9 @@ const ServeSection = (function () {
     o.figures.push([
       'Batch',
       F.count(t.batch),
-      t.batch_source === 'max_throughput' ? 'the most that fit (max throughput)' : 'as given; at most ' + F.count(t.max_batch) + ' fit',
+      t.batch_source === 'max_throughput'
+        ? 'the most that fit (max throughput: the cheapest per token, the slowest per user; type a batch or latency targets for faster answers)'
+        : 'as given; at most ' + F.count(t.max_batch) + ' fit',
       'batch'
     ]);
     o.figures.push([
@@ -135,7 +141,7 @@ const ServeSection = (function () {
             '.'
         })
       );
-    const slo = ServeNotes.slo(t.slo, (c) => useCandidate(el, c));
+    const slo = ServeNotes.slo(t.slo, (c) => useCandidate(el, c), r.inputs.inference);
     if (slo) {
       o.notes.push(slo.note);
       if (slo.action) o.actions = [slo.action];
@@ -196,10 +202,11 @@ const ServeSection = (function () {
           ['instance_gpus', 'GPUs per copy'],
           ['ttft_seconds', 'Time to first token (per user; with traffic, at its peak on the GPUs it needs)'],
           ['prefill_seconds', 'Prefill on an idle copy'],
-          ['tpot_seconds', 'Time per output token (at the largest batch)'],
+          ['prefill_tokens_per_second_per_gpu', 'Prompt tokens per GPU per second (copies only prefilling, at full load)'],
+          ['tpot_seconds', 'Time per output token (' + atBatchText(t) + ')'],
           ['decode_bound', 'Decode is'],
           ['turn_batch', 'Batch where GEMMs turn compute-bound'],
-          ['output_tokens_per_second_per_user', 'Speed per user (at the largest batch)'],
+          ['output_tokens_per_second_per_user', 'Speed per user (' + atBatchText(t) + ')'],
           ['throughput_tokens_per_second_per_gpu', 'Output throughput per GPU'],
           ['request_seconds', 'One request, start to end'],
           ['replicas', 'Copies the GPUs can hold'],

@@ -68,7 +68,8 @@ const ServeNotes = (function () {
   }
 
   // The latency-target search: { note, action } (action: use the configuration found), or null.
-  function slo(result, use) {
+  // `given`: the scenario's inference inputs (a precision the search lowered is said as such).
+  function slo(result, use, given) {
     if (!result) return null;
     const c = result.chosen;
     if (!(result.met && c))
@@ -84,10 +85,9 @@ const ServeNotes = (function () {
         'p',
         { class: 'suggestion', 'data-slo': 'met' },
         h('strong', { text: 'The latency targets are met with ' + gpus(c.gpus) + ': ' }),
-        'weights ' +
-          c.weight_precision.toUpperCase() +
-          ', KV cache ' +
-          c.kv_precision.toUpperCase() +
+        precisionText('weights', c.weight_precision, given && given.weight_precision) +
+          ', ' +
+          precisionText('KV cache', c.kv_precision, given && given.kv_precision) +
           ', ' +
           F.count(c.tp) +
           ' GPU' +
@@ -102,6 +102,12 @@ const ServeNotes = (function () {
       ),
       action: h('button', { type: 'button', class: 'primary', 'data-action': 'use-slo', onclick: () => use(c) }, 'Use this configuration')
     };
+  }
+
+  // "weights FP8 (quantized: you set BF16)" when the search chose a lower precision than the one set.
+  function precisionText(what, chosen, set) {
+    const text = what + ' ' + chosen.toUpperCase();
+    return set && set !== chosen ? text + ' (quantized: you set ' + set.toUpperCase() + ')' : text;
   }
 
   return { gpusGiven, shortfall, chosenTp, slo };

@@ -72,5 +72,10 @@ const Words = (function () {
       .replace(/ x /g, ' \u00d7 ');
   }
 
-  return { label, humanize };
+  // Text ended as a sentence: one full stop, not a second after one already there.
+  function sentence(text) {
+    return /[.!?]$/.test(text) ? text : text + '.';
+  }
+
+  return { label, humanize, sentence };
 })();
