@@ -11,7 +11,7 @@ const Nav = (function () {
     ['serve', 'How many GPUs to serve X to N users (requests a day), at what cost?'],
     ['finetune', 'Can I fine-tune X on my GPU (LoRA, QLoRA, full)?'],
     ['reality', 'I have N \u00d7 GPU: what can I train?'],
-    ['reality', 'Is this claim right? (famous runs and claims, checked)', 'famous-runs'],
+    ['reality', 'Is this claim right? (claims and famous runs, checked)', 'claims-checked'],
     ['explain', 'Why GPUs and not CPUs?']
   ];
 

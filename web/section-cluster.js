@@ -56,8 +56,9 @@ const ClusterSection = (function () {
           ['peak_flops_per_second.fp32', 'Peak FP32'],
           ['peak_flops_per_second.bf16', 'Peak BF16 (dense)'],
           ['peak_flops_per_second.fp8', 'Peak FP8 (dense)'],
-          ['power_watts', 'Power (TDP sum)'],
-          ['facility_power_watts', 'Facility power (× PUE)'],
+          ['power_watts', 'Power (GPUs\u2019 TDP sum)'],
+          ['node_power_watts', 'Power of the servers (GPUs, CPUs, memory, fans)'],
+          ['facility_power_watts', 'Facility power (servers × PUE)'],
           ['price_usd', 'Purchase price (devices)'],
           ['cloud_usd_per_hour', 'Cloud cost per hour']
         ],

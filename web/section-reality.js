@@ -113,7 +113,9 @@ const RealitySection = (function () {
           ': ' +
           shown +
           (pick.consistent ? ' (the claim holds here).' : ' (the claim fails here).') +
-          (c.verdict === 'depends' && fails.length ? ' It fails at: ' + fails.join(' | ') + '.' : '')
+          (c.verdict === 'depends' && fails.length
+            ? ' It fails at ' + fails.slice(0, 2).join(' and at ') + (fails.length > 2 ? ', and ' + F.count(fails.length - 2) + ' more cases' : '') + '.'
+            : '')
         : '';
     el.openScenario(scenario, 'Claim \u201c' + c.text + '\u201d: ' + c.verdict + ' \u2014 ' + Words.sentence(Words.humanize(c.reason)) + when);
   }
@@ -188,10 +190,6 @@ const RealitySection = (function () {
       return;
     }
     el._reality = rep;
-    box.appendChild(runsTable(el, rep));
-    box.appendChild(
-      h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => Words.sentence(r.name + ': ' + r.assumptions)).join(' ') })
-    );
     const claimRows = rep.claims.map((c) =>
       h(
         'li',
@@ -200,15 +198,20 @@ const RealitySection = (function () {
         ' ',
         h('q', { text: c.text }),
         ' — ',
-        Words.humanize(c.reason),
-        '. ',
+        Words.sentence(Words.humanize(c.reason)),
+        ' ',
         h('span', { class: 'prose', text: c.explanation || '' }),
         ' ',
         h('button', { type: 'button', 'aria-label': 'Open the scenario of: ' + c.text, 'data-open-claim': c.id, onclick: () => openClaim(el, c) }, 'Open')
       )
     );
-    box.appendChild(h('h3', { text: 'Claims checked' }));
+    // The claims first: they answer "is this claim right?" in a few lines; the famous runs follow.
+    box.appendChild(h('h3', { id: 'claims-checked', tabindex: '-1', text: 'Claims checked' }));
     box.appendChild(h('ul', { class: 'claims' }, claimRows));
+    box.appendChild(runsTable(el, rep));
+    box.appendChild(
+      h('p', { class: 'prose', text: 'Assumptions behind each estimate: ' + rep.runs.map((r) => Words.sentence(r.name + ': ' + r.assumptions)).join(' ') })
+    );
   }
 
   function show(el, res, r) {

@@ -496,7 +496,7 @@ test('a question clicked on a fresh page keeps its section at the top while the 
   // (3 of 5 tries landed on "Explain"); the plan search answering in its worker moved it too.
   for (const [viewport, q, sec, target] of [
     [{ width: 1280, height: 900 }, 'I have N', 'reality', 'h-reality'],
-    [{ width: 390, height: 844 }, 'Is this claim right', 'reality', 'famous-runs'],
+    [{ width: 390, height: 844 }, 'Is this claim right', 'reality', 'claims-checked'],
     [{ width: 1280, height: 900 }, 'Why GPUs', 'explain', 'h-explain']
   ]) {
     const { page, context } = await open(chrome.browser, undefined, { viewport });
@@ -536,12 +536,12 @@ test('the first screen offers the questions people come with; each leads to the 
     const m = await page.evaluate(
       ([s, claims]) => {
         const r = document.querySelector('gpu-calc').shadowRoot;
-        const at = claims ? r.querySelector('#famous-runs') : r.querySelector(`[data-answer="${s}"]`);
+        const at = claims ? r.querySelector('#claims-checked') : r.querySelector(`[data-answer="${s}"]`);
         return { focused: r.activeElement?.id, answerTop: at.getBoundingClientRect().top };
       },
       [sec, claims]
     );
-    assert.equal(m.focused, claims ? 'famous-runs' : 'h-' + sec);
+    assert.equal(m.focused, claims ? 'claims-checked' : 'h-' + sec);
     assert.ok(m.answerTop > 0 && m.answerTop < 900 - 60, `${sec}: answer at ${m.answerTop}`);
   }
   // The first section's answer is on the first screen too.
