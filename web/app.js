@@ -145,6 +145,7 @@ class GpuCalc extends HTMLElement {
     if (this._built[sec] || !this._sections[sec]) return;
     this._built[sec] = true;
     SECTION_VIEWS[sec].build(this, this._sections[sec].querySelector('.body'));
+    if (sec === 'plan') Follow.planFromTrain(this); // Train's run in the Plan form from the start, not its first search
     if (sec === 'reality') RealitySection.renderTables(this, this._sections.reality.querySelector('.reality-tables'));
   }
 

@@ -96,5 +96,5 @@ const Follow = (function () {
     if (sec === 'plan') el._state.plan.own = '1';
   }
 
-  return { planScenario, trainChanged, formChanged };
+  return { planScenario, trainChanged, formChanged, planFromTrain };
 })();

@@ -207,7 +207,7 @@ const Parse = (function () {
       return { error: '"' + s + '" could be ' + lone[1] + ' or ' + lone[1] + lone[3] + ': write ' + lone[1] + lone[3] + ' or ' + lone[1] };
     const b = body(s, seps);
     if (b.value === undefined) return fail(b.error);
-    let value = sign * b.value * scale * Math.pow(10, exp);
+    let value = sign * b.value * scale * Math.pow(10, exp) + 0; // + 0: "-0" is 0, as the core reads it
     if (!Number.isFinite(value)) return fail('too large');
     // Tidy binary noise from the scaling (1.1 x 1e12 = 1100000000000.0002).
     if (scale !== 1 || exp !== 0) value = Number(value.toPrecision(15));

@@ -69,6 +69,8 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.cp_overlap = value(f, "cp_overlap", p.cp_overlap, fitted);
     p.cp_allgather = f.value("cp_allgather", false);
     p.kv_repeated = f.value("kv_repeated", false);
+    p.pp_scatter_gather = f.value("pp_scatter_gather", false);
+    p.pp_comm_overlap = f.value("pp_comm_overlap", false);
     p.kernel_seconds_per_layer = value(f, "kernel_seconds_per_layer", p.kernel_seconds_per_layer, fitted);
     p.memory_traffic = value(f, "memory_traffic", p.memory_traffic, fitted);
     p.loss_bytes_per_logit = num(f, "loss_bytes_per_logit", p.loss_bytes_per_logit);

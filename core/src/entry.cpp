@@ -123,7 +123,9 @@ std::string answer_inverse_text(json j, const json& q) {
         add_error(errors, "conflict", "claim", "a scenario asks either an inverse question or a claim, not both");
         j.erase("claim");  // said once, not again as an unknown field
     }
-    parse_scenario(j, s, errors, LayoutCheck::none);
+    // gpus_needed sizes the count for the model: the layout fields given must still suit the model
+    // (model.heads divisible by training.tp, ...), or no count could answer and the reason would be lost.
+    parse_scenario(j, s, errors, question.question == InverseKind::gpus_needed ? LayoutCheck::model : LayoutCheck::none);
     if (!errors.empty()) return errors_text(errors);
     json answer = answer_inverse(s, question, errors);
     if (!errors.empty()) return errors_text(errors);
@@ -202,6 +204,7 @@ std::string plan_json(const std::string& text) {
         }
         Scenario s;
         if (!parse_scenario(j, s, errors, LayoutCheck::search) || !errors.empty()) return errors_text(errors);
+        check_plan_options(s, opt, errors);
         if (!s.model || !s.model->has_architecture)
             add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
         if (!s.training)

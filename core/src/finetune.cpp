@@ -202,6 +202,21 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
     z.head_grad = u.full ? u.V * h * (cfg.master_weights ? 4.0 : 2.0) : 0.0;
 }
 
+// What would shrink a run that does not fit, among what it does not already do.
+std::string memory_remedies(const FinetuneConfig& cfg) {
+    std::vector<std::string> r;
+    if (cfg.method == FinetuneMethod::full) r.emplace_back("LoRA/QLoRA");
+    if (cfg.method == FinetuneMethod::lora) r.emplace_back("QLoRA");
+    if (!cfg.gradient_checkpointing) r.emplace_back("gradient checkpointing");
+    if (cfg.method == FinetuneMethod::full && cfg.optimizer == FinetuneOptimizer::adamw) r.emplace_back("an 8-bit or paged optimizer");
+    if (cfg.method == FinetuneMethod::full && cfg.master_weights) r.emplace_back("no FP32 master copy");
+    if (cfg.batch > 1) r.emplace_back("a smaller batch");
+    r.emplace_back("more devices");
+    std::string s;
+    for (std::size_t i = 0; i < r.size(); ++i) s += (i == 0 ? "" : i + 1 == r.size() ? " or " : ", ") + r[i];
+    return s;
+}
+
 // Largest tokens per device whose loss phase and layer phase both fit in room (all linear in tokens).
 double max_tokens(const Sizes& z, const FinetuneMemory& mem, double tokens, double room) {
     const double kept = safe_div(z.kept, tokens), work = safe_div(z.working, tokens), logits = safe_div(mem.logits, tokens);
@@ -245,10 +260,8 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
         r.max_seq_len = tokens > 0 ? tokens : 0.0;  // flash attention: memory linear in tokens
     }
     if (!r.fits)
-        r.infeasible_reason =
-            "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
-            jr::fmt_num(r.memory_capacity_bytes / units::GiB) +
-            " GiB usable (LoRA/QLoRA, gradient checkpointing, an 8-bit or paged optimizer, a smaller batch, or more devices)";
+        r.infeasible_reason = "does not fit: needs " + jr::fmt_num(mem.total / units::GiB) + " GiB per device, " + d.name + " has " +
+                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB usable (" + memory_remedies(cfg) + ")";
 }
 
 // Hardware FLOPs per token: 6N full, 4N LoRA, +2N with checkpointing, + attention.
@@ -321,11 +334,16 @@ StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw,
 void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d, const Costs& costs, const StepParts& st,
                        FinetuneResult& r) {
     r.tokens_per_second = safe_div(st.tokens_step * u.N, r.step_seconds);
-    r.gpu_hour_usd = gpu_hour_rate(d, costs).usd;
+    const HourlyRate hourly = gpu_hour_rate(d, costs);
+    r.gpu_hour_usd = hourly.usd;
     if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
         r.seconds = *cfg.tokens / r.tokens_per_second;
         r.gpu_hours = *r.seconds * u.N / units::seconds_per_hour;
-        if (r.gpu_hour_usd) r.cost_usd = *r.gpu_hours * *r.gpu_hour_usd;  // no price: no cost (null), not a cost of 0
+        // A rate of 0 is free (cost 0); no price: no cost (null, with the warning), not a cost of 0.
+        if (r.gpu_hour_usd)
+            r.cost_usd = *r.gpu_hours * *r.gpu_hour_usd;
+        else
+            r.warnings.push_back(hourly.note.empty() ? "no $/GPU-hour for " + d.name + ": set costs.gpu_hour_usd" : hourly.note);
     }
 }
 
@@ -333,15 +351,17 @@ void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d,
 void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
     const FinetuneMemory& mem = r.memory;
     const double s = u.s, b = u.b, layers = u.layers;
-    trace.add("finetune.trainable_params", u.full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
-              {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, r.trainable_params, "parameters",
-              "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
+    const double trainable = r.trainable_params.value_or(0);  // unknown (no architecture): no derivation of its own
+    if (r.trainable_params)
+        trace.add("finetune.trainable_params", u.full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
+                  {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, trainable, "parameters",
+                  "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
     trace.add("finetune.memory_per_gpu_bytes.weights",
               u.qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters" : "params x 2 B + adapters",
               {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"devices", u.N}}, mem.weights, "bytes",
               u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
     trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",
-              {{"trainable_params", r.trainable_params}, {"state_bytes_per_param", z.state_bytes}}, mem.optimizer, "bytes",
+              {{"trainable_params", trainable}, {"state_bytes_per_param", z.state_bytes}}, mem.optimizer, "bytes",
               "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
     trace.add("finetune.memory_per_gpu_bytes.activations",
               !cfg.gradient_checkpointing ? "layers x one layer's activations"
@@ -382,8 +402,11 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
 Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, FinetuneResult& r) {
     r.devices = u.N;
     r.params_total = u.pc.total;
-    r.trainable_params = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
-    Sizes z = weight_memory(u, cfg, r.trainable_params, r.memory);
+    // LoRA's adapters are sized from the architecture's matrices: unknown (null, with fit_memory's
+    // warning) for a model given by parameter count only, whose sizes below then leave them out.
+    const double trainable = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
+    if (u.full || u.m.has_architecture) r.trainable_params = trainable;
+    Sizes z = weight_memory(u, cfg, trainable, r.memory);
     activation_memory(u, cfg, z, r.memory);
     fit_memory(u, cfg, hw.device, z, r);
     return z;
@@ -421,7 +444,7 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     const Run u = run_of(model, hw, cfg);
     Sizes z = size_memory(u, hw, cfg, r);
     longest_sequence_with_learned_positions(model, hw, cfg, r);
-    r.flops_per_token = flops_per_token(u, cfg, r.trainable_params);
+    r.flops_per_token = flops_per_token(u, cfg, r.trainable_params.value_or(0));  // unknown adapters: their FLOPs left out (warned)
     const StepParts st = step_time(u, cfg, hw, z, r);
     run_time_and_cost(u, cfg, hw.device, costs, st, r);
     if (trace.enabled()) explain_finetune(trace, u, cfg, z, st, r);

@@ -333,7 +333,7 @@ double layer_caps(const PipeSearch& s, PipeTry& c) {
     const double L = s.tm.in.layers;
     double rate_sum = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
-        const double cap_bytes = s.hw.pools[i].device.memory_bytes.value_or(0);
+        const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
         const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
         const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
         const double per_layer = e2.memory.total - e1.memory.total;
@@ -403,7 +403,7 @@ struct Stages {
 
 // Pool i's figures as stages of the pipeline (e: its stage's estimate).
 FleetPool stage_pool(const PipeSearch& s, const PipeTry& c, std::size_t i, const StepEstimate& e) {
-    const double capb = s.hw.pools[i].device.memory_bytes.value_or(0);
+    const double capb = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
     FleetPool fp;
     fp.pool = s.hw.pools[i];
     fp.layout = s.cfg;
@@ -650,28 +650,28 @@ Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency&
     return {lo, hi};
 }
 
-// GPU-hours, energy and cost of the run summed over the pools; priced: every pool has a price.
+// GPU-hours, energy and cost of the run summed over the pools: each sum known only when every pool's
+// is (run_cost: no TDP, no price, no $/GPU-hour), with the warnings naming what is missing.
 struct PoolTotals {
     double gpu_hours = 0, cost = 0, energy = 0;
-    bool priced = true;
+    bool priced = true, powered = true;
+    std::vector<std::string> missing;
 };
 
 // The pools' GPU-hours, energy and cost for a run of `seconds` (owned: amortised price and power; else the hourly rate).
 PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
     PoolTotals s;
-    for (const Pool& p : hw.pools) {
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        const Pool& p = hw.pools[i];
         const double h = static_cast<double>(p.count) * seconds / units::seconds_per_hour;
-        const double e = h * p.device.tdp_watts.value_or(0) / 1000.0 * costs.pue;
+        const RunCost rc = run_cost(p.device, costs, gpu_hour_rate(p.device, costs), h, "hardware.pools[" + std::to_string(i) + "].device");
         s.gpu_hours += h;
-        s.energy += e;
-        if (costs.ownership == Ownership::owned) {
-            s.cost +=
-                h * p.device.price_usd.value_or(0) / (costs.lifetime_years * units::hours_per_year) + e * costs.electricity_usd_per_kwh;
-        } else {
-            const HourlyRate rate = gpu_hour_rate(p.device, costs);
-            s.priced = s.priced && rate.usd.has_value();
-            s.cost += h * rate.usd.value_or(0);
-        }
+        s.energy += rc.energy_kwh.value_or(0);
+        s.cost += rc.cost_usd.value_or(0);
+        s.powered = s.powered && rc.energy_kwh.has_value();
+        s.priced = s.priced && rc.cost_usd.has_value();
+        for (const std::string& m : rc.missing)
+            if (std::find(s.missing.begin(), s.missing.end(), m) == s.missing.end()) s.missing.push_back(m);
     }
     return s;
 }
@@ -683,15 +683,12 @@ void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, 
         const PoolTotals s = pool_totals(hw, costs, seconds);
         t.seconds = seconds;
         t.gpu_hours = s.gpu_hours;
-        t.energy_kwh = s.energy;
-        t.co2_kg = s.energy * costs.grid_kg_co2_per_kwh;
+        if (s.powered) t.energy_kwh = s.energy, t.co2_kg = s.energy * costs.grid_kg_co2_per_kwh;
         t.seconds_low = seconds / band.hi;
         t.seconds_high = seconds / band.lo;
         if (s.priced) t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
-        if (s.priced)
-            t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
-        else
-            t.warnings.push_back("a pool's device has no $/GPU-hour: set costs.gpu_hour_usd");
+        if (s.priced) t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
+        t.warnings.insert(t.warnings.end(), s.missing.begin(), s.missing.end());
     } else if (t.tokens <= 0) {
         t.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }

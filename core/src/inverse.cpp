@@ -37,8 +37,10 @@ constexpr double kMaxGpus = 1e8;
 // A run of fewer optimizer steps than this is not a training run in any published sense: warned.
 constexpr double kFewSteps = 100;
 
-// Best predicted MFU over all layouts that fit, for a model on `count` devices.
-double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out) {
+// Best predicted MFU over all layouts that fit, for a model on `count` devices (0: none fits;
+// `divides` false then when no layout even tiles the count, the batch and the layers).
+double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out,
+                     bool* divides = nullptr) {
     Hardware h = hw;
     h.count = static_cast<Count>(count);
     // The layout search's own default batch (~4M tokens, rounded to dp x micro_batch per layout),
@@ -51,6 +53,7 @@ double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     opt.max_micro_batch = 4;
     opt.best_only = true;
     const PlanResult r = search_plans(m, h, c, opt);
+    if (divides) *divides = !r.best.empty() || r.least_memory.has_value();
     if (r.best.empty()) return 0;
     if (best_out) *best_out = r.best[0];
     return r.best[0].mfu;
@@ -142,7 +145,7 @@ json trainable_json(const Trainable& a) {
     out["compute_optimal_params"] = a.params;
     out["compute_optimal_tokens"] = a.tokens;
     // Training state fully sharded (ZeRO-3): 16 bytes/param; 10% kept for activations and overhead.
-    out["largest_fitting_params"] = 0.9 * a.n * a.hw.device.memory_bytes.value_or(0) / 16.0;
+    out["largest_fitting_params"] = 0.9 * a.n * a.hw.device.usable_memory_bytes().value_or(0) / 16.0;
     if (a.tc.tokens) out["largest_params_for_tokens"] = a.compute / (6.0 * *a.tc.tokens);
     out["formula"] =
         "C = devices x peak x MFU x seconds x goodput; N_opt = sqrt(C / (6 x tokens_per_param)); D_opt = tokens_per_param x N_opt";
@@ -197,10 +200,17 @@ std::string network_why(const NetworkRow& row, const json& a, const NetworkLevel
     if (lv.sites <= 1)
         why += "Gradients are reduced every step over " + sig3(lv.scale_out * 8e-9) +
                " Gbit/s per device inside one fabric and mostly hidden behind the backward pass.";
+    else if (pipelined && N > site_params)
+        why += "The model's training state does not fit one site (" + sig3(lv.devices_per_site) + " devices hold at most " +
+               sig3(site_params / 1e9) + "B parameters), so each replica (" + sig3(replica) +
+               " devices) is pipelined across sites: activations cross the " + sig3(lv.wan * 8e-9) + " Gbit/s links every micro-batch" +
+               (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
     else if (pipelined)
-        why += "A replica of that model (" + sig3(replica) + " devices) is larger than a site (" + sig3(lv.devices_per_site) +
-               "), so the best layout pipelines it across sites: activations cross the " + sig3(lv.wan * 8e-9) +
-               " Gbit/s links every micro-batch" + (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps." : ".");
+        why += "The fastest layout found pipelines each replica (" + sig3(replica) + " devices) across sites, although one site (" +
+               sig3(lv.devices_per_site) + " devices) could hold it: activations cross the " + sig3(lv.wan * 8e-9) +
+               " Gbit/s links every micro-batch" +
+               (row.t->local_steps > 1 ? ", while the replicas exchange only every 100 steps."
+                                       : ", which costs less than sending about twice the model's gradients over them every step.");
     else if (row.t->local_steps > 1)
         why +=
             "Each site trains a whole replica and the sites exchange every 100 steps in int8: 400x fewer bytes than synchronous fp32 "
@@ -217,7 +227,7 @@ json network_row(const NetworkRow& row, double seconds, double tpp, double peak)
     const auto& all = network_presets();
     json a = what_can_train(*row.h, *row.t, seconds, tpp, peak);
     const NetworkLevels lv = network_levels(*row.h);
-    const double site_params = 0.9 * lv.devices_per_site * row.h->device.memory_bytes.value_or(0) / 16.0;
+    const double site_params = 0.9 * lv.devices_per_site * row.h->device.usable_memory_bytes().value_or(0) / 16.0;
     json r = {{"id", row.id},
               {"label", row.label},
               {"hardware",
@@ -278,15 +288,23 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
 }
 
 // The time a what_can_train question has: the days, the $ budget at the device's rate, or the shorter;
-// none (with an error) when a budget has no rate to spend it at.
-std::optional<double> available_seconds(const Hardware& hw, const InverseQuestion& q, double rate, Errors& errors) {
+// none (with an error) when a budget has no rate to spend it at, or buys unbounded time (free
+// GPU-hours: a rate of 0) and no days bound it.
+std::optional<double> available_seconds(const Hardware& hw, const InverseQuestion& q, const std::optional<double>& rate, Errors& errors) {
     double seconds = q.days ? *q.days * units::seconds_per_day : 0;
     if (q.budget_usd) {
-        if (rate <= 0) {
-            add_error(errors, "missing", "costs.gpu_hour_usd", "a $ budget needs costs.gpu_hour_usd (the device has no catalog price)");
+        if (!rate) {
+            add_error(errors, "missing", "costs.gpu_hour_usd",
+                      "a $ budget needs a $/GPU-hour: " + hw.device.name + " has no catalog price; set costs.gpu_hour_usd");
             return std::nullopt;
         }
-        const double s_budget = *q.budget_usd / (static_cast<double>(hw.count) * rate) * units::seconds_per_hour;
+        if (*rate <= 0) {  // free: the budget never runs out
+            if (!q.days)
+                add_error(errors, "missing", "inverse.days",
+                          "the GPU-hours are free ($0 per GPU-hour), so inverse.budget_usd sets no time: give inverse.days");
+            return q.days ? std::optional<double>(seconds) : std::nullopt;
+        }
+        const double s_budget = *q.budget_usd / (static_cast<double>(hw.count) * *rate) * units::seconds_per_hour;
         seconds = q.days ? std::min(seconds, s_budget) : s_budget;
     }
     return seconds;
@@ -299,6 +317,7 @@ struct GpusNeeded {
     double mfu;
     double gpus = 0;
     Plan plan{};
+    bool divides = true;  // some layout tiles the count found (false: none does; true without a plan: none fits in memory)
 };
 
 // Goodput of a run on g devices.
@@ -310,6 +329,26 @@ double gpus_at(const GpusNeeded& n, double u) {
     double g = whole(n.flops / (n.peak * u * n.seconds));
     for (int k = 0; k < 3; ++k) g = whole(n.flops / (n.peak * u * n.seconds * needed_goodput(n, g)));
     return g;
+}
+
+// The answer's own count must have a layout that fits (the MFU that set it may come from another
+// count). A count with none (e.g. a prime number of nodes, which no dp x pp tiles with the batch and
+// the layers) gives way to the next counts of whole nodes, the first with a layout that fits.
+void answer_count_layout(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    constexpr int kNextCounts = 8;
+    const double first = n.gpus;
+    n.plan = Plan{};
+    for (int k = 0; k <= kNextCounts && first + k * n.node <= kMaxGpus; ++k) {
+        const double g = first + k * n.node;
+        Plan p{};
+        bool divides = true;
+        const double m = predicted_mfu(model, hw, n.tc, g, &p, &divides);
+        if (k == 0) n.divides = divides;
+        if (m > 0) {
+            n.gpus = g, n.mfu = m, n.plan = p;
+            return;
+        }
+    }
 }
 
 // The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
@@ -330,12 +369,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
         n.mfu = m;
     }
     n.gpus = gpus_at(n, n.mfu);
-    // The answer's own count must have a layout that fits (the MFU above may come from another count).
-    if (!n.tc.mfu) {
-        n.plan = Plan{};
-        const double m = predicted_mfu(model, hw, n.tc, n.gpus, &n.plan);
-        if (m > 0) n.mfu = m;
-    }
+    if (!n.tc.mfu) answer_count_layout(model, hw, n);
 }
 
 // Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, or no
@@ -346,6 +380,10 @@ std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
         return "the deadline cannot be met: even " + jr::fmt_num(kMaxGpus) + " x " + hw.device.name +
                " (hardware.count's limit) would take longer, and failures grow with the count (goodput " +
                jr::fmt_num(needed_goodput(n, n.gpus)) + ")";
+    if (!n.tc.mfu && n.plan.step_seconds <= 0 && !n.divides)
+        return "no parallel layout tiles " + jr::fmt_num(n.gpus) + " x " + hw.device.name +
+               " (tp x pp x dp = the count, dp x micro_batch dividing the global batch, every stage a layer), nor the next " +
+               "counts of whole nodes";
     if (!n.tc.mfu && n.plan.step_seconds <= 0)
         return "no parallel layout fits the model in the memory of " + jr::fmt_num(n.gpus) + " x " + hw.device.name;
     return "";
@@ -363,13 +401,15 @@ bool gpus_needed_inputs(const Scenario& s, const TrainingConfig& tc, const Inver
 }
 
 // The answer's figures at the count found, its plan, and what makes the count doubtful.
-void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double seq_len, double rate, json& out) {
+void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double seq_len, const HourlyRate& rate, json& out) {
     out["gpus"] = n.gpus;
     out["mfu"] = n.mfu;
     out["goodput"] = needed_goodput(n, n.gpus);
     out["seconds_at_gpus"] = n.flops / (n.gpus * n.peak * n.mfu * needed_goodput(n, n.gpus));
     out["gpu_hours"] = n.gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
-    out["cost_usd"] = out["gpu_hours"].get<double>() * rate;
+    // 0 $/GPU-hour is free (cost 0); no price known: no cost (null), with the warning.
+    out["cost_usd"] = rate.usd ? json(out["gpu_hours"].get<double>() * *rate.usd) : json(nullptr);
+    if (!rate.usd) out["warnings"].push_back("inverse: " + (rate.note.empty() ? "no $/GPU-hour: set costs.gpu_hour_usd" : rate.note));
     if (needed_goodput(n, n.gpus) < 0.5)
         out["warnings"].push_back("inverse: at " + jr::fmt_num(n.gpus) + " GPUs failures and restarts take " +
                                   jr::fmt_num(100 * (1 - needed_goodput(n, n.gpus))) +
@@ -384,8 +424,8 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
 }
 
 // gpus_needed: the GPU count (whole nodes) that trains the model on training.tokens by the deadline, and its cost.
-json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingConfig& tc, const InverseQuestion& q, double peak, double rate,
-                        json& out, Errors& errors) {
+json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingConfig& tc, const InverseQuestion& q, double peak,
+                        const HourlyRate& rate, json& out, Errors& errors) {
     if (!gpus_needed_inputs(s, tc, q, errors)) return nullptr;
     const ModelSpec& model = *s.model;
     // Whole nodes, and whole model-parallel groups when tp, pp or cp are given.
@@ -428,7 +468,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const Hardware& hw = *s.hardware;
     const TrainingConfig tc = s.training.value_or(TrainingConfig{});
     const double peak = hw.device.peak(tc.precision).value_or(0);
-    const double rate = gpu_hour_rate(hw.device, s.costs).usd.value_or(0);
+    const HourlyRate rate = gpu_hour_rate(hw.device, s.costs);
     if (peak <= 0) {
         add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
         return nullptr;
@@ -444,7 +484,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         return nullptr;
     }
     if (q.question != InverseKind::what_can_train) return answer_gpus_needed(s, hw, tc, q, peak, rate, out, errors);
-    const std::optional<double> seconds = available_seconds(hw, q, rate, errors);
+    const std::optional<double> seconds = available_seconds(hw, q, rate.usd, errors);
     if (!seconds) return nullptr;
     json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);
     for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();

@@ -547,7 +547,10 @@ private:
             p_ = start;
             return fail("number overflow");
         }
-        out = Value(d);
+        // -0 (written "-0.0", or a negative number below the smallest double) is read as 0: every
+        // number of a scenario passes here, so no range check, echo or derivation ever meets -0,
+        // which JSON.stringify would write as 0 where this writer keeps its sign.
+        out = Value(d == 0 ? 0.0 : d);
         return true;
     }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "gpucalc/json_read.hpp"
 #include "gpucalc/order.hpp"
 #include "gpucalc/scenario_fields.hpp"
 
@@ -39,9 +40,10 @@ struct Dims {
 void parallel_dims(const ModelSpec& m, const StepInputs& in, const TrainingConfig& base, const PlanOptions& opt, Dims& d) {
     if (is_fixed(base, "tp"))
         d.tps.add(base.tp);
+    else if (opt.only_tp)  // checked against max_tp, the count and the heads (check_plan_options)
+        d.tps.add(*opt.only_tp);
     else
-        for (Count t = 1; t <= opt.max_tp; t *= 2)
-            if (!opt.only_tp || t == *opt.only_tp) d.tps.add(t);
+        for (Count t = 1; t <= opt.max_tp; t *= 2) d.tps.add(t);
     // Context parallelism for long sequences (Megatron-Core / NeMo long-context recipes use cp 2-32).
     if (is_fixed(base, "cp"))
         d.cps.add(base.cp);
@@ -103,7 +105,7 @@ struct Search {
 // The shared state of a search of `m` on `hw` (tm: m's training model, which must outlive it).
 Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt, const TrainingModel& tm) {
     return Search{m, hw, base, tm.in, tm.shape, training_efficiency(base, hw.device), network_levels(hw), hw.count,
-                  hw.device.memory_bytes.value_or(0),
+                  hw.device.usable_memory_bytes().value_or(0),  // unified memory: the GPU's share (as training.cpp)
                   // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
                   hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
                   m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active,
@@ -291,19 +293,25 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
 struct Batchings {
     const Search& s;
     const Layout& l;
-    Count gb(Count mb) const { return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb); }
+    // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok).
+    Count gb(Count mb, Count vpp = 1) const {
+        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb * (vpp > 1 ? l.pp : 1));
+    }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
     // that is larger (25,000-way data parallelism at micro-batch 7 would be 358M tokens a step).
-    bool batch_ok(Count mb) const {
+    bool batch_ok(Count mb, Count vpp = 1) const {
         if (s.gb_fixed || mb == 1) return true;
-        return static_cast<double>(gb(mb)) <=
-               std::max(static_cast<double>(gb(1)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len)));
+        return static_cast<double>(gb(mb, vpp)) <=
+               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len)));
     }
     // Uneven stages are allowed (training_step.cpp stage_split), but every model
     // chunk needs a layer (or the embedding or the loss).
+    // Interleaving needs the step's micro-batches in groups of pp (scenario_parse.cpp
+    // check_interleaved_microbatches).
     bool div_ok(Count vpp, Count mb, Count g) const {
-        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0;
+        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0 &&
+               (vpp == 1 || (g / (l.dp * mb)) % l.pp == 0);
     }
 };
 
@@ -330,8 +338,8 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
     const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4;
     const double kth = out.best.back().tokens_per_second;
     for (int bi = 0; bi < d.mbs.n; ++bi) {
-        const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
-        if (!bs.batch_ok(mb) || !bs.div_ok(v_max, mb, gb)) continue;
+        const Count mb = d.mbs.values[bi], gb = bs.gb(mb, v_max);
+        if (!bs.batch_ok(mb, v_max) || !bs.div_ok(v_max, mb, gb)) continue;
         for (int ri = 0; ri < d.rcs.n; ++ri)
             for (int si = 0; si < d.sps.n; ++si) {
                 if (sp_left_out(s, d, l, si)) continue;
@@ -362,8 +370,8 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
         const Count vpp = d.vpps.values[vi];
         if (vpp > 1 && (l.pp == 1 || s.base.dualpipe)) continue;  // DualPipe has no interleaving (its two directions instead)
         for (int bi = 0; bi < d.mbs.n; ++bi) {
-            const Count mb = d.mbs.values[bi], gb = bs.gb(mb);
-            if (!bs.batch_ok(mb)) continue;
+            const Count mb = d.mbs.values[bi], gb = bs.gb(mb, vpp);
+            if (!bs.batch_ok(mb, vpp)) continue;
             // Without interleaving fewer micro-batches are in flight: sized here.
             search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], vpp > 1);
         }
@@ -372,6 +380,38 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
 }
 
 }  // namespace
+
+void check_plan_options(const Scenario& s, const PlanOptions& opt, Errors& errors) {
+    if (!opt.only_tp || !s.training || !s.hardware) return;
+    const Count tp = *opt.only_tp;
+    const TrainingConfig& t = *s.training;
+    const std::string n = jr::fmt_num(static_cast<double>(tp));
+    if (is_fixed(t, "tp") && t.tp != tp)
+        add_error(errors, "conflict", "plan.tp",
+                  "plan.tp (" + n + ") differs from training.tp (" + jr::fmt_num(static_cast<double>(t.tp)) +
+                      "), which the search holds fixed: give one of them");
+    if (tp > opt.max_tp)
+        add_error(errors, "conflict", "plan.tp",
+                  "plan.tp (" + n + ") is above plan.max_tp (" + jr::fmt_num(static_cast<double>(opt.max_tp)) +
+                      "; the largest tensor-parallel size searched, " + jr::fmt_num(static_cast<double>(PlanOptions{}.max_tp)) +
+                      " by default): raise plan.max_tp or lower plan.tp");
+    // The sizes the scenario fixes (scenario_parse.cpp check_given_sizes) times plan.tp tile the count.
+    Count fixed = tp;
+    const std::pair<const char*, Count> sizes[] = {{"cp", t.cp}, {"pp", t.pp}, {"dp", t.dp.value_or(1)}};
+    for (const auto& [f, v] : sizes)
+        if (is_fixed(t, f)) fixed *= v;
+    if (s.hardware->count % fixed != 0)
+        add_error(errors, "divisibility", "plan.tp",
+                  "hardware.count (" + jr::fmt_num(static_cast<double>(s.hardware->count)) + ") must be divisible by plan.tp" +
+                      (fixed != tp ? " x the training sizes given (" : " (") + jr::fmt_num(static_cast<double>(fixed)) + ")");
+    if (!s.model || !s.model->has_architecture) return;
+    const ModelSpec& m = *s.model;
+    if (!whole(m.heads, tp))
+        add_error(errors, "divisibility", "plan.tp", "model.heads (" + jr::fmt_num(m.heads) + ") must be divisible by plan.tp (" + n + ")");
+    else if (!m.is_mla() && !whole(m.kv_heads, tp) && !whole(static_cast<double>(tp), static_cast<Count>(m.kv_heads)))
+        add_error(errors, "divisibility", "plan.tp",
+                  "model.kv_heads (" + jr::fmt_num(m.kv_heads) + ") and plan.tp (" + n + ") must divide one another");
+}
 
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt) {
     PlanResult out;

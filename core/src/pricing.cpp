@@ -2,6 +2,8 @@
 // with provider, date and source (core/data/devices.json cloud_prices).
 #include "gpucalc/pricing.hpp"
 
+#include "gpucalc/units.hpp"
+
 namespace gpucalc {
 
 HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
@@ -33,6 +35,39 @@ HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
     if (!chosen)
         r.note = "no " + want + " price for " + d.name + " in the catalog: the " + use->basis + " price (" + use->provider + ", " +
                  use->date + ") is used";
+    return r;
+}
+
+namespace {
+// How to give a device figure the catalog lacks: the custom device's own key, or a custom device
+// on the catalog one as its base.
+std::string how_to_give(const Device& d, const std::string& path, const char* key) {
+    if (d.custom) return "set " + path + "." + key;
+    return "give " + path + " as {\"base\": \"" + d.id + "\", \"" + key + "\": ...}";
+}
+}  // namespace
+
+RunCost run_cost(const Device& d, const Costs& c, const HourlyRate& hourly, double gpu_hours, const std::string& path) {
+    RunCost r;
+    const bool owned = c.ownership == Ownership::owned;
+    if (d.tdp_watts)
+        r.energy_kwh = gpu_hours * *d.tdp_watts / 1000.0 * c.pue;
+    else
+        r.missing.push_back(d.name + " has no TDP: energy_kwh and co2_kg are null" +
+                            (owned ? std::string(", and so is the owned cost_usd (its electricity)") : std::string()) + "; " +
+                            how_to_give(d, path, "tdp_watts"));
+    if (!owned) {
+        if (hourly.usd)
+            r.cost_usd = gpu_hours * *hourly.usd;
+        else
+            r.missing.push_back(hourly.note.empty() ? "no $/GPU-hour for " + d.name + ": set costs.gpu_hour_usd" : hourly.note);
+        return r;
+    }
+    if (!d.price_usd)
+        r.missing.push_back(d.name + " has no purchase price: the owned cost_usd is null; " + how_to_give(d, path, "price_usd") +
+                            ", or use costs.ownership cloud");
+    if (d.price_usd && r.energy_kwh)
+        r.cost_usd = gpu_hours * *d.price_usd / (c.lifetime_years * units::hours_per_year) + *r.energy_kwh * c.electricity_usd_per_kwh;
     return r;
 }
 

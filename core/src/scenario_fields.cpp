@@ -332,7 +332,7 @@ FieldTable<FinetuneConfig> finetune_fields() {
     static constexpr Field<F> t[] = {
         field<&F::method>(
             choice_spec("method", kFinetuneMethod, "full fine-tuning, LoRA (frozen 16-bit base) or QLoRA (frozen 4-bit NF4 base)")),
-        field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r")),
+        field<&F::lora_rank>(integer_spec("lora_rank", "", 1, 65536, "LoRA rank r (lora and qlora; a conflict with method full)")),
         field<&F::lora_modules>(choice_spec("lora_modules", kFinetuneLoraModules,
                                             "adapted matrices: q and v, all attention projections, every linear layer, q k v, or q v o "
                                             "and the MLP (torchtune's lora_attn_modules + apply_lora_to_mlp)")),
@@ -439,8 +439,10 @@ FieldTable<PlanOptions> plan_fields() {
         field<&P::max_tp>(integer_spec("max_tp", "devices", 1, 64, "largest tensor-parallel size searched")),
         field<&P::max_vpp>(integer_spec("max_vpp", "", 1, 16, "largest interleaving searched")),
         field<&P::max_micro_batch>(integer_spec("max_micro_batch", "sequences", 1, 64, "largest micro-batch searched")),
-        field<&P::only_tp>(integer_spec("tp", "devices", 1, 64, "search this tensor-parallel size only (splits the search)",
-                                        "every power of two up to max_tp")),
+        field<&P::only_tp>(
+            integer_spec("tp", "devices", 1, 64,
+                         "search this tensor-parallel size only (at most max_tp, dividing the count and the heads; splits the search)",
+                         "every power of two up to max_tp")),
     };
     return t;
 }

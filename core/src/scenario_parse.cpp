@@ -20,6 +20,26 @@ using namespace jr;
 
 constexpr double kMinPeakFlops = 1e6;  // 1 MFLOP/s: below any real device (absurd input is an error)
 
+namespace {
+// A null inside a custom device object is an error, not "absent": beside a base it would otherwise
+// keep the base's figure without a word, and a catalog figure cannot be removed (the echo never
+// writes null there, so it still parses back).
+// (Keys no table knows are reported as unknown fields, not here too.)
+void reject_nulls(const json& j, const std::string& path, Errors& errors, bool peaks = false) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        bool known = peaks ? parse_precision(k).has_value() : table_has(custom_device_fields(), k);
+        for (const char* x : {"base", "id", "name", "kind", "peak_flops_per_second"}) known = known || (!peaks && k == x);
+        const std::string f = join(path, k);
+        if (known && it->is_null())
+            add_error(errors, "type", f,
+                      "null is not a value for " + f + ": give a value, or leave the key out (beside base, the base's is kept)");
+        else if (!peaks && k == "peak_flops_per_second" && it->is_object())
+            reject_nulls(*it, f, errors, true);
+    }
+}
+}  // namespace
+
 bool device_from_scenario(const json& j, const std::string& path, Device& out, Errors& errors) {
     if (j.is_string()) {
         const std::string id = j.get<std::string>();
@@ -38,6 +58,7 @@ bool device_from_scenario(const json& j, const std::string& path, Device& out, E
     }
     const std::size_t before = errors.size();
     check_table_keys(j, path, custom_device_fields(), errors, {"base", "id", "name", "kind", "peak_flops_per_second"});
+    reject_nulls(j, path, errors);
     Device d;
     if (auto base = string(j, "base", path, errors)) {
         const Device* b = find_device(*base);
@@ -153,6 +174,43 @@ void check_stated_params(const ModelInput& in, const ModelSpec& m) {
                       "); give params alone, or the architecture alone");
 }
 
+// The range of model field `name` (model_fields).
+const FieldSpec& model_field_spec(std::string_view name) {
+    for (const auto& f : model_fields())
+        if (f.spec.name == name) return f.spec;
+    return model_fields()[0].spec;  // not reached: every name asked for is a row
+}
+
+// Whether v lies in the field's range (and is whole for an integer field).
+bool within(const FieldSpec& f, double v) {
+    const bool above_min = f.min_exclusive ? v > f.min : v >= f.min;
+    return above_min && v <= f.max && (f.kind != FieldKind::integer || std::floor(v) == v);
+}
+
+// Defaults derived from other fields are echoed (write_model: head_dim, ffn_hidden, params) and the
+// echo must parse back: a derived value outside its own field's range is an error on the field it
+// derives from, naming the value.
+void check_derived_defaults(const ModelInput& in, const ModelSpec& m, bool ffn_derived) {
+    const std::string& path = in.path;
+    const FieldSpec& hd = model_field_spec("head_dim");
+    if (m.head_dim == 0 && !within(hd, m.hidden / m.heads))
+        add_error(in.errors, "range", join(path, "heads"),
+                  join(path, "head_dim") + " defaults to " + join(path, "hidden") + " / " + join(path, "heads") + " (" +
+                      fmt_num(m.hidden / m.heads) + "), which must be a whole number from " + fmt_num(hd.min) + " to " + fmt_num(hd.max) +
+                      ": give " + join(path, "head_dim") + " or another number of heads");
+    const FieldSpec& ffn = model_field_spec("ffn_hidden");
+    if (ffn_derived && !within(ffn, m.ffn_hidden))
+        add_error(in.errors, "range", join(path, "hidden"),
+                  join(path, "ffn_hidden") + " defaults to 4 x " + join(path, "hidden") + " (" + fmt_num(m.ffn_hidden) +
+                      "), above its limit " + fmt_num(ffn.max) + ": give " + join(path, "ffn_hidden"));
+    const FieldSpec& params = model_field_spec("params");
+    const double total = count_params(m).total;
+    if (!within(params, total))
+        add_error(in.errors, "range", join(path, "layers"),
+                  "the architecture has " + fmt_num(total) + " parameters (" + join(path, "params") + ", echoed with it, is at most " +
+                      fmt_num(params.max) + "): fewer layers or a narrower model");
+}
+
 }  // namespace
 
 bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Errors& errors) {
@@ -193,10 +251,12 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).
     if (!j.contains("kv_heads") && (!from_preset || m.heads != heads_before))
         m.kv_heads = from_preset && kv_before != heads_before ? kv_before : m.heads;
-    if (!from_preset && !j.contains("ffn_hidden")) m.ffn_hidden = 4 * m.hidden;
+    const bool ffn_derived = !from_preset && !j.contains("ffn_hidden");
+    if (ffn_derived) m.ffn_hidden = 4 * m.hidden;
     m.params = stated_params;
     m.active_params = 0;
     check_model_rules(in, m);
+    if (in.ok()) check_derived_defaults(in, m, ffn_derived);
     if (in.ok() && params_given) check_stated_params(in, m);
     out = m;
     return in.ok();
@@ -351,6 +411,12 @@ void parse_finetune(const json& f, Scenario& s, Errors& errors) {
     check_table_keys(f, "finetune", finetune_fields(), errors);
     FinetuneConfig c;
     read_fields(f, "finetune", finetune_fields(), c, errors);
+    // A LoRA rank beside full fine-tuning would be echoed but not used (as weight_precision beside a
+    // GGUF format): one or the other.
+    if (c.method == FinetuneMethod::full && f.contains("lora_rank") && !f["lora_rank"].is_null())
+        add_error(errors, "conflict", "finetune.lora_rank",
+                  "finetune.lora_rank does not apply to finetune.method full (every parameter is trained): leave it out, or choose "
+                  "lora or qlora");
     s.finetune = c;
 }
 
@@ -590,19 +656,39 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
                       fmt_num(t.ep) + ")");
 }
 
+// The interleaved schedule runs the micro-batches of a step in groups of pp (Megatron-LM and
+// Megatron-Core forward_backward_pipelining_with_interleaving: "number of microbatches is not
+// divisible by pipeline-model-parallel-size when using interleaved schedule").
+void check_interleaved_microbatches(const TrainingConfig& t, Errors& errors) {
+    if (t.vpp <= 1 || t.pp <= 1 || !t.dp || !t.global_batch || *t.global_batch % (*t.dp * t.micro_batch) != 0) return;
+    const Count m = *t.global_batch / (*t.dp * t.micro_batch);
+    if (m % t.pp != 0)
+        add_error(errors, "divisibility", "training.vpp",
+                  "training.vpp > 1 (the interleaved schedule) needs the micro-batches per step, global_batch / (dp x micro_batch) = " +
+                      fmt_num(static_cast<double>(m)) + ", to be a multiple of training.pp (" + fmt_num(static_cast<double>(t.pp)) + ")");
+}
+
 // The global batch (layout given): a multiple of dp x micro_batch, or the default when not given.
 void resolve_global_batch(const LayoutRules& r, Errors& errors) {
     TrainingConfig& t = r.t;
     if (r.automatic || !t.dp || !r.s.model) return;
     const Count per_step = *t.dp * t.micro_batch;
     if (!t.global_batch) {
-        t.global_batch = default_global_batch(r.s.model->seq_len, per_step);
+        // With interleaving, in groups of pp micro-batches (check_interleaved_microbatches).
+        t.global_batch = default_global_batch(r.s.model->seq_len, per_step * (t.vpp > 1 && t.pp > 1 ? t.pp : 1));
         t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
+        // At least one dp x micro_batch step: the echoed default must be within global_batch's own range.
+        for (const auto& f : training_fields())
+            if (f.spec.name == "global_batch" && static_cast<double>(*t.global_batch) > f.spec.max)
+                add_error(errors, "range", "training.micro_batch",
+                          "training.global_batch defaults to a multiple of training.dp x training.micro_batch (" + fmt_num(per_step) +
+                              "), above its limit " + fmt_num(f.spec.max) + ": a smaller training.micro_batch");
     } else if (*t.global_batch % per_step != 0) {
         add_error(errors, "divisibility", "training.global_batch",
                   "training.global_batch (" + fmt_num(*t.global_batch) + ") must be divisible by training.dp x training.micro_batch (" +
                       fmt_num(per_step) + ")");
     }
+    check_interleaved_microbatches(t, errors);
 }
 
 // Rules that tie the parallel layout to the model, the device count and the batch (Megatron-LM:
@@ -616,6 +702,15 @@ void check_training_layout(Scenario& s, Errors& errors, bool searched) {
     check_zero_with_pipeline(r, errors);
     check_expert_parallel(r, errors);
     resolve_global_batch(r, errors);
+}
+
+// The rules between the layout fields given and the model, none on the device count (LayoutCheck::model).
+void check_training_layout_model(Scenario& s, Errors& errors) {
+    const LayoutRules r{s, *s.training, true};
+    check_group_sizes(r, errors);
+    check_layout_against_model(r, errors);
+    check_zero_with_pipeline(r, errors);
+    check_expert_parallel(r, errors);
 }
 
 // Sites of equal size (without pools): no more sites than devices, a count they divide, whole nodes.
@@ -775,7 +870,10 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
         const auto& tf = training_fields();
         const bool sizes_given = (t.given & (field_bit(tf, "tp") | field_bit(tf, "pp") | field_bit(tf, "dp"))) != 0;
         if (!t.layout) t.layout = sizes_given && !mixed_fleet(*s.hardware) ? LayoutMode::given : LayoutMode::automatic;
-        if (check != LayoutCheck::none && !mixed_fleet(*s.hardware)) check_training_layout(s, errors, check == LayoutCheck::search);
+        if (check == LayoutCheck::model && !mixed_fleet(*s.hardware))
+            check_training_layout_model(s, errors);
+        else if (check != LayoutCheck::none && !mixed_fleet(*s.hardware))
+            check_training_layout(s, errors, check == LayoutCheck::search);
     }
     if (s.hardware) check_network(s, errors);
     if (s.inference && s.hardware) {

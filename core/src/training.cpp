@@ -289,8 +289,11 @@ void step_figures(const Device& d, const StepEstimate& est, TrainingResult& r) {
     r.memory = est.memory;
     r.zero3_buffer_bytes = est.zero3_buffer_bytes;
     r.dp_comm_bytes_per_step = est.dp_bytes;
-    r.memory_capacity_bytes = d.memory_bytes.value_or(0);
-    r.fits = d.memory_bytes ? r.memory.total <= *d.memory_bytes : false;
+    // What a model may occupy: all of the memory, or on unified memory (Apple silicon) the share the
+    // GPU may use (usable_memory_fraction), as serving and fine-tuning size it.
+    const std::optional<double> cap = d.usable_memory_bytes();
+    r.memory_capacity_bytes = cap.value_or(0);
+    r.fits = cap ? r.memory.total <= *cap : false;
     r.step = est.step;
 }
 
@@ -399,33 +402,26 @@ ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, TrainingResult&
 }
 
 // Run totals: wall time, GPU-hours, energy, CO2 and cost, with their band. Returns the $/GPU-hour used.
+// An energy or cost whose input is unknown (the TDP, the price) is null with a warning (run_cost).
 HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
     const HourlyRate hourly = gpu_hour_rate(d, costs);
-    const double rate = hourly.usd.value_or(0);
     r.gpu_hour_usd = hourly.usd;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
         const double gpu_hours = r.devices * seconds / units::seconds_per_hour;
-        // Energy as published runs compute it (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM): GPU-hours x TDP x PUE.
-        const double energy = gpu_hours * d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
-        double cost = gpu_hours * rate;
-        if (costs.ownership == Ownership::owned) {
-            const double life_hours = costs.lifetime_years * units::hours_per_year;
-            cost = gpu_hours * d.price_usd.value_or(0) / life_hours + energy * costs.electricity_usd_per_kwh;
-        }
+        const RunCost rc = run_cost(d, costs, hourly, gpu_hours, "hardware.device");
         r.seconds = seconds;
         r.gpu_hours = gpu_hours;
-        r.energy_kwh = energy;
-        r.co2_kg = energy * costs.grid_kg_co2_per_kwh;
+        r.energy_kwh = rc.energy_kwh;
+        if (rc.energy_kwh) r.co2_kg = *rc.energy_kwh * costs.grid_kg_co2_per_kwh;
         r.seconds_low = seconds / band.hi;
         r.seconds_high = seconds / band.lo;
-        if (rate > 0 || costs.ownership == Ownership::owned) {
-            r.cost_usd = cost;
-            r.cost_usd_low = cost / band.hi;
-            r.cost_usd_high = cost / band.lo;
-        } else {
-            r.warnings.push_back(hourly.note.empty() ? "no $/GPU-hour: set costs.gpu_hour_usd" : hourly.note);
+        if (rc.cost_usd) {
+            r.cost_usd = rc.cost_usd;
+            r.cost_usd_low = *rc.cost_usd / band.hi;
+            r.cost_usd_high = *rc.cost_usd / band.lo;
         }
+        r.warnings.insert(r.warnings.end(), rc.missing.begin(), rc.missing.end());
     } else if (r.tokens <= 0) {
         r.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }
@@ -436,29 +432,30 @@ HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand&
 void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& hourly, const ThroughputBand& band, const TrainingResult& r,
                         Trace& trace) {
     if (!r.seconds) return;
-    const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, energy = *r.energy_kwh, n = r.devices;
+    const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, n = r.devices;
     trace.add("training.seconds", "D / tokens_per_second / goodput",
               {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");
     trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
     trace.add("training.uncertainty", "seconds / [band high, band low] (throughput band from out-of-sample errors)",
               {{"seconds", seconds}, {"band_low", band.lo}, {"band_high", band.hi}}, *r.seconds_high, "s", r.band_basis);
     trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
+    // Each only when known (run_cost): a derivation never shows a missing price or TDP as 0.
     if (r.cost_usd && costs.ownership == Ownership::owned)
         trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
                   {{"gpu_hours", gpu_hours},
-                   {"price_usd", d.price_usd.value_or(0)},
+                   {"price_usd", *d.price_usd},
                    {"lifetime_years", costs.lifetime_years},
-                   {"energy_kwh", energy},
+                   {"energy_kwh", *r.energy_kwh},
                    {"electricity_usd_per_kwh", costs.electricity_usd_per_kwh}},
                   *r.cost_usd, "USD", "straight-line amortisation");
     else if (r.cost_usd)
-        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", r.gpu_hour_usd.value_or(0)}},
+        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", gpu_hours}, {"gpu_hour_usd", *r.gpu_hour_usd}},
                   *r.cost_usd, "USD", hourly.what);
-    trace.add("training.energy_kwh", "gpu_hours x TDP x PUE",
-              {{"gpu_hours", gpu_hours}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, energy, "kWh",
-              "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
+    if (!r.energy_kwh) return;
+    trace.add("training.energy_kwh", "gpu_hours x TDP x PUE", {{"gpu_hours", gpu_hours}, {"tdp_watts", *d.tdp_watts}, {"pue", costs.pue}},
+              *r.energy_kwh, "kWh", "convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
     trace.add("training.co2_kg", "energy_kwh x grid intensity",
-              {{"energy_kwh", energy}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *r.co2_kg, "kg CO2e",
+              {{"energy_kwh", *r.energy_kwh}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *r.co2_kg, "kg CO2e",
               "LLaMA Sec. 6 (0.385 kg/kWh US average)");
 }
 
@@ -509,7 +506,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const HourlyRate hourly = run_totals(d, costs, band, r);
     if (!r.fits)
         r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, " + d.name + " has " +
-                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB";
+                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB" + (d.usable_memory_fraction ? " usable" : "");
 
     if (trace.enabled()) {
         explain_step(tm.in, cfg, eff, est, trace);
@@ -557,7 +554,10 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         }
         TrainingConfig c = cfg;
         c.dp = dp;
-        c.global_batch = (gb + dp * cfg.micro_batch - 1) / (dp * cfg.micro_batch) * dp * cfg.micro_batch;
+        // The batch rounded up to whole steps of dp x micro_batch (in groups of pp with interleaving:
+        // scenario_parse.cpp check_interleaved_microbatches).
+        const Count step = dp * cfg.micro_batch * (cfg.vpp > 1 && cfg.pp > 1 ? cfg.pp : 1);
+        c.global_batch = (gb + step - 1) / step * step;
         c.mfu.reset();
         Trace none(false);
         TrainingResult r = estimate_training(m, h, c, costs, none);

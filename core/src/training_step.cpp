@@ -808,14 +808,22 @@ double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
 }
 
 // Pipeline sends of one micro-batch between stages inside a site (activations forward, gradients backward).
-double pp_comm_seconds(const StepInputs& in, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+double pp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
     if (L.p <= 1) return 0.0;
-    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp ? L.t : 1.0);
+    // Each tensor-parallel rank sends its own share: the sequence-parallel activations are already
+    // split, and Megatron splits the replicated ones (its scatter/gather optimization: t chunks over
+    // the t ranks' own links, all-gathered over NVLink on the other side; Narayanan et al. 2021,
+    // arXiv:2104.04473 Sec. 4.1).
+    const double bytes = 2.0 * c.tokens * in.hidden / (L.sp || fw.pp_scatter_gather ? L.t : 1.0);
     // Boundaries inside a site; those across sites are added per step (pipeline_across_sites). In one
     // site pipeline parallelism is the outermost dimension (Megatron-Core's rank order tp-cp-ep-dp-pp;
-    // torchtitan's device mesh and DeepSpeed's pipe-data-model topology likewise): neighbouring stages
-    // are devices / pp apart. Across sites each site holds whole replicas (their stages contiguous).
-    const double span = links.net.sites > 1 ? std::min(L.t * L.cp * L.p, links.net.devices_per_site) : L.t * L.cp * L.dp;
+    // torchtitan's device mesh and DeepSpeed's pipe-data-model topology likewise): stage k holds ranks
+    // [k s, (k + 1) s), s = tp x cp x dp, and rank r sends to r + s. That send stays in a node only
+    // when s is under a node and the boundary falls inside one; the stages run in lock-step (1F1B), so
+    // the slowest boundary sets the time: every send is in-node only when all pp x s ranks fit one node
+    // (link(span) compares span with devices_per_node). Across sites each site holds whole replicas
+    // (their stages contiguous, t x cp ranks apart): the same rule over one replica's t x cp x pp ranks.
+    const double span = links.net.sites > 1 ? std::min(L.t * L.cp * L.p, links.net.devices_per_site) : L.t * L.cp * L.dp * L.p;
     return 2.0 * L.v * (bytes / links.link(span) + links.latency(span));
 }
 
@@ -1126,7 +1134,13 @@ void unhidden_terms(const StepInputs& in, const TrainingConfig& cfg, const Effic
 void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, StepLayout& L, const ComputeTerms& c,
                    const LayerActivations& act, const Links& links, StepTime& mb, StepEstimate& r) {
     unhidden_terms(in, cfg, eff, L, c, act, links, mb, r);
-    mb.pp_comm = pp_comm_seconds(in, L, c, links);
+    mb.pp_comm = pp_comm_seconds(in, eff.fw, L, c, links);
+    // Interleaved schedules that overlap the sends with the next chunk's compute expose only what the
+    // micro-batch's compute cannot hide (Megatron-Core overlap_p2p_comm, on with virtual stages:
+    // megatron/core/pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving;
+    // Megatron-LM --no-overlap-p2p-communication to turn it off).
+    if (eff.fw.pp_comm_overlap && L.v > 1 && !L.dualpipe)
+        mb.pp_comm = std::max(0.0, mb.pp_comm - (mb.gemm + mb.attention + mb.memory_bound + mb.overhead));
     mb.ep_comm = ep_comm_seconds(in, eff.fw, L, c, links);
     if (!L.uneven) return;
     // The last stage: every term of a middle stage scales with its layers but the pipeline sends (per

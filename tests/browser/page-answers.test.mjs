@@ -118,7 +118,10 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   const r = await report(page, 'serve');
   assert.equal(r.inference.batch_source, 'max_throughput');
   assert.equal(await figure(page, 'serve', 'batch').textContent(), r.inference.batch.toLocaleString('en-US'));
-  assert.match(await card(page, 'serve').locator('[data-figure="batch"] .sub').textContent(), /the most that fit \(max throughput\)/);
+  assert.match(
+    await card(page, 'serve').locator('[data-figure="batch"] .sub').textContent(),
+    /the most that fit \(max throughput: the cheapest per token, the slowest per user/
+  );
   assert.match(await figure(page, 'serve', 'ttft').textContent(), /ms|s$/);
   assert.match(await figure(page, 'serve', 'cost').textContent(), /^\$/);
   // The GPUs given are weighed against the traffic: the defaults' 8 are short of what the peak needs.
@@ -129,7 +132,7 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   // A newcomer read the green check above "not enough" as "yes": the headline says it runs but falls short.
   assert.equal(await card(page, 'serve').locator('.fit').getAttribute('data-fit'), 'short');
   assert.match(await card(page, 'serve').locator('.fit').textContent(), /not enough for the traffic: [\d,]+ are needed\.$/);
-  assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /every copy full/);
+  assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /every copy busy \(at the largest batch\)/);
   await field(page, 'serve', 'count').fill(String(r.inference.gpus_needed));
   assert.equal(await given.getAttribute('data-gpus-given'), 'enough');
   // Enough GPUs: the speed a user sees is at the traffic's peak (Little's law), faster than at the largest batch.

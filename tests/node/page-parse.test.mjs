@@ -206,3 +206,9 @@ test('numbers written back into fields read back exactly, in English and German'
   assert.equal(Parse.text(1.56e13, 'en-US'), '15.6T');
   assert.equal(Parse.text(0.34, 'de-DE'), '0,34');
 });
+
+test('"-0" is zero, as the core reads it, and is shown as 0', () => {
+  assert.ok(Object.is(value('-0'), 0));
+  assert.ok(Object.is(value('-0.0 %', 'fraction'), 0));
+  assert.equal(Parse.describe(value('-0'), 'count'), '0');
+});

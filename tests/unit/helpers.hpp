@@ -14,6 +14,15 @@
 inline nlohmann::json to_nlohmann(const gpucalc::jv::Value& v) { return nlohmann::json::parse(gpucalc::jw::text(v)); }
 inline gpucalc::jv::Value from_nlohmann(const nlohmann::json& j) { return gpucalc::jv::Value::parse(j.dump()); }
 
+// nlohmann keeps a negative zero; the core's reader reads it as 0 (json_value.cpp): what the core's
+// parser gives for nlohmann's value.
+inline nlohmann::json without_negative_zero(nlohmann::json j) {
+    if (j.is_number_float() && j.get<double>() == 0) return 0.0;
+    if (j.is_structured())
+        for (auto& v : j) v = without_negative_zero(v);
+    return j;
+}
+
 inline nlohmann::json run(const nlohmann::json& scenario) { return nlohmann::json::parse(gpucalc::estimate_json(scenario.dump())); }
 
 inline bool has_error(const nlohmann::json& r, const std::string& field, const std::string& code = "") {

@@ -164,8 +164,8 @@ TEST_CASE("json writer: the same text as nlohmann::json::dump for random documen
         for (const int indent : {-1, 0, 2}) {
             REQUIRE(doc.text(indent) == dump(expected, indent));
             REQUIRE(jw::text(value, indent) == dump(expected, indent));
-            // nlohmann's text read back by the core's parser: the same values, of the same kinds
-            REQUIRE(jw::text(jv::Value::parse(dump(expected, indent))) == dump(expected));
+            // nlohmann's text read back by the core's parser: the same values, of the same kinds (-0 read as 0)
+            REQUIRE(jw::text(jv::Value::parse(dump(expected, indent))) == dump(without_negative_zero(expected)));
         }
         REQUIRE(jw::text(doc.to_json()) == dump(expected));
         jw::Doc copy;

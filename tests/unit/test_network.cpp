@@ -474,3 +474,15 @@ TEST_CASE("what can 1,001 H100 train across sites: whole nodes only, the same an
     // Red team 2026-11-30: 1,001 GPUs gave 91.6 B across sites synchronously (vs 3.8 B for 1,000).
     CHECK(b[1]["compute_optimal_params"].get<double>() < 10e9);
 }
+
+TEST_CASE("the network comparison says whether a replica spans sites because it must or because it is faster") {
+    // 1,000 H100 in 125 sites of 8, 90 days: the synchronous answer (13B) would fit one site but is
+    // pipelined across sites by choice; DiLoCo's 87B cannot fit 8 GPUs (at most ~39B parameters).
+    const nlohmann::json r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+                                  {"inverse", {{"question", "what_can_train"}, {"days", 90}, {"compare_networks", true}}}});
+    REQUIRE(r["inverse"]["networks"].is_array());
+    std::map<std::string, std::string> why;
+    for (const auto& n : r["inverse"]["networks"]) why[n["id"].get<std::string>()] = n["explanation"].get<std::string>();
+    CHECK(why["sites_synchronous"].find("although one site (8 devices) could hold it") != std::string::npos);
+    CHECK(why["sites_diloco"].find("does not fit one site") != std::string::npos);
+}

@@ -46,7 +46,9 @@ TEST_CASE("famous runs with known layouts land near the published figures") {
     // ~4.5 % of the compute, whose placement on the pipeline is not published), so it predicts ~5 %
     // fewer hours: bound 10 %.
     CHECK(err("deepseek-v3", "gpu_hours") < 0.10);
-    CHECK(err("llama3.1-405b", "gpu_hours") < 0.05);  // 30.84M H100 hours (model card)
+    // 30.84M H100 hours (model card): -5.8 % since pipeline sends overlap the interleaved schedule's
+    // compute (it was -3 %); bound 10 %, as DeepSeek-V3's, within #13's 15 % and the model's band.
+    CHECK(err("llama3.1-405b", "gpu_hours") < 0.10);
     // A known miss, kept true: BLOOM's 70 layers were chosen so that (70 + 2 embeddings) / 12 stages
     // balance (DeepSpeed type:transformer|embedding); with balanced stages the model predicts ~190
     // TFLOP/s per GPU against the published 156 (arXiv:2211.05100 Sec. 3.4.1). docs/VALIDATION.md.

@@ -45,6 +45,8 @@ struct FrameworkProfile {
     double cp_overlap = 0.9;                  // fraction of context-parallel KV exchange hidden behind attention
     bool cp_allgather = false;                // torch context_parallel: K/V all-gathered per pass, gradients on an fp32 ring
     bool kv_repeated = false;                 // K/V heads repeated to every query head before attention (what CP exchanges)
+    bool pp_scatter_gather = false;           // pipeline sends split over the tensor-parallel ranks (Megatron)
+    bool pp_comm_overlap = false;             // interleaved pipeline sends overlapped with the next chunk's compute
     double kernel_seconds_per_layer = 50e-6;  // launch and small-kernel time per layer per pass
     double attention_kernel = 1.0;            // residual factor on the framework's attention kernel (1 = as measured by the kernel papers)
     AttentionKernel attention_impl = AttentionKernel::fused;  // the kernel the framework uses by default

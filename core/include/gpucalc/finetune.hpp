@@ -40,7 +40,7 @@ struct FinetuneResult {
     FinetuneConfig config;
     FinetunePeak peak;
     double params_total = 0;
-    double trainable_params = 0;
+    std::optional<double> trainable_params;  // null: LoRA/QLoRA on a model given by parameter count only (its matrices unknown)
     double devices = 1;
     FinetuneMemory memory;
     double memory_capacity_bytes = 0;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "gpucalc/errors.hpp"
 #include "gpucalc/scenario.hpp"
 #include "gpucalc/training.hpp"
 
@@ -29,5 +30,9 @@ struct PlanResult {
 };
 
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt);
+
+// plan.tp (PlanOptions::only_tp) against the scenario, as training.tp is checked: at most plan.max_tp,
+// the same as a given training.tp, tiling hardware.count with the sizes given, dividing the heads.
+void check_plan_options(const Scenario& s, const PlanOptions& opt, Errors& errors);
 
 }  // namespace gpucalc

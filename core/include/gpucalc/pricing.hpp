@@ -3,6 +3,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "gpucalc/scenario.hpp"
 
@@ -16,5 +17,16 @@ struct HourlyRate {
 };
 
 HourlyRate gpu_hour_rate(const Device& d, const Costs& c);
+
+// The energy and cost of `gpu_hours` device-hours of d. Energy as published runs compute it: GPU-hours
+// x TDP x PUE (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM). Cost: rented, GPU-hours x the hourly rate
+// (0 is free); owned, the purchase price amortised straight-line over costs.lifetime_years plus the
+// energy's electricity. A figure whose input is unknown is null, never 0, and `missing` holds a
+// warning naming the input (`path`: the device's scenario path, e.g. "hardware.device").
+struct RunCost {
+    std::optional<double> energy_kwh, cost_usd;
+    std::vector<std::string> missing;
+};
+RunCost run_cost(const Device& d, const Costs& c, const HourlyRate& hourly, double gpu_hours, const std::string& path);
 
 }  // namespace gpucalc

@@ -12,8 +12,9 @@ namespace gpucalc {
 
 // How the parallel layout's rules apply: as the scenario says (its layout given or auto), as the
 // constraints of a plan search (the fields given are checked as under layout auto: the search
-// chooses the rest from valid layouts only), or not at all (the inverse questions size their own).
-enum class LayoutCheck { scenario, search, none };
+// chooses the rest from valid layouts only), against the model only (the fields given, not the
+// device count: gpus_needed chooses the count), or not at all (what_can_train sizes its own).
+enum class LayoutCheck { scenario, search, model, none };
 
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
 bool parse_scenario(const jv::Value& j, Scenario& out, Errors& errors, LayoutCheck check = LayoutCheck::scenario);
