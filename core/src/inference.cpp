@@ -30,6 +30,12 @@ namespace gpucalc {
 
 namespace {
 
+// llama.cpp with layers in host memory: an operation on at least 32 rows runs on the GPU, its weights
+// copied over (ggml/src/ggml-cuda/ggml-cuda.cu ggml_backend_cuda_device_offload_op, min_batch_size
+// 32); a prompt is processed in ubatches of 512 tokens (common/common.h, n_ubatch default).
+constexpr double kLlamaCppOffloadMinBatch = 32;
+constexpr double kLlamaCppUbatchTokens = 512;
+
 // x^n for a whole n >= 0 by repeated squaring: the same multiplications on every platform.
 double ipow(double x, double n) {
     double r = 1.0;
@@ -130,6 +136,9 @@ struct Model {
     double moe_layers = 0;
     double kv_token = 0, kv_token_gpu = 0;  // KV bytes per token: whole model / per device
     double kept16_params = 0;               // parameters left in 16 bits by weight quantization
+    double head_params = 0;                 // the output projection (vocab x hidden), tied or not
+    double head16_params = 0;               // ... when it is one of the tables left in 16 bits
+    double attn_replicated = 0;             // attention weights every rank holds whole (DP attention), whole model
 
     Model(const ModelSpec& mm, const Hardware& hw, const InferenceConfig& c, const InferenceEfficiency& e = {})
         : m(mm), d(hw.device), cfg(c), eff(e) {
@@ -209,10 +218,16 @@ struct Model {
         // (gpt-fast quantize.py and ModelOpt quantize nn.Linear modules), and ModelOpt's FP8/FP4
         // recipes also leave the output head in 16 bits (its default config disables "*lm_head*").
         // GGUF formats quantize both (llama.cpp token_embd / output tensors have their own types).
+        const double table = m.has_architecture ? m.vocab * m.hidden : 0.0;
+        head_params = table;
         if (cfg.weight_format == WeightFormat::native && bytes_per_param < 2 && m.has_architecture) {
-            const double table = m.vocab * m.hidden;
-            kept16_params = table + ((wp == Precision::fp8 || wp == Precision::fp4) && !m.tied_embeddings ? table : 0.0);
+            const bool head_kept = m.tied_embeddings || wp == Precision::fp8 || wp == Precision::fp4;
+            kept16_params = table + (head_kept && !m.tied_embeddings ? table : 0.0);
+            head16_params = head_kept ? table : 0.0;  // a tied table is the head: read in 16 bits every step
         }
+        // Data-parallel attention (SGLang --enable-dp-attention): every rank runs the attention of its
+        // own sequences, so each holds the attention weights whole; the rest stays split over tp.
+        if (cfg.attention_dp && m.is_mla()) attn_replicated = pc.attention_per_layer * m.layers;
     }
 
     // Extra bytes of the tables kept in 16 bits, and all stored weights of the model.
@@ -243,8 +258,10 @@ struct Model {
         const double routed_active = m.experts_per_token * expert_params_layers;
         const double non_expert = matmul_params - routed_active;
         const double touched_local = experts_touched(b) / ep;  // experts are sharded over ep ranks
-        return non_expert / t + touched_local * expert_params_layers / t;
+        return (non_expert - attn_replicated) / t + attn_replicated + touched_local * expert_params_layers / t;
     }
+    // Extra bytes per device per step for an output head stored in 16 bits among lower-precision weights.
+    double head16_read_bytes() const { return head16_params * std::max(0.0, 2.0 - bytes_per_param) / t; }
     // TP all-reduces (after attention and after the MLP, 16-bit activations, ring) of `tokens`
     // tokens; `latency` false when the calls are shared with other work (prefill chunks ride on
     // decode steps, whose calls are already counted).
@@ -256,13 +273,23 @@ struct Model {
     }
     // EP all-to-alls per MoE layer: dispatch (FP8 when the weights are FP8, as DeepSeek-V3's serving
     // does; else 16-bit) and combine (16-bit) of tokens x k hidden vectors, (ep-1)/ep of them remote;
-    // the share on other nodes crosses the scale-out network, the rest the scale-up links.
-    double ep_alltoall(double tokens, bool latency = true) const {
+    // the share on other nodes crosses the scale-out network, the rest the scale-up links. With
+    // node-limited routing and `per_node` (prefill), a token crosses the network once per node it is
+    // routed to and is forwarded inside that node over the scale-up links (DeepSeek-V3, arXiv:2412.19437
+    // Sec. 3.2.2; DeepEP's normal kernels; its low-latency decode kernels send every copy directly).
+    double ep_alltoall(double tokens, bool latency = true, bool per_node = false) const {
         if (ep <= 1 || !m.is_moe()) return 0;
         const double dispatch_bytes = cfg.weight_precision == Precision::fp8 ? 1.0 : 2.0;
-        const double remote = tokens * m.experts_per_token * hidden * (dispatch_bytes + 2.0) * (ep - 1.0) / ep;
+        const double vector = hidden * (dispatch_bytes + 2.0);
+        const double remote = tokens * m.experts_per_token * vector * (ep - 1.0) / ep;
         const double cross = gpus > node ? 1.0 - node / gpus : 0.0;
-        const double bytes_time = remote * cross / std::max(1.0, out_link) + remote * (1.0 - cross) / std::max(1.0, up_link);
+        double cross_bytes = remote * cross;
+        if (per_node && m.max_routed_nodes > 0 && cross > 0) {
+            const double nodes = std::ceil(gpus / node);  // nodes hit by k uniform picks, at most max_routed_nodes
+            const double hit = std::min(m.max_routed_nodes, nodes * (1.0 - ipow(1.0 - 1.0 / nodes, m.experts_per_token)));
+            cross_bytes = std::min(cross_bytes, tokens * hit * (nodes - 1.0) / nodes * vector);
+        }
+        const double bytes_time = cross_bytes / std::max(1.0, out_link) + remote * (1.0 - cross) / std::max(1.0, up_link);
         const double lat = latency ? 2.0 * (eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(ep)) : 0.0;
         return moe_layers * (lat + bytes_time);
     }
@@ -270,13 +297,22 @@ struct Model {
         if (!m.has_architecture) return 0;
         return forward_flops_per_token(m, ctx) - forward_flops_per_token(m, 0);
     }
+    // Attention FLOPs of one decoded token over ctx cached tokens. MLA decodes in the absorbed form
+    // (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1.3: W_UK folded into the query, W_UV into the output):
+    // each head scores the kv_lora_rank + rope wide latent key and mixes the kv_lora_rank wide latent
+    // value, 2 x heads x ctx x (2 kv_lora_rank + rope) per layer (576 + 512 for DeepSeek-V3;
+    // deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md, "Theoretical Analysis").
+    double decode_attention_flops_per_token(double ctx) const {
+        if (!m.is_mla()) return attention_flops_per_token(ctx);
+        return 2.0 * m.layers * m.heads * ctx * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+    }
 
     // One decode step for b sequences at mean context ctx.
     DecodeTerms decode(double b, double ctx) const {
         DecodeTerms x;
         const double params = params_read_per_gpu(b);
         const double dev_params = params * gpu_layer_fraction, host_params = params - dev_params;
-        x.weights = safe_div(dev_params * bytes_per_param, bw * eff.memory);
+        x.weights = safe_div(dev_params * bytes_per_param + head16_read_bytes(), bw * eff.memory);
         x.host_offload = safe_div(host_params * bytes_per_param, host_bw * eff.memory);
         if (dequant_ops > 0)
             x.dequantization = safe_div(params * dequant_ops, fp32 * eff.dequant_alu) + layers * eff.dequant_kernel_seconds_per_layer;
@@ -295,7 +331,7 @@ struct Model {
                      safe_div(sg * kv_ctx * kv_token_gpu * (1 - gpu_layer_fraction), host_bw * eff.memory);
         // Attention FLOPs: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
         const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
-        x.attention = std::max(x.kv_cache, safe_div(sg * attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
+        x.attention = std::max(x.kv_cache, safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
         x.kernel_overhead = layers * eff.kernel_seconds_per_layer;
         x.sequence_overhead = sg * eff.seconds_per_sequence_step;
         x.tp_comm = tp_allreduce(gt);
@@ -306,24 +342,53 @@ struct Model {
         return x;
     }
 
-    // Prefill compute of `tokens` new prompt tokens after `cached` tokens already in the cache,
-    // batched with other work (weights already streaming): GEMMs at full efficiency,
-    // attention over the context, TP/EP communication.
+    // Prefill compute of one request's `tokens` new prompt tokens after `cached` tokens already in the
+    // cache, batched with other work (weights already streaming): GEMMs at full efficiency, attention
+    // over the context, TP/EP communication. Split by where it runs: `rank` on one device (attention
+    // and its weights under DP attention), `group` on the request's TP group of t devices, `routed`
+    // (the routed experts' GEMMs) spread over the whole instance.
+    struct PrefillWork {
+        double rank = 0, group = 0, routed = 0;
+    };
+    PrefillWork prefill_work(double tokens, double cached) const {
+        PrefillWork w;
+        if (tokens <= 0) return w;
+        // Logits for the last prompt token only: serving engines project that one hidden state (vLLM
+        // LogitsProcessor on the sampled positions; SGLang's LogitsProcessor "last token" path).
+        const double head = std::min(head_params, matmul_params);
+        const double routed = m.is_moe() ? m.experts_per_token * expert_params_layers : 0.0;
+        const double shared = matmul_params - routed - head - attn_replicated;  // split over the group's tp ranks
+        const double e = peak * gemm_eff();
+        const double attn_flops = tokens * attention_flops_per_token(cached + tokens / 2.0);
+        w.rank = safe_div(tokens * 2.0 * attn_replicated, e) + (attn_replicated > 0 ? safe_div(attn_flops, peak16 * eff.attention) : 0);
+        w.group = safe_div(tokens * 2.0 * shared / t, e) * gpu_layer_fraction + safe_div(2.0 * head / t, e) +
+                  (attn_replicated > 0 ? 0.0 : safe_div(attn_flops / t, peak16 * eff.attention)) + host_prefill(tokens) +
+                  tp_allreduce(tokens, false) + ep_alltoall(tokens, false, true);
+        w.routed = safe_div(tokens * 2.0 * routed / gpus, e) * gpu_layer_fraction;
+        return w;
+    }
+    // One request's prefill, alone: its rank's, its group's and its share of the routed work in turn.
     double prefill_compute(double tokens, double cached) const {
-        if (tokens <= 0) return 0;
-        double gemm;
-        if (m.is_moe()) {
-            const double routed = m.experts_per_token * expert_params_layers;
-            const double non_expert = matmul_params - routed;
-            gemm = safe_div(tokens * 2.0 * non_expert / t, peak * gemm_eff()) + safe_div(tokens * 2.0 * routed / gpus, peak * gemm_eff());
-        } else {
-            gemm = safe_div(tokens * 2.0 * matmul_params / t, peak * gemm_eff());
-        }
-        const double attn = safe_div(tokens * attention_flops_per_token(cached + tokens / 2.0) / t, peak16 * eff.attention);
-        const double host = (1 - gpu_layer_fraction) > 0 ? safe_div(tokens * 2.0 * matmul_params * (1 - gpu_layer_fraction),
-                                                                    fp32 * eff.dequant_alu)
-                                                         : 0;  // offloaded layers compute on the CPU (llama.cpp)
-        return gemm * gpu_layer_fraction + attn + host + tp_allreduce(tokens, false) + ep_alltoall(tokens, false);
+        const PrefillWork w = prefill_work(tokens, cached);
+        return w.rank + w.group + w.routed;
+    }
+    // Instance time per request when every group (and, with DP attention, every rank) prefills its
+    // own requests at once: device-seconds of the request / devices of the instance.
+    double prefill_instance(double tokens, double cached) const {
+        const PrefillWork w = prefill_work(tokens, cached);
+        return w.rank / gpus + w.group / ep + w.routed;
+    }
+    // The prompt through the layers left in host memory (CPU offload). llama.cpp runs a batch of at
+    // least 32 tokens on the GPU, copying those layers' weights over the host link once per ubatch of
+    // 512 tokens (ggml-cuda.cu ggml_backend_cuda_device_offload_op, min_batch_size 32; n_ubatch
+    // default 512, common/common.h); fewer tokens run on the CPU, reading the weights once at
+    // host_memory_bandwidth.
+    double host_prefill(double tokens) const {
+        const double host_bytes = matmul_params * (1.0 - gpu_layer_fraction) * bytes_per_param;
+        if (!(host_bytes > 0)) return 0;
+        if (tokens < kLlamaCppOffloadMinBatch) return safe_div(host_bytes, host_bw * eff.memory);
+        const double link_bw = d.host_link_bytes_per_second_bidirectional ? *d.host_link_bytes_per_second_bidirectional / 2.0 : host_bw;
+        return std::ceil(tokens / kLlamaCppUbatchTokens) * safe_div(host_bytes, link_bw * eff.network);
     }
     // One request's prompt on an idle instance: compute, but at least one pass over the weights.
     double prefill_alone(double tokens, double cached) const {
@@ -371,7 +436,7 @@ Cycle cycle(const Model& x, double b) {
         y.step = (g * t_draft + t_verify) / y.spec_tokens;
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
-    y.prefill_busy = x.prefill_compute(fresh, cached);
+    y.prefill_busy = x.prefill_instance(fresh, cached);
     y.prefill_alone = x.prefill_alone(fresh, cached);
     if (c.disaggregated) {
         y.seconds = osl * y.step;  // decode instances only decode
@@ -405,11 +470,12 @@ Fit fit(const Model& x) {
     const double cached = x.m.sliding_window > 0 ? std::min(x.m.sliding_window, ctx) : ctx;
     const double blocks = std::ceil(cached / x.eff.kv_block_tokens) * x.eff.kv_block_tokens;  // paged in blocks
     double weights = x.weight_bytes(), per_gpu;
+    const double rep = x.attn_replicated * (1.0 - 1.0 / x.t) * x.bytes_per_param;  // DP attention: attention weights whole per rank
     if (x.m.is_moe()) {
         const double routed_total = x.m.experts * x.expert_params_layers;
-        per_gpu = ((x.pc.total - routed_total) / x.t + routed_total / x.gpus) * x.bytes_per_param + x.kept16_extra_bytes() / x.t;
+        per_gpu = ((x.pc.total - routed_total) / x.t + routed_total / x.gpus) * x.bytes_per_param + x.kept16_extra_bytes() / x.t + rep;
     } else {
-        per_gpu = weights / x.t;
+        per_gpu = weights / x.t + rep;
     }
     // CPU offload: the device keeps the embeddings and gpu_layers layers.
     const double layer_share = x.m.has_architecture ? std::max(0.0, 1.0 - x.pc.embedding / std::max(1.0, x.pc.total)) : 1.0;
@@ -621,6 +687,10 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
+    if (x.m.has_architecture && r.context_tokens > x.m.seq_len)
+        r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(r.context_tokens) +
+                             ") exceed the model's context length model.seq_len (" + jr::fmt_num(x.m.seq_len) +
+                             "): the model was not trained for it (set model.seq_len if your variant's is longer)");
 }
 
 // Derivations of the weights and of the KV cache per token.
@@ -734,8 +804,14 @@ void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const 
     const InferenceConfig& cfg = x.cfg;
     const Device& d = x.d;
     const double b = r.batch, cached_ctx = o.cached_ctx, instance_bytes = o.instance_bytes;
-    trace.add("inference.weights_bytes_per_gpu", "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers",
-              {{"weights_bytes", r.weights_bytes}, {"tp", x.t}, {"ep", x.ep}, {"host_weights_bytes", r.host_weights_bytes}},
+    trace.add("inference.weights_bytes_per_gpu",
+              "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers (+ attention weights x (1 - 1/tp) with DP "
+              "attention: every rank holds them whole)",
+              {{"weights_bytes", r.weights_bytes},
+               {"tp", x.t},
+               {"ep", x.ep},
+               {"host_weights_bytes", r.host_weights_bytes},
+               {"attention_params_replicated", x.attn_replicated}},
               r.weights_bytes_per_gpu, "bytes", "");
     trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
               {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
@@ -760,6 +836,7 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
     r.decode_memory_bound = y.dec.memory_bound;
     r.decode_tokens_per_second_per_user = safe_div(1.0, y.step);
     r.prefill_seconds = y.prefill_alone;
+    r.prefill_tokens_per_second_per_gpu = safe_div(static_cast<double>(x.cfg.prompt_tokens), y.prefill_busy * G);
     r.tpot_seconds = y.tpot;
     r.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     r.speculative_tokens_per_step = y.spec_tokens;
@@ -782,7 +859,8 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
     const double b = r.batch;
     const DecodeTerms& t = y.dec;
     trace.add("inference.decode_seconds_per_token",
-              "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs) + kernel_overhead + "
+              "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs (MLA: absorbed, 2 heads ctx (2 "
+              "kv_lora_rank + rope) per layer)) + kernel_overhead + "
               "sequence_overhead + tp_comm + ep_comm" +
                   std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
               {{"weights", t.weights},
@@ -809,9 +887,12 @@ void explain_decode_terms(Trace& trace, const Model& x, const Cycle& y, const In
     const double b = r.batch;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     const DecodeTerms& t = y.dec;
-    trace.add("inference.decode_breakdown_seconds.weights", "params read per device x bytes_per_param / (bandwidth x eff_memory)",
+    trace.add("inference.decode_breakdown_seconds.weights",
+              "(params read per device x bytes_per_param + output head kept in 16 bits x (2 - bytes_per_param) / tp) / (bandwidth x "
+              "eff_memory)",
               {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction},
                {"bytes_per_param", x.bytes_per_param},
+               {"head_params_16bit", x.head16_params},
                {"bandwidth", x.bw},
                {"eff_memory", eff.memory}},
               t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
@@ -902,19 +983,22 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
     const double peak_rps = peak_requests_per_second(cfg);
     double lambda = 0;
     if (cfg.disaggregated) {
-        r.decode_instances = std::ceil(peak_rps / y.rate);
+        r.decode_instances = std::max(1.0, std::ceil(peak_rps / y.rate));  // traffic given: at least one copy
         const double prefill_rate = safe_div(1.0, y.prefill_busy);
         r.prefill_instances = prefill_rate > 0 ? std::ceil(peak_rps / prefill_rate) : 0;
         r.instances_needed = r.decode_instances + r.prefill_instances;
         lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
         r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
     } else {
-        r.instances_needed = std::ceil(peak_rps / y.rate);
+        r.instances_needed = std::max(1.0, std::ceil(peak_rps / y.rate));
         lambda = safe_div(peak_rps, r.instances_needed);
     }
     r.gpus_needed = r.instances_needed * G;
     r.cost_per_day_usd = r.gpus_needed * 24.0 * rate;
-    r.energy_per_day_kwh = r.gpus_needed * 24.0 * x.d.tdp_watts.value_or(0) / 1000.0 * costs.pue;
+    if (x.d.tdp_watts)
+        r.energy_per_day_kwh = r.gpus_needed * 24.0 * *x.d.tdp_watts / 1000.0 * costs.pue;
+    else
+        r.warnings.push_back("energy per day unknown: the device has no TDP (set hardware.device.tdp_watts)");
     r.input_tokens_per_day = cfg.requests_per_day * isl;
     r.output_tokens_per_day = cfg.requests_per_day * osl;
     r.cost_per_million_input_tokens_usd = r.cost_per_day_usd * r.input_cost_share / r.input_tokens_per_day * 1e6;
@@ -980,9 +1064,9 @@ void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& 
                   r.gpus_needed, "GPUs", "");
         trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
                   r.cost_per_day_usd, "USD", "");
-        trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
-                  {{"gpus_needed", r.gpus_needed}, {"tdp_watts", d.tdp_watts.value_or(0)}, {"pue", costs.pue}}, r.energy_per_day_kwh, "kWh",
-                  "");
+        if (r.energy_per_day_kwh)
+            trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
+                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", *d.tdp_watts}, {"pue", costs.pue}}, *r.energy_per_day_kwh, "kWh", "");
     }
 }
 
@@ -1058,6 +1142,11 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
     trace.add("inference.prefill_seconds",
               "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
               {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}}, r.prefill_seconds, "s", "");
+    trace.add("inference.prefill_tokens_per_second_per_gpu",
+              "prompt_tokens / (prefill per request on the instance x instance devices); prefill per request = rank work / devices + "
+              "group work / ep + routed experts' work (every EP group, and with DP attention every rank, prefills its own requests)",
+              {{"prompt_tokens", isl}, {"prefill_compute_per_request", y.prefill_busy}, {"instance_gpus", G}, {"ep", x.ep}},
+              r.prefill_tokens_per_second_per_gpu, "tokens/s", "SGLang large-scale EP prefill (lm-sys blog 2025-05-05)");
     trace.add("inference.throughput_tokens_per_second_per_instance",
               cfg.disaggregated ? "batch x output_tokens / (output_tokens x decode step)"
                                 : "batch x output_tokens / (output_tokens x decode step + batch x prefill compute per request)",
@@ -1068,7 +1157,8 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
               r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
     trace.add("inference.tpot_seconds",
               cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
-              {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}}, r.tpot_seconds, "s", "");
+              {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}, {"output_tokens", osl}},
+              r.tpot_seconds, "s", "");
     trace.add("inference.ttft_seconds",
               "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
               {{"prefill_seconds", r.prefill_seconds},

@@ -263,6 +263,7 @@ void inference_memory_json(Val j, const InferenceResult& r) {
 void inference_speed_json(Val j, const InferenceResult& r) {
     const bool ok = r.fits;
     j["prefill_seconds"] = when_ok(ok, r.prefill_seconds);
+    j["prefill_tokens_per_second_per_gpu"] = when_ok(ok, r.prefill_tokens_per_second_per_gpu);
     j["decode_seconds_per_token"] = when_ok(ok, r.decode_seconds_per_token);
     j["decode_bound"] = r.decode_memory_bound ? "memory" : "compute";
     j["turn_batch"] = r.turn_batch;
@@ -284,7 +285,7 @@ void inference_speed_json(Val j, const InferenceResult& r) {
     const bool sized = ok && r.config.requests_per_day > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
     j["cost_per_day_usd"] = sized && r.gpu_hour_usd ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
-    j["energy_per_day_kwh"] = sized ? Scalar(r.energy_per_day_kwh) : Scalar(nullptr);
+    j["energy_per_day_kwh"] = sized && r.energy_per_day_kwh ? Scalar(*r.energy_per_day_kwh) : Scalar(nullptr);
     j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
     j["cost_per_million_input_tokens_usd"] = ok && r.gpu_hour_usd ? Scalar(r.cost_per_million_input_tokens_usd) : Scalar(nullptr);
     j["gpu_hour_usd"] = opt(r.gpu_hour_usd);
@@ -670,6 +671,8 @@ void inference_section(ReportOut& o, const Scenario& s) {
 void finetune_section(ReportOut& o, const Scenario& s) {
     FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, o.trace);
     write_fields(o.inputs["finetune"], r.config, finetune_fields());
+    // Full fine-tuning has no LoRA rank: the echo leaves it out (given, it is a conflict: parse_finetune).
+    if (r.config.method == FinetuneMethod::full) o.inputs["finetune"]["lora_rank"] = nullptr;
     finetune_json(o.report["finetune"], r);
     // Full fine-tuning has no LoRA rank: the echo leaves it out (given, it is a conflict: parse_finetune).
     if (r.config.method == FinetuneMethod::full) o.inputs["finetune"]["lora_rank"] = nullptr;

@@ -808,6 +808,17 @@ void check_network(Scenario& s, Errors& errors) {
                   "hardware.sites applies to training: serving and fine-tuning are modelled within one site (leave sites out)");
 }
 
+constexpr double kLeastRequestsPerDay = 1e-6;  // a guard against underflow, not a measurement
+
+// A traffic so small that a day's tokens round away (5e-324 requests) would size 0 GPUs and divide
+// costs by nothing: a millionth of a request a day is the least that is sized.
+void check_traffic(const InferenceConfig& c, Errors& errors) {
+    if (c.requests_per_day > 0 && c.requests_per_day < kLeastRequestsPerDay)
+        add_error(errors, "range", "inference.requests_per_day",
+                  "inference.requests_per_day must be 0 (no traffic sizing) or at least " + fmt_num(kLeastRequestsPerDay) + ", got " +
+                      fmt_num(c.requests_per_day));
+}
+
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).
 // Serving options that depend on the model: layers on the device, and a draft smaller than the model.
 void check_serving_model_options(const InferenceConfig& c, const ModelSpec& m, Errors& errors) {
@@ -900,6 +911,7 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
             add_error(errors, "range", "inference.attention_dp",
                       "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
         if (s.model) check_serving_model_options(c, *s.model, errors);
+        check_traffic(c, errors);
         if (!d.memory_bandwidth_bytes_per_second)
             add_error(errors, "unsupported", "hardware.device", d.name + " has no published memory bandwidth");
         if (!d.memory_bytes)

@@ -160,3 +160,132 @@ TEST_CASE("an omitted inference.tp is the fewest GPUs whose share of the weights
     REQUIRE(e["explain"].contains("inference.tp"));
     CHECK(e["explain"]["inference.tp"]["result"] == 4);
 }
+
+TEST_CASE("an FP8 model reads its output head in 16 bits every decode step (ModelOpt keeps lm_head unquantized)") {
+    // Llama 3 8B on one H100, batch 1: the decode reads the 7,504,924,672 multiplied parameters,
+    // of which the 128,256 x 4,096 = 525,336,576-parameter head stays in 16 bits: 6,979,588,096 x 1 B
+    // + 525,336,576 x 2 B = 8,030,261,248 B against 2 x 7,504,924,672 B in BF16.
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+              {"inference", {{"tp", 1}, {"batch", 1}, {"prompt_tokens", 128}, {"output_tokens", 128}}}};
+    const json bf16 = run(s);
+    s["inference"]["weight_precision"] = "fp8";
+    const json fp8 = run(s);
+    REQUIRE_FALSE(fp8.contains("errors"));
+    const double w16 = bf16["inference"]["decode_breakdown_seconds"]["weights"].get<double>();
+    const double w8 = fp8["inference"]["decode_breakdown_seconds"]["weights"].get<double>();
+    CHECK(w8 / w16 == Approx(8030261248.0 / (2 * 7504924672.0)));
+}
+
+TEST_CASE("prefill projects only the last prompt token through the output head") {
+    // One small layer and a 256K-entry vocabulary: the head is 99 % of the multiplied parameters. A
+    // 4,096-token prompt pays for the head once, so the vocabulary barely moves the prefill work.
+    json s = {{"model", {{"layers", 1}, {"hidden", 1024}, {"heads", 8}, {"vocab", 1000}, {"seq_len", 8192}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+              {"inference", {{"tp", 1}, {"batch", 1}, {"prompt_tokens", 4096}, {"output_tokens", 1}}}};
+    const double small = run(s)["inference"]["prefill_tokens_per_second_per_gpu"].get<double>();
+    s["model"]["vocab"] = 256000;
+    const double large = run(s)["inference"]["prefill_tokens_per_second_per_gpu"].get<double>();
+    // The head's 2 x 256,000 x 1,024 FLOPs once against ~4,096 x 2 x 12.6 M for the layer: < 2 %.
+    CHECK(large / small > 0.98);
+}
+
+TEST_CASE("DP attention keeps the attention weights whole on every rank (SGLang --enable-dp-attention)") {
+    // DeepSeek-V3 FP8 on 8 H200, tp 8: 61 layers x the MLA block's parameters, 7/8 of them more per GPU.
+    json s = {{"model", {{"preset", "deepseek-v3"}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+              {"inference", {{"tp", 8}, {"weight_precision", "fp8"}, {"prompt_tokens", 1000}, {"output_tokens", 1000}}}};
+    const json tp = run(s);
+    s["inference"]["attention_dp"] = true;
+    const json dp = run(s);
+    REQUIRE_FALSE(dp.contains("errors"));
+    const double attention = count_params(*find_model_preset("deepseek-v3")).attention_per_layer * 61;
+    CHECK(dp["inference"]["weights_bytes_per_gpu"].get<double>() - tp["inference"]["weights_bytes_per_gpu"].get<double>() ==
+          Approx(attention * 7.0 / 8.0));
+    // ... and reads them whole every decode step.
+    CHECK(dp["inference"]["decode_breakdown_seconds"]["weights"].get<double>() >
+          tp["inference"]["decode_breakdown_seconds"]["weights"].get<double>());
+}
+
+TEST_CASE("MLA decodes in the absorbed form: 2 x heads x context x (2 x 512 + 64) FLOPs per layer") {
+    // DeepSeek-V3, one device per EP group (tp 1, ep 64, FP8), 256 sequences per device at a 2,000-token
+    // mean context: 256 x 2 x 61 x 128 x 2,000 x 1,088 FLOPs at the BF16 peak x attention efficiency;
+    // the non-absorbed form (192 + 128 per head) would be 3.4 x less and hidden under the KV reads.
+    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"inference",
+                         {{"tp", 1},
+                          {"ep", 64},
+                          {"batch", 256 * 64},
+                          {"weight_precision", "fp8"},
+                          {"prompt_tokens", 1999},
+                          {"output_tokens", 2},
+                          {"disaggregated", true}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& d = r["inference"]["decode_breakdown_seconds"];
+    const double flops = 256.0 * 2 * 61 * 128 * 2000 * 1088;
+    const double implied_efficiency = flops / (d["attention"].get<double>() * 989.4e12);
+    CHECK(d["attention"].get<double>() > 1.3 * d["kv_cache"].get<double>());
+    CHECK(implied_efficiency > 0.3);
+    CHECK(implied_efficiency < 0.7);
+}
+
+TEST_CASE("CPU offload: llama.cpp copies the host layers to the GPU once per 512-token ubatch of the prompt") {
+    // Llama 3 70B Q4_K_M on an RTX 4090 with 36 of 80 layers on the card: the other 44 layers' weights
+    // (about 23 GB) cross PCIe 4.0 x16 (32 GB/s per direction) 8 times for a 4,000-token prompt, ~6-7 s.
+    json s = {
+        {"model", {{"preset", "llama3-70b"}}},
+        {"hardware", {{"device", "nvidia-rtx-4090"}}},
+        {"inference", {{"batch", 1}, {"weight_format", "q4_k_m"}, {"gpu_layers", 36}, {"prompt_tokens", 4000}, {"output_tokens", 500}}}};
+    const json a = run(s);
+    REQUIRE_FALSE(a.contains("errors"));
+    const double host_bytes = a["inference"]["host_weights_bytes"].get<double>();
+    CHECK(host_bytes > 20e9);
+    const double copies = 8 * host_bytes / 32e9;
+    CHECK(a["inference"]["prefill_seconds"].get<double>() > copies);
+    // 4,500 tokens need 9 ubatches: one more copy of the host layers.
+    s["inference"]["prompt_tokens"] = 4500;
+    const json b = run(s);
+    CHECK(b["inference"]["prefill_seconds"].get<double>() - a["inference"]["prefill_seconds"].get<double>() > host_bytes / 32e9);
+    // A prompt under 32 tokens stays on the CPU: the host layers read once at the host memory bandwidth.
+    s["inference"]["prompt_tokens"] = 16;
+    const json c = run(s);
+    CHECK(c["inference"]["prefill_seconds"].get<double>() < a["inference"]["prefill_seconds"].get<double>() / 5);
+}
+
+TEST_CASE("a context longer than the model's is answered with a warning naming both fields") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"prompt_tokens", 100000}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["warnings"].dump().find("model.seq_len (8192)") != std::string::npos);
+    CHECK(r["warnings"].dump().find("prompt_tokens + output_tokens (100256)") != std::string::npos);
+    s["model"]["seq_len"] = 131072;  // Llama 3.1's context
+    CHECK(run(s)["warnings"].dump().find("model.seq_len") == std::string::npos);
+}
+
+TEST_CASE("serving energy is null with a warning when the device has no TDP, not 0") {
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "apple-m3-max"}, {"count", 1}}},
+                        {"inference", {{"requests_per_day", 1000}, {"weight_precision", "int4"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["energy_per_day_kwh"].is_null());
+    CHECK(r["warnings"].dump().find("hardware.device.tdp_watts") != std::string::npos);
+    const json h = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                        {"inference", {{"requests_per_day", 1000}}}});
+    CHECK(h["inference"]["energy_per_day_kwh"].get<double>() > 0);
+}
+
+TEST_CASE("a traffic too small to size is refused, and any traffic sized gets at least one copy") {
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"requests_per_day", 5e-324}}}};
+    CHECK(has_error(run(s), "inference.requests_per_day", "range"));
+    s["inference"]["requests_per_day"] = 1e-6;
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["gpus_needed"].get<double>() >= 1);
+    all_finite(r);
+}

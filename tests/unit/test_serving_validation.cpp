@@ -726,6 +726,37 @@ TEST_CASE(
             "| SGLang DeepSeek-V3 decode, EP + DP attention, 256 sequences per H100 (output tok/s per node) | 1 | nothing (held out) | " +
             apct(std::abs(e)) + " | " + apct(std::abs(e)) + " |\n";
     }
+    // Large-MoE prefill (held out): the same blog's prefill nodes, 4 x 8 H100 with EP32, DP attention
+    // and DP dense FFNs (one device per group: tp 1 x ep 32 here), FP8 weights: 57,674, 54,543 and
+    // 50,302 prompt tokens/s per node for 1K, 2K and 4K prompts ("Evaluation", "Prefill Phase").
+    {
+        Stats ps;
+        const double published[][2] = {{1000, 57674}, {2000, 54543}, {4000, 50302}};
+        for (const auto& p : published) {
+            const json sc = {{"model", {{"preset", "deepseek-v3"}}},
+                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 32}}},
+                             {"inference",
+                              {{"tp", 1},
+                               {"ep", 32},
+                               {"batch", 32},
+                               {"weight_precision", "fp8"},
+                               {"kv_precision", "bf16"},
+                               {"prompt_tokens", p[0]},
+                               {"output_tokens", 1},
+                               {"disaggregated", true}}},
+                             {"explain", false}};
+            const json r = run(sc);
+            REQUIRE_FALSE(r.contains("errors"));
+            REQUIRE(r["inference"]["prefill_tokens_per_second_per_gpu"].is_number());
+            const double e = (8 * r["inference"]["prefill_tokens_per_second_per_gpu"].get<double>() - p[1]) / p[1];
+            CHECK(std::abs(e) < 0.25);
+            ps.abs_err.push_back(std::abs(e));
+        }
+        summary +=
+            "| SGLang DeepSeek-V3 prefill, EP32 + DP attention on 4 H100 nodes, 1K / 2K / 4K prompts (prompt tok/s per node) | 3 | "
+            "nothing (held out) | " +
+            apct(ps.median()) + " | " + apct(ps.max()) + " |\n";
+    }
     // Online serving (held out, reported): TensorRT-LLM perf-overview @ 258c7540 "Online Serving
     // Measurements" (v0.14 through Triton, BF16, 467 input / 256 output tokens, 500 requests at a
     // Poisson rate). The batch is not printed: Little's law, rate x (TTFT + 256 x ITL) as published.

@@ -93,8 +93,9 @@ struct InferenceResult {
     double max_batch = 0;  // sequences that fit at full context
     double instances_per_gpu = 0;
     double instances_per_cluster = 0;
-    double prefill_seconds = 0;           // one request's prompt on an idle instance
-    double decode_seconds_per_token = 0;  // one decode step of the batch
+    double prefill_seconds = 0;                    // one request's prompt on an idle instance
+    double prefill_tokens_per_second_per_gpu = 0;  // prompt tokens per device prefilling at full load
+    double decode_seconds_per_token = 0;           // one decode step of the batch
     DecodeTerms decode;
     bool decode_memory_bound = true;
     double turn_batch = 0;
@@ -126,7 +127,7 @@ struct InferenceResult {
     double gpus_needed = 0;
     double instances_needed = 0;
     double cost_per_day_usd = 0;
-    double energy_per_day_kwh = 0;
+    std::optional<double> energy_per_day_kwh;  // null without the device's TDP
     double cost_per_million_output_tokens_usd = 0;
     double cost_per_million_input_tokens_usd = 0;
     double input_cost_share = 0;  // share of GPU time (and cost) spent on input tokens
