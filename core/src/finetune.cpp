@@ -323,8 +323,12 @@ StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw,
     st.tokens_step = u.s * u.b;  // per device
     const double compute = safe_div(r.flops_per_token * st.tokens_step, st.peak * st.gemm);
     const double passes = cfg.gradient_checkpointing ? 3.0 : 2.0;  // forward, recompute, backward each expand the NF4 weights
-    st.dequant =
-        u.qlora ? safe_div(passes * z.layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu) : 0.0;
+    // Each expansion is a kernel of its own: the whole weight becomes a 16-bit tensor (its NF4 bits
+    // and constants read, 2 bytes written) that the matmul then reads again (torchtune: torchao
+    // linear_nf4, weight.to(input.dtype); HF PEFT: bitsandbytes MatMul4Bit, F.dequantize_4bit).
+    const double alu = safe_div(passes * z.layer_linear * kDequantOpsPerWeight, d.peak(Precision::fp32).value_or(0) * kDequantAlu);
+    const double bytes = passes * z.layer_linear * (kNf4BitsPerParam / 8.0 + 2.0 + 2.0);
+    st.dequant = u.qlora ? alu + safe_div(bytes, d.memory_bandwidth_bytes_per_second.value_or(0) * eff.gen.memory) : 0.0;
     st.comm = transfer_seconds(u, cfg, hw, eff, z, r.warnings);
     r.step_seconds = std::max(compute + st.dequant, st.comm);
     return st;
@@ -388,7 +392,9 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
                {"overhead", mem.overhead}},
               mem.total, "bytes",
               "torchtune recipes free the logits before the layers' backward (lora_finetune_single_device.py: del logits)");
-    trace.add("finetune.step_seconds", "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation, FSDP / offload transfers)",
+    trace.add("finetune.step_seconds",
+              "max(FLOPs per token x tokens / (peak x e) + NF4 dequantisation (passes x weights x (2 ops at the FP32 peak + 4.5 "
+              "bytes at HBM bandwidth: NF4 read, 16-bit written and read)), FSDP / offload transfers)",
               {{"flops_per_token", r.flops_per_token},
                {"tokens_per_device", st.tokens_step},
                {"peak_flops_per_second", st.peak},
