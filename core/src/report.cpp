@@ -621,8 +621,17 @@ void fleet_training_section(ReportOut& o, const Scenario& s) {
 void scaling_json(Val curve, const Scenario& s, const TrainingConfig& c) {
     curve.set_array();
     for (const auto& p : scaling_curve(*s.model, *s.hardware, c, s.costs))
-        curve.append() = {{"gpus", p.gpus},       {"seconds", p.seconds},      {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
+        curve.append() = {{"gpus", p.gpus},       {"seconds", opt(p.seconds)}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
                           {"speedup", p.speedup}, {"efficiency", p.efficiency}};
+}
+
+// The layout fields a scenario gives (what an automatic layout must keep), as a list for a message.
+std::string given_layout_fields(const TrainingConfig& t) {
+    std::string out;
+    for (const char* f :
+         {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
+        if (t.given & field_bit(training_fields(), f)) out += (out.empty() ? "training." : ", training.") + std::string(f);
+    return out.empty() ? "none" : out;
 }
 
 // Training on one device type: the layout given or searched, and a layout that fits when it does not.
@@ -634,8 +643,8 @@ void training_section(ReportOut& o, const Scenario& s) {
         // refuses the combinations it can name; this is the search's word for the rest).
         r.fits = false;
         r.infeasible_reason = "no parallel layout of " + jr::fmt_num(static_cast<double>(s.hardware->count)) +
-                              " devices satisfies the training fields given (tp, pp, cp, dp, ep, expert_tp, shard_group, dualpipe): "
-                              "leave some of them to the plan search";
+                              " devices satisfies the training fields given (" + given_layout_fields(*s.training) +
+                              "): leave some of them to the plan search";
     }
     std::optional<Plan> suggestion;
     if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
@@ -671,11 +680,13 @@ void inference_section(ReportOut& o, const Scenario& s) {
 void finetune_section(ReportOut& o, const Scenario& s) {
     FinetuneResult r = estimate_finetune(*s.model, *s.hardware, *s.finetune, s.costs, o.trace);
     write_fields(o.inputs["finetune"], r.config, finetune_fields());
-    // Full fine-tuning has no LoRA rank: the echo leaves it out (given, it is a conflict: parse_finetune).
-    if (r.config.method == FinetuneMethod::full) o.inputs["finetune"]["lora_rank"] = nullptr;
+    // Full fine-tuning has no LoRA rank or adapted layers: the echo leaves them out (given, they are a
+    // conflict: parse_finetune).
+    if (r.config.method == FinetuneMethod::full) {
+        o.inputs["finetune"]["lora_rank"] = nullptr;
+        o.inputs["finetune"]["lora_modules"] = nullptr;
+    }
     finetune_json(o.report["finetune"], r);
-    // Full fine-tuning has no LoRA rank: the echo leaves it out (given, it is a conflict: parse_finetune).
-    if (r.config.method == FinetuneMethod::full) o.inputs["finetune"]["lora_rank"] = nullptr;
     for (auto& w : r.warnings) o.warnings.push_back("finetune: " + w);
 }
 

@@ -393,10 +393,10 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
                       "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
         c.speculative = sp;
     }
-    if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp.value_or(1))
+    if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp.value_or(1) * c.ep)
         add_error(errors, "range", "inference.disaggregated",
                   "inference.disaggregated runs prefill and decode on separate GPUs: it needs at least two copies (hardware.count >= 2 x "
-                  "inference.tp)");
+                  "inference.tp x inference.ep)");
     // A GGUF format sets the bits per weight itself: another weight precision beside it would be
     // echoed but not used (the echo writes the default, bf16, beside a format: that one parses back).
     if (c.weight_format != WeightFormat::native && t.contains("weight_precision") &&
@@ -413,10 +413,11 @@ void parse_finetune(const json& f, Scenario& s, Errors& errors) {
     read_fields(f, "finetune", finetune_fields(), c, errors);
     // A LoRA rank beside full fine-tuning would be echoed but not used (as weight_precision beside a
     // GGUF format): one or the other.
-    if (c.method == FinetuneMethod::full && f.contains("lora_rank") && !f["lora_rank"].is_null())
-        add_error(errors, "conflict", "finetune.lora_rank",
-                  "finetune.lora_rank does not apply to finetune.method full (every parameter is trained): leave it out, or choose "
-                  "lora or qlora");
+    for (const char* k : {"lora_rank", "lora_modules"})
+        if (c.method == FinetuneMethod::full && f.contains(k) && !f[k].is_null())
+            add_error(errors, "conflict", std::string("finetune.") + k,
+                      std::string("finetune.") + k +
+                          " does not apply to finetune.method full (every parameter is trained): leave it out, or choose lora or qlora");
     s.finetune = c;
 }
 
@@ -559,6 +560,10 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
                       fmt_num(2.0 * static_cast<double>(t.cp)) + "): causal load balancing gives each rank two chunks");
     if (t.vpp > 1 && t.pp == 1 && r.known({"pp"}))
         add_error(errors, "range", "training.vpp", "training.vpp > 1 (interleaved schedule) needs training.pp > 1");
+    if (t.dualpipe && t.vpp > 1)
+        add_error(errors, "conflict", "training.vpp",
+                  "training.vpp > 1 (the interleaved schedule) and training.dualpipe are two schedules: DualPipe runs its two directions "
+                  "instead of interleaved chunks");
     if (t.dualpipe && t.pp == 1 && r.known({"pp"}))
         add_error(errors, "range", "training.dualpipe",
                   "training.dualpipe (DeepSeek-V3's bidirectional pipeline schedule) needs training.pp > 1");

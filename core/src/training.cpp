@@ -568,7 +568,7 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         if (base_tps_per_gpu == 0) base_tps_per_gpu = r.tokens_per_second / static_cast<double>(gpus);
         ScalingPoint sp;
         sp.gpus = static_cast<double>(gpus);
-        sp.seconds = r.seconds.value_or(0);
+        sp.seconds = r.seconds;
         sp.mfu = r.mfu;
         sp.tokens_per_second = r.tokens_per_second;
         sp.speedup = r.tokens_per_second / (base_tps_per_gpu * static_cast<double>(mp));

@@ -212,7 +212,7 @@ TEST_CASE("MLA decodes in the absorbed form: 2 x heads x context x (2 x 512 + 64
     // mean context: 256 x 2 x 61 x 128 x 2,000 x 1,088 FLOPs at the BF16 peak x attention efficiency;
     // the non-absorbed form (192 + 128 per head) would be 3.4 x less and hidden under the KV reads.
     const json r = run({{"model", {{"preset", "deepseek-v3"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},  // a decode and a prefill copy
                         {"inference",
                          {{"tp", 1},
                           {"ep", 64},
@@ -288,4 +288,13 @@ TEST_CASE("a traffic too small to size is refused, and any traffic sized gets at
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["inference"]["gpus_needed"].get<double>() >= 1);
     all_finite(r);
+}
+
+TEST_CASE("disaggregated serving needs a prefill and a decode copy of tp x ep GPUs each") {
+    json s = {{"model", {{"preset", "deepseek-v3"}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 16}}},
+              {"inference", {{"ep", 16}, {"tp", 1}, {"disaggregated", true}, {"weight_precision", "fp8"}}}};
+    CHECK(has_error(run(s), "inference.disaggregated", "range"));
+    s["hardware"]["count"] = 32;
+    CHECK_FALSE(run(s).contains("errors"));
 }

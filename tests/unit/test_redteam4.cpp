@@ -360,3 +360,40 @@ TEST_CASE("QLoRA pays for expanding its NF4 weights to 16 bits in every pass, at
     CHECK(qlora - lora > bytes / 1008e9);
     CHECK(qlora - lora < 1.5 * bytes / 1008e9);
 }
+
+TEST_CASE("DualPipe and interleaving are two schedules: both given is a conflict on training.vpp") {
+    json s = {{"model", {{"preset", "deepseek-v3"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2048}}},
+              {"training", {{"tokens", 1e12}, {"pp", 16}, {"ep", 64}, {"dualpipe", true}, {"vpp", 2}, {"global_batch", 2048}}}};
+    CHECK(has_error(run(s), "training.vpp", "conflict"));
+}
+
+TEST_CASE("full fine-tuning refuses LoRA's adapted layers as it refuses its rank, and echoes neither") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"finetune", {{"method", "full"}, {"lora_modules", "all_linear"}}}};
+    CHECK(has_error(run(s), "finetune.lora_modules", "conflict"));
+    s["finetune"].erase("lora_modules");
+    const json r = run(s);
+    CHECK(r["inputs"]["finetune"]["lora_modules"].is_null());
+    CHECK(r["inputs"]["finetune"]["lora_rank"].is_null());
+    CHECK_FALSE(run(r["inputs"]).contains("errors"));
+}
+
+TEST_CASE("a scaling curve without training.tokens has null times, not 0") {
+    const json r = run({{"model", {{"preset", "llama2-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training", {{"tp", 8}, {"pp", 4}, {"vpp", 2}}},
+                        {"scaling", true}});
+    REQUIRE(r["scaling"].size() > 0);
+    for (const auto& p : r["scaling"]) CHECK(p["seconds"].is_null());
+}
+
+TEST_CASE("an automatic layout that cannot exist names the fields the scenario gave") {
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                        {"training", {{"tokens", 1e12}, {"vpp", 2}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["fits"] == false);
+    CHECK(r["training"]["infeasible_reason"].get<std::string>().find("(training.vpp)") != std::string::npos);
+}

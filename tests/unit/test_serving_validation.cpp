@@ -705,7 +705,9 @@ TEST_CASE(
     // here ep = 64 (it must divide the 256 experts), prefill excluded (PD disaggregation).
     {
         const json sc = {{"model", {{"preset", "deepseek-v3"}}},
-                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                         // 64 decode GPUs and as many for prefill (disaggregated needs both copies;
+                         // the figures compared are per GPU of the decode copy)
+                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 128}}},
                          {"inference",
                           {{"tp", 1},
                            {"ep", 64},
@@ -734,7 +736,7 @@ TEST_CASE(
         const double published[][2] = {{1000, 57674}, {2000, 54543}, {4000, 50302}};
         for (const auto& p : published) {
             const json sc = {{"model", {{"preset", "deepseek-v3"}}},
-                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 32}}},
+                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},  // a prefill and a decode copy
                              {"inference",
                               {{"tp", 1},
                                {"ep", 32},

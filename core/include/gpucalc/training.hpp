@@ -249,7 +249,9 @@ ModelSpec gpt_like_shape(double params, double seq_len);
 // Scaling curve: step/run time and efficiency vs GPU count (same model, tokens, TP and PP); only
 // counts whose layout fits in memory, efficiency relative to the smallest of them.
 struct ScalingPoint {
-    double gpus, seconds, mfu, tokens_per_second, speedup, efficiency;
+    double gpus = 0;
+    std::optional<double> seconds;  // null without training.tokens
+    double mfu = 0, tokens_per_second = 0, speedup = 0, efficiency = 0;
 };
 std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs);
 
