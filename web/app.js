@@ -139,13 +139,12 @@ class GpuCalc extends HTMLElement {
       vis.filter((s) => s !== first)
     );
   }
-
-  // Builds a section's form (once).
+  // Builds a section's form (once); the Plan form shows Train's run from the start, not from its first search.
   _ensure(sec) {
     if (this._built[sec] || !this._sections[sec]) return;
     this._built[sec] = true;
     SECTION_VIEWS[sec].build(this, this._sections[sec].querySelector('.body'));
-    if (sec === 'plan') Follow.planFromTrain(this); // Train's run in the Plan form from the start, not its first search
+    if (sec === 'plan') Follow.planFromTrain(this);
     if (sec === 'reality') RealitySection.renderTables(this, this._sections.reality.querySelector('.reality-tables'));
   }
 
