@@ -483,6 +483,9 @@ Fit fit(const Model& x) {
     f.weights_per_gpu = per_gpu - f.host_weights / x.gpus;
     f.kv_seq_gpu = x.kv_token_gpu * blocks * x.gpu_layer_fraction;
     f.free_for_kv = (x.capacity - x.cfg.overhead_bytes - f.weights_per_gpu) * x.cfg.kv_cache_memory_fraction;
+    // Every layer in host memory (gpu_layers 0): each layer's KV cache stays with it there (llama.cpp),
+    // so device memory does not bound the batch; host memory, which is not sized here, does.
+    if (x.m.has_architecture && x.gpu_layer_fraction <= 0 && f.free_for_kv > 0) f.max_batch = static_cast<double>(x.cfg.batch_limit);
     if (f.free_for_kv > 0 && f.kv_seq_gpu > 0) {
         double per_gpu_seqs = std::floor(f.free_for_kv / f.kv_seq_gpu);
         // Sequences held per device -> per instance: EP groups (and DP-attention ranks) hold their own.
@@ -732,6 +735,11 @@ void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult&
 void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
     const InferenceConfig& cfg = x.cfg;
     r.batch_given = cfg.batch.has_value();
+    if (x.m.has_architecture && x.gpu_layer_fraction <= 0)
+        r.warnings.push_back(
+            "inference.gpu_layers 0: every layer and its KV cache in host memory, which gpucalc does not size: the "
+            "largest batch is inference.batch_limit (" +
+            jr::fmt_num(static_cast<double>(cfg.batch_limit)) + ")");
     if (cfg.batch)
         r.batch = static_cast<double>(*cfg.batch);
     else if (f.max_batch >= 1)

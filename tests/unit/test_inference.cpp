@@ -298,3 +298,13 @@ TEST_CASE("disaggregated serving needs a prefill and a decode copy of tp x ep GP
     s["hardware"]["count"] = 32;
     CHECK_FALSE(run(s).contains("errors"));
 }
+
+TEST_CASE("every layer in host memory: the KV cache is there too, the batch is not bounded by the device") {
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-rtx-4090"}}},
+                        {"inference", {{"gpu_layers", 0}, {"weight_format", "q4_k_m"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["max_batch"].get<double>() == 4096);  // inference.batch_limit's default
+    CHECK(r["warnings"].dump().find("not even one sequence") == std::string::npos);
+    CHECK(r["warnings"].dump().find("inference.gpu_layers 0") != std::string::npos);
+}
