@@ -295,7 +295,7 @@ struct Batchings {
     const Layout& l;
     // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok).
     Count gb(Count mb, Count vpp = 1) const {
-        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, l.dp * mb * (vpp > 1 ? l.pp : 1));
+        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp));
     }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
@@ -310,8 +310,7 @@ struct Batchings {
     // Interleaving needs the step's micro-batches in groups of pp (scenario_parse.cpp
     // check_interleaved_microbatches).
     bool div_ok(Count vpp, Count mb, Count g) const {
-        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % (l.dp * mb) == 0 &&
-               (vpp == 1 || (g / (l.dp * mb)) % l.pp == 0);
+        return l.ok && s.shape.layers + 2 >= static_cast<double>(l.pp * vpp) && g % batch_granule(l.dp, mb, l.pp, vpp) == 0;
     }
 };
 

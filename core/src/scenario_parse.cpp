@@ -680,7 +680,7 @@ void resolve_global_batch(const LayoutRules& r, Errors& errors) {
     const Count per_step = *t.dp * t.micro_batch;
     if (!t.global_batch) {
         // With interleaving, in groups of pp micro-batches (check_interleaved_microbatches).
-        t.global_batch = default_global_batch(r.s.model->seq_len, per_step * (t.vpp > 1 && t.pp > 1 ? t.pp : 1));
+        t.global_batch = default_global_batch(r.s.model->seq_len, batch_granule(*t.dp, t.micro_batch, t.pp, t.vpp));
         t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
         // At least one dp x micro_batch step: the echoed default must be within global_batch's own range.
         for (const auto& f : training_fields())

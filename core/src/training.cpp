@@ -63,6 +63,8 @@ Count target_batch_sequences(double seq_len) {
     return static_cast<Count>(std::max(1.0, std::floor(kTargetBatchTokens / seq_len)));
 }
 
+Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp) { return dp * micro_batch * (vpp > 1 && pp > 1 ? pp : 1); }
+
 Count default_global_batch(double seq_len, Count granule) {
     const Count target = target_batch_sequences(seq_len);
     const Count g = std::max<Count>(1, granule);
@@ -556,7 +558,7 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         c.dp = dp;
         // The batch rounded up to whole steps of dp x micro_batch (in groups of pp with interleaving:
         // scenario_parse.cpp check_interleaved_microbatches).
-        const Count step = dp * cfg.micro_batch * (cfg.vpp > 1 && cfg.pp > 1 ? cfg.pp : 1);
+        const Count step = batch_granule(dp, cfg.micro_batch, cfg.pp, cfg.vpp);
         c.global_batch = (gb + step - 1) / step * step;
         c.mfu.reset();
         Trace none(false);

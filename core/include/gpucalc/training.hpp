@@ -240,6 +240,9 @@ TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const T
 // Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
 // whole multiple of `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule);
+// The step a global batch grows by: dp x micro_batch sequences, in groups of pp micro-batches with
+// interleaving (vpp > 1: Megatron's forward_backward_pipelining_with_interleaving).
+Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp);
 // The sequences of that 4M-token target (at least one).
 Count target_batch_sequences(double seq_len);
 
