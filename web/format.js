@@ -141,7 +141,33 @@
     if (/flops(_6nd)?$/.test(key)) return flopCount(x);
     return count(x);
   }
-  const api = { flops, flopCount, bytes, bandwidth, watts, count, params, energy, co2, usd, duration, percent, ratio, exact, byKey };
+  // Where a report's gpu_hour_usd comes from, for the words after it (the scenario's echoed costs):
+  // the price given, the owned hour (price amortised plus power), or the catalog's rent.
+  function hourBasis(costs) {
+    if (costs.ownership === 'owned') return 'owned: price amortised + power';
+    return costs.gpu_hour_usd === null ? 'catalog, ' + costs.price_basis : '';
+  }
+  // The price field's placeholder: the hour used when the field is empty.
+  const hourPlaceholder = (costs, x) => (costs.ownership === 'owned' ? 'owned: ' : 'catalog: ') + usd(x);
+  const api = {
+    hourBasis,
+    hourPlaceholder,
+    flops,
+    flopCount,
+    bytes,
+    bandwidth,
+    watts,
+    count,
+    params,
+    energy,
+    co2,
+    usd,
+    duration,
+    percent,
+    ratio,
+    exact,
+    byKey
+  };
   root.gpucalcFormat = api;
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -69,7 +69,7 @@ const FinetuneSection = (function () {
   function show(el, res, r) {
     const t = r.finetune;
     const price = el._sections.finetune.querySelector('[data-field="gpu_hour_usd"]');
-    if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
+    if (price) price.placeholder = F.hourPlaceholder(r.inputs.costs, t.gpu_hour_usd);
     // The parts alive at the peak (they add up to the total that "fits" is judged on): the loss
     // phase holds the logits, the layers' backward the gradients; both never peak together.
     const m = t.memory_at_peak_bytes;

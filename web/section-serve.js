@@ -186,7 +186,7 @@ const ServeSection = (function () {
   function show(el, res, r) {
     const t = r.inference;
     const price = el._sections.serve.querySelector('[data-field="gpu_hour_usd"]');
-    if (price) price.placeholder = 'catalog: ' + F.usd(t.gpu_hour_usd);
+    if (price) price.placeholder = F.hourPlaceholder(r.inputs.costs, t.gpu_hour_usd);
     const batch = el._sections.serve.querySelector('[data-field="batch"]');
     if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max: ' + F.count(t.batch) : 'max throughput';
     res.appendChild(

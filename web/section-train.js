@@ -79,7 +79,7 @@ const TrainSection = (function () {
       o.figures.push([
         'Cost',
         F.usd(t.cost_usd),
-        'at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour' + (r.inputs.costs.gpu_hour_usd === null ? ' (catalog, ' + r.inputs.costs.price_basis + ')' : ''),
+        'at ' + F.usd(t.gpu_hour_usd) + ' per GPU-hour' + (F.hourBasis(r.inputs.costs) && ' (' + F.hourBasis(r.inputs.costs) + ')'),
         'cost'
       ]);
       if (u.seconds_low !== null && u.seconds_high !== null && t.mfu_source !== 'given')
@@ -151,7 +151,7 @@ const TrainSection = (function () {
       if (input) input.placeholder = t[k] !== undefined && t[k] !== null ? 'auto: ' + F.count(t[k]) : 'auto';
     }
     const price = sec.querySelector('[data-field="gpu_hour_usd"]');
-    if (price && r.training) price.placeholder = 'catalog: ' + F.usd(r.training.gpu_hour_usd);
+    if (price && r.training) price.placeholder = F.hourPlaceholder(r.inputs.costs, r.training.gpu_hour_usd);
     const mfu = sec.querySelector('[data-field="mfu"]');
     if (mfu && r.training) mfu.placeholder = r.training.mfu_predicted !== null ? 'predicted: ' + F.percent(r.training.mfu_predicted) : 'predicted';
   }

@@ -338,7 +338,7 @@ StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw,
 void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d, const Costs& costs, const StepParts& st,
                        FinetuneResult& r) {
     r.tokens_per_second = safe_div(st.tokens_step * u.N, r.step_seconds);
-    const HourlyRate hourly = gpu_hour_rate(d, costs);
+    const HourlyRate hourly = device_hour_cost(d, costs, "hardware.device");
     r.gpu_hour_usd = hourly.usd;
     if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
         r.seconds = *cfg.tokens / r.tokens_per_second;

@@ -664,7 +664,8 @@ PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
     for (std::size_t i = 0; i < hw.pools.size(); ++i) {
         const Pool& p = hw.pools[i];
         const double h = static_cast<double>(p.count) * seconds / units::seconds_per_hour;
-        const RunCost rc = run_cost(p.device, costs, gpu_hour_rate(p.device, costs), h, "hardware.pools[" + std::to_string(i) + "].device");
+        const std::string path = "hardware.pools[" + std::to_string(i) + "].device";
+        const RunCost rc = run_cost(p.device, costs, device_hour_cost(p.device, costs, path), h, path);
         s.gpu_hours += h;
         s.energy += rc.energy_kwh.value_or(0);
         s.cost += rc.cost_usd.value_or(0);

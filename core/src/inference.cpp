@@ -978,6 +978,7 @@ void explain_decode_bound(Trace& trace, const Model& x, const Cycle& y, const In
 // Traffic sizing and prices: what the derivations of the costs and of TTFT refer to.
 struct Traffic {
     double rate = 0;                             // USD per GPU-hour
+    std::string rate_what;                       // where the rate comes from (derivations)
     double lambda = 0;                           // arrival rate per instance at the peak (requests/s)
     double prefill_gpu_s = 0, decode_gpu_s = 0;  // GPU-seconds per request
 };
@@ -1026,8 +1027,13 @@ Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, co
     const double G = x.gpus, b = r.batch;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     Traffic tr;
-    r.gpu_hour_usd = gpu_hour_rate(x.d, costs).usd;
-    tr.rate = r.gpu_hour_usd.value_or(0);
+    const HourlyRate hourly = device_hour_cost(x.d, costs, "hardware.device");
+    r.gpu_hour_usd = hourly.usd;
+    tr.rate = r.gpu_hour_usd.value_or(0);  // the costs are null without a rate (report.cpp)
+    tr.rate_what = hourly.what;
+    if (!hourly.usd)
+        r.warnings.push_back(hourly.note.empty() ? "no $/GPU-hour for " + x.d.name + ": the costs are null; set costs.gpu_hour_usd"
+                                                 : hourly.note);
     const double rate = tr.rate;
     // GPU-seconds per request: prefill (the whole instance for its prompt) and decode (its share of the steps).
     tr.prefill_gpu_s = G * y.prefill_busy, tr.decode_gpu_s = G * osl * y.step / std::max(1.0, b);
@@ -1057,7 +1063,7 @@ void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& 
               cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
                                        : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
               {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
-              costs.gpu_hour_usd ? "costs.gpu_hour_usd" : "catalog cloud price");
+              tr.rate_what);
     trace.add("inference.cost_per_million_input_tokens_usd",
               cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
                                        : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",

@@ -468,7 +468,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const Hardware& hw = *s.hardware;
     const TrainingConfig tc = s.training.value_or(TrainingConfig{});
     const double peak = hw.device.peak(tc.precision).value_or(0);
-    const HourlyRate rate = gpu_hour_rate(hw.device, s.costs);
+    const HourlyRate rate = device_hour_cost(hw.device, s.costs, "hardware.device");
     if (peak <= 0) {
         add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
         return nullptr;

@@ -47,27 +47,34 @@ std::string how_to_give(const Device& d, const std::string& path, const char* ke
 }
 }  // namespace
 
-RunCost run_cost(const Device& d, const Costs& c, const HourlyRate& hourly, double gpu_hours, const std::string& path) {
-    RunCost r;
-    const bool owned = c.ownership == Ownership::owned;
-    if (d.tdp_watts)
-        r.energy_kwh = gpu_hours * *d.tdp_watts / 1000.0 * c.pue;
-    else
-        r.missing.push_back(d.name + " has no TDP: energy_kwh and co2_kg are null" +
-                            (owned ? std::string(", and so is the owned cost_usd (its electricity)") : std::string()) + "; " +
-                            how_to_give(d, path, "tdp_watts"));
-    if (!owned) {
-        if (hourly.usd)
-            r.cost_usd = gpu_hours * *hourly.usd;
-        else
-            r.missing.push_back(hourly.note.empty() ? "no $/GPU-hour for " + d.name + ": set costs.gpu_hour_usd" : hourly.note);
+HourlyRate device_hour_cost(const Device& d, const Costs& c, const std::string& path) {
+    if (c.ownership != Ownership::owned) return gpu_hour_rate(d, c);
+    HourlyRate r;
+    r.basis = "owned";
+    r.what = "owned: purchase price / (costs.lifetime_years x 8760 h) + TDP x costs.pue x costs.electricity_usd_per_kwh";
+    std::vector<std::string> lacking;
+    if (!d.price_usd) lacking.push_back(d.name + " has no purchase price (" + how_to_give(d, path, "price_usd") + ")");
+    if (!d.tdp_watts) lacking.push_back(d.name + " has no TDP (" + how_to_give(d, path, "tdp_watts") + ")");
+    if (lacking.empty()) {
+        r.usd = *d.price_usd / (c.lifetime_years * units::hours_per_year) + *d.tdp_watts / units::kilo * c.pue * c.electricity_usd_per_kwh;
         return r;
     }
-    if (!d.price_usd)
-        r.missing.push_back(d.name + " has no purchase price: the owned cost_usd is null; " + how_to_give(d, path, "price_usd") +
-                            ", or use costs.ownership cloud");
-    if (d.price_usd && r.energy_kwh)
-        r.cost_usd = gpu_hours * *d.price_usd / (c.lifetime_years * units::hours_per_year) + *r.energy_kwh * c.electricity_usd_per_kwh;
+    r.note = "the owned cost is null: ";
+    for (std::size_t i = 0; i < lacking.size(); ++i) r.note += (i ? "; " : "") + lacking[i];
+    r.note += "; or use costs.ownership cloud";
+    return r;
+}
+
+RunCost run_cost(const Device& d, const Costs& c, const HourlyRate& hourly, double gpu_hours, const std::string& path) {
+    RunCost r;
+    if (d.tdp_watts)
+        r.energy_kwh = gpu_hours * *d.tdp_watts / units::kilo * c.pue;
+    else
+        r.missing.push_back(d.name + " has no TDP: energy_kwh and co2_kg are null; " + how_to_give(d, path, "tdp_watts"));
+    if (hourly.usd)
+        r.cost_usd = gpu_hours * *hourly.usd;
+    else
+        r.missing.push_back(hourly.note.empty() ? "no $/GPU-hour for " + d.name + ": set costs.gpu_hour_usd" : hourly.note);
     return r;
 }
 

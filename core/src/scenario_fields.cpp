@@ -375,7 +375,9 @@ FieldTable<Costs> costs_fields() {
         field<&C::pue>(number_spec("pue", "ratio", {1, 10, false}, "data-centre power usage effectiveness")),
         field<&C::grid_kg_co2_per_kwh>(
             number_spec("grid_kg_co2_per_kwh", "kg/kWh", non_negative_up_to(10), "grid carbon intensity (LLaMA paper's US average)")),
-        field<&C::ownership>(choice_spec("ownership", kCostsOwnership, "cloud: pay gpu_hour_usd; owned: amortise the price plus energy")),
+        field<&C::ownership>(choice_spec("ownership", kCostsOwnership,
+                                         "cloud: pay gpu_hour_usd; owned: amortise the purchase price over lifetime_years plus the "
+                                         "electricity (training, serving, fine-tuning, inverse questions; not with gpu_hour_usd)")),
         field<&C::lifetime_years>(number_spec("lifetime_years", "years", {0.1, 50, false}, "amortisation period of owned hardware")),
     };
     return t;

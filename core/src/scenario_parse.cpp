@@ -425,6 +425,12 @@ void parse_costs(const json& c, Scenario& s, Errors& errors) {
     const std::string path = "costs";
     check_table_keys(c, path, costs_fields(), errors);
     read_fields(c, path, costs_fields(), s.costs, errors);
+    // An owned device-hour is its amortised price plus power (pricing.hpp device_hour_cost): a rent
+    // beside it would be ignored without a word.
+    if (s.costs.ownership == Ownership::owned && s.costs.gpu_hour_usd)
+        add_error(errors, "conflict", "costs.gpu_hour_usd",
+                  "costs.gpu_hour_usd is a rent, and costs.ownership is owned (the hour costs the purchase price amortised over "
+                  "costs.lifetime_years plus its electricity): leave gpu_hour_usd out, or use ownership cloud");
 }
 
 void parse_compare(const json& c, Scenario& s, Errors& errors) {

@@ -406,7 +406,7 @@ ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, TrainingResult&
 // Run totals: wall time, GPU-hours, energy, CO2 and cost, with their band. Returns the $/GPU-hour used.
 // An energy or cost whose input is unknown (the TDP, the price) is null with a warning (run_cost).
 HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
-    const HourlyRate hourly = gpu_hour_rate(d, costs);
+    const HourlyRate hourly = device_hour_cost(d, costs, "hardware.device");
     r.gpu_hour_usd = hourly.usd;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;

@@ -32,3 +32,14 @@ test('the bundled page script compiles and uses no eval, Function or dynamic imp
   assert.ok(code.startsWith('(function () {'));
   assert.doesNotMatch(code, /\beval\(|new Function\(|\bimport\(/);
 });
+
+test('the price words say which hour was used: the given price, the catalog rent, or the owned hour', async () => {
+  const { createRequire } = await import('node:module');
+  const F = createRequire(import.meta.url)('../../web/format.js');
+  const costs = { ownership: 'cloud', gpu_hour_usd: null, price_basis: 'hyperscaler' };
+  assert.equal(F.hourBasis(costs), 'catalog, hyperscaler');
+  assert.equal(F.hourBasis({ ...costs, gpu_hour_usd: 2 }), '');
+  assert.equal(F.hourBasis({ ...costs, ownership: 'owned' }), 'owned: price amortised + power');
+  assert.equal(F.hourPlaceholder({ ...costs, ownership: 'owned' }, 1.25), 'owned: ' + F.usd(1.25));
+  assert.equal(F.hourPlaceholder(costs, 2.69), 'catalog: ' + F.usd(2.69));
+});

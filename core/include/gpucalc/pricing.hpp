@@ -11,17 +11,22 @@ namespace gpucalc {
 
 struct HourlyRate {
     std::optional<double> usd;  // nullopt: no price known (figures that need it are null)
-    std::string basis;          // "scenario", "marketplace", "hyperscaler", "custom device"
+    std::string basis;          // "scenario", "marketplace", "hyperscaler", "custom device", "owned"
     std::string what;           // provider and date, for derivations
     std::string note;           // set when the chosen basis had no price (a warning for the report)
 };
 
 HourlyRate gpu_hour_rate(const Device& d, const Costs& c);
 
+// What one device-hour costs under costs.ownership: rented, gpu_hour_rate; owned, the purchase price
+// amortised straight-line over costs.lifetime_years plus the hour's electricity (TDP x PUE x
+// costs.electricity_usd_per_kwh), basis "owned". Unknown (nullopt, with `note` naming the missing
+// device figure under `path`) when an owned device has no price or no TDP.
+HourlyRate device_hour_cost(const Device& d, const Costs& c, const std::string& path);
+
 // The energy and cost of `gpu_hours` device-hours of d. Energy as published runs compute it: GPU-hours
-// x TDP x PUE (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM). Cost: rented, GPU-hours x the hourly rate
-// (0 is free); owned, the purchase price amortised straight-line over costs.lifetime_years plus the
-// energy's electricity. A figure whose input is unknown is null, never 0, and `missing` holds a
+// x TDP x PUE (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM). Cost: GPU-hours x `hourly` (device_hour_cost:
+// the rent, or the owned hour; 0 is free). A figure whose input is unknown is null, never 0, and `missing` holds a
 // warning naming the input (`path`: the device's scenario path, e.g. "hardware.device").
 struct RunCost {
     std::optional<double> energy_kwh, cost_usd;
