@@ -221,6 +221,10 @@ std::string plan_json(const std::string& text) {
         // estimate of the same device and framework does).
         const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device), s.model->is_moe());
         doc.root()["plan"]["band"] = {{"low", band.lo}, {"high", band.hi}, {"basis", band.basis}};
+        // An empty plan says why, as an estimate of the same scenario does.
+        jw::Val warnings = doc.root()["warnings"];
+        warnings.set_array();
+        if (const std::string why = no_plan_reason(r, *s.hardware, *s.training); !why.empty()) warnings.append() = why;
         return doc.text();
     });
 }

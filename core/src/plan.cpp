@@ -12,6 +12,7 @@
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/order.hpp"
 #include "gpucalc/scenario_fields.hpp"
+#include "gpucalc/units.hpp"
 
 namespace gpucalc {
 
@@ -450,6 +451,26 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
     });
     out.best_per_layout = layout_best;
     return out;
+}
+
+// The layout fields a scenario gives (what an automatic layout must keep), as a list for a message.
+std::string given_layout_fields(const TrainingConfig& t) {
+    std::string out;
+    for (const char* f :
+         {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
+        if (t.given & field_bit(training_fields(), f)) out += (out.empty() ? "training." : ", training.") + std::string(f);
+    return out.empty() ? "none" : out;
+}
+
+std::string no_plan_reason(const PlanResult& r, const Hardware& hw, const TrainingConfig& base) {
+    if (!r.best.empty()) return "";
+    const std::string devices = jr::fmt_num(static_cast<double>(hw.count)) + " x " + hw.device.name;
+    if (r.least_memory)
+        return "no parallel layout fits in the memory of " + devices + ": the layout needing the least memory needs " +
+               jr::fmt_num(r.least_memory->memory_per_gpu_bytes / units::GiB) +
+               " GiB per device (more devices, a smaller model, or fewer training fields fixed)";
+    return "no parallel layout of " + devices + " satisfies the training fields given (" + given_layout_fields(base) +
+           "): leave some of them to the plan search";
 }
 
 }  // namespace gpucalc

@@ -597,14 +597,20 @@ void cluster_section(ReportOut& o, const Scenario& s) {
 }
 
 // A mixed fleet: per-pool layouts (training.fleet); the echo keeps only the layout fields given.
-void fleet_training_section(ReportOut& o, const Scenario& s) {
-    FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, o.trace);
-    Val echo = o.inputs["training"];
-    training_config_json(echo, f.total.config);
+// The layout fields a scenario left to the search, echoed as null (automatic): for a fleet, whose
+// pools each have their own layout, and when no layout satisfies the fields given (the search's
+// placeholder would not parse back beside them: pp 1 with a given vpp 2).
+void echo_searched_as_null(Val echo, const TrainingConfig& given) {
     const auto& tf = training_fields();
     for (const char* k : {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
                           "overlap_dp_comm", "shard_group", "global_batch"})
-        if (!(s.training->given & field_bit(tf, k))) echo[k] = nullptr;
+        if (!(given.given & field_bit(tf, k))) echo[k] = nullptr;
+}
+
+void fleet_training_section(ReportOut& o, const Scenario& s) {
+    FleetResult f = estimate_fleet(*s.model, *s.hardware, *s.training, s.costs, o.trace);
+    training_config_json(o.inputs["training"], f.total.config);
+    echo_searched_as_null(o.inputs["training"], *s.training);
     Val t = o.report["training"];
     training_json(t, f.total, *s.hardware);
     t["layout_searched"] = true;
@@ -623,15 +629,6 @@ void scaling_json(Val curve, const Scenario& s, const TrainingConfig& c) {
     for (const auto& p : scaling_curve(*s.model, *s.hardware, c, s.costs))
         curve.append() = {{"gpus", p.gpus},       {"seconds", opt(p.seconds)}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
                           {"speedup", p.speedup}, {"efficiency", p.efficiency}};
-}
-
-// The layout fields a scenario gives (what an automatic layout must keep), as a list for a message.
-std::string given_layout_fields(const TrainingConfig& t) {
-    std::string out;
-    for (const char* f :
-         {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
-        if (t.given & field_bit(training_fields(), f)) out += (out.empty() ? "training." : ", training.") + std::string(f);
-    return out.empty() ? "none" : out;
 }
 
 // Training on one device type: the layout given or searched, and a layout that fits when it does not.
@@ -654,6 +651,7 @@ void training_section(ReportOut& o, const Scenario& s) {
                               jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
                               jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
     training_config_json(o.inputs["training"], r.config);
+    if (!layout.valid) echo_searched_as_null(o.inputs["training"], *s.training);
     Val t = o.report["training"];
     training_json(t, r, *s.hardware);
     t["layout_searched"] = layout.searched;

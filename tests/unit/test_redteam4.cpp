@@ -397,3 +397,33 @@ TEST_CASE("an automatic layout that cannot exist names the fields the scenario g
     CHECK(r["training"]["fits"] == false);
     CHECK(r["training"]["infeasible_reason"].get<std::string>().find("(training.vpp)") != std::string::npos);
 }
+
+TEST_CASE("a plan search that finds no layout says why, naming the training fields given") {
+    // vpp 2 needs pp >= 2 and micro-batches in multiples of pp: a global batch of 3 sequences admits
+    // no layout of 64 devices. The plan was an empty list without a word.
+    json s = llama_on_h100(64, {{"tokens", 1e12}, {"vpp", 2}, {"global_batch", 3}});
+    const json p = plan(s);
+    REQUIRE_FALSE(p.contains("errors"));
+    CHECK(p["plan"]["best"].empty());
+    REQUIRE(p["warnings"].size() == 1);
+    const std::string w = p["warnings"][0].get<std::string>();
+    CHECK(w.find("training.vpp, training.global_batch") != std::string::npos);
+    // A plan that finds layouts has no such warning.
+    s["training"].erase("global_batch");
+    CHECK(plan(s)["warnings"].empty());
+}
+
+TEST_CASE("a layout no search can satisfy echoes the searched fields as null, and the echo parses back to the same answer") {
+    // The echo carried the search's placeholder (pp 1, dp 64) beside the given vpp 2: a scenario that
+    // is itself an error (vpp needs pp > 1) instead of the question asked.
+    const json r = run(llama_on_h100(64, {{"tokens", 1e12}, {"vpp", 2}, {"global_batch", 3}}));
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& echo = r["inputs"]["training"];
+    for (const char* k : {"tp", "pp", "dp", "micro_batch"}) CHECK(echo[k].is_null());
+    CHECK(echo["vpp"] == 2);
+    CHECK(echo["global_batch"] == 3);
+    const json again = run(r["inputs"]);
+    REQUIRE_FALSE(again.contains("errors"));
+    CHECK_FALSE(again["training"]["fits"].get<bool>());
+    CHECK(again["training"]["infeasible_reason"].get<std::string>().find("training.vpp, training.global_batch") != std::string::npos);
+}

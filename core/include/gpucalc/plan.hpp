@@ -4,6 +4,7 @@
 // is the default (~4M tokens) rounded to each layout's dp x micro_batch.
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "gpucalc/errors.hpp"
@@ -30,6 +31,14 @@ struct PlanResult {
 };
 
 PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt);
+
+// The layout fields a scenario gives (what an automatic layout must keep), as a list for a message
+// ("training.tp, training.vpp"; "none").
+std::string given_layout_fields(const TrainingConfig& t);
+
+// Why a search found no plan (empty when it found one): no layout satisfies the fields given, or
+// none fits in memory.
+std::string no_plan_reason(const PlanResult& r, const Hardware& hw, const TrainingConfig& base);
 
 // plan.tp (PlanOptions::only_tp) against the scenario, as training.tp is checked: at most plan.max_tp,
 // the same as a given training.tp, tiling hardware.count with the sizes given, dividing the heads.
