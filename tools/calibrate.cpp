@@ -563,6 +563,14 @@ json fitted_section(const Report& r, const json& fitted) {
     }
     std::sort(cal_gens.begin(), cal_gens.end());
     std::sort(cal_fws.begin(), cal_fws.end());
+    // The runs' range: an estimate beyond it extrapolates, and its band widens (training.cpp extrapolations).
+    BandScope most;
+    for (const auto& row : r.rows) {
+        const BandScope s = band_scope(*row.scenario.model, *row.scenario.hardware, *row.scenario.training);
+        most.devices = std::max(most.devices, s.devices), most.seq_len = std::max(most.seq_len, s.seq_len);
+        most.params = std::max(most.params, s.params), most.sites = std::max(most.sites, s.sites);
+        most.local_steps = std::max(most.local_steps, s.local_steps), most.mixed_devices = most.mixed_devices || s.mixed_devices;
+    }
     const Metrics& m = r.m;
     const std::string runs = std::to_string(r.rows.size());
     return {{"on", runs + " published runs of tests/data/training_runs.json in " + std::to_string(r.groups.size()) + " source groups"},
@@ -571,6 +579,13 @@ json fitted_section(const Report& r, const json& fitted) {
              {{"low", m.band_lo},
               {"high", m.band_hi},
               {"extrapolation", 1.5},
+              {"range",
+               {{"max_devices", most.devices},
+                {"max_seq_len", most.seq_len},
+                {"max_params", most.params},
+                {"max_sites", most.sites},
+                {"max_local_steps", most.local_steps},
+                {"mixed_devices", most.mixed_devices}}},
               {"basis", "5th-95th percentile of published/predicted tokens/s over leave-one-source-group-out predictions of " + runs +
                             " published runs (docs/VALIDATION.md)"},
               {"moe",

@@ -114,6 +114,15 @@ Calibration parse_calibration(const std::string& text, bool fitted) {
             c.band.extrapolation = num(f["band"], "extrapolation", c.band.extrapolation);
             c.band.basis = str(f["band"], "basis");
             const json& b = f["band"];
+            if (b.contains("range") && b["range"].is_object()) {
+                const json& g = b["range"];
+                c.band.max_devices = num(g, "max_devices", 0);
+                c.band.max_seq_len = num(g, "max_seq_len", 0);
+                c.band.max_params = num(g, "max_params", 0);
+                c.band.max_sites = num(g, "max_sites", 1);
+                c.band.max_local_steps = num(g, "max_local_steps", 1);
+                c.band.mixed_devices = g.contains("mixed_devices") && g["mixed_devices"].is_boolean() && g["mixed_devices"].get<bool>();
+            }
             if (b.contains("moe") && b["moe"].is_object()) {
                 c.band.moe_low = num(b["moe"], "low", 0);
                 c.band.moe_high = num(b["moe"], "high", 0);

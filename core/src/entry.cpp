@@ -219,7 +219,8 @@ std::string plan_json(const std::string& text) {
         write_plan_result(doc.root()["plan"], r);
         // Each plan's step time and MFU are central estimates: the band they carry (as a training
         // estimate of the same device and framework does).
-        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device), s.model->is_moe());
+        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device), s.model->is_moe(),
+                                                    band_scope(*s.model, *s.hardware, *s.training));
         doc.root()["plan"]["band"] = {{"low", band.lo}, {"high", band.hi}, {"basis", band.basis}};
         // An empty plan says why, as an estimate of the same scenario does.
         jw::Val warnings = doc.root()["warnings"];

@@ -631,23 +631,27 @@ struct Band {
 };
 
 // The MFU band of the fleet and its basis.
-Band fleet_band(const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff0, bool moe, TrainingResult& t) {
-    // Band: calibrated only if every pool's generation and the framework are.
+Band fleet_band(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff0, TrainingResult& t) {
+    if (t.mfu_given) {
+        t.band_basis = "MFU given: no model uncertainty";
+        return {1.0, 1.0};
+    }
+    // Calibrated only if every pool's generation and the framework are.
     const Calibration& cal = calibration();
-    bool calibrated = listed(cal.calibrated_frameworks, eff0.fw.id);
+    std::vector<std::string> reasons;
     for (const Pool& p : hw.pools) {
         const Efficiency e = training_efficiency(cfg, p.device);
-        calibrated = calibrated && !e.fallback_used && listed(cal.calibrated_generations, e.gen.id);
+        if (e.fallback_used || !listed(cal.calibrated_generations, e.gen.id) || !listed(cal.calibrated_frameworks, eff0.fw.id)) {
+            reasons.push_back(e.gen.name + " with " + eff0.fw.name + " (a pool) has no calibration runs");
+            break;
+        }
     }
-    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
-    const double lo = t.mfu_given ? 1.0 : cal.band.widened_low(moe, widen);
-    const double hi = t.mfu_given ? 1.0 : cal.band.widened_high(moe, widen);
-    t.band_basis = t.mfu_given
-                       ? "MFU given: no model uncertainty"
-                       : cal.band.basis_for(moe) +
-                             (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": a pool's generation has no calibration runs)");
-    if (!t.mfu_given) t.mfu_low = t.mfu * lo, t.mfu_high = t.mfu * hi;
-    return {lo, hi};
+    const std::vector<std::string> more = extrapolations(cal.band, band_scope(m, hw, cfg));
+    reasons.insert(reasons.end(), more.begin(), more.end());
+    const ThroughputBand b = widened_band(cal.band, m.is_moe(), reasons);
+    t.band_basis = b.basis;
+    t.mfu_low = t.mfu * b.lo, t.mfu_high = t.mfu * b.hi;
+    return {b.lo, b.hi};
 }
 
 // GPU-hours, energy and cost of the run summed over the pools: each sum known only when every pool's
@@ -759,7 +763,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_wan(r, use_dp, f.sites, t);
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
-    fleet_run_totals(hw, costs, fleet_band(hw, cfg, eff0, m.is_moe(), t), t);
+    fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
     if (trace.enabled()) {

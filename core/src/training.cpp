@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpucalc/decimal.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/network.hpp"
 #include "gpucalc/pricing.hpp"
@@ -391,12 +392,12 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
 
 // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
 // calibrated generations and frameworks; a given MFU carries no model uncertainty.
-ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, TrainingResult& r) {
+ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, const BandScope& scope, TrainingResult& r) {
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
         return {};
     }
-    const ThroughputBand band = throughput_band(eff, moe);
+    const ThroughputBand band = throughput_band(eff, moe, scope);
     r.band_basis = band.basis;
     r.mfu_low = r.mfu * band.lo;
     r.mfu_high = r.mfu * band.hi;
@@ -502,7 +503,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     throughput(model, tm.shape, cfg, d, est, r);
     run_length_warnings(cfg, r);
     r.goodput = run_goodput(n, pc.total, cfg.goodput);
-    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), r);
+    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), band_scope(model, hw, cfg), r);
 
     // ---- run totals ----
     const HourlyRate hourly = run_totals(d, costs, band, r);
@@ -522,18 +523,64 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     return r;
 }
 
-ThroughputBand throughput_band(const Efficiency& eff, bool moe) {
-    const Calibration& cal = calibration();
-    const bool calibrated =
-        !eff.fallback_used && listed(cal.calibrated_generations, eff.gen.id) && listed(cal.calibrated_frameworks, eff.fw.id);
-    const double widen = calibrated ? 1.0 : cal.band.extrapolation;
+BandScope band_scope(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg) {
+    BandScope s;
+    s.seq_len = m.seq_len;
+    s.params = count_params(m).total;
+    s.local_steps = static_cast<double>(cfg.local_steps);
+    if (hw.pools.empty()) {
+        s.devices = static_cast<double>(hw.count);
+        s.sites = network_levels(hw).sites;
+        return s;
+    }
+    std::vector<std::string> sites, devices;
+    for (const Pool& p : hw.pools) {
+        s.devices += static_cast<double>(p.count);
+        if (std::find(sites.begin(), sites.end(), p.site) == sites.end()) sites.push_back(p.site);
+        if (std::find(devices.begin(), devices.end(), p.device.id) == devices.end()) devices.push_back(p.device.id);
+    }
+    s.sites = static_cast<double>(sites.size());
+    s.mixed_devices = devices.size() > 1;
+    return s;
+}
+
+std::vector<std::string> extrapolations(const Band& b, const BandScope& s) {
+    std::vector<std::string> out;
+    // Whole counts in full below a billion (4194304 tokens, not 4.1943e+06); parameters as %.6g.
+    const auto text = [](double v) { return v < 1e9 ? decimal::format_general(v, 10) : jr::fmt_num(v); };
+    const auto beyond = [&](double value, double most, const char* what) {
+        if (most > 0 && value > most) out.push_back(text(value) + " " + what + " (the calibration runs reach " + text(most) + ")");
+    };
+    beyond(s.devices, b.max_devices, "devices");
+    beyond(s.seq_len, b.max_seq_len, "tokens per sequence");
+    beyond(s.params, b.max_params, "parameters");
+    beyond(s.sites, b.max_sites, "sites");
+    beyond(s.local_steps, b.max_local_steps, "local steps between synchronisations");
+    if (s.mixed_devices && !b.mixed_devices) out.push_back("a fleet of mixed devices (every calibration run has one kind)");
+    return out;
+}
+
+ThroughputBand widened_band(const Band& b, bool moe, const std::vector<std::string>& reasons) {
+    const double widen = std::pow(b.extrapolation, static_cast<double>(reasons.size()));
     ThroughputBand band;
-    band.lo = cal.band.widened_low(moe, widen);
-    band.hi = cal.band.widened_high(moe, widen);
-    band.basis =
-        cal.band.basis_for(moe) +
-        (calibrated ? "" : " (widened x" + jr::fmt_num(widen) + ": " + eff.gen.name + " with " + eff.fw.name + " has no calibration runs)");
+    band.lo = b.widened_low(moe, widen);
+    band.hi = b.widened_high(moe, widen);
+    band.basis = b.basis_for(moe);
+    if (reasons.empty()) return band;
+    band.basis += " (widened x" + jr::fmt_num(widen) + ", x" + jr::fmt_num(b.extrapolation) + " for each extrapolation: ";
+    for (std::size_t i = 0; i < reasons.size(); ++i) band.basis += (i ? "; " : "") + reasons[i];
+    band.basis += ")";
     return band;
+}
+
+ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope& scope) {
+    const Calibration& cal = calibration();
+    std::vector<std::string> reasons;
+    if (eff.fallback_used || !listed(cal.calibrated_generations, eff.gen.id) || !listed(cal.calibrated_frameworks, eff.fw.id))
+        reasons.push_back(eff.gen.name + " with " + eff.fw.name + " has no calibration runs");
+    const std::vector<std::string> more = extrapolations(cal.band, scope);
+    reasons.insert(reasons.end(), more.begin(), more.end());
+    return widened_band(cal.band, moe, reasons);
 }
 
 std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {

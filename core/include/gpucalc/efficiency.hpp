@@ -61,13 +61,19 @@ struct FrameworkProfile {
 
 // The uncertainty band of predicted throughput, from the out-of-sample (leave-one-source-out)
 // ratios published / predicted: the true tokens/s lies in predicted x [low, high] for ~80% of runs;
-// widened by `extrapolation` when the device's generation or the framework has no calibration runs.
+// widened by `extrapolation` when the device's generation or the framework has no calibration runs,
+// and again for each dimension in which the estimate lies beyond the calibration runs' range.
 // Mixture-of-experts models carry a wider band: the published MoE runs disagree with the model (and
 // with each other) more than dense ones, so their band also spans the MoE runs' own 5th-95th
 // percentile (tools/calibrate; moe_high 0: no such band, MoE models get the common one).
 struct Band {
     double low = 0.8, high = 1.25;
     double extrapolation = 1.5;  // the half-widths are multiplied by this outside the calibrated range
+    // The calibration runs' range (tools/calibrate, over tests/data/training_runs.json): an estimate
+    // beyond it extrapolates. 0: not recorded (no widening on that dimension).
+    double max_devices = 0, max_seq_len = 0, max_params = 0;
+    double max_sites = 1, max_local_steps = 1;  // every calibration run is one site, synchronous
+    bool mixed_devices = false;                 // whether any calibration run mixes device types
     std::string basis = "not calibrated";
     double moe_low = 0, moe_high = 0;
     std::string moe_basis;

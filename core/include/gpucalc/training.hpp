@@ -156,13 +156,25 @@ bool zero_sharding_with_pipeline(Framework f);
 Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d);
 // The throughput band: factors on predicted tokens/s (lo <= 1 <= hi) holding the published figure
 // for 90% of published runs out of sample (docs/VALIDATION.md), widened x extrapolation for a
-// generation or framework without calibration runs; a mixture-of-experts model (moe) carries the
+// generation or framework without calibration runs and again for each dimension of `scope` beyond
+// the calibration runs' range (extrapolations); a mixture-of-experts model (moe) carries the
 // wider band of the MoE runs; basis says which.
 struct ThroughputBand {
     double lo = 1.0, hi = 1.0;
     std::string basis;
 };
-ThroughputBand throughput_band(const Efficiency& eff, bool moe);
+// What an estimate covers, against the calibration runs' range (Band::max_*).
+struct BandScope {
+    double devices = 0, seq_len = 0, params = 0;
+    double sites = 1, local_steps = 1;
+    bool mixed_devices = false;
+};
+BandScope band_scope(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
+// The dimensions in which `scope` lies beyond the calibration runs, each as words for the basis.
+std::vector<std::string> extrapolations(const Band& band, const BandScope& scope);
+// The band with its half-widths x extrapolation for each reason (compounded), the reasons in its basis.
+ThroughputBand widened_band(const Band& band, bool moe, const std::vector<std::string>& reasons);
+ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope& scope);
 
 // Goodput: the fraction of wall time spent on useful steps, from the failure rate of large runs
 // (Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100), checkpoint write time and

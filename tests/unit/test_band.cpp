@@ -1,0 +1,86 @@
+// The uncertainty band widens where an estimate leaves the calibration runs' range (issue 13 item 6:
+// "widening with what is extrapolated (new generation, unusual shape, huge scale)"): each dimension
+// beyond the range (devices, sequence length, parameters, sites, DiLoCo local steps, mixed devices)
+// multiplies the band's half-widths by the calibration's extrapolation factor (core/data/calibration.json
+// fitted.band), and the basis names it. Within the range the band is the out-of-sample one.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json llama70b(double count, json hardware = json::object(), json training = json::object()) {
+    hardware["device"] = "nvidia-h100-sxm5-80gb";
+    hardware["count"] = count;
+    training["tokens"] = 1e12;
+    training["tp"] = 8;
+    training["pp"] = 4;
+    return {{"model", {{"preset", "llama2-70b"}}}, {"hardware", hardware}, {"training", training}};
+}
+
+struct Seen {
+    double lo, hi;  // the band's factors on the MFU
+    std::string basis;
+};
+Seen band_of(const json& scenario) {
+    const json r = run(scenario);
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& t = r["training"];
+    const double mfu = t["mfu"].get<double>();
+    return {t["uncertainty"]["mfu_low"].get<double>() / mfu, t["uncertainty"]["mfu_high"].get<double>() / mfu,
+            t["uncertainty"]["band_basis"].get<std::string>()};
+}
+
+}  // namespace
+
+TEST_CASE("a run within the calibration runs' range carries the out-of-sample band, not widened") {
+    const Seen b = band_of(llama70b(1024));
+    CHECK(b.basis.find("widened") == std::string::npos);
+    CHECK(b.lo < 1);
+    CHECK(b.hi > 1);
+}
+
+TEST_CASE("a run on more devices than any calibration run widens the band's half-widths x1.5 and says so") {
+    const Seen in = band_of(llama70b(1024));
+    const Seen out = band_of(llama70b(65536));  // the largest calibration run: Llama 3 405B on 16,384 H100
+    CHECK(1 - out.lo == Approx((1 - in.lo) * 1.5).epsilon(1e-9));
+    CHECK(out.hi - 1 == Approx((in.hi - 1) * 1.5).epsilon(1e-9));
+    CHECK(out.basis.find("65536 devices (the calibration runs reach 16384)") != std::string::npos);
+}
+
+TEST_CASE("a DiLoCo run across sites compounds one widening per extrapolation: sites and local steps") {
+    const Seen in = band_of(llama70b(1024));
+    const Seen out = band_of(llama70b(1024, {{"sites", 4}}, {{"local_steps", 100}}));
+    CHECK(out.hi - 1 == Approx((in.hi - 1) * 1.5 * 1.5).epsilon(1e-9));
+    CHECK(out.basis.find("4 sites") != std::string::npos);
+    CHECK(out.basis.find("100 local steps") != std::string::npos);
+}
+
+TEST_CASE("a sequence longer than any calibration run's widens the band") {
+    json s = llama70b(1024);
+    s["model"] = {{"preset", "llama2-7b"}, {"seq_len", 4194304}};
+    s["training"] = {{"tokens", 1e12}, {"cp", 64}};
+    s["hardware"]["count"] = 512;
+    const Seen out = band_of(s);
+    CHECK(out.basis.find("4194304 tokens per sequence") != std::string::npos);
+}
+
+TEST_CASE("the plan search's band widens as the training estimate's does") {
+    json s = llama70b(65536);
+    s["training"] = {{"tokens", 1e12}};
+    s["plan"] = {{"top_k", 1}};
+    const json p = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(p.contains("errors"));
+    CHECK(p["plan"]["band"]["basis"].get<std::string>().find("65536 devices") != std::string::npos);
+}
+
+TEST_CASE("a mixed fleet widens its band: no calibration run mixes device types") {
+    const json s = {{"model", {{"preset", "llama2-7b"}}},
+                    {"hardware",
+                     {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}},
+                                             {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}})}}},
+                    {"training", {{"tokens", 1e10}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["uncertainty"]["band_basis"].get<std::string>().find("mixed devices") != std::string::npos);
+}
