@@ -163,7 +163,7 @@ bool share_batch(const ModelSpec& m, const Hardware& hw, const TrainingConfig& c
     Trace none(false);
     // The fleet's batch: the scenario's, or ~4M tokens; each pool's share by speed (or device count),
     // in whole multiples of its dp x micro_batch.
-    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
+    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(hw, cfg))));
     double weight_sum = 0;
     for (std::size_t i = 0; i < hw.pools.size(); ++i) weight_sum += cfg.load_balance ? pa.alone[i] : static_cast<double>(hw.pools[i].count);
     double inner = 0, tokens = 0;
@@ -514,7 +514,7 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     for (std::size_t i = 0; i + 1 < k; ++i)
         s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
                                                                  : site_wan(hw, site_devices(sites, hw.pools[i].site)));
-    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1)));
+    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(hw, cfg))));
     for (Count dp : dps) {
         // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
         const double fewest = fewest_stages(s, dp);

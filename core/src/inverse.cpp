@@ -270,14 +270,9 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
     TrainingConfig diloco = tc;
     diloco.local_steps = 100;
     diloco.outer_precision = OuterPrecision::int8;
-    diloco.outer_offload = true;
-    // INTELLECT-1's inner batch: 128 sequences of 8,192 tokens (1M tokens) per site per inner step
-    // (PRIME configs/10B/H100_intellect1.toml), in sequences of the shape's length.
-    const NetworkLevels apart_levels = network_levels(apart);
-    if (!tc.global_batch) {
-        diloco.global_batch = static_cast<Count>(apart_levels.sites * 1048576.0 / kShapeSeqLen);
-        diloco.given |= field_bit(training_fields(), "global_batch");
-    }
+    // The outer state in host memory and INTELLECT-1's 1M tokens per site per inner step, as an
+    // estimate of the same run has them (resolve_diloco_defaults, target_batch_tokens).
+    resolve_diloco_defaults(diloco);
     const NetworkRow rows[] = {
         {"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
         {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},

@@ -98,6 +98,7 @@ struct Search {
     NetworkLevels net;
     Count n;
     double cap, peak, model_flops;
+    double batch_tokens;  // the chosen batch's target (target_batch_tokens)
     std::size_t k;
     bool fsdp_pp, pp_fixed, gb_fixed, sp_fixed, dp_fixed;
     bool best_only;
@@ -109,7 +110,7 @@ Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig&
                   hw.device.usable_memory_bytes().value_or(0),  // unified memory: the GPU's share (as training.cpp)
                   // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
                   hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
-                  m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active,
+                  m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, target_batch_tokens(hw, base),
                   static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)), is_fixed(base, "pp"),
                   base.global_batch && is_fixed(base, "global_batch"), is_fixed(base, "sequence_parallel"), is_fixed(base, "dp") && base.dp,
                   opt.best_only};
@@ -296,7 +297,7 @@ struct Batchings {
     const Layout& l;
     // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok).
     Count gb(Count mb, Count vpp = 1) const {
-        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp));
+        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp), s.batch_tokens);
     }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
@@ -304,7 +305,7 @@ struct Batchings {
     bool batch_ok(Count mb, Count vpp = 1) const {
         if (s.gb_fixed || mb == 1) return true;
         return static_cast<double>(gb(mb, vpp)) <=
-               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len)));
+               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len, s.batch_tokens)));
     }
     // Uneven stages are allowed (training_step.cpp stage_split), but every model
     // chunk needs a layer (or the embedding or the loss).

@@ -192,7 +192,8 @@ FieldTable<TrainingConfig> training_fields() {
                                                     "(Streaming DiLoCo overlap); 0 = blocking")),
         field<&T::outer_offload>(boolean_spec("outer_offload",
                                               "DiLoCo outer optimizer state (fp32 anchor weights + Nesterov momentum) kept in host memory "
-                                              "(INTELLECT-1) instead of on the device")),
+                                              "(INTELLECT-1) instead of on the device",
+                                              "true with local_steps > 1, else false")),
         field<&T::load_balance>(boolean_spec("load_balance",
                                              "mixed fleets (hardware.pools): each pool's share of the batch follows its speed, so no "
                                              "pool waits; false: shares follow device counts and the slowest pool sets the step")),

@@ -368,6 +368,7 @@ void parse_training(const json& t, Scenario& s, Errors& errors) {
         read_fields(*e, ep, efficiency_fields(), c.efficiency, errors);
     }
     c.given = read_fields(t, path, training_fields(), c, errors);
+    resolve_diloco_defaults(c);  // before the plan search sizes the memory
     s.training = c;
 }
 
@@ -686,7 +687,8 @@ void resolve_global_batch(const LayoutRules& r, Errors& errors) {
     const Count per_step = *t.dp * t.micro_batch;
     if (!t.global_batch) {
         // With interleaving, in groups of pp micro-batches (check_interleaved_microbatches).
-        t.global_batch = default_global_batch(r.s.model->seq_len, batch_granule(*t.dp, t.micro_batch, t.pp, t.vpp));
+        t.global_batch = default_global_batch(r.s.model->seq_len, batch_granule(*t.dp, t.micro_batch, t.pp, t.vpp),
+                                              target_batch_tokens(*r.s.hardware, t));
         t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
         // At least one dp x micro_batch step: the echoed default must be within global_batch's own range.
         for (const auto& f : training_fields())

@@ -11,6 +11,7 @@
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/network.hpp"
 #include "gpucalc/pricing.hpp"
+#include "gpucalc/scenario_fields.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -59,15 +60,39 @@ Convergence diloco_convergence(double local_steps) {
     return c;
 }
 
-Count target_batch_sequences(double seq_len) {
+void resolve_diloco_defaults(TrainingConfig& c) {
+    const std::uint64_t bit = field_bit(training_fields(), "outer_offload");
+    if (c.local_steps <= 1 || (c.given & bit)) return;
+    c.outer_offload = true;
+    c.given |= bit;
+}
+
+double site_count(const Hardware& hw) {
+    if (hw.pools.empty()) return network_levels(hw).sites;
+    std::vector<std::string> sites;
+    for (const Pool& p : hw.pools)
+        if (std::find(sites.begin(), sites.end(), p.site) == sites.end()) sites.push_back(p.site);
+    return static_cast<double>(sites.size());
+}
+
+double target_batch_tokens(const Hardware& hw, const TrainingConfig& cfg) {
     constexpr double kTargetBatchTokens = 4194304.0;  // 4M tokens (Llama 2, arXiv:2307.09288 Sec. 2.2)
-    return static_cast<Count>(std::max(1.0, std::floor(kTargetBatchTokens / seq_len)));
+    // INTELLECT-1: 128 sequences of 8,192 tokens per worker (a node) per inner step (PRIME
+    // configs/10B/H100_intellect1.toml); DiLoCo's workers each take their own batch (arXiv:2311.08105
+    // Algorithm 1; Table 2 compares with synchronous training "with the same 8x batch").
+    constexpr double kDilocoTokensPerSite = 1048576.0;
+    if (cfg.local_steps <= 1) return kTargetBatchTokens;
+    return std::max(kTargetBatchTokens, site_count(hw) * kDilocoTokensPerSite);
+}
+
+Count target_batch_sequences(double seq_len, double target_tokens) {
+    return static_cast<Count>(std::max(1.0, std::floor(target_tokens / seq_len)));
 }
 
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp) { return dp * micro_batch * (vpp > 1 && pp > 1 ? pp : 1); }
 
-Count default_global_batch(double seq_len, Count granule) {
-    const Count target = target_batch_sequences(seq_len);
+Count default_global_batch(double seq_len, Count granule, double target_tokens) {
+    const Count target = target_batch_sequences(seq_len, target_tokens);
     const Count g = std::max<Count>(1, granule);
     // The nearest whole multiple (at least one): within half a granule of 4M tokens, never 1.5x it.
     return std::max<Count>(1, (target + g / 2) / g) * g;
@@ -161,7 +186,7 @@ TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& mo
     TrainingConfig cfg = cfg_in;
     if (!cfg.dp) cfg.dp = std::max<Count>(1, hw.count / std::max<Count>(1, cfg.tp * cfg.pp * cfg.cp));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
-    if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch);
+    if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch, target_batch_tokens(hw, cfg));
     if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
     // The experts' tensor parallelism as the estimate resolves it (echoed: 1 where the layout folds).
     if (!cfg.expert_tp && cfg.ep > 1) cfg.expert_tp = static_cast<Count>(expert_tensor_parallel(cfg));
@@ -528,18 +553,16 @@ BandScope band_scope(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     s.seq_len = m.seq_len;
     s.params = count_params(m).total;
     s.local_steps = static_cast<double>(cfg.local_steps);
+    s.sites = site_count(hw);
     if (hw.pools.empty()) {
         s.devices = static_cast<double>(hw.count);
-        s.sites = network_levels(hw).sites;
         return s;
     }
-    std::vector<std::string> sites, devices;
+    std::vector<std::string> devices;
     for (const Pool& p : hw.pools) {
         s.devices += static_cast<double>(p.count);
-        if (std::find(sites.begin(), sites.end(), p.site) == sites.end()) sites.push_back(p.site);
         if (std::find(devices.begin(), devices.end(), p.device.id) == devices.end()) devices.push_back(p.device.id);
     }
-    s.sites = static_cast<double>(sites.size());
     s.mixed_devices = devices.size() > 1;
     return s;
 }

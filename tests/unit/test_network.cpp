@@ -74,11 +74,17 @@ TEST_CASE("synchronous data parallelism over a 1 Gb/s link obeys the all-reduce 
 }
 
 TEST_CASE("local_steps H divides the exchange per step by H, and the step never beats the inner step alone") {
-    const json sync = run(slow_link(1));
+    // The same batch for both (DiLoCo's default batch is larger: see the test below).
+    const auto same_batch = [](int H) {
+        json s = slow_link(H);
+        s["training"]["global_batch"] = 2000;
+        return s;
+    };
+    const json sync = run(same_batch(1));
     const double exchange = num(sync, "communication", "exchange_seconds");
     for (int H : {10, 100, 1000}) {
         INFO("H = " << H);
-        const json r = run(slow_link(H));
+        const json r = run(same_batch(H));
         REQUIRE_FALSE(r.contains("errors"));
         const double inner = num(r, "communication", "inner_step_seconds");
         const double step = r["training"]["step_seconds"].get<double>();
@@ -93,25 +99,65 @@ TEST_CASE("local_steps H divides the exchange per step by H, and the step never 
     }
     // Streaming: overlapping the exchange with the next H steps hides it when H inner steps outlast it;
     // it can hide no more than it costs, so the step is exactly the inner step (never less).
-    json s = slow_link(1000);
+    json s = same_batch(1000);
     s["training"]["outer_overlap_steps"] = 1000;
     const json st = run(s);
     CHECK(st["training"]["step_seconds"].get<double>() == num(st, "communication", "inner_step_seconds"));
     CHECK(num(st, "communication", "exchange_hidden_fraction") == 1.0);
 }
 
-TEST_CASE("DiLoCo keeps its outer state in memory: fp32 anchor weights + Nesterov momentum, 8 bytes per parameter") {
-    const json sync = run(slow_link(1));
-    const json d = run(slow_link(100));
+TEST_CASE("DiLoCo on the device holds its outer state: fp32 anchor weights + Nesterov momentum, 8 bytes per parameter") {
+    const auto on_device = [](int H) {
+        json s = slow_link(H);
+        s["training"]["global_batch"] = 2000;
+        if (H > 1) s["training"]["outer_offload"] = false;
+        return s;
+    };
+    const json sync = run(on_device(1));
+    const json d = run(on_device(100));
     CHECK(num(sync, "memory_per_gpu_bytes", "outer_optimizer") == 0);
     // ZeRO 0, TP 8: every device holds 1/8 of the 6.738e9 parameters -> 8 x 6.738e9 / 8 bytes = 6.74 GB.
     const double outer = num(d, "memory_per_gpu_bytes", "outer_optimizer");
     CHECK(outer == Approx(8.0 * d["training"]["params"].get<double>() / 8.0).epsilon(0.001));
     // Memory grows by the state plus its share of fragmentation (5%).
     CHECK(num(d, "memory_per_gpu_bytes", "total") - num(sync, "memory_per_gpu_bytes", "total") == Approx(outer * 1.05).epsilon(1e-9));
-    json off = slow_link(100);
-    off["training"]["outer_offload"] = true;  // INTELLECT-1 keeps it in host memory (PRIME README)
-    CHECK(num(run(off), "memory_per_gpu_bytes", "outer_optimizer") == 0);
+    // By default (INTELLECT-1, arXiv:2412.01152 Sec. 2) it is in host memory, and the echo says so.
+    const json off = run(slow_link(100));
+    CHECK(num(off, "memory_per_gpu_bytes", "outer_optimizer") == 0);
+    CHECK(off["inputs"]["training"]["outer_offload"] == true);
+    CHECK(run(slow_link(1))["inputs"]["training"]["outer_offload"] == false);
+}
+
+TEST_CASE("DiLoCo's default batch is 1M tokens per site per inner step when that passes the synchronous 4M") {
+    // Each worker takes its own batch (DiLoCo, arXiv:2311.08105 Algorithm 1); INTELLECT-1 took 128 x
+    // 8,192 tokens per node. 125 sites x 1,048,576 tokens / 4,096 tokens (Llama 2) = 32,000 sequences,
+    // a multiple of dp 125. Synchronous: 4,194,304 / 4,096 = 1,024, to the nearest multiple of 125: 1,000.
+    json s = slow_link(100);
+    CHECK(run(s)["inputs"]["training"]["global_batch"] == 32000);
+    CHECK(run(slow_link(1))["inputs"]["training"]["global_batch"] == 1000);
+    // In one site DiLoCo keeps the synchronous target (one worker's batch is the whole batch).
+    s["hardware"].erase("network");
+    CHECK(run(s)["inputs"]["training"]["global_batch"] == 1000);
+}
+
+TEST_CASE("the io.net question's DiLoCo row and a Train estimate of the same run agree") {
+    // The Reality card's DiLoCo row (inverse.networks[2]) and the same model, tokens and network typed
+    // into Train: the Train estimate used the synchronous 4M-token batch and kept the outer state on
+    // the device, and took 1.94x the row's time (52.9 against 27.2 days).
+    const json q = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+                        {"inverse", {{"question", "what_can_train"}, {"days", 30}, {"compare_networks", true}}}});
+    REQUIRE_FALSE(q.contains("errors"));
+    const json& row = q["inverse"]["networks"][2];
+    REQUIRE(row["id"] == "sites_diloco");
+    const double n = row["compute_optimal_params"].get<double>();
+    const json t =
+        run({{"model", {{"params", n}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}, {"network", "internet-1g"}}},
+             {"training", {{"tokens", row["compute_optimal_tokens"].get<double>()}, {"local_steps", 100}, {"outer_precision", "int8"}}}});
+    REQUIRE_FALSE(t.contains("errors"));
+    CHECK(t["inputs"]["training"]["global_batch"] == row["plan"]["global_batch"]);
+    CHECK(t["training"]["tokens_per_second"].get<double>() == Approx(row["plan"]["tokens_per_second"].get<double>()).epsilon(0.01));
+    CHECK(t["training"]["days"].get<double>() <= 30);
 }
 
 TEST_CASE("compression of the exchange: int8 and int4 divide the bytes by 4 and 8; top-k 1/64 at 2 bits is Covenant-72B's 146x") {

@@ -297,7 +297,7 @@ TEST_CASE("a batch the search chooses stays near 4M tokens: micro-batches never 
             const double dp = plan["dp"].get<double>(), gb = plan["global_batch"].get<double>();
             // With interleaving the smallest batch is a group of pp micro-batches per replica.
             const double group = plan["vpp"].get<double>() > 1 ? plan["pp"].get<double>() : 1.0;
-            const double at_mb1 = static_cast<double>(default_global_batch(8192, static_cast<Count>(dp * group)));
+            const double at_mb1 = static_cast<double>(default_global_batch(8192, static_cast<Count>(dp * group), 4194304.0));
             CHECK(gb <= std::max(at_mb1, 768.0));
             bigger_micro_batch |= plan["micro_batch"].get<double>() > 1;
         }

@@ -249,14 +249,23 @@ struct TrainingResult {
 void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace);
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
 
-// Default global batch: about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest
-// whole multiple of `granule` sequences (dp x micro_batch).
-Count default_global_batch(double seq_len, Count granule);
+// DiLoCo (local_steps > 1) keeps its outer state (fp32 anchor + momentum, 8 bytes per parameter) in
+// host memory unless training.outer_offload says otherwise: INTELLECT-1 does (arXiv:2412.01152 Sec. 2,
+// the PRIME framework). Marks it given, so the echo carries it.
+void resolve_diloco_defaults(TrainingConfig& c);
+// The sites of hw: its pools' distinct sites, or hardware.sites (every node with a WAN preset).
+double site_count(const Hardware& hw);
+// The global batch's target in tokens: about 4M (Llama 2, arXiv:2307.09288 Sec. 2.2); with DiLoCo
+// (local_steps > 1) 1M tokens per site when that is more: each worker takes its own batch.
+double target_batch_tokens(const Hardware& hw, const TrainingConfig& cfg);
+// Default global batch: the target (target_batch_tokens), rounded to the nearest whole multiple of
+// `granule` sequences (dp x micro_batch).
+Count default_global_batch(double seq_len, Count granule, double target_tokens);
 // The step a global batch grows by: dp x micro_batch sequences, in groups of pp micro-batches with
 // interleaving (vpp > 1: Megatron's forward_backward_pipelining_with_interleaving).
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp);
-// The sequences of that 4M-token target (at least one).
-Count target_batch_sequences(double seq_len);
+// The sequences of that target (at least one).
+Count target_batch_sequences(double seq_len, double target_tokens);
 
 // A GPT-like architecture for a bare parameter count (used when only `params` is known).
 ModelSpec gpt_like_shape(double params, double seq_len);
