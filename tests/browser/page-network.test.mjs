@@ -114,3 +114,35 @@ test('Cluster: 1,000 H100 in 5 sites shows the link of each level (node, between
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the io.net DiLoCo row and the same run typed into Train give one answer: the same batch, within the 30 days', async () => {
+  // The Reality card's DiLoCo row (1,000 H100, 30 days) against Train with its model, tokens, every
+  // node on its own 1 Gb/s link, 100 local steps and int8: Train took 1.94x the row's time (52.9
+  // days against 27.2) with the synchronous 4M-token batch and the outer state on the device.
+  const q = { hardware: { device: 'nvidia-h100-sxm5-80gb', count: 1000 }, inverse: { question: 'what_can_train', days: 30, compare_networks: true } };
+  const row = JSON.parse(nativeEstimates([JSON.stringify(q)])[0]).inverse.networks.find((n) => n.id === 'sites_diloco');
+  const { page, context, errors } = await open(chrome.browser);
+  await field(page, 'train', 'model').selectOption('custom-params');
+  await field(page, 'train', 'params').fill(String(Math.round(row.compute_optimal_params)));
+  await field(page, 'train', 'count').fill('1000');
+  await field(page, 'train', 'tokens').fill(String(Math.round(row.compute_optimal_tokens)));
+  await page.locator('gpu-calc section[data-section="train"] [data-group="network"] > summary').click();
+  await field(page, 'train', 'network').selectOption('internet-1g');
+  await field(page, 'train', 'local_steps').fill('100');
+  await field(page, 'train', 'outer_precision').selectOption('int8');
+  await page.waitForFunction(() => {
+    const t = document.querySelector('gpu-calc')._last.train;
+    return t && t.report.inputs.training.local_steps === 100 && t.report.inputs.training.outer_precision === 'int8' && t.report.training;
+  });
+  const { report } = await last(page, 'train');
+  assert.equal(report.inputs.training.global_batch, row.plan.global_batch);
+  assert.equal(report.inputs.training.outer_offload, true);
+  assert.ok(report.training.days <= 30, `${report.training.days} days`);
+  assert.ok(Math.abs(report.training.tokens_per_second / row.plan.tokens_per_second - 1) < 0.01);
+  assert.equal(
+    await page.locator('gpu-calc [data-answer="train"] [data-figure="days"] .big').textContent(),
+    await fmt(page, 'duration', report.training.seconds)
+  );
+  assert.deepEqual(errors, []);
+  await context.close();
+});
