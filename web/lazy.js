@@ -4,6 +4,7 @@
 const Lazy = (function () {
   // Builds the sections in `pending` later; a newer call (a re-render) cancels an older one.
   function fill(el, pending) {
+    trackView(el);
     const gen = (el._renderGen = (el._renderGen || 0) + 1);
     const one = (s) => {
       if (gen !== el._renderGen || el._built[s]) return;
@@ -57,6 +58,35 @@ const Lazy = (function () {
     };
     el._unpin = stop;
     for (const t of ['wheel', 'keydown', 'pointerdown', 'touchstart']) addEventListener(t, stop, true);
+  }
+
+  // The section a reader scrolls to is the one a reload (or an export) takes as in view (state
+  // view.section), as a question or a link sets it; a reload jumped back to the last question's
+  // section. Not while a pin holds the view: that scrolling is the page's own.
+  function trackView(el) {
+    if (el._tracking) return;
+    el._tracking = true;
+    let timer = 0;
+    const settle = () => {
+      if (el._pinned || !el.isConnected) return;
+      const top = parseFloat(getComputedStyle(el).getPropertyValue('--nav-h')) || 0;
+      let seen = '';
+      for (const s of el._visibleSections()) if (el._sections[s] && el._sections[s].getBoundingClientRect().top <= top + 48) seen = s;
+      // At the foot of the page the last sections cannot reach the top: the one a link chose stays.
+      const cur = el._sections[el._state.view.section];
+      const foot = innerHeight + scrollY >= document.documentElement.scrollHeight - 4;
+      if (seen === el._state.view.section || (foot && cur && cur.getBoundingClientRect().top < innerHeight)) return;
+      el._state.view.section = seen;
+      el._persist();
+    };
+    addEventListener(
+      'scroll',
+      () => {
+        clearTimeout(timer);
+        timer = setTimeout(settle, 250);
+      },
+      { passive: true }
+    );
   }
 
   return { fill, pin };

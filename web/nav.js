@@ -85,7 +85,9 @@ const Nav = (function () {
       const vis = el._visibleSections();
       for (const s of vis.slice(0, vis.indexOf(sec))) if (!el._built[s]) el._update(s);
     }
-    el._ensure(sec);
+    // Built and answered, not only built: the idle fill skips a section once built, and a question
+    // clicked on a fresh page left its section "Computing…".
+    if (!el._built[sec]) el._update(sec);
     measure(el);
     const head = (target && el._sections[sec].querySelector('#' + target)) || el._sections[sec].querySelector('h2');
     el._state.view.section = sec;

@@ -505,6 +505,8 @@ test('a question clicked on a fresh page keeps its section at the top while the 
     const { page, context } = await open(chrome.browser, undefined, { viewport });
     await page.locator('gpu-calc .questions a', { hasText: q }).click();
     await page.locator('gpu-calc [data-answer="plan"]:not(.waiting)').waitFor({ timeout: 20000 });
+    // The section asked about is answered, not left "Computing…" (the idle fill skipped it once built).
+    await page.locator(`gpu-calc [data-answer="${sec}"]:not(.waiting)`).waitFor({ timeout: 20000 });
     await page.waitForTimeout(500);
     const m = await page.evaluate((id) => {
       const r = document.querySelector('gpu-calc').shadowRoot;
@@ -550,5 +552,34 @@ test('the first screen offers the questions people come with; each leads to the 
   // The first section's answer is on the first screen too.
   await page.evaluate(() => scrollTo(0, 0));
   assert.ok((await card(page, 'train').evaluate((c) => c.getBoundingClientRect().top)) < 900);
+  await context.close();
+});
+
+test('a reload opens at the section the reader scrolled to, not at the last question clicked', async () => {
+  // A newcomer's review: after a question opened Reality and the reader scrolled up to Serve, a
+  // reload jumped back to Reality (the state kept the question's section).
+  const { page, context, errors } = await open(chrome.browser);
+  await page.locator('gpu-calc .questions a', { hasText: 'I have N' }).click();
+  await page.locator('gpu-calc [data-answer="reality"] [data-figure="net-one_cluster"]').waitFor({ timeout: 30000 });
+  await page.waitForTimeout(500);
+  // The reader scrolls (a wheel ends the pin) until Serve's heading is at the top.
+  await page.mouse.wheel(0, -10);
+  await page.evaluate(() => {
+    const el = document.querySelector('gpu-calc');
+    const nav = el.shadowRoot.querySelector('nav').getBoundingClientRect().height;
+    scrollBy(0, el.shadowRoot.getElementById('h-serve').getBoundingClientRect().top - nav - 8);
+  });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._state.view.section === 'serve');
+  await page.waitForFunction(() => /^#/.test(location.hash) && document.querySelector('gpu-calc')._persistTimer !== undefined);
+  await page.evaluate(() => document.querySelector('gpu-calc').persistNow());
+  await page.reload();
+  await page.locator('gpu-calc [data-answer="serve"]:not(.waiting)').waitFor({ timeout: 30000 });
+  await page.waitForTimeout(800);
+  const top = await page.evaluate(() => {
+    const r = document.querySelector('gpu-calc').shadowRoot;
+    return { serve: r.getElementById('h-serve').getBoundingClientRect().top, nav: r.querySelector('nav').getBoundingClientRect().height };
+  });
+  assert.ok(top.serve >= 0 && top.serve < top.nav + 60, `Serve's heading at ${top.serve} px (nav ${top.nav})`);
+  assert.deepEqual(errors, []);
   await context.close();
 });
