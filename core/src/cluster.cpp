@@ -79,7 +79,8 @@ ClusterResult device_cluster(const Hardware& hw, const Costs& costs, const Hourl
         r.facility_power_watts = *r.power_watts * costs.pue;
     r.price_usd = times(d.price_usd, n);
     r.cloud_usd_per_hour = times(rate.usd, n);
-    if (!rate.note.empty()) r.warnings.push_back(rate.note);
+    // The rent is shown beside owned hardware too; its advice (set costs.gpu_hour_usd) is not given there.
+    if (!rate.note.empty() && costs.ownership != Ownership::owned) r.warnings.push_back(rate.note);
     r.nodes = std::ceil(n / static_cast<double>(hw.devices_per_node > 0 ? hw.devices_per_node : 1));
     return r;
 }

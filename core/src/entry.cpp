@@ -205,6 +205,11 @@ std::string plan_json(const std::string& text) {
         Scenario s;
         if (!parse_scenario(j, s, errors, LayoutCheck::search) || !errors.empty()) return errors_text(errors);
         check_plan_options(s, opt, errors);
+        // The search sizes one device type; it searched the first pool's and said nothing.
+        if (s.hardware && mixed_fleet(*s.hardware))
+            add_error(errors, "unsupported", "hardware.pools",
+                      "the plan search needs one device type (hardware.device); a mixed fleet's layout is searched by the estimate, "
+                      "pool by pool (gpucalc estimate)");
         if (!s.model || !s.model->has_architecture)
             add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
         if (!s.training)

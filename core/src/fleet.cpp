@@ -163,7 +163,9 @@ bool share_batch(const ModelSpec& m, const Hardware& hw, const TrainingConfig& c
     Trace none(false);
     // The fleet's batch: the scenario's, or ~4M tokens; each pool's share by speed (or device count),
     // in whole multiples of its dp x micro_batch.
-    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(hw, cfg))));
+    // Data parallel across the pools' sites: each site a DiLoCo worker (target_batch_tokens).
+    const double B = static_cast<double>(cfg.global_batch.value_or(
+        default_global_batch(m.seq_len, 1, target_batch_tokens(site_count(hw), site_count(hw), cfg.local_steps))));
     double weight_sum = 0;
     for (std::size_t i = 0; i < hw.pools.size(); ++i) weight_sum += cfg.load_balance ? pa.alone[i] : static_cast<double>(hw.pools[i].count);
     double inner = 0, tokens = 0;
@@ -514,7 +516,9 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     for (std::size_t i = 0; i + 1 < k; ++i)
         s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
                                                                  : site_wan(hw, site_devices(sites, hw.pools[i].site)));
-    const double B = static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(hw, cfg))));
+    // One pipeline through the pools: one replica, one DiLoCo worker.
+    const double B =
+        static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(1, 1, cfg.local_steps))));
     for (Count dp : dps) {
         // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
         const double fewest = fewest_stages(s, dp);
@@ -646,7 +650,9 @@ Band fleet_band(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cf
             break;
         }
     }
-    const std::vector<std::string> more = extrapolations(cal.band, band_scope(m, hw, cfg));
+    BandScope scope = band_scope(m, hw, cfg);
+    if (!t.convergence) scope.local_steps = 1;  // one pipeline through the pools: no DiLoCo
+    const std::vector<std::string> more = extrapolations(cal.band, scope);
     reasons.insert(reasons.end(), more.begin(), more.end());
     const ThroughputBand b = widened_band(cal.band, m.is_moe(), reasons);
     t.band_basis = b.basis;

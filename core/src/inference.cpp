@@ -1059,15 +1059,19 @@ void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& 
     trace.add("inference.input_cost_share",
               cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
               {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
-    trace.add("inference.cost_per_million_output_tokens_usd",
-              cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
-                                       : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
-              {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
-              tr.rate_what);
-    trace.add("inference.cost_per_million_input_tokens_usd",
-              cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
-                                       : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
-              {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
+    // Without a rate the costs are null (report.cpp): no derivation shows them as 0.
+    const bool priced = r.gpu_hour_usd.has_value();
+    if (priced) {
+        trace.add("inference.cost_per_million_output_tokens_usd",
+                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
+                                           : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
+                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
+                  tr.rate_what);
+        trace.add("inference.cost_per_million_input_tokens_usd",
+                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
+                                           : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
+                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
+    }
     if (cfg.requests_per_day > 0) {
         trace.add("inference.gpus_needed",
                   "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
@@ -1076,8 +1080,9 @@ void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& 
                    {"requests_per_second_per_instance", y.rate},
                    {"instance_gpus", G}},
                   r.gpus_needed, "GPUs", "");
-        trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd", {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}},
-                  r.cost_per_day_usd, "USD", "");
+        if (priced)
+            trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd",
+                      {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", "");
         if (r.energy_per_day_kwh)
             trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
                       {{"gpus_needed", r.gpus_needed}, {"tdp_watts", *d.tdp_watts}, {"pue", costs.pue}}, *r.energy_per_day_kwh, "kWh", "");

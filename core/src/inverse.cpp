@@ -125,12 +125,17 @@ void largest_self_consistent(Trainable& a, double last_evaluated) {
 }
 
 // The plan found and the global batch it trains with (in tokens of `seq_len`).
-void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len) {
+void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
     out["plan"] = plan_to_json(plan);
     out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
-    out["global_batch_note"] = tc.global_batch ? "training.global_batch as given"
-                                               : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                                                 "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+    const double dp = static_cast<double>(plan.config.dp.value_or(1));
+    const bool diloco = target_batch_tokens(sites, dp, tc.local_steps) > target_batch_tokens(sites, dp, 1);
+    out["global_batch_note"] =
+        tc.global_batch ? "training.global_batch as given"
+        : diloco        ? "1M tokens per DiLoCo worker per inner step (INTELLECT-1; each worker its own batch, DiLoCo arXiv:2311.08105 "
+                          "Algorithm 1), rounded to the nearest multiple of the layout's dp x micro_batch; give training.global_batch to fix it"
+                        : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
+                          "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
 }
 
 // The keys of a what_can_train answer.
@@ -140,7 +145,7 @@ json trainable_json(const Trainable& a) {
     out["seconds"] = a.seconds;
     out["mfu"] = a.mfu;
     out["goodput"] = a.gp;
-    if (a.plan.step_seconds > 0) add_plan(out, a.plan, a.tc, kShapeSeqLen);
+    if (a.plan.step_seconds > 0) add_plan(out, a.plan, a.tc, kShapeSeqLen, site_count(a.hw));
     out["compute_flops"] = a.compute;
     out["compute_optimal_params"] = a.params;
     out["compute_optimal_tokens"] = a.tokens;
@@ -285,14 +290,16 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
 // The time a what_can_train question has: the days, the $ budget at the device's rate, or the shorter;
 // none (with an error) when a budget has no rate to spend it at, or buys unbounded time (free
 // GPU-hours: a rate of 0) and no days bound it.
-std::optional<double> available_seconds(const Hardware& hw, const InverseQuestion& q, const std::optional<double>& rate, Errors& errors) {
+std::optional<double> available_seconds(const Hardware& hw, const InverseQuestion& q, const HourlyRate& hourly, Errors& errors) {
     double seconds = q.days ? *q.days * units::seconds_per_day : 0;
+    const std::optional<double>& rate = hourly.usd;
     if (q.budget_usd) {
-        if (!rate) {
+        if (!rate && hourly.basis == "owned")  // the device's price or TDP is missing (device_hour_cost says which)
+            add_error(errors, "missing", "hardware.device", "a $ budget needs the cost of a device-hour: " + hourly.note);
+        else if (!rate)
             add_error(errors, "missing", "costs.gpu_hour_usd",
                       "a $ budget needs a $/GPU-hour: " + hw.device.name + " has no catalog price; set costs.gpu_hour_usd");
-            return std::nullopt;
-        }
+        if (!rate) return std::nullopt;
         if (*rate <= 0) {  // free: the budget never runs out
             if (!q.days)
                 add_error(errors, "missing", "inverse.days",
@@ -396,7 +403,7 @@ bool gpus_needed_inputs(const Scenario& s, const TrainingConfig& tc, const Inver
 }
 
 // The answer's figures at the count found, its plan, and what makes the count doubtful.
-void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double seq_len, const HourlyRate& rate, json& out) {
+void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double seq_len, double sites, const HourlyRate& rate, json& out) {
     out["gpus"] = n.gpus;
     out["mfu"] = n.mfu;
     out["goodput"] = needed_goodput(n, n.gpus);
@@ -410,7 +417,7 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
                                   jr::fmt_num(100 * (1 - needed_goodput(n, n.gpus))) +
                                   "% of the time (goodput model, training.goodput): the deadline is near what any count can meet");
     if (tc.mfu || n.plan.step_seconds <= 0) return;
-    add_plan(out, n.plan, tc, seq_len);
+    add_plan(out, n.plan, tc, seq_len, sites);
     const double steps = *tc.tokens / out["global_batch_tokens"].get<double>();
     if (steps < kFewSteps)
         out["warnings"].push_back("inverse: the run is " + jr::fmt_num(steps) + " steps of " +
@@ -438,7 +445,7 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
     out["warnings"] = json::array();
     const std::string why = gpus_needed_infeasible(n, hw);
     if (why.empty())
-        gpus_needed_figures(n, tc, training_model(model).shape.seq_len, rate, out);
+        gpus_needed_figures(n, tc, training_model(model).shape.seq_len, site_count(hw), rate, out);
     else {
         // No count answers: every figure is null, with the reason (never a count on which nothing runs).
         for (const char* k : {"gpus", "mfu", "goodput", "seconds_at_gpus", "gpu_hours", "cost_usd"}) out[k] = nullptr;
@@ -479,7 +486,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         return nullptr;
     }
     if (q.question != InverseKind::what_can_train) return answer_gpus_needed(s, hw, tc, q, peak, rate, out, errors);
-    const std::optional<double> seconds = available_seconds(hw, q, rate.usd, errors);
+    const std::optional<double> seconds = available_seconds(hw, q, rate, errors);
     if (!seconds) return nullptr;
     json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);
     for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();

@@ -98,7 +98,7 @@ struct Search {
     NetworkLevels net;
     Count n;
     double cap, peak, model_flops;
-    double batch_tokens;  // the chosen batch's target (target_batch_tokens)
+    double sites;  // site_count(hw): the DiLoCo workers a layout's data parallelism can span
     std::size_t k;
     bool fsdp_pp, pp_fixed, gb_fixed, sp_fixed, dp_fixed;
     bool best_only;
@@ -110,7 +110,7 @@ Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig&
                   hw.device.usable_memory_bytes().value_or(0),  // unified memory: the GPU's share (as training.cpp)
                   // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
                   hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
-                  m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, target_batch_tokens(hw, base),
+                  m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, site_count(hw),
                   static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)), is_fixed(base, "pp"),
                   base.global_batch && is_fixed(base, "global_batch"), is_fixed(base, "sequence_parallel"), is_fixed(base, "dp") && base.dp,
                   opt.best_only};
@@ -295,9 +295,11 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
 struct Batchings {
     const Search& s;
     const Layout& l;
+    // The batch's target in tokens (DiLoCo: per worker, with this layout's workers).
+    double tokens() const { return target_batch_tokens(s.sites, static_cast<double>(l.dp), s.base.local_steps); }
     // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok).
     Count gb(Count mb, Count vpp = 1) const {
-        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp), s.batch_tokens);
+        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp), tokens());
     }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
@@ -305,7 +307,7 @@ struct Batchings {
     bool batch_ok(Count mb, Count vpp = 1) const {
         if (s.gb_fixed || mb == 1) return true;
         return static_cast<double>(gb(mb, vpp)) <=
-               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len, s.batch_tokens)));
+               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len, tokens())));
     }
     // Uneven stages are allowed (training_step.cpp stage_split), but every model
     // chunk needs a layer (or the embedding or the loss).
@@ -459,9 +461,13 @@ std::string given_layout_fields(const TrainingConfig& t) {
     std::string out;
     for (const char* f :
          {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
-        if (t.given & field_bit(training_fields(), f)) out += (out.empty() ? "training." : ", training.") + std::string(f);
+        // dualpipe false is the schedule's default, echoed: not a constraint on the layout.
+        if ((t.given & field_bit(training_fields(), f)) && (std::string_view(f) != "dualpipe" || t.dualpipe))
+            out += (out.empty() ? "training." : ", training.") + std::string(f);
     return out.empty() ? "none" : out;
 }
+
+std::string devices_text(double n) { return jr::fmt_num(n) + (n == 1 ? " device" : " devices"); }
 
 std::string no_plan_reason(const PlanResult& r, const Hardware& hw, const TrainingConfig& base) {
     if (!r.best.empty()) return "";
@@ -470,8 +476,8 @@ std::string no_plan_reason(const PlanResult& r, const Hardware& hw, const Traini
         return "no parallel layout fits in the memory of " + devices + ": the layout needing the least memory needs " +
                jr::fmt_num(r.least_memory->memory_per_gpu_bytes / units::GiB) +
                " GiB per device (more devices, a smaller model, or fewer training fields fixed)";
-    return "no parallel layout of " + devices + " satisfies the training fields given (" + given_layout_fields(base) +
-           "): leave some of them to the plan search";
+    return "no parallel layout of " + devices_text(static_cast<double>(hw.count)) + " of " + hw.device.name +
+           " satisfies the training fields given (" + given_layout_fields(base) + "): leave some of them to the plan search";
 }
 
 }  // namespace gpucalc

@@ -639,17 +639,17 @@ void training_section(ReportOut& o, const Scenario& s) {
         // Nothing to estimate: the fields given admit no layout on these devices (parse_scenario
         // refuses the combinations it can name; this is the search's word for the rest).
         r.fits = false;
-        r.infeasible_reason = "no parallel layout of " + jr::fmt_num(static_cast<double>(s.hardware->count)) +
-                              " devices satisfies the training fields given (" + given_layout_fields(*s.training) +
+        r.infeasible_reason = "no parallel layout of " + devices_text(static_cast<double>(s.hardware->count)) +
+                              " satisfies the training fields given (" + given_layout_fields(*s.training) +
                               "): leave some of them to the plan search";
     }
     std::optional<Plan> suggestion;
     if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);
     if (!r.fits && !layout.found && layout.valid)
-        r.infeasible_reason = "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " +
-                              s.hardware->device.name + ": the layout needing the least memory needs " +
-                              jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
-                              jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, or a smaller model)";
+        r.infeasible_reason =
+            "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " + s.hardware->device.name +
+            ": the layout needing the least memory needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
+            jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, a smaller model, or fewer training fields fixed)";
     training_config_json(o.inputs["training"], r.config);
     if (!layout.valid) echo_searched_as_null(o.inputs["training"], *s.training);
     Val t = o.report["training"];

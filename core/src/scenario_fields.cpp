@@ -124,8 +124,10 @@ FieldTable<TrainingConfig> training_fields() {
         field<&T::mfu>(number_spec("mfu", "fraction", fraction_open, "given model FLOPs utilisation, used instead of the prediction",
                                    "predicted by the performance model")),
         field<&T::precision>(choice_spec("precision", kTrainingPrecision, "precision of the matrix multiplies")),
-        field<&T::global_batch>(integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
-                                             "about 4M tokens, rounded to the nearest multiple of dp x micro_batch")),
+        field<&T::global_batch>(
+            integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
+                         "about 4M tokens (DiLoCo, local_steps > 1: 1M per worker across sites when more), rounded to the nearest "
+                         "multiple of dp x micro_batch")),
         field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
         field<&T::tp>(integer_spec("tp", "devices", 1, 1e5, "tensor-parallel size")),
         field<&T::pp>(integer_spec("pp", "devices", 1, 1e5, "pipeline-parallel size (uneven stages allowed)")),
@@ -516,13 +518,15 @@ json model_to_json(const ModelSpec& m) {
     return doc.to_json();
 }
 
+std::string device_identity(const Device& d) { return d.custom ? jw::text(device_to_scenario_json(d)) : d.id; }
+
 bool mixed_fleet(const Hardware& hw) {
     if (hw.pools.size() < 2) return false;
     const Pool& a = hw.pools.front();
-    const std::string a_dev = a.device.custom ? jw::text(device_to_scenario_json(a.device)) : a.device.id;
+    const std::string a_dev = device_identity(a.device);
     std::vector<std::pair<std::string, Count>> per_site;
     for (const auto& p : hw.pools) {
-        const std::string dev = p.device.custom ? jw::text(device_to_scenario_json(p.device)) : p.device.id;
+        const std::string dev = device_identity(p.device);
         if (dev != a_dev || p.devices_per_node != a.devices_per_node) return true;
         auto it = std::find_if(per_site.begin(), per_site.end(), [&](const auto& x) { return x.first == p.site; });
         if (it == per_site.end())

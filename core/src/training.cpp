@@ -75,14 +75,16 @@ double site_count(const Hardware& hw) {
     return static_cast<double>(sites.size());
 }
 
-double target_batch_tokens(const Hardware& hw, const TrainingConfig& cfg) {
+double target_batch_tokens(double sites, double dp, Count local_steps) {
     constexpr double kTargetBatchTokens = 4194304.0;  // 4M tokens (Llama 2, arXiv:2307.09288 Sec. 2.2)
     // INTELLECT-1: 128 sequences of 8,192 tokens per worker (a node) per inner step (PRIME
     // configs/10B/H100_intellect1.toml); DiLoCo's workers each take their own batch (arXiv:2311.08105
     // Algorithm 1; Table 2 compares with synchronous training "with the same 8x batch").
-    constexpr double kDilocoTokensPerSite = 1048576.0;
-    if (cfg.local_steps <= 1) return kTargetBatchTokens;
-    return std::max(kTargetBatchTokens, site_count(hw) * kDilocoTokensPerSite);
+    constexpr double kDilocoTokensPerWorker = 1048576.0;
+    if (local_steps <= 1) return kTargetBatchTokens;
+    // The workers: the sites the data-parallel group spans (training_step.cpp sg_dp), one replica each.
+    const double workers = std::max(1.0, std::min(dp, sites));
+    return std::max(kTargetBatchTokens, workers * kDilocoTokensPerWorker);
 }
 
 Count target_batch_sequences(double seq_len, double target_tokens) {
@@ -186,7 +188,9 @@ TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& mo
     TrainingConfig cfg = cfg_in;
     if (!cfg.dp) cfg.dp = std::max<Count>(1, hw.count / std::max<Count>(1, cfg.tp * cfg.pp * cfg.cp));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
-    if (!cfg.global_batch) cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch, target_batch_tokens(hw, cfg));
+    if (!cfg.global_batch)
+        cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch,
+                                                target_batch_tokens(site_count(hw), static_cast<double>(*cfg.dp), cfg.local_steps));
     if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
     // The experts' tensor parallelism as the estimate resolves it (echoed: 1 where the layout folds).
     if (!cfg.expert_tp && cfg.ep > 1) cfg.expert_tp = static_cast<Count>(expert_tensor_parallel(cfg));
@@ -438,6 +442,10 @@ HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand&
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
         const double gpu_hours = r.devices * seconds / units::seconds_per_hour;
         const RunCost rc = run_cost(d, costs, hourly, gpu_hours, "hardware.device");
+        if (costs.ownership == Ownership::owned && seconds > costs.lifetime_years * units::hours_per_year * units::seconds_per_hour)
+            r.warnings.push_back("the run lasts " + jr::fmt_num(seconds / (units::hours_per_year * units::seconds_per_hour)) +
+                                 " years, longer than costs.lifetime_years (" + jr::fmt_num(costs.lifetime_years) +
+                                 "): the owned cost charges each device more than its price");
         r.seconds = seconds;
         r.gpu_hours = gpu_hours;
         r.energy_kwh = rc.energy_kwh;
@@ -524,11 +532,16 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const NetworkLevels levels = network_levels(hw);
     r.network = levels;
     across_sites(cfg, levels, est, r);
+    if (r.convergence && cfg.outer_offload)
+        r.warnings.push_back("DiLoCo's outer state (fp32 anchor + momentum, 8 bytes per parameter: " + jr::fmt_num(8.0 * pc.total / 1e9) +
+                             " GB per replica) is in host memory (training.outer_offload), which is not sized");
     step_figures(d, est, r);
     throughput(model, tm.shape, cfg, d, est, r);
     run_length_warnings(cfg, r);
     r.goodput = run_goodput(n, pc.total, cfg.goodput);
-    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), band_scope(model, hw, cfg), r);
+    BandScope scope = band_scope(model, hw, cfg);
+    if (!r.convergence) scope.local_steps = 1;  // local steps with no effect (one site; replicas spanning the sites)
+    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), scope, r);
 
     // ---- run totals ----
     const HourlyRate hourly = run_totals(d, costs, band, r);
@@ -554,6 +567,7 @@ BandScope band_scope(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     s.params = count_params(m).total;
     s.local_steps = static_cast<double>(cfg.local_steps);
     s.sites = site_count(hw);
+    if (s.sites <= 1) s.local_steps = 1;  // one site: local steps have no effect (across_sites)
     if (hw.pools.empty()) {
         s.devices = static_cast<double>(hw.count);
         return s;
@@ -561,7 +575,8 @@ BandScope band_scope(const ModelSpec& m, const Hardware& hw, const TrainingConfi
     std::vector<std::string> devices;
     for (const Pool& p : hw.pools) {
         s.devices += static_cast<double>(p.count);
-        if (std::find(devices.begin(), devices.end(), p.device.id) == devices.end()) devices.push_back(p.device.id);
+        const std::string id = device_identity(p.device);
+        if (std::find(devices.begin(), devices.end(), id) == devices.end()) devices.push_back(id);
     }
     s.mixed_devices = devices.size() > 1;
     return s;
@@ -592,6 +607,7 @@ ThroughputBand widened_band(const Band& b, bool moe, const std::vector<std::stri
     if (reasons.empty()) return band;
     band.basis += " (widened x" + jr::fmt_num(widen) + ", x" + jr::fmt_num(b.extrapolation) + " for each extrapolation: ";
     for (std::size_t i = 0; i < reasons.size(); ++i) band.basis += (i ? "; " : "") + reasons[i];
+    if (1.0 - (1.0 - b.low_for(moe)) * widen < band.lo) band.basis += "; the low factor stops at " + jr::fmt_num(band.lo);
     band.basis += ")";
     return band;
 }

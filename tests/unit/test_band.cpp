@@ -84,3 +84,45 @@ TEST_CASE("a mixed fleet widens its band: no calibration run mixes device types"
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["training"]["uncertainty"]["band_basis"].get<std::string>().find("mixed devices") != std::string::npos);
 }
+
+TEST_CASE("local steps that have no effect (one site) do not widen the band") {
+    // The estimate says local_steps has no effect in one site; the band widened for them (red-team).
+    const Seen sync = band_of(llama70b(1024));
+    const Seen h100 = band_of(llama70b(1024, json::object(), {{"local_steps", 100}}));
+    CHECK(h100.lo == Approx(sync.lo).epsilon(1e-12));
+    CHECK(h100.hi == Approx(sync.hi).epsilon(1e-12));
+    CHECK(h100.basis.find("local steps") == std::string::npos);
+}
+
+TEST_CASE("two different custom devices in one fleet widen the band as mixed devices") {
+    // Every custom device has the id "custom": two different ones were taken for one kind.
+    const json x = {
+        {"name", "X"}, {"peak_flops_per_second", {{"bf16", 1e15}}}, {"memory_bytes", 192e9}, {"memory_bandwidth_bytes_per_second", 5e12}};
+    json y = x;
+    y["name"] = "Y";
+    y["peak_flops_per_second"]["bf16"] = 2e14;
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"pools", json::array({{{"device", x}, {"count", 64}}, {{"device", y}, {"count", 64}}})}}},
+                    {"training", {{"tokens", 1e12}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["uncertainty"]["band_basis"].get<std::string>().find("mixed devices") != std::string::npos);
+}
+
+TEST_CASE("a band clamped at its floor says so") {
+    json s = llama70b(65536, {{"sites", 4}, {"wan", "wan-10g"}}, {{"local_steps", 10}});
+    s["model"] = {{"params", 2e12}, {"seq_len", 2097152}};
+    s["training"] = {{"tokens", 1e12}, {"local_steps", 10}};
+    const Seen b = band_of(s);
+    CHECK(b.lo == Approx(0.05).epsilon(1e-12));
+    CHECK(b.basis.find("the low factor stops at 0.05") != std::string::npos);
+}
+
+TEST_CASE("the plan search refuses a mixed fleet, naming hardware.pools: it sized the first pool's device only") {
+    const json s = {{"model", {{"preset", "llama2-7b"}}},
+                    {"hardware",
+                     {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}},
+                                             {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}})}}},
+                    {"training", {{"tokens", 1e10}}}};
+    CHECK(has_error(json::parse(gpucalc::plan_json(s.dump())), "hardware.pools", "unsupported"));
+}

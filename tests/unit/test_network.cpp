@@ -128,13 +128,20 @@ TEST_CASE("DiLoCo on the device holds its outer state: fp32 anchor weights + Nes
     CHECK(run(slow_link(1))["inputs"]["training"]["outer_offload"] == false);
 }
 
-TEST_CASE("DiLoCo's default batch is 1M tokens per site per inner step when that passes the synchronous 4M") {
+TEST_CASE("DiLoCo's default batch is 1M tokens per worker per inner step when that passes the synchronous 4M") {
     // Each worker takes its own batch (DiLoCo, arXiv:2311.08105 Algorithm 1); INTELLECT-1 took 128 x
-    // 8,192 tokens per node. 125 sites x 1,048,576 tokens / 4,096 tokens (Llama 2) = 32,000 sequences,
-    // a multiple of dp 125. Synchronous: 4,194,304 / 4,096 = 1,024, to the nearest multiple of 125: 1,000.
+    // 8,192 tokens per node. 125 workers (dp 125, a node each) x 1,048,576 tokens / 4,096 tokens (Llama
+    // 2) = 32,000 sequences, a multiple of dp 125. Synchronous: 4,194,304 / 4,096 = 1,024, to the
+    // nearest multiple of 125: 1,000.
     json s = slow_link(100);
     CHECK(run(s)["inputs"]["training"]["global_batch"] == 32000);
     CHECK(run(slow_link(1))["inputs"]["training"]["global_batch"] == 1000);
+    // A worker is a replica, not a site: with tp 8 x pp 5 each replica spans 5 nodes (sites), so 25
+    // workers take 25 x 1M tokens = 6,400 sequences (red-team: the batch counted 125 sites).
+    json pp = s;
+    pp["training"]["pp"] = 5;
+    pp["training"]["dp"] = 25;
+    CHECK(run(pp)["inputs"]["training"]["global_batch"] == 6400);
     // In one site DiLoCo keeps the synchronous target (one worker's batch is the whole batch).
     s["hardware"].erase("network");
     CHECK(run(s)["inputs"]["training"]["global_batch"] == 1000);

@@ -75,3 +75,44 @@ TEST_CASE("a rent given beside owned hardware is an error on costs.gpu_hour_usd,
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["inference"]["gpu_hour_usd"].get<double>() == 2);
 }
+
+TEST_CASE("serving without a rate derives no cost: the explain has no cost entry that would show 0") {
+    json s = owned(scenario("inference", {{"requests_per_day", 1e6}}, 8));
+    s["hardware"]["device"].erase("price_usd");
+    s["hardware"]["device"]["base"] = "google-tpu-v4";
+    s["explain"] = true;
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    for (const char* k :
+         {"inference.cost_per_day_usd", "inference.cost_per_million_output_tokens_usd", "inference.cost_per_million_input_tokens_usd"})
+        CHECK_FALSE(r["explain"].contains(k));
+    CHECK(r["explain"].contains("inference.gpus_needed"));
+}
+
+TEST_CASE("owned devices: no advice to set a rent, and a budget without a price names the device's price") {
+    // "set costs.gpu_hour_usd" under owned leads to the conflict error.
+    json t = owned(scenario("training", {{"tokens", 1e11}}, 8));
+    t["hardware"]["device"] = {{"name", "X"},           {"peak_flops_per_second", {{"bf16", 1e15}}},
+                               {"memory_bytes", 192e9}, {"memory_bandwidth_bytes_per_second", 5e12},
+                               {"price_usd", 20000},    {"tdp_watts", 700}};
+    const json r = run(t);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["warnings"].dump().find("set costs.gpu_hour_usd") == std::string::npos);
+    json b = t;
+    b.erase("training");
+    b.erase("model");
+    b["hardware"]["device"].erase("price_usd");
+    b["inverse"] = {{"question", "what_can_train"}, {"budget_usd", 1e6}};
+    const json e = run(b);
+    CHECK(has_error(e, "hardware.device", "missing"));
+    CHECK(e.dump().find("price_usd") != std::string::npos);
+}
+
+TEST_CASE("an owned run longer than the devices' lifetime says the owned cost charges more than their price") {
+    json s = owned(scenario("training", {{"tokens", 1e14}}, 8));
+    s["costs"]["lifetime_years"] = 0.1;
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["days"].get<double>() > 36.5);
+    CHECK(r["warnings"].dump().find("longer than costs.lifetime_years") != std::string::npos);
+}

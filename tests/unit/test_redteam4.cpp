@@ -427,3 +427,11 @@ TEST_CASE("a layout no search can satisfy echoes the searched fields as null, an
     CHECK_FALSE(again["training"]["fits"].get<bool>());
     CHECK(again["training"]["infeasible_reason"].get<std::string>().find("training.vpp, training.global_batch") != std::string::npos);
 }
+
+TEST_CASE("an impossible layout's echo gives the same reason when fed back, for 1 device too") {
+    const json r = run(llama_on_h100(1, {{"tokens", 1e12}, {"vpp", 2}}));
+    REQUIRE_FALSE(r.contains("errors"));
+    const std::string why = r["training"]["infeasible_reason"].get<std::string>();
+    CHECK(why.find("of 1 device satisfies") != std::string::npos);
+    CHECK(run(r["inputs"])["training"]["infeasible_reason"].get<std::string>() == why);
+}

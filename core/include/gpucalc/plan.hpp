@@ -35,6 +35,7 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
 // The layout fields a scenario gives (what an automatic layout must keep), as a list for a message
 // ("training.tp, training.vpp"; "none").
 std::string given_layout_fields(const TrainingConfig& t);
+std::string devices_text(double n);  // "1 device", "8 devices"
 
 // Why a search found no plan (empty when it found one): no layout satisfies the fields given, or
 // none fits in memory.

@@ -44,5 +44,8 @@ jv::Value device_to_scenario_json(const Device& d);
 // Pools of different devices, node sizes or site sizes (the fleet estimator, fleet.cpp); pools of one
 // device in equal sites are the single-device model with hardware.sites.
 bool mixed_fleet(const Hardware& hw);
+// What makes two devices the same: a catalog device's id; a custom device's whole scenario JSON (every
+// custom device has the id "custom").
+std::string device_identity(const Device& d);
 
 }  // namespace gpucalc

@@ -256,8 +256,9 @@ void resolve_diloco_defaults(TrainingConfig& c);
 // The sites of hw: its pools' distinct sites, or hardware.sites (every node with a WAN preset).
 double site_count(const Hardware& hw);
 // The global batch's target in tokens: about 4M (Llama 2, arXiv:2307.09288 Sec. 2.2); with DiLoCo
-// (local_steps > 1) 1M tokens per site when that is more: each worker takes its own batch.
-double target_batch_tokens(const Hardware& hw, const TrainingConfig& cfg);
+// (local_steps > 1) 1M tokens per worker when that is more: each worker (a replica in its own sites;
+// min(dp, sites) of them) takes its own batch.
+double target_batch_tokens(double sites, double dp, Count local_steps);
 // Default global batch: the target (target_batch_tokens), rounded to the nearest whole multiple of
 // `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule, double target_tokens);
