@@ -275,13 +275,13 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
     TrainingConfig diloco = tc;
     diloco.local_steps = 100;
     diloco.outer_precision = OuterPrecision::int8;
-    // The outer state in host memory and INTELLECT-1's 1M tokens per site per inner step, as an
+    // The outer state in host memory and INTELLECT-1's 1M tokens per worker per inner step, as an
     // estimate of the same run has them (resolve_diloco_defaults, target_batch_tokens).
     resolve_diloco_defaults(diloco);
     const NetworkRow rows[] = {
         {"one_cluster", "one cluster (the catalog's data-centre network, synchronous)", &one, &sync},
         {"sites_synchronous", "across sites, synchronous data parallelism", &apart, &sync},
-        {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per site per step)", &apart, &diloco}};
+        {"sites_diloco", "across sites, DiLoCo (100 local steps, int8 exchange, 1M tokens per worker per step)", &apart, &diloco}};
     json out = json::array();
     for (const NetworkRow& row : rows) out.push_back(network_row(row, seconds, tpp, peak));
     return out;
