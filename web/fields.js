@@ -154,7 +154,11 @@ const Fields = (function () {
       f('batch', 'inference.batch', 'count', 'Batch', { unit: 'sequences', placeholder: 'max throughput' }),
       f('prompt_tokens', 'inference.prompt_tokens', 'count', 'Prompt', { unit: 'tokens', value: '1000' }),
       f('output_tokens', 'inference.output_tokens', 'count', 'Output', { unit: 'tokens', value: '300' }),
-      f('requests_per_day', 'inference.requests_per_day', 'count', 'Traffic', { unit: 'requests per day', value: '1M' }),
+      f('concurrent_requests', 'inference.concurrent_requests', 'count', 'In flight at once', {
+        unit: 'requests at the peak',
+        placeholder: 'instead of Traffic'
+      }),
+      f('requests_per_day', 'inference.requests_per_day', 'count', 'Traffic', { unit: 'requests per day', value: '1M', only: ['concurrent_requests', ['']] }),
       f('peak_to_average', 'inference.peak_to_average', 'number', 'Peak / average', { unit: '×', placeholder: '2' }),
       f('gpu_hour_usd', 'costs.gpu_hour_usd', 'usd', 'Price', { unit: '$ per GPU-hour', placeholder: 'catalog price' }),
       f('ttft', 'inference.slo.ttft_seconds', 'seconds', 'Time to first token at most', { unit: 's or ms', group: 'slo' }),

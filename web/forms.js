@@ -64,7 +64,7 @@ const Forms = (function () {
       el._state[sec][sp.key] = input.value;
       el._userEdit(sec);
       Follow.formChanged(el, sec);
-      if (sp.kind === 'select') toggleFields(el, sec);
+      toggleFields(el, sec); // a field typed can hide another (Traffic while requests in flight are given)
       el._update(sec);
     };
     if (sp.kind === 'select') {

@@ -78,7 +78,7 @@ const ServeSection = (function () {
     o.figures.push([
       'First token',
       F.duration(a ? a.ttft_seconds : t.ttft_seconds),
-      a ? 'per user at the peak, on these GPUs' : r.inputs.inference.requests_per_day > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
+      a ? 'per user at the peak, on these GPUs' : ServeNotes.perDay(r) > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
       'ttft'
     ]);
     o.figures.push([
@@ -95,13 +95,7 @@ const ServeSection = (function () {
       F.count(t.requests_per_second_per_instance) + ' requests/s per copy',
       'throughput'
     ]);
-    if (t.gpus_needed !== null)
-      o.figures.push([
-        'GPUs for the traffic',
-        F.count(t.gpus_needed),
-        F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average),
-        'gpus'
-      ]);
+    if (t.gpus_needed !== null) o.figures.push(['GPUs for the traffic', F.count(t.gpus_needed), ServeNotes.trafficWords(r), 'gpus']);
     const given = ServeNotes.gpusGiven(r);
     if (given) o.notes.push(given);
     if (t.cost_per_day_usd !== null)
@@ -212,6 +206,7 @@ const ServeSection = (function () {
           ['replicas', 'Copies the GPUs can hold'],
           ['cluster_throughput_tokens_per_second', 'Output throughput of those copies'],
           ['concurrent_sequences', 'Users answered at once (every copy full)'],
+          ...(t.implied_requests_per_day !== null ? [['implied_requests_per_day', 'Requests a day the requests in flight make']] : []),
           ['gpus_needed', 'GPUs for the traffic'],
           ['cost_per_day_usd', 'Cost per day'],
           ['energy_per_day_kwh', 'Energy per day'],

@@ -26,7 +26,7 @@ const ServeNotes = (function () {
     const falls = short(r);
     if (falls === null) return null;
     const enough = !falls;
-    const peak = (r.inputs.inference.requests_per_day * r.inputs.inference.peak_to_average) / 86400;
+    const peak = (perDay(r) * r.inputs.inference.peak_to_average) / 86400;
     const served = t.replicas * t.requests_per_second_per_instance;
     return h('p', {
       class: enough ? 'muted' : 'suggestion',
@@ -110,5 +110,15 @@ const ServeNotes = (function () {
     return set && set !== chosen ? text + ' (quantized: you set ' + set.toUpperCase() + ')' : text;
   }
 
-  return { gpusGiven, shortfall, chosenTp, slo };
+  // The traffic sized, in requests a day: given, or implied by the requests in flight (Little's law).
+  const perDay = (r) => (r.inference.implied_requests_per_day !== null ? r.inference.implied_requests_per_day : r.inputs.inference.requests_per_day);
+  // What the GPUs are sized for, in words.
+  function trafficWords(r) {
+    const c = r.inputs.inference.concurrent_requests;
+    if (c > 0)
+      return F.count(c) + ' requests in flight at the peak (' + F.count(perDay(r)) + ' a day at peak ' + F.ratio(r.inputs.inference.peak_to_average) + ')';
+    return F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average);
+  }
+
+  return { gpusGiven, shortfall, chosenTp, slo, perDay, trafficWords };
 })();

@@ -1137,6 +1137,20 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
     return a;
 }
 
+// Derivation of the traffic that concurrent requests imply (Little's law).
+void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r) {
+    if (!r.implied_requests_per_day) return;
+    trace.add("inference.implied_requests_per_day",
+              "concurrent_requests / seconds a request spends in a copy holding its share (concurrent_requests / "
+              "ceil(concurrent_requests / batch)) x 86400 / peak_to_average",
+              {{"concurrent_requests", r.config.concurrent_requests},
+               {"request_seconds", r.concurrency_request_seconds},
+               {"batch", r.batch},
+               {"peak_to_average", x.cfg.peak_to_average}},
+              *r.implied_requests_per_day, "requests/day",
+              "Little's law (Little 1961, Operations Research 9(3)): requests in flight = arrival rate x time in the system");
+}
+
 // Derivation of the operating point at the traffic (at_traffic).
 void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) {
     if (!r.at_traffic) return;
@@ -1256,6 +1270,21 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     return estimate_inference(m, hw, cfg, costs, trace, InferenceEfficiency{});
 }
 
+// Traffic given as requests in flight: the copies that hold them (ceil(concurrent / batch)), each
+// serving its share, and the arrival rate that keeps them in flight there (Little's law); it becomes
+// the traffic (x.cfg.requests_per_day) that the sizing, costs and the operating point use.
+void traffic_from_concurrency(InferenceResult& r, Model& x) {
+    if (x.cfg.concurrent_requests > 0 && r.fits && r.batch >= 1) {
+        const double share = x.cfg.concurrent_requests / std::ceil(x.cfg.concurrent_requests / r.batch);
+        const double seconds = cycle(x, std::max(1.0, share)).seconds;
+        if (seconds > 0) {
+            r.concurrency_request_seconds = seconds;
+            r.implied_requests_per_day = x.cfg.concurrent_requests / seconds * units::seconds_per_day / x.cfg.peak_to_average;
+            x.cfg.requests_per_day = *r.implied_requests_per_day;
+        }
+    }
+}
+
 InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs, Trace& trace,
                                    const InferenceEfficiency& constants) {
     InferenceResult r;
@@ -1266,7 +1295,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     InferenceConfig c = cfg;
     if (r.tp_chosen) c.tp = automatic_tp(m, hw, cfg, constants);
     r.tp = static_cast<double>(*c.tp);
-    const Model x(m, hw, c, constants);
+    Model x(m, hw, c, constants);  // its traffic is set below when concurrency gives it
     const Fit f = fit(x);
     memory_figures(r, x, f);
     choose_batch(r, x, f);
@@ -1286,6 +1315,9 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
                              " (inference.tp x inference.ep)");
     r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
     r.concurrent_sequences = r.replicas * r.batch;
+
+    traffic_from_concurrency(r, x);
+    r.requests_per_day_sized = x.cfg.requests_per_day;
 
     // Traffic sizing (peak provisioning), TTFT at the peak, costs.
     const Traffic tr = traffic_and_costs(r, x, y, costs);
@@ -1308,6 +1340,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         explain_costs(trace, x, y, tr, costs, r);
         explain_speculative(trace, cfg, r);
         explain_at_traffic(trace, x, r);
+        explain_concurrency(trace, x, r);
     }
     return r;
 }

@@ -282,8 +282,9 @@ void inference_speed_json(Val j, const InferenceResult& r) {
                            {"ttft_seconds", r.at_traffic->ttft_seconds}};
     else
         j["at_traffic"] = nullptr;
-    const bool sized = ok && r.config.requests_per_day > 0;
+    const bool sized = ok && r.requests_per_day_sized > 0;
     j["gpus_needed"] = sized ? Scalar(r.gpus_needed) : Scalar(nullptr);
+    j["implied_requests_per_day"] = opt(r.implied_requests_per_day);
     j["cost_per_day_usd"] = sized && r.gpu_hour_usd ? Scalar(r.cost_per_day_usd) : Scalar(nullptr);
     j["energy_per_day_kwh"] = sized && r.energy_per_day_kwh ? Scalar(*r.energy_per_day_kwh) : Scalar(nullptr);
     j["cost_per_million_output_tokens_usd"] = ok && r.gpu_hour_usd ? Scalar(r.cost_per_million_output_tokens_usd) : Scalar(nullptr);
@@ -336,7 +337,7 @@ void inference_serving_json(Val j, const InferenceResult& r) {
     j["throughput_tokens_per_second_per_instance"] = when_ok(ok, r.throughput_tokens_per_second_per_instance);
     j["input_tokens_per_second_per_gpu"] = when_ok(ok, r.input_tokens_per_second_per_gpu);
     j["requests_per_second_per_instance"] = when_ok(ok, r.requests_per_second_per_instance);
-    const bool sized = ok && r.config.requests_per_day > 0;
+    const bool sized = ok && r.requests_per_day_sized > 0;
     j["instances_needed"] = sized ? Scalar(r.instances_needed) : Scalar(nullptr);
     j["input_tokens_per_day"] = sized ? Scalar(r.input_tokens_per_day) : Scalar(nullptr);
     j["output_tokens_per_day"] = sized ? Scalar(r.output_tokens_per_day) : Scalar(nullptr);
@@ -349,7 +350,7 @@ void inference_serving_json(Val j, const InferenceResult& r) {
 // Speculative decoding and prefill/decode disaggregation: null when not used.
 void inference_options_json(Val j, const InferenceResult& r) {
     const bool ok = r.fits;
-    const bool sized = ok && r.config.requests_per_day > 0;
+    const bool sized = ok && r.requests_per_day_sized > 0;
     if (r.config.speculative)
         j["speculative"] = {{"tokens_per_step", when_ok(ok, r.speculative_tokens_per_step)},
                             {"speedup", when_ok(ok, r.speculative_speedup)}};

@@ -267,6 +267,10 @@ FieldTable<InferenceConfig> inference_fields() {
                                    "pool holds the batch (docs/MODEL.md, Inference)")),
         field<&I::requests_per_day>(number_spec("requests_per_day", "requests/day", non_negative_up_to(1e15),
                                                 "traffic to size the deployment for; 0 = no traffic sizing, else at least 1e-6")),
+        field<&I::concurrent_requests>(
+            number_spec("concurrent_requests", "requests", non_negative_up_to(1e12),
+                        "or the traffic as requests in flight at the busiest moment (users each waiting for an answer, not users reading): "
+                        "sized by Little's law at the batch served; 0 = none; not with requests_per_day or slo")),
         field<&I::peak_to_average>(number_spec("peak_to_average", "ratio", {1, 100, false}, "provisioning headroom for the daily peak")),
         field<&I::latency_target_seconds_per_token>(number_spec("latency_target_seconds_per_token", "s", positive_up_to(1e6),
                                                                 "maximum decode time per output token (warns when exceeded)")),

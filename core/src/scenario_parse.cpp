@@ -830,6 +830,15 @@ void check_traffic(const InferenceConfig& c, Errors& errors) {
         add_error(errors, "range", "inference.requests_per_day",
                   "inference.requests_per_day must be 0 (no traffic sizing) or at least " + fmt_num(kLeastRequestsPerDay) + ", got " +
                       fmt_num(c.requests_per_day));
+    if (c.concurrent_requests <= 0) return;
+    if (c.requests_per_day > 0)
+        add_error(errors, "conflict", "inference.concurrent_requests",
+                  "inference.concurrent_requests and inference.requests_per_day are two ways to give the traffic: give one");
+    // The latency search weighs GPU counts against one arrival rate; concurrency's rate depends on the
+    // candidate's own request time.
+    if (c.slo)
+        add_error(errors, "unsupported", "inference.concurrent_requests",
+                  "the latency-target search (inference.slo) sizes a traffic given as inference.requests_per_day");
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).

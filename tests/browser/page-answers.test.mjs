@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { useBrowser, open, field, report } from './browser.mjs';
-import { cli } from '../node/common.mjs';
+import { cli, nativeEstimates } from '../node/common.mjs';
 
 const chrome = useBrowser();
 
@@ -580,6 +580,28 @@ test('a reload opens at the section the reader scrolled to, not at the last ques
     return { serve: r.getElementById('h-serve').getBoundingClientRect().top, nav: r.querySelector('nav').getBoundingClientRect().height };
   });
   assert.ok(top.serve >= 0 && top.serve < top.nav + 60, `Serve's heading at ${top.serve} px (nav ${top.nav})`);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('Serve sized by requests in flight: the traffic field steps aside, the GPUs hold them, and the CLI agrees', async () => {
+  // "How many GPUs for 1,000 concurrent users?": the traffic was requests a day only (a newcomer's review).
+  const { page, context, errors } = await open(chrome.browser);
+  const traffic = page.locator('gpu-calc section[data-section="serve"] .field[data-key="requests_per_day"]');
+  await traffic.waitFor(); // visible once Serve is built
+  await field(page, 'serve', 'concurrent_requests').fill('1000');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.concurrent_requests === 1000);
+  assert.equal(await traffic.isVisible(), false, 'Traffic is hidden while the requests in flight size the GPUs');
+  const { scenario, report: r } = await page.evaluate(() => document.querySelector('gpu-calc')._last.serve);
+  assert.equal(scenario.inference.requests_per_day, undefined, 'the hidden traffic is not sent');
+  const native = JSON.parse(nativeEstimates([JSON.stringify(scenario)])[0]);
+  assert.equal(native.inference.gpus_needed, r.inference.gpus_needed);
+  assert.equal(r.inference.instances_needed, Math.ceil(1000 / r.inference.batch));
+  assert.match(await card(page, 'serve').locator('[data-figure="gpus"] .sub').textContent(), /^1,000 requests in flight at the peak \(/);
+  // Cleared, the traffic a day is back and sent again.
+  await field(page, 'serve', 'concurrent_requests').fill('');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.requests_per_day === 1e6);
+  assert.equal(await traffic.isVisible(), true);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -668,3 +668,38 @@ TEST_CASE("the GPUs given at the traffic: each copy holds what Little's law give
                {"explain", false}})["inference"]["at_traffic"]
               .is_null());
 }
+
+TEST_CASE("concurrent requests size the copies that hold them, and the traffic that keeps them in flight (Little's law)") {
+    // Llama 3 70B on 8 H100: a copy holds at most `batch` sequences, so 1,000 requests in flight need
+    // ceil(1000 / batch) copies; on exactly those GPUs the operating point holds the 1,000 again.
+    const json s = {{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"inference", {{"concurrent_requests", 1000}}},
+                    {"explain", true}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& i = r["inference"];
+    const double batch = i["batch"].get<double>();
+    CHECK(i["instances_needed"].get<double>() == std::ceil(1000 / batch));
+    CHECK(i["gpus_needed"].get<double>() == i["instances_needed"].get<double>() * i["tp"].get<double>());
+    // Little's law: arrivals per day = in flight / time in the system x 86,400, averaged over peak_to_average 2.
+    const json& d = r["explain"]["inference.implied_requests_per_day"];
+    CHECK(i["implied_requests_per_day"].get<double>() ==
+          Approx(1000 / d["values"]["request_seconds"].get<double>() * 86400 / 2).epsilon(1e-12));
+    REQUIRE(i["gpus_needed"].get<double>() == 8);  // the sized deployment is the one given
+    CHECK(i["at_traffic"]["concurrent_sequences"].get<double>() == Approx(1000).epsilon(1e-6));
+    // The echo keeps the question as asked and gives the same answer.
+    CHECK(r["inputs"]["inference"]["concurrent_requests"] == 1000);
+    CHECK(r["inputs"]["inference"]["requests_per_day"] == 0);
+    CHECK(run(r["inputs"])["inference"] == i);
+}
+
+TEST_CASE("concurrent requests beside requests per day or latency targets are an error naming the field") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"concurrent_requests", 100}, {"requests_per_day", 1e6}}}};
+    CHECK(has_error(run(s), "inference.concurrent_requests", "conflict"));
+    s["inference"].erase("requests_per_day");
+    s["inference"]["slo"] = {{"tpot_seconds", 0.05}};
+    CHECK(has_error(run(s), "inference.concurrent_requests", "unsupported"));
+}

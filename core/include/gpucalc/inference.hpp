@@ -124,6 +124,11 @@ struct InferenceResult {
         double ttft_seconds = 0;          // one user's first token on these copies at the peak (as ttft_seconds, at this load)
     };
     std::optional<AtTraffic> at_traffic;
+    // The traffic sized: requests_per_day, or implied by concurrent_requests (Little's law at the batch
+    // served: concurrent / a request's time in a copy, over a day at peak_to_average); 0 = none.
+    double requests_per_day_sized = 0;
+    std::optional<double> implied_requests_per_day;  // set only when concurrent_requests sizes the traffic
+    double concurrency_request_seconds = 0;          // a request's time in a copy holding its share of them
     double gpus_needed = 0;
     double instances_needed = 0;
     double cost_per_day_usd = 0;

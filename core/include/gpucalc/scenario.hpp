@@ -138,9 +138,10 @@ struct InferenceConfig {
     std::optional<Count> batch;  // concurrent sequences per model instance; absent: the largest that fits (max throughput)
     Count prompt_tokens = 512;
     Count output_tokens = 256;
-    std::optional<Count> tp;       // GPUs per model instance (tensor parallel); absent: chosen (inference.cpp automatic_tp)
-    double requests_per_day = 0;   // traffic; 0 = no traffic sizing
-    double peak_to_average = 2.0;  // provisioning headroom for the daily peak
+    std::optional<Count> tp;         // GPUs per model instance (tensor parallel); absent: chosen (inference.cpp automatic_tp)
+    double requests_per_day = 0;     // traffic; 0 = no traffic sizing
+    double concurrent_requests = 0;  // or: requests in flight at the peak (Little's law sizes the traffic); 0 = none
+    double peak_to_average = 2.0;    // provisioning headroom for the daily peak
     std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
     Count quant_group_size = 32;                             // int4/fp4 weights: one fp16 scale + zero per group
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;        // CUDA context, workspace, activations
