@@ -158,7 +158,11 @@ const Fields = (function () {
         unit: 'requests at the peak',
         placeholder: 'instead of Traffic'
       }),
-      f('requests_per_day', 'inference.requests_per_day', 'count', 'Traffic', { unit: 'requests per day', value: '1M', only: ['concurrent_requests', ['']] }),
+      f('requests_per_day', 'inference.requests_per_day', 'count', 'Traffic', {
+        unit: 'requests per day',
+        value: '1M',
+        only: ['concurrent_requests', ['', '0']]
+      }),
       f('peak_to_average', 'inference.peak_to_average', 'number', 'Peak / average', { unit: '×', placeholder: '2' }),
       f('gpu_hour_usd', 'costs.gpu_hour_usd', 'usd', 'Price', { unit: '$ per GPU-hour', placeholder: 'catalog price' }),
       f('ttft', 'inference.slo.ttft_seconds', 'seconds', 'Time to first token at most', { unit: 's or ms', group: 'slo' }),

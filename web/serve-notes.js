@@ -116,7 +116,14 @@ const ServeNotes = (function () {
   function trafficWords(r) {
     const c = r.inputs.inference.concurrent_requests;
     if (c > 0)
-      return F.count(c) + ' requests in flight at the peak (' + F.count(perDay(r)) + ' a day at peak ' + F.ratio(r.inputs.inference.peak_to_average) + ')';
+      return (
+        F.count(c) +
+        ' requests in flight at the peak: ' +
+        F.count(perDay(r)) +
+        ' a day if the peak is ' +
+        F.ratio(r.inputs.inference.peak_to_average) +
+        ' the average'
+      );
     return F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average);
   }
 

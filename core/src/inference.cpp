@@ -50,6 +50,10 @@ double ipow(double x, double n) {
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 
+// Copies for a load of `v` copies' worth: the ceiling, tolerant of rounding (a traffic that exactly
+// fills n copies, as concurrent_requests makes it, came out n + 1e-15 and took n + 1).
+double copies_for(double v) { return std::ceil(v * (1.0 - 1e-12)); }
+
 // Requests/s at the traffic's peak (requests_per_day x peak_to_average over a day).
 double peak_requests_per_second(const InferenceConfig& c) { return c.requests_per_day * c.peak_to_average / units::seconds_per_day; }
 
@@ -992,14 +996,14 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
     const double peak_rps = peak_requests_per_second(cfg);
     double lambda = 0;
     if (cfg.disaggregated) {
-        r.decode_instances = std::max(1.0, std::ceil(peak_rps / y.rate));  // traffic given: at least one copy
+        r.decode_instances = std::max(1.0, copies_for(peak_rps / y.rate));  // traffic given: at least one copy
         const double prefill_rate = safe_div(1.0, y.prefill_busy);
-        r.prefill_instances = prefill_rate > 0 ? std::ceil(peak_rps / prefill_rate) : 0;
+        r.prefill_instances = prefill_rate > 0 ? copies_for(peak_rps / prefill_rate) : 0;
         r.instances_needed = r.decode_instances + r.prefill_instances;
         lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
         r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
     } else {
-        r.instances_needed = std::max(1.0, std::ceil(peak_rps / y.rate));
+        r.instances_needed = std::max(1.0, copies_for(peak_rps / y.rate));
         lambda = safe_div(peak_rps, r.instances_needed);
     }
     r.gpus_needed = r.instances_needed * G;
@@ -1108,6 +1112,35 @@ void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw,
     }
 }
 
+// The fixed point b = lambda x S(max(1, b)) in [0, b_max]: below one sequence when a copy idles part of
+// the time; else the root of g(b) = lambda S(b) - b on [1, b_max] (g(1) > 0 >= g(b_max) below capacity)
+// by regula falsi with the Illinois step, which converges where the plain iteration crawls (near
+// full load its slope is ~1: 100 steps stopped at 718 of 1,000 sequences).
+double traffic_batch(const Model& x, double lambda, double b_max) {
+    const double at_one = lambda * cycle(x, 1.0).seconds;
+    if (at_one <= 1.0) return at_one;
+    double lo = 1.0, hi = b_max;
+    double g_lo = at_one - 1.0, g_hi = lambda * cycle(x, b_max).seconds - b_max;
+    if (g_hi >= 0) return b_max;  // at capacity
+    int side = 0;
+    double best = hi, best_g = -g_hi;
+    for (int i = 0; i < 100 && hi - lo > 1e-9 * hi && best_g > 1e-9 * best; ++i) {
+        const double b = hi - g_hi * (hi - lo) / (g_hi - g_lo);
+        const double g = lambda * cycle(x, b).seconds - b;
+        if (std::abs(g) < best_g) best = b, best_g = std::abs(g);
+        if (g > 0) {
+            lo = b, g_lo = g;
+            if (side == -1) g_hi /= 2;
+            side = -1;
+        } else {
+            hi = b, g_hi = g;
+            if (side == 1) g_lo /= 2;
+            side = 1;
+        }
+    }
+    return best;
+}
+
 // The copies on the GPUs given at the traffic's peak: the fixed point of b = lambda x S(b), where S(b)
 // is the time a request spends in a copy serving b sequences (one continuous-batching cycle: its
 // prompt's prefill among the b, and output_tokens decode steps; Little 1961). S grows with b, and the
@@ -1116,15 +1149,9 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
     const InferenceConfig& c = x.cfg;
     if (!r.fits || c.disaggregated || c.requests_per_day <= 0 || r.replicas < 1 || r.batch < 1) return std::nullopt;
     const double lambda = peak_requests_per_second(c) / r.replicas;
-    const double capacity = cycle(x, r.batch).rate;  // requests/s of a copy at the batch served at full load
-    if (lambda >= capacity) return std::nullopt;     // saturated: the page says how many GPUs are needed
-    double b = 1;
-    for (int i = 0; i < 100; ++i) {
-        const double next = std::min(r.batch, lambda * cycle(x, std::max(1.0, b)).seconds);
-        const bool done = std::abs(next - b) <= 1e-9 * std::max(1.0, b);
-        b = next;
-        if (done) break;
-    }
+    const double capacity = cycle(x, r.batch).rate;              // requests/s of a copy at the batch served at full load
+    if (lambda > capacity * (1.0 + 1e-12)) return std::nullopt;  // saturated: the page says how many GPUs are needed
+    const double b = traffic_batch(x, lambda, r.batch);
     const Cycle y = cycle(x, std::max(1.0, b));
     InferenceResult::AtTraffic a;
     a.batch = b;
@@ -1144,6 +1171,8 @@ void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r)
               "concurrent_requests / seconds a request spends in a copy holding its share (concurrent_requests / "
               "ceil(concurrent_requests / batch)) x 86400 / peak_to_average",
               {{"concurrent_requests", r.config.concurrent_requests},
+               {"copies", std::ceil(r.config.concurrent_requests / r.batch)},
+               {"share_per_copy", r.config.concurrent_requests / std::ceil(r.config.concurrent_requests / r.batch)},
                {"request_seconds", r.concurrency_request_seconds},
                {"batch", r.batch},
                {"peak_to_average", x.cfg.peak_to_average}},

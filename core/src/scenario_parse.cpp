@@ -831,6 +831,15 @@ void check_traffic(const InferenceConfig& c, Errors& errors) {
                   "inference.requests_per_day must be 0 (no traffic sizing) or at least " + fmt_num(kLeastRequestsPerDay) + ", got " +
                       fmt_num(c.requests_per_day));
     if (c.concurrent_requests <= 0) return;
+    if (c.concurrent_requests < kLeastRequestsPerDay)  // the same guard: a traffic that rounds away sizes nothing
+        add_error(errors, "range", "inference.concurrent_requests",
+                  "inference.concurrent_requests must be 0 (none) or at least " + fmt_num(kLeastRequestsPerDay) + ", got " +
+                      fmt_num(c.concurrent_requests));
+    // Separate prefill and decode copies hold requests in two places (and a request's time would leave
+    // out its prefill queue): give that traffic a day.
+    if (c.disaggregated)
+        add_error(errors, "unsupported", "inference.concurrent_requests",
+                  "with inference.disaggregated the traffic is given as inference.requests_per_day");
     if (c.requests_per_day > 0)
         add_error(errors, "conflict", "inference.concurrent_requests",
                   "inference.concurrent_requests and inference.requests_per_day are two ways to give the traffic: give one");

@@ -597,7 +597,10 @@ test('Serve sized by requests in flight: the traffic field steps aside, the GPUs
   const native = JSON.parse(nativeEstimates([JSON.stringify(scenario)])[0]);
   assert.equal(native.inference.gpus_needed, r.inference.gpus_needed);
   assert.equal(r.inference.instances_needed, Math.ceil(1000 / r.inference.batch));
-  assert.match(await card(page, 'serve').locator('[data-figure="gpus"] .sub').textContent(), /^1,000 requests in flight at the peak \(/);
+  assert.match(
+    await card(page, 'serve').locator('[data-figure="gpus"] .sub').textContent(),
+    /^1,000 requests in flight at the peak: [\d.,]+\s?M? a day if the peak is 2\.00\u00d7 the average$/
+  );
   // Cleared, the traffic a day is back and sent again.
   await field(page, 'serve', 'concurrent_requests').fill('');
   await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report.inputs.inference.requests_per_day === 1e6);

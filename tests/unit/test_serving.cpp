@@ -703,3 +703,37 @@ TEST_CASE("concurrent requests beside requests per day or latency targets are an
     s["inference"]["slo"] = {{"tpot_seconds", 0.05}};
     CHECK(has_error(run(s), "inference.concurrent_requests", "unsupported"));
 }
+
+TEST_CASE("requests in flight that fill whole copies need exactly those copies, and those copies hold them") {
+    // A red-team: 8 in flight at batch 8 sized two copies (the arrival rate came out a hair above one
+    // copy's capacity), and 1,416 in flight at batch 708 left at_traffic null (the rate equalled it).
+    for (const auto& [c, batch] : {std::pair<double, double>{8, 8}, {16, 8}, {1416, 0}}) {
+        INFO(c << " in flight, batch " << batch);
+        json s = {{"model", {{"preset", "llama3-70b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"inference", {{"concurrent_requests", c}}}};
+        if (batch > 0) s["inference"]["batch"] = batch;
+        const json i = run(s)["inference"];
+        CHECK(i["instances_needed"].get<double>() == std::ceil(c / i["batch"].get<double>()));
+        if (i["gpus_needed"].get<double>() == 8) CHECK(i["at_traffic"]["concurrent_sequences"].get<double>() == Approx(c).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("near full load the operating point settles: 1,000 in flight with speculative decoding are 1,000 users") {
+    // The plain fixed-point iteration crawls there (slope ~1) and stopped at 718 after 100 steps.
+    const json s = {{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"inference", {{"concurrent_requests", 1000}, {"speculative", {{"draft_params", 1e9}}}}}};
+    const json i = run(s)["inference"];
+    REQUIRE(i["gpus_needed"].get<double>() == 8);
+    CHECK(i["at_traffic"]["concurrent_sequences"].get<double>() == Approx(1000).epsilon(1e-6));
+}
+
+TEST_CASE("requests in flight below a millionth, or beside separate prefill and decode GPUs, are an error naming the field") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"concurrent_requests", 1e-12}}}};
+    CHECK(has_error(run(s), "inference.concurrent_requests", "range"));
+    s["inference"] = {{"concurrent_requests", 100}, {"disaggregated", true}};
+    CHECK(has_error(run(s), "inference.concurrent_requests", "unsupported"));
+}
