@@ -61,8 +61,10 @@ const Lazy = (function () {
   }
 
   // The section a reader scrolls to is the one a reload (or an export) takes as in view (state
-  // view.section), as a question or a link sets it; a reload jumped back to the last question's
-  // section. Not while a pin holds the view: that scrolling is the page's own.
+  // view.section), as a question, a link or typing sets it; a reload jumped back to the last
+  // question's section. The section set stays while any of it is on screen (a field typed lower
+  // down, the short sections at the foot); once it has left, the section at the top takes over. Not
+  // while a pin holds the view: that scrolling is the page's own.
   function trackView(el) {
     if (el._tracking) return;
     el._tracking = true;
@@ -70,12 +72,14 @@ const Lazy = (function () {
     const settle = () => {
       if (el._pinned || !el.isConnected) return;
       const top = parseFloat(getComputedStyle(el).getPropertyValue('--nav-h')) || 0;
+      const cur = el._sections[el._state.view.section];
+      if (cur) {
+        const r = cur.getBoundingClientRect();
+        if (r.bottom > top && r.top < innerHeight) return;
+      }
       let seen = '';
       for (const s of el._visibleSections()) if (el._sections[s] && el._sections[s].getBoundingClientRect().top <= top + 48) seen = s;
-      // At the foot of the page the last sections cannot reach the top: the one a link chose stays.
-      const cur = el._sections[el._state.view.section];
-      const foot = innerHeight + scrollY >= document.documentElement.scrollHeight - 4;
-      if (seen === el._state.view.section || (foot && cur && cur.getBoundingClientRect().top < innerHeight)) return;
+      if (seen === el._state.view.section) return;
       el._state.view.section = seen;
       el._persist();
     };
