@@ -164,8 +164,9 @@ bool share_batch(const ModelSpec& m, const Hardware& hw, const TrainingConfig& c
     // The fleet's batch: the scenario's, or ~4M tokens; each pool's share by speed (or device count),
     // in whole multiples of its dp x micro_batch.
     // Data parallel across the pools' sites: each site a DiLoCo worker (target_batch_tokens).
-    const double B = static_cast<double>(cfg.global_batch.value_or(
-        default_global_batch(m.seq_len, 1, target_batch_tokens(site_count(hw), site_count(hw), cfg.local_steps))));
+    const double sites = site_count(hw);
+    const double B = static_cast<double>(
+        cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(sites, sites, cfg.local_steps))));
     double weight_sum = 0;
     for (std::size_t i = 0; i < hw.pools.size(); ++i) weight_sum += cfg.load_balance ? pa.alone[i] : static_cast<double>(hw.pools[i].count);
     double inner = 0, tokens = 0;

@@ -1116,11 +1116,12 @@ void latency_figures(InferenceResult& r, const ModelSpec& m, const Hardware& hw,
 // the time; else the root of g(b) = lambda S(b) - b on [1, b_max] (g(1) > 0 >= g(b_max) below capacity)
 // by regula falsi with the Illinois step, which converges where the plain iteration crawls (near
 // full load its slope is ~1: 100 steps stopped at 718 of 1,000 sequences).
-double traffic_batch(const Model& x, double lambda, double b_max) {
+// `seconds_at_max`: S(b_max), which the caller has from its capacity check.
+double traffic_batch(const Model& x, double lambda, double b_max, double seconds_at_max) {
     const double at_one = lambda * cycle(x, 1.0).seconds;
     if (at_one <= 1.0) return at_one;
     double lo = 1.0, hi = b_max;
-    double g_lo = at_one - 1.0, g_hi = lambda * cycle(x, b_max).seconds - b_max;
+    double g_lo = at_one - 1.0, g_hi = lambda * seconds_at_max - b_max;
     if (g_hi >= 0) return b_max;  // at capacity
     int side = 0;
     double best = hi, best_g = -g_hi;
@@ -1149,9 +1150,10 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
     const InferenceConfig& c = x.cfg;
     if (!r.fits || c.disaggregated || c.requests_per_day <= 0 || r.replicas < 1 || r.batch < 1) return std::nullopt;
     const double lambda = peak_requests_per_second(c) / r.replicas;
-    const double capacity = cycle(x, r.batch).rate;              // requests/s of a copy at the batch served at full load
+    const Cycle full = cycle(x, r.batch);
+    const double capacity = full.rate;                           // requests/s of a copy at the batch served at full load
     if (lambda > capacity * (1.0 + 1e-12)) return std::nullopt;  // saturated: the page says how many GPUs are needed
-    const double b = traffic_batch(x, lambda, r.batch);
+    const double b = traffic_batch(x, lambda, r.batch, full.seconds);
     const Cycle y = cycle(x, std::max(1.0, b));
     InferenceResult::AtTraffic a;
     a.batch = b;
@@ -1171,8 +1173,8 @@ void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r)
               "concurrent_requests / seconds a request spends in a copy holding its share (concurrent_requests / "
               "ceil(concurrent_requests / batch)) x 86400 / peak_to_average",
               {{"concurrent_requests", r.config.concurrent_requests},
-               {"copies", std::ceil(r.config.concurrent_requests / r.batch)},
-               {"share_per_copy", r.config.concurrent_requests / std::ceil(r.config.concurrent_requests / r.batch)},
+               {"copies", r.concurrency_copies},
+               {"share_per_copy", r.config.concurrent_requests / r.concurrency_copies},
                {"request_seconds", r.concurrency_request_seconds},
                {"batch", r.batch},
                {"peak_to_average", x.cfg.peak_to_average}},
@@ -1304,9 +1306,10 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
 // the traffic (x.cfg.requests_per_day) that the sizing, costs and the operating point use.
 void traffic_from_concurrency(InferenceResult& r, Model& x) {
     if (x.cfg.concurrent_requests > 0 && r.fits && r.batch >= 1) {
-        const double share = x.cfg.concurrent_requests / std::ceil(x.cfg.concurrent_requests / r.batch);
-        const double seconds = cycle(x, std::max(1.0, share)).seconds;
+        const double copies = std::ceil(x.cfg.concurrent_requests / r.batch);
+        const double seconds = cycle(x, std::max(1.0, x.cfg.concurrent_requests / copies)).seconds;
         if (seconds > 0) {
+            r.concurrency_copies = copies;
             r.concurrency_request_seconds = seconds;
             r.implied_requests_per_day = x.cfg.concurrent_requests / seconds * units::seconds_per_day / x.cfg.peak_to_average;
             x.cfg.requests_per_day = *r.implied_requests_per_day;

@@ -82,9 +82,8 @@ double target_batch_tokens(double sites, double dp, Count local_steps) {
     // Algorithm 1; Table 2 compares with synchronous training "with the same 8x batch").
     constexpr double kDilocoTokensPerWorker = 1048576.0;
     if (local_steps <= 1) return kTargetBatchTokens;
-    // The workers: the sites the data-parallel group spans (training_step.cpp sg_dp), one replica each.
-    const double workers = std::max(1.0, std::min(dp, sites));
-    return std::max(kTargetBatchTokens, workers * kDilocoTokensPerWorker);
+    // The workers: the sites the data-parallel group spans (as the step model counts them), a replica each.
+    return std::max(kTargetBatchTokens, sites_data_parallel(dp, sites) * kDilocoTokensPerWorker);
 }
 
 Count target_batch_sequences(double seq_len, double target_tokens) {

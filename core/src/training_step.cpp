@@ -302,7 +302,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.dp = static_cast<double>(cfg.dp.value_or(1));
     L.et = expert_tensor_parallel(cfg);
     // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
-    L.sg_dp = net.sites > 1 ? std::min(L.dp, net.sites) : 1.0;
+    L.sg_dp = sites_data_parallel(L.dp, net.sites);
     L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
     L.m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (L.dp * L.b));
     stage_split(in, L);

@@ -128,6 +128,7 @@ struct InferenceResult {
     // served: concurrent / a request's time in a copy, over a day at peak_to_average); 0 = none.
     double requests_per_day_sized = 0;
     std::optional<double> implied_requests_per_day;  // set only when concurrent_requests sizes the traffic
+    double concurrency_copies = 0;                   // the copies holding them: ceil(concurrent_requests / batch)
     double concurrency_request_seconds = 0;          // a request's time in a copy holding its share of them
     double gpus_needed = 0;
     double instances_needed = 0;

@@ -2,6 +2,7 @@
 // recomputation and FP8 (training_step.cpp); run totals with goodput and an uncertainty band
 // (training.cpp).
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -255,6 +256,9 @@ TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const T
 void resolve_diloco_defaults(TrainingConfig& c);
 // The sites of hw: its pools' distinct sites, or hardware.sites (every node with a WAN preset).
 double site_count(const Hardware& hw);
+// The sites a data-parallel group of dp replicas spans (its peers one replica apart): each a DiLoCo
+// worker when local_steps > 1.
+inline double sites_data_parallel(double dp, double sites) { return sites > 1 ? std::min(dp, sites) : 1.0; }
 // The global batch's target in tokens: about 4M (Llama 2, arXiv:2307.09288 Sec. 2.2); with DiLoCo
 // (local_steps > 1) 1M tokens per worker when that is more: each worker (a replica in its own sites;
 // min(dp, sites) of them) takes its own batch.
