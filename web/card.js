@@ -74,7 +74,7 @@ const Card = (function () {
     ];
     return parts
       .filter(([k, v]) => v !== undefined && v !== null && !((k === 'CP' || k === 'EP' || k === 'VPP') && v === 1))
-      .map(([k, v]) => k + ' ' + (typeof v === 'number' ? Math.round(v).toLocaleString('en-US') : v)) // degrees exactly: DP 25,000, not 25.0 k
+      .map(([k, v]) => k + ' ' + (typeof v === 'number' ? F.en(Math.round(v)) : v)) // degrees exactly: DP 25,000, not 25.0 k
       .join(' \u00b7 ');
   }
 

@@ -105,6 +105,10 @@ const Charts = (function () {
   // Puts the chart into its holder: drawn anew, or the one drawn before for the same series and data,
   // moved here as it is (an update that changes nothing in a chart costs next to nothing).
   function draw(el, job) {
+    // The host's width is read once per render, when the first chart is drawn: after the first paint,
+    // so that reading it forces no layout of a page still being built (~50 ms on a cold load).
+    if (!el._chartWidth) el._chartWidth = Math.max(280, Math.min(720, (el.getBoundingClientRect().width || 720) - 40));
+    if (!job.sig) setWidth(job, el._chartWidth);
     const t = colours(el);
     const cache = (el._chartCache = el._chartCache || {});
     const prev = cache[job.key] && cache[job.key].sig === job.sig ? cache[job.key] : null;
@@ -161,22 +165,25 @@ const Charts = (function () {
   // Appends a figure with the chart (drawn now if it was drawn before, else when near or idle), its
   // legend and its data table, folded.
   function chart(el, target, title, spec, data, table) {
-    // The host's width is read once per render: reading layout after DOM changes forces a reflow.
-    if (!el._chartWidth) el._chartWidth = Math.max(280, Math.min(720, (el.getBoundingClientRect().width || 720) - 40));
-    const width = el._chartWidth;
     const sec = target.closest('section');
     const key = (sec ? sec.dataset.section : '') + ':' + title.split(/[:(]/)[0];
-    const sig = JSON.stringify([spec.series.map((x) => x.label), width, spec.markX || null, dark()]);
     const holder = h('div', { class: 'chart-holder', role: 'img', 'aria-label': title, 'data-chart': key, tabindex: '0' });
     const box = h('div', { class: 'chart-legend', 'data-legend': key });
     const hint = h('p', { class: 'chart-hint muted', text: 'Hover or tap the chart (or use the arrow keys) for the values at other points.' });
     const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }), holder, box, hint);
     target.appendChild(fig);
-    const job = { key, sig, holder, box, spec: Object.assign({ width }, spec), data };
+    const job = { key, sig: null, holder, box, spec: Object.assign({}, spec), data };
+    if (el._chartWidth) setWidth(job, el._chartWidth);
     const cached = el._chartCache && el._chartCache[key];
-    if (cached && cached.sig === sig) draw(el, job);
+    if (cached && job.sig && cached.sig === job.sig) draw(el, job);
     else schedule(el, job);
     if (table) fig.appendChild(h('details', null, h('summary', { text: 'data table' }), table));
+  }
+
+  // The chart's width, and with it the signature under which it is cached (series, width, marker, theme).
+  function setWidth(job, width) {
+    job.spec.width = width;
+    job.sig = JSON.stringify([job.spec.series.map((x) => x.label), width, job.spec.markX || null, dark()]);
   }
 
   // A change of colour scheme redraws the charts of the sections shown.

@@ -31,8 +31,7 @@ const Guard = (function () {
   // Why this text must not be evaluated (a sentence), or null. Cheap: length and one scan.
   function checkText(text, maxChars) {
     if (typeof text !== 'string') return 'the scenario must be text';
-    if (text.length > maxChars)
-      return 'the scenario is ' + text.length.toLocaleString('en-US') + ' characters long; at most ' + maxChars.toLocaleString('en-US') + ' are accepted here';
+    if (text.length > maxChars) return 'the scenario is ' + F.en(text.length) + ' characters long; at most ' + F.en(maxChars) + ' are accepted here';
     if (depth(text, MAX_DEPTH) > MAX_DEPTH) return 'the scenario is nested deeper than ' + MAX_DEPTH + ' levels';
     return null;
   }

@@ -152,7 +152,7 @@ const IO = (function () {
             : 'this scenario needs the Scenario JSON section, which this view does not show.'
         );
       if (text.length > Guard.MAX_EDITOR_CHARS)
-        return fail('this scenario needs the Scenario JSON section, which holds at most ' + Guard.MAX_EDITOR_CHARS.toLocaleString('en-US') + ' characters.');
+        return fail('this scenario needs the Scenario JSON section, which holds at most ' + F.en(Guard.MAX_EDITOR_CHARS) + ' characters.');
     }
     const sec = el.openScenario(sc, 'an imported scenario.', { focus: false });
     say(el, sec === 'json' ? 'Imported into Scenario JSON (settings beyond the forms).' : 'Imported into ' + State.TITLES[sec] + '.');

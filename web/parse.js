@@ -47,8 +47,16 @@ const Parse = (function () {
   const SPACES = /[\s\u00a0\u202f\u2009']/;
   const kMaxLength = 100; // characters of one field: "1 000 000 000 000 000 000 tokens" is 32
 
-  // The decimal and group separators of a locale ('.' and ',' when Intl cannot tell).
+  // The decimal and group separators of a locale ('.' and ',' when Intl cannot tell), asked of Intl
+  // once per locale and only when a number needs them: the first Intl call loads the ICU data (tens
+  // of ms on a cold page), and most numbers ("15T", "2048") read the same in every locale.
+  const SEPARATORS = new Map();
   function separators(locale) {
+    const key = locale || '';
+    if (!SEPARATORS.has(key)) SEPARATORS.set(key, askSeparators(locale));
+    return SEPARATORS.get(key);
+  }
+  function askSeparators(locale) {
     try {
       const parts = new Intl.NumberFormat(locale || undefined).formatToParts(1234567.5);
       const dec = (parts.find((p) => p.type === 'decimal') || {}).value || '.';
@@ -60,7 +68,7 @@ const Parse = (function () {
   }
 
   // The digits and separators of a number -> its value, or an error sentence.
-  function body(s, seps) {
+  function body(s, decimalMark) {
     // Spaces, narrow spaces and apostrophes only ever group digits (1 000, 1'000).
     const spaced = s.split(SPACES).filter((x) => x !== '');
     if (spaced.length > 1 && !spaced.every((g) => /^[\d.,]+$/.test(g))) return { error: null }; // words, not grouped digits
@@ -85,7 +93,7 @@ const Parse = (function () {
       const [head, tail] = s.split(c);
       // A lone separator is the locale's decimal point, unless it can only be grouping: exactly three
       // digits after it, one to three (not a lone 0) before it, and it is not the locale's decimal.
-      if (c !== seps.decimal && tail.length === 3 && /^[1-9]\d{0,2}$/.test(head)) group = c;
+      if (tail.length === 3 && /^[1-9]\d{0,2}$/.test(head) && c !== decimalMark()) group = c;
       else decimal = c;
     }
     let intPart = s;
@@ -199,13 +207,13 @@ const Parse = (function () {
       exp = Number(sci[2] !== undefined ? sci[2] : sci[3]);
       s = sci[1].trim();
     }
-    const seps = separators(locale);
+    const decimalMark = () => separators(locale).decimal;
     // A whole count written "1.000" (English) or "1,000" (German) with the locale's decimal mark:
     // one, or a thousand written as another locale groups it? Asked, never guessed.
     const lone = kind === 'count' && scale === 1 && exp === 0 && /^([1-9]\d{0,2})([.,])(\d{3})$/.exec(s);
-    if (lone && lone[2] === seps.decimal)
+    if (lone && lone[2] === decimalMark())
       return { error: '"' + s + '" could be ' + lone[1] + ' or ' + lone[1] + lone[3] + ': write ' + lone[1] + lone[3] + ' or ' + lone[1] };
-    const b = body(s, seps);
+    const b = body(s, decimalMark);
     if (b.value === undefined) return fail(b.error);
     let value = sign * b.value * scale * Math.pow(10, exp) + 0; // + 0: "-0" is 0, as the core reads it
     if (!Number.isFinite(value)) return fail('too large');
@@ -239,7 +247,7 @@ const Parse = (function () {
     }
     if (kind === 'usd') {
       const a = Math.abs(value);
-      const digits = outOfWords(a) ? sci(a) : a.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: a < 1 ? 4 : 2 });
+      const digits = outOfWords(a) ? sci(a) : F.en(a, { minimumFractionDigits: 2, maximumFractionDigits: a < 1 ? 4 : 2 });
       return (value < 0 ? '\u2212$' : '$') + digits;
     }
     if (kind === 'seconds') {
@@ -252,16 +260,16 @@ const Parse = (function () {
     }
     const a = Math.abs(value);
     if (outOfWords(a)) return sci(value);
-    if (a < 1e9 && Number.isInteger(value)) return value.toLocaleString('en-US');
-    if (a < 1e6) return value.toLocaleString('en-US', { maximumSignificantDigits: 8 });
+    if (a < 1e9 && Number.isInteger(value)) return F.en(value);
+    if (a < 1e6) return F.en(value, { maximumSignificantDigits: 8 });
     const words = [
       [1e15, 'quadrillion'],
       [1e12, 'trillion'],
       [1e9, 'billion'],
       [1e6, 'million']
     ];
-    for (const [f, w] of words) if (a >= f) return Number((value / f).toPrecision(4)).toLocaleString('en-US', { maximumSignificantDigits: 4 }) + ' ' + w;
-    return value.toLocaleString('en-US');
+    for (const [f, w] of words) if (a >= f) return F.en(Number((value / f).toPrecision(4)), { maximumSignificantDigits: 4 }) + ' ' + w;
+    return F.en(value);
   }
 
   // A number written into a field (an opened scenario, a suggested layout) so that parse() reads it
@@ -276,12 +284,15 @@ const Parse = (function () {
     ]) {
       if (a >= f) {
         const q = value / f;
-        if (Number(q.toFixed(3)) === q) return String(q).replace('.', separators(locale).decimal) + w;
+        if (Number(q.toFixed(3)) === q) return localDecimal(String(q), locale) + w;
         break;
       }
     }
     const plain = a >= 1e21 || (a < 1e-6 && a > 0) ? value.toExponential() : String(value);
-    return plain.replace('.', separators(locale).decimal);
+    return localDecimal(plain, locale);
+  }
+  function localDecimal(digits, locale) {
+    return digits.includes('.') ? digits.replace('.', separators(locale).decimal) : digits;
   }
 
   return { parse, describe, separators, text };

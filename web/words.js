@@ -49,7 +49,7 @@ const Words = (function () {
   // 1e+12 -> 1,000,000,000,000; beyond 10^18 the exponent stays (1e308, not 309 digits).
   function bigNumber(m) {
     const x = Number(m);
-    return Number.isFinite(x) && Math.abs(x) < 1e18 ? x.toLocaleString('en-US') : m.replace('e+', 'e');
+    return Number.isFinite(x) && Math.abs(x) < 1e18 ? F.en(x) : m.replace('e+', 'e');
   }
 
   // A core message (error, warning, infeasible reason) in the page's words.

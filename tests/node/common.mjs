@@ -46,10 +46,13 @@ export function rng(seed) {
   };
 }
 
+// The page's formatter (web/format.js), as the bundle gives it to every module: `F`.
+export const pageFormat = createRequire(import.meta.url)(join(root, 'web', 'format.js'));
+
 // A page module (web/<file>, a plain script declaring one namespace) loaded on its own, in a fresh
-// context with the given globals; returns the namespace.
+// context with the given globals (and `F`, as in the bundle); returns the namespace.
 export function webModule(file, name, globals = {}) {
-  const ctx = createContext(Object.assign({ performance, console }, globals));
+  const ctx = createContext(Object.assign({ performance, console, F: pageFormat }, globals));
   runInContext(readFileSync(join(root, 'web', file), 'utf8'), ctx, { filename: 'web/' + file });
   return runInContext(name, ctx);
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { root } from './common.mjs';
+import { root, rng, pageFormat } from './common.mjs';
 import { PAGE_MODULES, pageScript } from '../../scripts/bundle.mjs';
 
 const web = join(root, 'web');
@@ -42,4 +42,43 @@ test('the price words say which hour was used: the given price, the catalog rent
   assert.equal(F.hourBasis({ ...costs, ownership: 'owned' }), 'owned: price amortised + power');
   assert.equal(F.hourPlaceholder({ ...costs, ownership: 'owned' }, 1.25), 'owned: ' + F.usd(1.25));
   assert.equal(F.hourPlaceholder(costs, 2.69), 'catalog: ' + F.usd(2.69));
+});
+
+// The page formats numbers without Intl (the first Intl call loads ICU's data: tens of ms on a cold
+// page), so its formatter must write exactly what Intl.NumberFormat('en-US', o) writes.
+test('the en-US formatter writes what Intl writes, digit for digit, ties and extremes included', () => {
+  const OPTS = [
+    undefined,
+    { maximumSignificantDigits: 17 },
+    { maximumSignificantDigits: 8 },
+    { maximumSignificantDigits: 4 },
+    { minimumFractionDigits: 2, maximumFractionDigits: 2 },
+    { minimumFractionDigits: 2, maximumFractionDigits: 4 }
+  ];
+  // Ties on the shortest decimal (1.005 is 1.00499... in binary; Intl, like ICU, rounds it up),
+  // carries into a new digit, zero and its sign, the smallest and largest doubles, non-finite.
+  const values = [0, -0, 1, -1, 0.5, 1.005, 2.675, 2.5, 0.0005, 0.00049, 9.9995, 999.9995, 99999.5, 1234.5, 1e21, 1.5e300];
+  values.push(Number.MAX_VALUE, Number.MIN_VALUE, 0.1 + 0.2, -0.0004, 123456789.123, 999999999999, NaN, Infinity, -Infinity);
+  const rand = rng(20261201);
+  for (let i = 0; i < 6000; i++) {
+    let v = (rand() - 0.3) * Math.pow(10, Math.floor(rand() * 30) - 15);
+    if (i % 3 === 0) v = Number(v.toPrecision(1 + Math.floor(rand() * 6))); // short decimals: ties
+    if (i % 5 === 0) v = Math.round(v * 1000) / 1000 + 0.0005;
+    values.push(v);
+  }
+  let compared = 0;
+  for (const v of values)
+    for (const o of OPTS) {
+      assert.equal(pageFormat.en(v, o), v.toLocaleString('en-US', o), `${v} with ${JSON.stringify(o)}`);
+      compared++;
+    }
+  assert.equal(compared, values.length * OPTS.length);
+});
+
+test('no page module calls toLocaleString or Intl but the locale separators of typed numbers', () => {
+  for (const f of readdirSync(web).filter((n) => n.endsWith('.js'))) {
+    const code = readFileSync(join(web, f), 'utf8');
+    assert.doesNotMatch(code, /toLocaleString|toLocaleDateString|localeCompare/, f);
+    if (f !== 'parse.js') assert.doesNotMatch(code, /\bIntl\./, f);
+  }
 });

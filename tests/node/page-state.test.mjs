@@ -7,10 +7,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createContext, runInContext } from 'node:vm';
-import { root, cli, nativeEstimates } from './common.mjs';
+import { root, cli, nativeEstimates, pageFormat } from './common.mjs';
 
 // The modules in one context, in the bundle's order (no DOM needed by these).
-const ctx = createContext({ TextEncoder, TextDecoder, btoa, atob, Intl, navigator: { language: 'en-US' }, console });
+const ctx = createContext({ TextEncoder, TextDecoder, btoa, atob, Intl, navigator: { language: 'en-US' }, console, F: pageFormat });
 for (const f of ['guard.js', 'parse.js', 'fields.js', 'words.js', 'state.js', 'scenario.js'])
   runInContext(readFileSync(join(root, 'web', f), 'utf8'), ctx, { filename: 'web/' + f });
 const [State, Scenario, Words] = ['State', 'Scenario', 'Words'].map((n) => runInContext(n, ctx));
