@@ -207,11 +207,11 @@ class GpuCalc extends HTMLElement {
     }
     this._last[sec] = { scenario, report };
     this._setAnswer(sec, SECTION_VIEWS[sec].answer(this, report));
-    if (!this._firstResult) {
-      this._firstResult = true;
-      performance.mark('gpucalc-first-result', { detail: { section: sec, built: Object.keys(this._built) } });
-      requestAnimationFrame(() => setTimeout(() => performance.mark('gpucalc-first-answer-painted'), 0));
-    }
+    if (!this._firstResult) return Lazy.firstAnswer(this, sec, res, report);
+    this._showDetails(sec, res, report);
+  }
+  _showDetails(sec, res, report) {
+    this._last[sec].shown = true;
     SECTION_VIEWS[sec].show(this, res, report);
     this.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: sec } }));
   }

@@ -5,6 +5,7 @@ const Lazy = (function () {
   // Builds the sections in `pending` later; a newer call (a re-render) cancels an older one.
   function fill(el, pending) {
     trackView(el);
+    if (el._anchorRO) for (const s of Object.keys(el._sections)) el._anchorRO.observe(el._sections[s]);
     const gen = (el._renderGen = (el._renderGen || 0) + 1);
     const one = (s) => {
       if (gen !== el._renderGen || el._built[s]) return;
@@ -83,6 +84,25 @@ const Lazy = (function () {
       el._state.view.section = seen;
       el._persist();
     };
+    // Scroll anchoring on the section in view: when sections above it change height (built when
+    // idle or as the reader scrolls near, a plan search answering), the page scrolls by as much, so
+    // that the section, and the field being typed in, stay where the reader has them. The browser's
+    // own anchoring is off in the element (style.css): it anchored on the first element on screen,
+    // often the section above, and a field typed in Cluster slid off the screen as Plan was built.
+    const heights = new Map();
+    if (globalThis.ResizeObserver)
+      el._anchorRO = new ResizeObserver((entries) => {
+        const cur = el._sections[el._state.view.section];
+        let grew = 0;
+        for (const e of entries) {
+          const h = e.target.getBoundingClientRect().height;
+          if (cur && heights.has(e.target) && e.target.compareDocumentPosition(cur) & Node.DOCUMENT_POSITION_FOLLOWING) grew += h - heights.get(e.target);
+          heights.set(e.target, h);
+        }
+        if (!grew || el._pinned) return;
+        const r = cur.getBoundingClientRect(); // on screen before the change: kept there
+        if (r.bottom - grew > 0 && r.top - grew < innerHeight) scrollBy(0, grew);
+      });
     addEventListener(
       'scroll',
       () => {
@@ -93,5 +113,27 @@ const Lazy = (function () {
     );
   }
 
-  return { fill, pin };
+  // The page's first answer (its card is in the DOM) is painted before its details, which follow
+  // right after that frame (or after 200 ms where frames are paused, as in a hidden frame): their
+  // layout delayed the first paint by ~35 ms on a cold load (measured in Chromium, 2026-12-01). An
+  // answer replaced by then shows its own details.
+  function firstAnswer(el, sec, res, report) {
+    el._firstResult = true;
+    performance.mark('gpucalc-first-result', { detail: { section: sec, built: Object.keys(el._built) } });
+    const last = el._last[sec];
+    const details = () => {
+      if (el._last[sec] !== last || last.shown) return;
+      el._showDetails(sec, res, report);
+      performance.mark('gpucalc-first-details');
+    };
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        performance.mark('gpucalc-first-answer-painted');
+        details();
+      }, 0)
+    );
+    setTimeout(details, 200);
+  }
+
+  return { fill, pin, firstAnswer };
 })();

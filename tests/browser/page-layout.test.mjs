@@ -270,6 +270,26 @@ test('every control reached by Tab shows a focus ring; the import button is a re
   await context.close();
 });
 
+test('a field typed in stays on screen while the sections above it are built and answered', async () => {
+  for (const [w, h] of [
+    [1280, 900],
+    [390, 844]
+  ]) {
+    const { page, context } = await open(chrome.browser, pageUrl(), { viewport: { width: w, height: h } });
+    const count = page.locator('gpu-calc #cluster-count');
+    await count.fill('4096');
+    const typed = await count.boundingBox();
+    assert.ok(typed.y >= 0 && typed.y < h, `${w} px: typed at ${typed.y.toFixed(0)} px of ${h}`);
+    // Plan (above Cluster) is built when idle or as it comes near, and its search answers later.
+    await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
+    await page.waitForTimeout(1500);
+    const box = await count.boundingBox();
+    assert.ok(Math.abs(box.y - typed.y) <= 2, `${w} px: the field moved from ${typed.y.toFixed(0)} to ${box.y.toFixed(0)} px (of ${h})`);
+    assert.equal(await page.evaluate(() => document.querySelector('gpu-calc')._state.view.section), 'cluster');
+    await context.close();
+  }
+});
+
 test('the first paint shows the first section\u2019s answer; nothing below the fold is built or drawn before it (timings of 5 cold loads)', async (t) => {
   const runs = [];
   for (let i = 0; i < 5; i++) {
@@ -283,6 +303,7 @@ test('the first paint shows the first section\u2019s answer; nothing below the f
         first: at('gpucalc-first-result').detail,
         result: at('gpucalc-first-result').startTime,
         painted: at('gpucalc-first-answer-painted').startTime,
+        details: at('gpucalc-first-details').startTime,
         ready: at('gpucalc-module-ready').startTime,
         chart: at('gpucalc-chart-drawn').startTime,
         answerTop: r.querySelector('[data-answer="train"]').getBoundingClientRect().top
@@ -291,6 +312,7 @@ test('the first paint shows the first section\u2019s answer; nothing below the f
     assert.deepEqual(m.first, { section: 'train', built: ['train'] });
     assert.ok(m.answerTop < 900, 'the answer is above the fold: ' + m.answerTop);
     assert.ok(m.chart > m.painted, 'no chart before the first answer is painted');
+    assert.ok(m.details >= m.painted, 'the details follow the painted answer');
     runs.push(m);
     await context.close();
   }
