@@ -5,7 +5,7 @@ const Lazy = (function () {
   // Builds the sections in `pending` later; a newer call (a re-render) cancels an older one.
   function fill(el, pending) {
     trackView(el);
-    if (el._anchorRO) for (const s of Object.keys(el._sections)) el._anchorRO.observe(el._sections[s]);
+    if (el._anchorRO) for (const n of [el._notices, ...Object.values(el._sections)]) el._anchorRO.observe(n);
     const gen = (el._renderGen = (el._renderGen || 0) + 1);
     const one = (s) => {
       if (gen !== el._renderGen || el._built[s]) return;
@@ -84,33 +84,88 @@ const Lazy = (function () {
       el._state.view.section = seen;
       el._persist();
     };
-    // Scroll anchoring on the section in view: when sections above it change height (built when
-    // idle or as the reader scrolls near, a plan search answering), the page scrolls by as much, so
-    // that the section, and the field being typed in, stay where the reader has them. The browser's
-    // own anchoring is off in the element (style.css): it anchored on the first element on screen,
-    // often the section above, and a field typed in Cluster slid off the screen as Plan was built.
-    const heights = new Map();
-    if (globalThis.ResizeObserver)
-      el._anchorRO = new ResizeObserver((entries) => {
-        const cur = el._sections[el._state.view.section];
-        let grew = 0;
-        for (const e of entries) {
-          const h = e.target.getBoundingClientRect().height;
-          if (cur && heights.has(e.target) && e.target.compareDocumentPosition(cur) & Node.DOCUMENT_POSITION_FOLLOWING) grew += h - heights.get(e.target);
-          heights.set(e.target, h);
-        }
-        if (!grew || el._pinned) return;
-        const r = cur.getBoundingClientRect(); // on screen before the change: kept there
-        if (r.bottom - grew > 0 && r.top - grew < innerHeight) scrollBy(0, grew);
-      });
+    anchoring(el);
     addEventListener(
       'scroll',
       () => {
         clearTimeout(timer);
-        timer = setTimeout(settle, 250);
+        timer = setTimeout(() => requestAnimationFrame(() => setTimeout(settle)), 250); // after that frame's anchoring
       },
       { passive: true }
     );
+  }
+
+  // Scroll anchoring: when the page's layout shifts (a section built when idle or as the reader
+  // scrolls near, a plan search answering), the page scrolls by as much as the anchor moved, so that
+  // the anchor stays where the reader has it. The anchor is the focused field while it is on screen,
+  // else the first section on screen. Its shift is measured in the scroller's content coordinates,
+  // which a scroll does not change: a scroll in the same frame as the shift, before or after it, is
+  // not counted twice. The anchor is recorded when focus moves, when a scroll changes it, and after
+  // each correction. The scroller is the page, or the host page's scrolling box the element sits in
+  // (an embed): that box scrolls, never the host's window. The browser's own anchoring is off in the
+  // element: it anchored on the first element on screen, often the section above, and a field typed
+  // in Cluster slid off the screen as Plan was built.
+  function anchoring(el) {
+    if (!globalThis.ResizeObserver) return;
+    const off = new CSSStyleSheet();
+    off.replaceSync(':host { overflow-anchor: none; }');
+    el._root.adoptedStyleSheets = el._root.adoptedStyleSheets.concat(off);
+    const box = scrollBox(el);
+    let node = null;
+    let at = 0;
+    const view = () => {
+      const b = box ? box.getBoundingClientRect() : { top: 0, bottom: innerHeight };
+      return { top: Math.max(0, b.top) + (parseFloat(getComputedStyle(el).getPropertyValue('--nav-h')) || 0), bottom: Math.min(innerHeight, b.bottom), b };
+    };
+    const shown = (r, v) => r.bottom > v.top && r.top < v.bottom && (r.width || r.height);
+    const where = (r, v) => (box ? r.top - v.b.top + box.scrollTop : r.top + scrollY);
+    const pick = (v) => {
+      const f = el._root.activeElement;
+      if (f && shown(f.getBoundingClientRect(), v)) return f;
+      for (const s of el._visibleSections()) if (el._sections[s] && el._sections[s].getBoundingClientRect().bottom > v.top) return el._sections[s];
+      return null;
+    };
+    const set = (n, v) => ((node = n), (at = n ? where(n.getBoundingClientRect(), v) : 0));
+    const record = () => {
+      const v = view();
+      set(pick(v), v);
+    };
+    // Where the anchor would be without the layout's shift since it was recorded: where the reader
+    // expects it.
+    const expected = (v) => {
+      const r = node.getBoundingClientRect();
+      const shift = where(r, v) - at;
+      return { top: r.top - shift, bottom: r.bottom - shift, width: r.width, height: r.height, shift };
+    };
+    const held = (v) => node && node.isConnected && shown(expected(v), v);
+    el._anchorRO = new ResizeObserver(() => {
+      const v = view();
+      if (held(v) && !el._pinned) {
+        const shift = expected(v).shift;
+        if (Math.abs(shift) >= 1) (box || globalThis).scrollBy(0, shift);
+      }
+      // A field just focused and not yet scrolled into view stays the anchor (the scroll to it may
+      // come a frame later, after a section built above it).
+      if (node && node === el._root.activeElement && node.isConnected && !held(v)) return;
+      record();
+    });
+    // A scroll keeps the anchor while it is (where the reader expects it) on screen, with its record.
+    const choose = () => {
+      const v = view();
+      if (!held(v)) set(pick(v), v);
+    };
+    // The field focused is the anchor at once, on screen or not: focus() scrolls it into view after
+    // this event, and a section built before that scroll's frame would push it off again.
+    el._root.addEventListener('focusin', () => set(el._root.activeElement, view()));
+    (box || globalThis).addEventListener('scroll', choose, { passive: true });
+    el._anchorNow = record; // after the page's own scrolls (a question, a link), which see the layout as it is
+  }
+
+  // The host page's scrolling box the element sits in, or null where it scrolls with the page.
+  function scrollBox(el) {
+    for (let n = el.parentNode; n && n !== document.body && n !== document.documentElement; n = n.parentNode || n.host)
+      if (n.nodeType === 1 && /auto|scroll|overlay/.test(getComputedStyle(n).overflowY)) return n;
+    return null;
   }
 
   // The page's first answer (its card is in the DOM) is painted before its details, which follow

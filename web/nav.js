@@ -94,6 +94,7 @@ const Nav = (function () {
     el._persist();
     if (focus) head.focus({ preventScroll: true });
     head.scrollIntoView({ block: 'start' });
+    if (el._anchorNow) el._anchorNow();
   }
 
   // After an action replaced the answer (a suggested layout used): focus stays in the answer.
@@ -105,6 +106,7 @@ const Nav = (function () {
     measure(el);
     const r = a.getBoundingClientRect();
     if (r.top < 0 || r.top > innerHeight * 0.6) a.scrollIntoView({ block: 'start' });
+    if (el._anchorNow) el._anchorNow();
   }
 
   return { header, nav, goto, focusAnswer, measure };

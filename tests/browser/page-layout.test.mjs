@@ -3,10 +3,12 @@
 // path to each section's answer, visible focus rings, the first answer painted before anything
 // below the fold, and screenshots of every section (desktop and phone, light and dark) in
 // build/screenshots/.
-import { test } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBrowser, open, pageUrl, shotDir } from './browser.mjs';
 import { join } from 'node:path';
+import { writeFileSync, rmSync } from 'node:fs';
+import { site } from '../node/common.mjs';
 
 const chrome = useBrowser();
 
@@ -270,6 +272,26 @@ test('every control reached by Tab shows a focus ring; the import button is a re
   await context.close();
 });
 
+// Where an element is on screen as painted: its top once two frames in a row agree (a section
+// built between frames moves it until that frame's scroll anchoring, which no one sees).
+const painted = (loc) =>
+  loc.evaluate(
+    (e) =>
+      new Promise((done) => {
+        let last = null;
+        let n = 0;
+        const tick = () =>
+          requestAnimationFrame(() =>
+            setTimeout(() => {
+              const y = e.getBoundingClientRect().top;
+              if (y === last || ++n > 20) done(y);
+              else ((last = y), tick());
+            })
+          );
+        tick();
+      })
+  );
+
 test('a field typed in stays on screen while the sections above it are built and answered', async () => {
   for (const [w, h] of [
     [1280, 900],
@@ -278,14 +300,75 @@ test('a field typed in stays on screen while the sections above it are built and
     const { page, context } = await open(chrome.browser, pageUrl(), { viewport: { width: w, height: h } });
     const count = page.locator('gpu-calc #cluster-count');
     await count.fill('4096');
-    const typed = await count.boundingBox();
+    const typed = { y: await painted(count) };
     assert.ok(typed.y >= 0 && typed.y < h, `${w} px: typed at ${typed.y.toFixed(0)} px of ${h}`);
     // Plan (above Cluster) is built when idle or as it comes near, and its search answers later.
     await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
     await page.waitForTimeout(1500);
-    const box = await count.boundingBox();
+    const box = { y: await painted(count) };
     assert.ok(Math.abs(box.y - typed.y) <= 2, `${w} px: the field moved from ${typed.y.toFixed(0)} to ${box.y.toFixed(0)} px (of ${h})`);
     assert.equal(await page.evaluate(() => document.querySelector('gpu-calc')._state.view.section), 'cluster');
+    await context.close();
+  }
+});
+
+test('a fold opened above the section in view stays under the pointer (the page does not scroll it away)', async () => {
+  for (const [w, h] of [
+    [1280, 900],
+    [390, 844]
+  ]) {
+    const { page, context } = await open(chrome.browser, pageUrl(), { viewport: { width: w, height: h } });
+    await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
+    // Cluster is the section in view; then Plan's folded table is brought up above it, Cluster
+    // still on screen, and opened.
+    await page.locator('gpu-calc section[data-section="cluster"] h2').evaluate((e) => e.scrollIntoView());
+    await page.waitForTimeout(600);
+    const summary = page.locator('gpu-calc section[data-section="plan"] details > summary').filter({ hasText: 'data table' });
+    assert.equal(await summary.evaluate((e) => e.parentElement.open), false);
+    await summary.evaluate((e) => {
+      const next = e.closest('section').nextElementSibling.getBoundingClientRect().top;
+      scrollBy(0, Math.min(e.getBoundingClientRect().top - innerHeight / 3, next - (innerHeight - 60)));
+    });
+    await page.waitForTimeout(600);
+    assert.equal(await page.evaluate(() => document.querySelector('gpu-calc')._state.view.section), 'cluster');
+    const before = await painted(summary);
+    await summary.click();
+    assert.equal(await summary.evaluate((e) => e.parentElement.open), true);
+    const now = await painted(summary);
+    assert.ok(before > 0 && before < h && Math.abs(now - before) <= 2, `${w} px: the summary clicked moved from ${before.toFixed(0)} to ${now.toFixed(0)} px`);
+    await context.close();
+  }
+});
+
+// A host page that puts the element in a scrolling box of its own (next to the site's files).
+const boxPage = join(site, 'test-host-box.html');
+after(() => rmSync(boxPage, { force: true }));
+
+test('in a host page\u2019s scrolling box, the box keeps a typed field in place and the host\u2019s window never scrolls', async () => {
+  writeFileSync(
+    boxPage,
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>host</title></head><body>' +
+      '<h1>A post</h1><p style="height:300px">Text.</p><div id="box" style="height:600px;overflow:auto"><gpu-calc></gpu-calc></div><p style="height:3000px">More.</p>' +
+      '<script src="gpucalc-embed.js"></script></body></html>'
+  );
+  for (const [w, h] of [
+    [1280, 900],
+    [390, 844]
+  ]) {
+    const { page, context } = await open(chrome.browser, pageUrl('test-host-box.html'), { viewport: { width: w, height: h } });
+    const count = page.locator('gpu-calc #cluster-count');
+    await count.fill('4096');
+    const typed = await painted(count);
+    const windowY = await page.evaluate(() => scrollY);
+    const box = await page.evaluate(() => document.getElementById('box').getBoundingClientRect());
+    assert.ok(
+      typed > box.top - 40 && typed < box.bottom,
+      `${w} px: typed at ${typed.toFixed(0)} px, the box spans ${box.top.toFixed(0)}-${box.bottom.toFixed(0)}`
+    );
+    await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
+    await page.waitForTimeout(1500);
+    assert.ok(Math.abs((await painted(count)) - typed) <= 2, `${w} px: the field moved from ${typed.toFixed(0)} px`);
+    assert.equal(await page.evaluate(() => scrollY), windowY, 'the host window did not scroll');
     await context.close();
   }
 });
