@@ -95,21 +95,21 @@ const Lazy = (function () {
     );
   }
 
-  // Scroll anchoring: when the page's layout shifts (a section built when idle or as the reader
-  // scrolls near, a plan search answering), the page scrolls by as much as the anchor moved, so that
-  // the anchor stays where the reader has it. The anchor is the focused field while it is on screen,
-  // else the first section on screen. Its shift is measured in the scroller's content coordinates,
-  // which a scroll does not change: a scroll in the same frame as the shift, before or after it, is
-  // not counted twice. The anchor is recorded when focus moves, when a scroll changes it, and after
-  // each correction. The scroller is the page, or the host page's scrolling box the element sits in
-  // (an embed): that box scrolls, never the host's window. The browser's own anchoring is off in the
-  // element: it anchored on the first element on screen, often the section above, and a field typed
-  // in Cluster slid off the screen as Plan was built.
+  // Scroll anchoring on the field being typed in (or the control last clicked): when the page's
+  // layout shifts (a section built when idle or as the reader scrolls near, a plan search answering,
+  // a fold opened), the page scrolls by as much as the focused element moved, so that it stays where
+  // the reader has it. The browser's own anchoring is off in the element meanwhile: it anchored on
+  // the first element on screen, often in the section above, and a field typed in Cluster slid off
+  // the screen as Plan was built. Without a focused element on screen the browser's anchoring does
+  // the work (it anchors deep in the page, which keeps a place through a resize or a rotation).
+  // The shift is measured in the scroller's content coordinates, which a scroll does not change: a
+  // scroll in the same frame as the shift, before or after it, is not counted twice. The scroller
+  // is the page, or the host page's scrolling box the element sits in (an embed): that box
+  // scrolls, never the host's window.
   function anchoring(el) {
     if (!globalThis.ResizeObserver) return;
-    const off = new CSSStyleSheet();
-    off.replaceSync(':host { overflow-anchor: none; }');
-    el._root.adoptedStyleSheets = el._root.adoptedStyleSheets.concat(off);
+    const native = new CSSStyleSheet();
+    el._root.adoptedStyleSheets = el._root.adoptedStyleSheets.concat(native);
     const box = scrollBox(el);
     let node = null;
     let at = 0;
@@ -119,16 +119,15 @@ const Lazy = (function () {
     };
     const shown = (r, v) => r.bottom > v.top && r.top < v.bottom && (r.width || r.height);
     const where = (r, v) => (box ? r.top - v.b.top + box.scrollTop : r.top + scrollY);
-    const pick = (v) => {
-      const f = el._root.activeElement;
-      if (f && shown(f.getBoundingClientRect(), v)) return f;
-      for (const s of el._visibleSections()) if (el._sections[s] && el._sections[s].getBoundingClientRect().bottom > v.top) return el._sections[s];
-      return null;
+    const set = (n, v) => {
+      if (!n !== !node) native.replaceSync(n ? ':host { overflow-anchor: none; }' : '');
+      node = n;
+      at = n ? where(n.getBoundingClientRect(), v) : 0;
     };
-    const set = (n, v) => ((node = n), (at = n ? where(n.getBoundingClientRect(), v) : 0));
     const record = () => {
       const v = view();
-      set(pick(v), v);
+      const f = el._root.activeElement;
+      set(f && shown(f.getBoundingClientRect(), v) ? f : null, v);
     };
     // Where the anchor would be without the layout's shift since it was recorded: where the reader
     // expects it.
@@ -137,7 +136,7 @@ const Lazy = (function () {
       const shift = where(r, v) - at;
       return { top: r.top - shift, bottom: r.bottom - shift, width: r.width, height: r.height, shift };
     };
-    const held = (v) => node && node.isConnected && shown(expected(v), v);
+    const held = (v) => node && node.isConnected && node === el._root.activeElement && shown(expected(v), v);
     el._anchorRO = new ResizeObserver(() => {
       const v = view();
       if (held(v) && !el._pinned) {
@@ -152,18 +151,19 @@ const Lazy = (function () {
     // A scroll keeps the anchor while it is (where the reader expects it) on screen, with its record.
     const choose = () => {
       const v = view();
-      if (!held(v)) set(pick(v), v);
+      if (node && !held(v)) record();
     };
-    // The field focused is the anchor at once, on screen or not: focus() scrolls it into view after
-    // this event, and a section built before that scroll's frame would push it off again.
+    // The element focused is the anchor at once, on screen or not: focus() scrolls it into view
+    // after this event, and a section built before that scroll's frame would push it off again.
     el._root.addEventListener('focusin', () => set(el._root.activeElement, view()));
     (box || globalThis).addEventListener('scroll', choose, { passive: true });
     el._anchorNow = record; // after the page's own scrolls (a question, a link), which see the layout as it is
   }
 
-  // The host page's scrolling box the element sits in, or null where it scrolls with the page.
+  // The host page's scrolling box the element sits in (through slots and shadow roots), or null
+  // where it scrolls with the page.
   function scrollBox(el) {
-    for (let n = el.parentNode; n && n !== document.body && n !== document.documentElement; n = n.parentNode || n.host)
+    for (let n = el.assignedSlot || el.parentNode; n && n !== document.body && n !== document.documentElement; n = n.assignedSlot || n.parentNode || n.host)
       if (n.nodeType === 1 && /auto|scroll|overlay/.test(getComputedStyle(n).overflowY)) return n;
     return null;
   }

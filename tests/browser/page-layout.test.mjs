@@ -340,36 +340,65 @@ test('a fold opened above the section in view stays under the pointer (the page 
   }
 });
 
+test('read mid-page with nothing focused, the place holds while a section above grows and while the phone rotates', async () => {
+  const { page, context } = await open(chrome.browser, pageUrl(), { viewport: { width: 390, height: 844 } });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
+  await page.waitForTimeout(1000);
+  const head = page.locator('gpu-calc section[data-section="cluster"] h2');
+  await head.evaluate((e) => {
+    e.scrollIntoView();
+    scrollBy(0, -100);
+  });
+  const y0 = await painted(head);
+  // Plan, whose foot is on screen, grows 400 px at its head, far above the screen.
+  await page.evaluate(() => {
+    const h = document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="plan"] h2');
+    h.after(Object.assign(document.createElement('div'), { style: 'height: 400px' }));
+  });
+  assert.ok(Math.abs((await painted(head)) - y0) <= 2, 'a growth above the screen moved the heading');
+  await page.setViewportSize({ width: 844, height: 390 });
+  await painted(head);
+  await page.setViewportSize({ width: 390, height: 844 });
+  const y1 = await painted(head);
+  assert.ok(Math.abs(y1 - y0) <= 2, `after a rotation and back the heading is at ${y1.toFixed(0)} px, was ${y0.toFixed(0)}`);
+  await context.close();
+});
+
 // A host page that puts the element in a scrolling box of its own (next to the site's files).
 const boxPage = join(site, 'test-host-box.html');
 after(() => rmSync(boxPage, { force: true }));
 
-test('in a host page\u2019s scrolling box, the box keeps a typed field in place and the host\u2019s window never scrolls', async () => {
-  writeFileSync(
-    boxPage,
-    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>host</title></head><body>' +
-      '<h1>A post</h1><p style="height:300px">Text.</p><div id="box" style="height:600px;overflow:auto"><gpu-calc></gpu-calc></div><p style="height:3000px">More.</p>' +
-      '<script src="gpucalc-embed.js"></script></body></html>'
-  );
-  for (const [w, h] of [
-    [1280, 900],
-    [390, 844]
-  ]) {
-    const { page, context } = await open(chrome.browser, pageUrl('test-host-box.html'), { viewport: { width: w, height: h } });
-    const count = page.locator('gpu-calc #cluster-count');
-    await count.fill('4096');
-    const typed = await painted(count);
-    const windowY = await page.evaluate(() => scrollY);
-    const box = await page.evaluate(() => document.getElementById('box').getBoundingClientRect());
-    assert.ok(
-      typed > box.top - 40 && typed < box.bottom,
-      `${w} px: typed at ${typed.toFixed(0)} px, the box spans ${box.top.toFixed(0)}-${box.bottom.toFixed(0)}`
-    );
-    await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
-    await page.waitForTimeout(1500);
-    assert.ok(Math.abs((await painted(count)) - typed) <= 2, `${w} px: the field moved from ${typed.toFixed(0)} px`);
-    assert.equal(await page.evaluate(() => scrollY), windowY, 'the host window did not scroll');
-    await context.close();
+test('in a host page\u2019s scrolling box (its own, or a component\u2019s around a slot), the box keeps a typed field in place and the host\u2019s window never scrolls', async () => {
+  const head =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>host</title></head><body><h1>A post</h1><p style="height:300px">Text.</p>';
+  const foot = '<p style="height:3000px">More.</p><script src="gpucalc-embed.js"></script></body></html>';
+  const wrap =
+    "<script>customElements.define('x-wrap', class extends HTMLElement { constructor() { super(); this.attachShadow({ mode: 'open' }).innerHTML = '<div id=\"box\" style=\"height:600px;overflow:auto\"><slot></slot></div>'; } });</script>";
+  for (const body of ['<div id="box" style="height:600px;overflow:auto"><gpu-calc></gpu-calc></div>', wrap + '<x-wrap><gpu-calc></gpu-calc></x-wrap>']) {
+    writeFileSync(boxPage, head + body + foot);
+    for (const [w, h] of [
+      [1280, 900],
+      [390, 844]
+    ]) {
+      const { page, context } = await open(chrome.browser, pageUrl('test-host-box.html'), { viewport: { width: w, height: h } });
+      const count = page.locator('gpu-calc #cluster-count');
+      await count.fill('4096');
+      const typed = await painted(count);
+      const windowY = await page.evaluate(() => scrollY);
+      const box = await page.evaluate(() =>
+        (document.getElementById('box') || document.querySelector('x-wrap').shadowRoot.getElementById('box')).getBoundingClientRect()
+      );
+      const where = `${w} px, ${body.slice(0, 12)}`;
+      assert.ok(
+        typed > box.top - 40 && typed < box.bottom,
+        `${where}: typed at ${typed.toFixed(0)} px, the box spans ${box.top.toFixed(0)}-${box.bottom.toFixed(0)}`
+      );
+      await page.waitForFunction(() => document.querySelector('gpu-calc')._allBuilt, null, { timeout: 20000 });
+      await page.waitForTimeout(1500);
+      assert.ok(Math.abs((await painted(count)) - typed) <= 2, `${where}: the field moved from ${typed.toFixed(0)} px`);
+      assert.equal(await page.evaluate(() => scrollY), windowY, `${where}: the host window did not scroll`);
+      await context.close();
+    }
   }
 });
 
