@@ -126,8 +126,8 @@ class GpuCalc extends HTMLElement {
     this._chartCache = {};
     this._chartWidth = 0;
     Charts.watchTheme(this, () => {
-      // The plan search is not run again: its results are drawn again in the new colours.
-      for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s);
+      // The plan search is not run again (nor by Train's recolouring): its results are redrawn.
+      for (const s of Object.keys(this._last)) if (s !== 'plan') this._update(s, { recolour: true });
       PlanSection.redraw(this);
     });
     const vis = this._visibleSections();
@@ -168,11 +168,11 @@ class GpuCalc extends HTMLElement {
 
   // Estimates one section from its form state and shows the answer and the details; when a field
   // cannot be read or the core refuses, the reasons instead (never a stale result beside an error).
-  _update(sec) {
+  _update(sec, opts) {
     if (!this._devices || !this._sections[sec]) return;
     this._ensure(sec);
     if (sec === 'plan') return PlanSection.start(this);
-    if (sec === 'train' && this._built.plan) Follow.trainChanged(this);
+    if (sec === 'train' && this._built.plan && !(opts && opts.recolour)) Follow.trainChanged(this);
     const built = Scenario.build[sec](this._state[sec], this._state);
     if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
     // Asked without derivations unless the scenario says otherwise: _derivations fetches them later.
