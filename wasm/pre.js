@@ -7,7 +7,11 @@
 // it to a worker.
 if (!Module['wasmBinary']) {
   Module['wasmBinary'] = (function (decoder, packed, size) {
+    // Uint8Array.fromBase64 where the engine has it (Chromium 140+, Firefox 133+, Safari 18.2+):
+    // 1.5-6 ms for the 254 KB of text where the loop below takes 11-19 ms on a cold load
+    // (headless Chromium 156, 2026-12-02).
     function bytes(b64) {
+      if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(b64);
       var s = atob(b64),
         n = s.length,
         b = new Uint8Array(n);
