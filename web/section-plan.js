@@ -1,6 +1,6 @@
 // Section "Plan search": every parallel layout of a training run, searched in a background worker
 // (one message per tensor-parallel degree) with progress and cancel; the best plans by throughput,
-// a chart of step time vs memory, and "use this plan" into the training form.
+// a chart of throughput (the ranking; a shorter step can be a slower plan) vs memory, and "use this plan".
 // Part of the page bundle (scripts/bundle.mjs).
 const PlanSection = (function () {
   const { h, dataTable } = Dom;
@@ -24,7 +24,7 @@ const PlanSection = (function () {
       h(
         'details',
         { class: 'details', open: true },
-        h('summary', { text: 'Details: the best plans, step time vs memory' }),
+        h('summary', { text: 'Details: the best plans, throughput vs memory' }),
         h('div', { class: 'results', 'data-results': 'plan' })
       )
     );
@@ -253,18 +253,18 @@ const PlanSection = (function () {
       Charts.chart(
         el,
         res,
-        'Best plan of each (TP, PP) layout: step time vs memory per GPU',
+        'Best plan of each (TP, PP) layout: throughput vs memory per GPU',
         {
           x: { label: 'memory per GPU', unit: 1024, fmt: F.bytes },
-          y: { label: 'step time', fmt: F.duration },
-          series: [{ label: 'step time', color: 'c0', line: false }],
+          y: { label: 'tokens/s', zero: true, fmt: F.count },
+          series: [{ label: 'tokens/s', color: 'c0', line: false }],
           pick: pts.indexOf(pts.reduce((a, b) => (b.tokens_per_second > a.tokens_per_second ? b : a))),
-          note: (i) => 'TP ' + pts[i].tp + ', PP ' + pts[i].pp + ', MFU ' + F.percent(pts[i].mfu)
+          note: (i) => 'TP ' + pts[i].tp + ', PP ' + pts[i].pp + ', MFU ' + F.percent(pts[i].mfu) + ', step ' + F.duration(pts[i].step_seconds)
         },
-        [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.step_seconds)],
+        [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.tokens_per_second)],
         dataTable(
-          ['TP', 'PP', 'step', 'memory/GPU', 'MFU'],
-          pts.map((p) => [String(p.tp), String(p.pp), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)]),
+          ['TP', 'PP', 'tokens/s', 'memory/GPU', 'MFU', 'step'],
+          pts.map((p) => [p.tp, p.pp, F.count(p.tokens_per_second), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu), F.duration(p.step_seconds)].map(String)),
           'Plans per layout'
         )
       );

@@ -172,16 +172,16 @@ test('the plan chart\u2019s legend says which layout the selected point is (TP, 
   const { page, context } = await open(chrome.browser);
   await chart(page, 'plan');
   const holder = page.locator('gpu-calc .chart-holder[data-chart^="plan:"]');
-  // The data table: TP, PP, step, memory/GPU, MFU per point, in the chart's order.
+  // The data table: TP, PP, tokens/s, memory/GPU, MFU, step per point, in the chart's order.
   const rows = await holder.evaluate((h) =>
     [...h.closest('figure').querySelectorAll('details tbody tr')].map((tr) => [...tr.children].map((td) => td.textContent))
   );
   assert.ok(rows.length > 2, JSON.stringify(rows));
   const check = async () => {
     const l = await legendNow(page, 'plan');
-    const row = rows.find((r) => l[0] === 'memory per GPU ' + r[3] && l[1] === 'step time ' + r[2]);
+    const row = rows.find((r) => l[0] === 'memory per GPU ' + r[3] && l[1] === 'tokens/s ' + r[2]);
     assert.ok(row, `no table row for the legend ${JSON.stringify(l)}`);
-    assert.equal(l[2], `TP ${row[0]}, PP ${row[1]}, MFU ${row[4]}`);
+    assert.equal(l[2], `TP ${row[0]}, PP ${row[1]}, MFU ${row[4]}, step ${row[5]}`);
     return row;
   };
   const first = await check();
