@@ -4,13 +4,14 @@
 //  - the scaling curve; the plan search, as ns per plan evaluated by the model (natively and in wasm)
 //  - the weight: every file the page loads (recorded in Chromium), raw and gzip, and the module
 //  - cold file:// load in headless Chromium, median of 5 fresh browser contexts: first result,
-//    first painted answer, module ready; whole-page recompute
+//    first painted answer, module unpacked and ready; whole-page recompute; and the floor: when a
+//    page that loads one empty script runs it, in the same contexts
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { wasm, fixtures, cli, site, root } from '../tests/node/common.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -149,7 +150,21 @@ try {
     painted = [],
     ready = [];
   let recompute = 0;
+  // This machine's floor, measured in the same fresh contexts: a page that loads one empty script
+  // from file:// (the browser's own start, before any of the page's code can run).
+  const floorDir = join(root, 'build', 'bench-floor');
+  mkdirSync(floorDir, { recursive: true });
+  writeFileSync(join(floorDir, 'floor.js'), "performance.mark('floor');\n");
+  writeFileSync(join(floorDir, 'index.html'), '<!doctype html><meta charset="utf-8"><title>floor</title><p>floor</p><script src="floor.js"></script>\n');
+  const floor = [],
+    unpacked = [];
   for (let i = 0; i < CONTEXTS; i++) {
+    const fctx = await browser.newContext();
+    const fpage = await fctx.newPage();
+    await fpage.goto(pathToFileURL(join(floorDir, 'index.html')).href);
+    await fpage.waitForFunction(() => performance.getEntriesByName('floor').length > 0, null, { timeout: 30000 });
+    floor.push((await fpage.evaluate(() => performance.getEntriesByName('floor')[0].startTime)) / 1e3);
+    await fctx.close();
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
     const files = new Set();
@@ -177,8 +192,14 @@ try {
         const e = performance.getEntriesByName(n)[0];
         return e ? e.startTime : null;
       };
-      return { first: at('gpucalc-first-result'), painted: at('gpucalc-first-paint') ?? at('bench-first-painted-answer'), ready: at('gpucalc-module-ready') };
+      return {
+        first: at('gpucalc-first-result'),
+        painted: at('gpucalc-first-paint') ?? at('bench-first-painted-answer'),
+        ready: at('gpucalc-module-ready'),
+        unpacked: at('gpucalc-module-unpacked')
+      };
     });
+    if (marks.unpacked !== null) unpacked.push(marks.unpacked / 1e3);
     first.push(marks.first / 1e3);
     painted.push(marks.painted / 1e3);
     if (marks.ready !== null) ready.push(marks.ready / 1e3);
@@ -200,8 +221,11 @@ try {
   await browser.close();
   console.log(
     `\nCold file:// load in headless Chromium, median of ${CONTEXTS} fresh contexts: first result ${ms(median(first))}, first painted answer ${ms(median(painted))}` +
-      (ready.length ? ` (module ready at ${ms(median(ready))})` : '') +
+      (ready.length ? ` (module ready at ${ms(median(ready))}${unpacked.length ? `, its binary unpacked at ${ms(median(unpacked))}` : ''})` : '') +
       `; whole-page recompute (6 sections with their charts; the plan search runs in a worker): ${ms(recompute)}`
+  );
+  console.log(
+    `  this machine's floor, in the same contexts: a page that loads one empty script from file:// runs it at ${ms(median(floor))}; the first result comes ${ms(median(first) - median(floor))} after that`
   );
 } catch (e) {
   console.log('\nbrowser figures skipped: ' + e.message.split('\n')[0]);

@@ -26,6 +26,8 @@ if (!Module['wasmBinary']) {
     new Uint8Array(mem.buffer, at, src.length).set(src);
     var rc = lz.decode(at, src.length, at + src.length, size);
     if (rc !== 0) throw new Error('gpucalc: the embedded WebAssembly module is corrupt (LZMA error ' + rc + ')');
-    return new Uint8Array(mem.buffer, at + src.length, size).slice();
+    var out = new Uint8Array(mem.buffer, at + src.length, size).slice();
+    if (typeof performance !== 'undefined' && performance.mark) performance.mark('gpucalc-module-unpacked');
+    return out;
   })('__GPUCALC_LZMA_DECODER__', '__GPUCALC_WASM_PACKED__', +'__GPUCALC_WASM_SIZE__');
 }
