@@ -761,12 +761,12 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
 void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     trace.add("inference.max_batch",
-              "floor((usable memory - overhead - weights per device) / (kv per token per device x context rounded up to 16-token "
-              "blocks)) x ep"
-              " (x tp with data-parallel attention)",
+              "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / (kv per token per device x "
+              "context rounded up to 16-token blocks)) x ep (x tp with data-parallel attention)",
               {{"memory_bytes", x.capacity},
                {"overhead_bytes", cfg.overhead_bytes},
                {"weights_bytes_per_gpu", f.weights_per_gpu},
+               {"kv_cache_memory_fraction", cfg.kv_cache_memory_fraction},
                {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
                {"ep", x.ep}},
               r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");

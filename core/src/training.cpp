@@ -128,6 +128,7 @@ TrainingModel training_model(const ModelSpec& model) {
     if (model.has_architecture) return t;
     t.assumed_shape = true;
     StepInputs& in = t.in;
+    in.params_positions = 0;  // the stated count is the count: the shape adds no position table
     const double emb = in.params_embedding;
     const double layer_active = std::max(0.0, pc.active - emb) / in.layers;
     const double shaped_matmul = in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active;
@@ -203,7 +204,8 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
         r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
                              " layers, hidden " + jr::fmt_num(shaped.hidden) + ", " + jr::fmt_num(shaped.seq_len) +
                              "-token sequences: model.seq_len) holding the stated parameter counts; a real architecture's shape and "
-                             "sequence length change the time (attention grows with the sequence)" +
+                             "sequence length change the time (attention grows with the sequence); FLOPs and MFU count 6 x N per "
+                             "token, the convention of published compute figures, so the shape's attention lowers the MFU" +
                              (tm.assumed_experts ? "; the parameters beyond the active count are treated as " + jr::fmt_num(tm.in.experts) +
                                                        " routed experts, 2 per token"
                                                  : ""));
@@ -362,6 +364,11 @@ void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace
         trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
                   {{"N_active", r.params_active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},
                   r.model_flops_per_token, "FLOP/token", "PaLM (arXiv:2204.02311) App. B; Megatron (arXiv:2104.04473) Eq. 3");
+    else
+        trace.add("training.model_flops_per_token",
+                  "6 x N_active (a bare parameter count: the 6ND convention of published compute figures, no attention term)",
+                  {{"N_active", r.params_active}}, r.model_flops_per_token, "FLOP/token",
+                  "Kaplan et al. 2020 (arXiv:2001.08361) Sec. 2.1; GPT-3 (arXiv:2005.14165) Table D.1: 3.14e23 FLOPs");
     if (r.tokens > 0) {
         trace.add("training.flops_6nd", "6 x N x D", {{"N", r.params_active}, {"D", r.tokens}}, r.flops_6nd, "FLOP",
                   "Kaplan et al. 2020 (arXiv:2001.08361) Sec. 2.1");
@@ -466,7 +473,9 @@ HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand&
 // Derivations of the run totals (run_totals).
 void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& hourly, const ThroughputBand& band, const TrainingResult& r,
                         Trace& trace) {
-    if (!r.seconds) return;
+    // A run that does not fit has no time, cost or energy (the report gives null): no derivation
+    // shows one either; training.fits says why.
+    if (!r.seconds || !r.fits) return;
     const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, n = r.devices;
     trace.add("training.seconds", "D / tokens_per_second / goodput",
               {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");

@@ -185,6 +185,7 @@ StepInputs step_inputs(const ModelSpec& m) {
                   m.hidden;
     in.window = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
     in.params_embedding = m.vocab * m.hidden;
+    in.params_positions = m.pos == PosEmbedding::learned ? m.seq_len * m.hidden : 0.0;
     in.tied = m.tied_embeddings ? 1.0 : 0.0;
     in.mla = m.is_mla() ? 1.0 : 0.0;
     in.dropout = m.dropout ? 1.0 : 0.0;
@@ -351,8 +352,9 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     const double per_layer = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
     // The data-parallel reduction's largest shard: the first (and last) stage's layers and embedding,
     // or a middle stage's layers.
-    r.params_per_gpu = std::max(Lm * per_layer + emb_tables * in.params_embedding / t, Ls * per_layer);
-    w.dense_gpu = Lm * w.dense_per_layer / t + emb_tables * in.params_embedding / t;
+    const double first_extra = emb_tables * in.params_embedding / t + in.params_positions;
+    r.params_per_gpu = std::max(Lm * per_layer + first_extra, Ls * per_layer);
+    w.dense_gpu = Lm * w.dense_per_layer / t + first_extra;
     w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
     r.first_stage_layers = Lm;
     r.first_stage_params = w.dense_gpu + w.expert_gpu;

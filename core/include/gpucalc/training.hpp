@@ -56,6 +56,9 @@ struct StepInputs {
         params_embedding, vocab, seq, attn_width_qk, attn_width_v, window, ffn_width_active, tied, mla, dropout, swiglu;
     // MoE: routed-expert parameters per layer (averaged over all layers), fraction of MoE layers,
     // experts per token and node-limited routing; zero for dense models.
+    // A learned position table (GPT-2/3): held whole by every tensor-parallel rank of the first stage
+    // (Megatron's position_embeddings is a plain nn.Embedding, not vocabulary-parallel); 0 with RoPE.
+    double params_positions = 0;
     double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
            expert_ffn_width = 0, shared_experts = 0;
     // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output

@@ -1,0 +1,93 @@
+// A formula review of 2026-12-02 (an independent pass against the papers): the derivations of a run
+// that does not fit, of the largest serving batch, and of a bare parameter count's FLOPs. Each test
+// states what a derivation showed and what it now shows.
+#include <cmath>
+
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// Llama 3 8B's shape at 8K tokens on 256 H100s, TP 1, ZeRO-1: needs ~88 GiB per device of 80.
+json llama3_8b_training(int zero) {
+    return {{"model",
+             {{"layers", 32},
+              {"hidden", 4096},
+              {"heads", 32},
+              {"kv_heads", 8},
+              {"ffn_hidden", 14336},
+              {"ffn_kind", "swiglu"},
+              {"vocab", 128256},
+              {"seq_len", 8192},
+              {"tied_embeddings", false}}},
+            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+            {"training", {{"tokens", 15e12}, {"tp", 1}, {"zero", zero}}},
+            {"costs", {{"ownership", "owned"}, {"lifetime_years", 4}, {"electricity_usd_per_kwh", 0.08}}},
+            {"explain", true}};
+}
+
+}  // namespace
+
+TEST_CASE("a run that does not fit has no derivation of days, GPU-hours, cost or energy, as the report has no figure") {
+    const json r = run(llama3_8b_training(1));
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& t = r["training"];
+    REQUIRE_FALSE(t["fits"].get<bool>());
+    CHECK(t["days"].is_null());
+    CHECK(t["cost_usd"].is_null());
+    // Before: explain gave training.days 75.6 and training.cost_usd $456,840 for this run.
+    for (const char* key : {"training.seconds", "training.days", "training.uncertainty", "training.gpu_hours", "training.cost_usd",
+                            "training.energy_kwh", "training.co2_kg"})
+        CHECK_FALSE(r["explain"].contains(key));
+    // Why it is missing is derived: the memory against the device's.
+    REQUIRE(r["explain"].contains("training.fits"));
+    CHECK(r["explain"]["training.fits"]["result"] == 0.0);
+
+    // The same run with ZeRO-2 fits (~57 GiB), and every total is derived.
+    const json ok = run(llama3_8b_training(2));
+    REQUIRE(ok["training"]["fits"].get<bool>());
+    for (const char* key : {"training.days", "training.gpu_hours", "training.cost_usd", "training.energy_kwh"})
+        CHECK(ok["explain"].contains(key));
+    CHECK(ok["explain"]["training.days"]["result"].get<double>() == Approx(ok["training"]["days"].get<double>()));
+}
+
+TEST_CASE("the largest serving batch is derived with the KV-cache pool's share, so its values give its result") {
+    // Llama 3 70B on 16 H100 SXM at TP 8 (two copies): vLLM-style paged KV cache, 0.9 of the free memory.
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                        {"inference", {{"tp", 8}, {"prompt_tokens", 2048}, {"output_tokens", 256}}},
+                        {"explain", true}});
+    REQUIRE_FALSE(r.contains("errors"));
+    REQUIRE(r["explain"].contains("inference.max_batch"));
+    const json& d = r["explain"]["inference.max_batch"];
+    const json& v = d["values"];
+    REQUIRE(v.contains("kv_cache_memory_fraction"));
+    CHECK(v["kv_cache_memory_fraction"] == 0.9);
+    CHECK(d["formula"].get<std::string>().find("kv_cache_memory_fraction") != std::string::npos);
+    // floor((memory - overhead - weights) x fraction / kv per sequence) x ep, from the values shown
+    // (before, without the fraction, they gave 711 sequences for a result of 640).
+    const double free = v["memory_bytes"].get<double>() - v["overhead_bytes"].get<double>() - v["weights_bytes_per_gpu"].get<double>();
+    const double batch = std::floor(free * v["kv_cache_memory_fraction"].get<double>() / v["kv_bytes_per_sequence_per_gpu"].get<double>()) *
+                         v["ep"].get<double>();
+    CHECK(batch == d["result"].get<double>());
+    CHECK(d["result"] == r["inference"]["max_batch"]);
+}
+
+TEST_CASE("a bare parameter count's FLOPs per token are derived as 6 N, the convention its MFU is in") {
+    // GPT-3 175B by count: 6 x 175e9 = 1.05e12 FLOP/token (GPT-3 paper, arXiv:2005.14165, Table D.1:
+    // 3.14e23 FLOPs for 300B tokens, by 6ND).
+    const json r = run({{"model", {{"params", 175e9}}},
+                        {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+                        {"training", {{"tokens", 300e9}, {"mfu", 0.4}}},
+                        {"explain", true}});
+    REQUIRE(r["explain"].contains("training.model_flops_per_token"));
+    const json& d = r["explain"]["training.model_flops_per_token"];
+    CHECK(d["result"].get<double>() == Approx(1.05e12));
+    CHECK(d["formula"].get<std::string>().find("6 x N_active") == 0);
+    // The warning says the MFU counts 6 N per token while the time model's shape adds attention.
+    bool said = false;
+    for (const auto& w : r["warnings"])
+        said = said || w.get<std::string>().find("FLOPs and MFU count 6 x N per token") != std::string::npos;
+    CHECK(said);
+}
