@@ -28,6 +28,7 @@ export const PAGE_MODULES = [
   ['nav.js', 'Nav'],
   ['share.js', 'Share'],
   ['follow.js', 'Follow'],
+  ['train-scaling.js', 'TrainScaling'],
   ['section-train.js', 'TrainSection'],
   ['serve-notes.js', 'ServeNotes'],
   ['section-serve.js', 'ServeSection'],

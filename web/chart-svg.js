@@ -208,8 +208,11 @@ const ChartSvg = (function () {
     if (mx >= left && mx <= W - right) {
       const g = el('g', { class: 'mark', 'data-x': m.x, fill: t.mark });
       g.appendChild(el('line', { x1: mx, y1: top, x2: mx, y2: bottom, stroke: t.mark, 'stroke-width': 2, 'stroke-dasharray': '6 4' }));
-      const end = mx > (left + W - right) / 2;
       const w = textWidth(m.label) * 1.1; // bold
+      // Towards the plot's centre, unless only the other side has room for the label.
+      let end = mx > (left + W - right) / 2;
+      const room = (e) => (e ? mx - 6 - left : W - right - mx - 6);
+      if (room(end) < w && room(!end) > room(end)) end = !end;
       const span = end ? [mx - 6 - w, mx - 6] : [mx + 6, mx + 6 + w];
       // At the top of the plot, or at the bottom where the lines under the label pass further from it.
       const clear = (y) => Math.min(...pts.flatMap((ps) => linesUnder(ps, span).map((v) => Math.abs(v - y + 4))));

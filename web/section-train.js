@@ -3,13 +3,9 @@
 // cost and the uncertainty band; below: the layout used, memory per GPU, step-time breakdown,
 // goodput and the scaling curve. Part of the page bundle (scripts/bundle.mjs).
 const TrainSection = (function () {
-  const { h, kvTable, bar, dataTable, warnings } = Dom;
+  const { h, kvTable, bar, warnings } = Dom;
   const LAYOUT_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'micro_batch', 'global_batch'];
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
-  const SCALING_NOTE =
-    'Efficiency is tokens/s per GPU against the fewest GPUs that hold the model, at the same global batch and layout (more GPUs, fewer micro-batches each): ' +
-    '100 % while the data-parallel traffic hides behind compute, less once it shows or the pipeline bubble widens. Failures and restarts are in the days, not here.';
-
   function build(el, body) {
     body.appendChild(Forms.form(el, 'train'));
     body.appendChild(
@@ -115,31 +111,6 @@ const TrainSection = (function () {
       )
     );
     return Card.card('train', o);
-  }
-
-  function scaling(el, res, sc) {
-    Charts.chart(
-      el,
-      res,
-      'Scaling: tokens/s and efficiency vs GPU count (same model, batch and layout; from the fewest GPUs that hold it)',
-      {
-        x: { label: 'GPUs', log: 2, fmt: F.count },
-        y: { label: 'tokens/s', zero: true, fmt: F.count },
-        y2: { label: 'efficiency', range: [0, 1.05], fmt: F.percent },
-        series: [
-          { label: 'tokens/s', color: 'c0' },
-          { label: 'efficiency', color: 'c2', axis: 'y2' }
-        ]
-      },
-      [sc.map((p) => p.gpus), sc.map((p) => p.tokens_per_second), sc.map((p) => p.efficiency)],
-      dataTable(
-        ['GPUs', 'tokens/s', 'efficiency', 'MFU'],
-        sc.map((p) => [F.count(p.gpus), F.count(p.tokens_per_second), F.percent(p.efficiency), F.percent(p.mfu)]),
-        'Scaling data'
-      )
-    );
-    // What the curve holds fixed, so that 100 % reads as a result, not an assumption.
-    res.appendChild(h('p', { class: 'muted', 'data-note': 'scaling', text: SCALING_NOTE }));
   }
 
   // The form shows what "auto" and "catalog" became: placeholders like "auto: 8".
@@ -290,7 +261,7 @@ const TrainSection = (function () {
     if (t.uncertainty && t.uncertainty.band_basis)
       res.appendChild(h('p', { class: 'band', 'data-key': 'training.uncertainty' }, 'Range: ' + t.uncertainty.band_basis + '.'));
     NetworkView.training(el, res, r);
-    if (r.scaling && r.scaling.length > 1) scaling(el, res, r.scaling);
+    if (r.scaling && r.scaling.length > 1) TrainScaling.show(el, res, r);
     const w = warnings(r.warnings, 'train');
     if (w) res.appendChild(w);
   }

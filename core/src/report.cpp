@@ -620,16 +620,20 @@ void fleet_training_section(ReportOut& o, const Scenario& s) {
     for (auto& w : f.total.warnings) o.warnings.push_back("training: " + w);
     if (s.scaling) {
         o.report["scaling"].set_array();
+        o.report["scaling_level"] = nullptr;
         o.warnings.push_back("training: no scaling curve for a mixed fleet (the curve varies one device's count)");
     }
 }
 
 // Time and speedup of the same training on more or fewer devices.
-void scaling_json(Val curve, const Scenario& s, const TrainingConfig& c) {
+void scaling_json(ReportOut& o, const Scenario& s, const TrainingConfig& c) {
+    const ScalingCurve sc = scaling_curve(*s.model, *s.hardware, c, s.costs);
+    Val curve = o.report["scaling"];
     curve.set_array();
-    for (const auto& p : scaling_curve(*s.model, *s.hardware, c, s.costs))
+    for (const auto& p : sc.points)
         curve.append() = {{"gpus", p.gpus},       {"seconds", opt(p.seconds)}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
                           {"speedup", p.speedup}, {"efficiency", p.efficiency}};
+    o.report["scaling_level"] = sc.level;
 }
 
 // Training on one device type: the layout given or searched, and a layout that fits when it does not.
@@ -664,7 +668,7 @@ void training_section(ReportOut& o, const Scenario& s) {
     if (layout.searched && layout.found)
         o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
     for (auto& w : r.warnings) o.warnings.push_back("training: " + w);
-    if (s.scaling) scaling_json(o.report["scaling"], s, r.config);
+    if (s.scaling) scaling_json(o, s, r.config);
 }
 
 // Serving.

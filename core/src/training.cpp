@@ -630,8 +630,16 @@ ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope&
     return widened_band(cal.band, moe, reasons);
 }
 
-std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {
-    std::vector<ScalingPoint> out;
+ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {
+    ScalingCurve curve;
+    std::vector<ScalingPoint>& out = curve.points;
+    if (cfg.mfu) {
+        TrainingConfig c = cfg;
+        c.mfu.reset();
+        Trace none(false);
+        const TrainingResult at = estimate_training(m, hw, c, costs, none);
+        if (at.mfu_predicted > 0) curve.level = *cfg.mfu / at.mfu_predicted;
+    }
     const Count mp = cfg.tp * cfg.pp * cfg.cp;
     const Count gb = cfg.global_batch.value_or(1024);
     double base_tps_per_gpu = 0;
@@ -664,14 +672,14 @@ std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, 
         if (base_tps_per_gpu == 0) base_tps_per_gpu = r.tokens_per_second / static_cast<double>(gpus);
         ScalingPoint sp;
         sp.gpus = static_cast<double>(gpus);
-        sp.seconds = r.seconds;
-        sp.mfu = r.mfu;
-        sp.tokens_per_second = r.tokens_per_second;
+        if (r.seconds) sp.seconds = *r.seconds / curve.level;
+        sp.mfu = r.mfu * curve.level;
+        sp.tokens_per_second = r.tokens_per_second * curve.level;
         sp.speedup = r.tokens_per_second / (base_tps_per_gpu * static_cast<double>(mp));
         sp.efficiency = r.tokens_per_second / (base_tps_per_gpu * static_cast<double>(gpus));
         out.push_back(sp);
     }
-    return out;
+    return curve;
 }
 
 }  // namespace gpucalc

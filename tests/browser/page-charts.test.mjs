@@ -128,11 +128,14 @@ test('the serve chart marks the answer\u2019s compute-bound batch where the batc
   await context.close();
 });
 
-test('before any hover the legend names each series in its line\u2019s colour, with the values at the marker\u2019s batch (serve) or the last point (train)', async () => {
+// The scaling curve's point nearest the run's own GPU count (the chart's marker).
+const atRun = (r) =>
+  r.scaling.reduce((b, p) => (Math.abs(Math.log(p.gpus / r.inputs.hardware.count)) < Math.abs(Math.log(b.gpus / r.inputs.hardware.count)) ? p : b));
+
+test('before any hover the legend names each series in its line\u2019s colour, with the values at the marker\u2019s batch (serve) or GPU count (train)', async () => {
   const { page, context } = await open(chrome.browser);
   const train = await chart(page, 'train');
-  const sc = (await report(page, 'train')).scaling;
-  const last = sc[sc.length - 1];
+  const last = atRun(await report(page, 'train'));
   assert.deepEqual(
     train.legend.keys.map((k) => k.name),
     ['tokens/s', 'efficiency']
@@ -313,13 +316,12 @@ test('a new answer redraws the chart with its figures (a chart is reused only wh
     'per GPU ' + (await fmt(page, 'count', p.throughput_tokens_per_second_per_gpu)),
     'per user ' + (await fmt(page, 'count', p.output_tokens_per_second_per_user))
   ]);
-  // The scaling chart has no marker: the same series, new data (the chart is not reused).
+  // The scaling chart's marker is the run's GPU count: the same series, new data (the chart is not reused).
   const sc0 = (await report(page, 'train')).scaling;
   const t0 = await chart(page, 'train');
   await field(page, 'train', 'model').selectOption('llama-65b');
   await page.waitForFunction((t) => JSON.stringify(document.querySelector('gpu-calc')._last.train?.report?.scaling) !== t, JSON.stringify(sc0));
-  const sc = (await report(page, 'train')).scaling;
-  const last = sc[sc.length - 1];
+  const last = atRun(await report(page, 'train'));
   const want = [
     'GPUs ' + (await fmt(page, 'count', last.gpus)),
     'tokens/s ' + (await fmt(page, 'count', last.tokens_per_second)),
@@ -334,5 +336,32 @@ test('a new answer redraws the chart with its figures (a chart is reused only wh
     (await chart(page, 'train')).paths.map((p) => p.d),
     t0.paths.map((p) => p.d)
   );
+  await context.close();
+});
+
+test('with an MFU typed, the scaling chart passes through the answer: its data at the run\u2019s GPU count are the answer\u2019s tokens/s and MFU', async () => {
+  const { page, context } = await open(chrome.browser);
+  await chart(page, 'train');
+  const before = await report(page, 'train');
+  await field(page, 'train', 'mfu').fill('');
+  await field(page, 'train', 'mfu').pressSequentially('40 %', { delay: 5 });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report?.training.mfu === 0.4);
+  const r = await report(page, 'train');
+  const p = atRun(r);
+  assert.equal(p.gpus, r.inputs.hardware.count);
+  assert.ok(Math.abs(p.tokens_per_second / r.training.tokens_per_second - 1) < 1e-9, `${p.tokens_per_second} against ${r.training.tokens_per_second}`);
+  assert.ok(Math.abs(r.scaling_level - 0.4 / before.training.mfu) < 1e-9);
+  // The legend (at the marker), the data table's row and the note say the same.
+  await page.waitForFunction(
+    (w) => document.querySelector('gpu-calc').shadowRoot.querySelector('.chart-legend[data-legend^="train:"]')?.textContent.includes(w),
+    await fmt(page, 'count', r.training.tokens_per_second)
+  );
+  const row = page
+    .locator('gpu-calc [data-section="train"] table')
+    .filter({ hasText: 'MFU' })
+    .locator('tr', { hasText: await fmt(page, 'count', p.gpus) });
+  assert.match(await row.first().textContent(), /40\.0\s?%/);
+  const note = await page.locator('gpu-calc [data-note="scaling"]').textContent();
+  assert.match(note, /Levelled to the MFU given: the model predicts .* at 1,024 GPUs, so every point is scaled by 0\.\d\d\./);
   await context.close();
 });

@@ -91,3 +91,34 @@ TEST_CASE("a bare parameter count's FLOPs per token are derived as 6 N, the conv
         said = said || w.get<std::string>().find("FLOPs and MFU count 6 x N per token") != std::string::npos;
     CHECK(said);
 }
+
+TEST_CASE("with an MFU given, the scaling curve passes through the run at that MFU, the model's shape levelled to it") {
+    // A page review (2026-12-02) found the curve at the predicted MFU (1.02 M tokens/s, 48.3 % at
+    // 1,024 GPUs) under an answer at the given 40 % (842 k tokens/s).
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+              {"training", {{"tokens", 15e12}, {"mfu", 0.4}}},
+              {"scaling", true}};
+    const json given = run(s);
+    REQUIRE_FALSE(given.contains("errors"));
+    s["training"].erase("mfu");
+    const json predicted = run(s);
+    const double level = given["scaling_level"].get<double>();
+    CHECK(level == Approx(0.4 / predicted["training"]["mfu"].get<double>()));
+    CHECK(predicted["scaling_level"] == 1.0);
+    bool at_run = false;
+    for (size_t i = 0; i < given["scaling"].size(); i++) {
+        const json& g = given["scaling"][i];
+        const json& p = predicted["scaling"][i];
+        CHECK(g["gpus"] == p["gpus"]);
+        CHECK(g["tokens_per_second"].get<double>() == Approx(p["tokens_per_second"].get<double>() * level));
+        CHECK(g["mfu"].get<double>() == Approx(p["mfu"].get<double>() * level));
+        CHECK(g["efficiency"] == p["efficiency"]);
+        if (g["gpus"] == 1024) {
+            at_run = true;
+            CHECK(g["tokens_per_second"].get<double>() == Approx(given["training"]["tokens_per_second"].get<double>()));
+            CHECK(g["mfu"].get<double>() == Approx(0.4));
+        }
+    }
+    CHECK(at_run);
+}

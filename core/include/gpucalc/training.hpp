@@ -285,6 +285,13 @@ struct ScalingPoint {
     std::optional<double> seconds;  // null without training.tokens
     double mfu = 0, tokens_per_second = 0, speedup = 0, efficiency = 0;
 };
-std::vector<ScalingPoint> scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs);
+// The curve is the step model's; with training.mfu given it is levelled to pass through the run
+// at that MFU (`level` = given / predicted MFU at the run's own count; 1 otherwise): the model's
+// shape of the curve at the reader's level, so the curve and the answer agree.
+struct ScalingCurve {
+    std::vector<ScalingPoint> points;
+    double level = 1.0;
+};
+ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs);
 
 }  // namespace gpucalc
