@@ -49,8 +49,9 @@ const ServeSection = (function () {
       ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
     if (!t.fits) return Card.card('serve', o);
-    // It runs, but the GPUs given fall short of the traffic: said in the headline, not only below it.
-    const shortfall = ServeNotes.shortfall(r);
+    // It runs, but the GPUs given fall short of the traffic, or the context is longer than the
+    // model's: said in the headline, not only below it.
+    const shortfall = ServeNotes.shortfall(r) + ServeNotes.beyondContext(t);
     if (shortfall) {
       o.fit = 'short';
       o.fitText += shortfall;

@@ -18,6 +18,19 @@ const ServeNotes = (function () {
     return ' The ' + gpus(have) + ' given ' + (have === 1 ? 'is' : 'are') + ' not enough for the traffic: ' + F.count(r.inference.gpus_needed) + ' are needed.';
   }
 
+  // A prompt and output longer than the model's context: said in the headline (the core's warning
+  // is at the foot of the section), '' otherwise.
+  function beyondContext(t) {
+    if (t.context_limit_tokens === null || !(t.context_tokens > t.context_limit_tokens)) return '';
+    return (
+      ' The prompt and output (' +
+      F.count(t.context_tokens) +
+      ' tokens) are longer than the model\u2019s context (' +
+      F.count(t.context_limit_tokens) +
+      '): it was not trained for them.'
+    );
+  }
+
   // The GPUs given against the traffic: enough (with the users answered at once at the peak), or
   // what they serve of the peak (null without traffic).
   function gpusGiven(r) {
@@ -127,5 +140,5 @@ const ServeNotes = (function () {
     return F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average);
   }
 
-  return { gpusGiven, shortfall, chosenTp, slo, perDay, trafficWords };
+  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords };
 })();

@@ -694,9 +694,10 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
-    if (x.m.has_architecture && r.context_tokens > x.m.seq_len)
+    if (x.m.has_architecture) r.context_limit_tokens = std::max(x.m.seq_len, x.m.context_len);
+    if (r.context_limit_tokens && r.context_tokens > *r.context_limit_tokens)
         r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(r.context_tokens) +
-                             ") exceed the model's context length model.seq_len (" + jr::fmt_num(x.m.seq_len) +
+                             ") exceed the model's context length model.seq_len (" + jr::fmt_num(*r.context_limit_tokens) +
                              "): the model was not trained for it (set model.seq_len if your variant's is longer)");
 }
 

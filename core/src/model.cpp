@@ -198,8 +198,13 @@ void add_llama_presets(std::vector<ModelPreset>& p) {
                  "meta-llama/Meta-Llama-3-8B (8,030,261,248)"});
     p.push_back({"llama3-70b", llama("Llama 3 70B", 80, 8192, 64, 8, 28672, 128256, 8192), 70553706496.0,
                  "meta-llama/Meta-Llama-3-70B (70,553,706,496)"});
-    p.push_back({"llama3.1-405b", llama("Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256, 8192), 405853388800.0,
-                 "meta-llama/Llama-3.1-405B (405,853,388,800)"});
+    {
+        // Served at 128K: the long-context stage after pretraining at 8K (arXiv:2407.21783 Sec. 3.4.2;
+        // max_position_embeddings 131,072 in meta-llama/Llama-3.1-405B's config).
+        ModelSpec m = llama("Llama 3.1 405B", 126, 16384, 128, 8, 53248, 128256, 8192);
+        m.context_len = 131072;
+        p.push_back({"llama3.1-405b", m, 405853388800.0, "meta-llama/Llama-3.1-405B (405,853,388,800)"});
+    }
 }
 
 // Mixture-of-experts presets: Mixtral 8x7B and DeepSeek-V3.
@@ -228,6 +233,7 @@ void add_moe_presets(std::vector<ModelPreset>& p) {
         m.qk_nope_head_dim = 128;
         m.qk_rope_head_dim = 64;
         m.v_head_dim = 128;
+        m.context_len = 131072;  // extended from 4K to 32K and 128K with YaRN (arXiv:2412.19437 Sec. 4.3)
         p.push_back({"deepseek-v3", m, 671e9, "DeepSeek-AI 2024, arXiv:2412.19437 (671B total, 37B activated)"});
     }
 }

@@ -249,6 +249,7 @@ void inference_memory_json(Val j, const InferenceResult& r) {
     j["weights_bytes_per_gpu"] = r.weights_bytes_per_gpu;
     j["kv_cache_bytes_per_token"] = r.kv_cache_bytes_per_token;
     j["context_tokens"] = r.context_tokens;
+    j["context_limit_tokens"] = opt(r.context_limit_tokens);
     j["kv_cache_bytes"] = r.kv_cache_bytes;
     j["overhead_bytes_per_gpu"] = r.overhead_bytes_per_gpu;
     j["memory_per_gpu_bytes"] = r.memory_per_gpu_bytes;

@@ -608,3 +608,26 @@ test('Serve sized by requests in flight: the traffic field steps aside, the GPUs
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a prompt longer than the model\u2019s context is said in the Serve headline, not only in the warnings at the foot', async () => {
+  const { page, context } = await open(chrome.browser);
+  const c = card(page, 'serve');
+  await field(page, 'serve', 'prompt_tokens').fill('');
+  await field(page, 'serve', 'prompt_tokens').pressSequentially('200k', { delay: 5 });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report?.inference.context_tokens > 200000);
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'short');
+  const r = (await report(page, 'serve')).inference;
+  assert.equal(r.context_limit_tokens, 8192);
+  assert.match(
+    await c.locator('.fit').textContent(),
+    new RegExp(
+      'The prompt and output \\(' +
+        (await page.evaluate((n) => globalThis.gpucalcFormat.count(n), r.context_tokens)) +
+        ' tokens\\) are longer than the model\u2019s context \\(8,192\\)'
+    )
+  );
+  await field(page, 'serve', 'prompt_tokens').fill('4000');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report?.inference.context_tokens < 8192);
+  assert.doesNotMatch(await c.locator('.fit').textContent(), /longer than the model/);
+  await context.close();
+});

@@ -261,8 +261,25 @@ TEST_CASE("a context longer than the model's is answered with a warning naming b
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["warnings"].dump().find("model.seq_len (8192)") != std::string::npos);
     CHECK(r["warnings"].dump().find("prompt_tokens + output_tokens (100256)") != std::string::npos);
+    CHECK(r["inference"]["context_limit_tokens"] == 8192);
     s["model"]["seq_len"] = 131072;  // Llama 3.1's context
     CHECK(run(s)["warnings"].dump().find("model.seq_len") == std::string::npos);
+    // Presets served beyond their pretraining sequence: Llama 3.1 405B (8K pretraining, 128K after the
+    // long-context stage, arXiv:2407.21783 Sec. 3.4.2) and DeepSeek-V3 (4K, then 128K with YaRN,
+    // arXiv:2412.19437 Sec. 4.3) take a 100K prompt without the warning.
+    for (const char* preset : {"llama3.1-405b", "deepseek-v3"}) {
+        const json big = run({{"model", {{"preset", preset}}},
+                              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 16}}},
+                              {"inference", {{"prompt_tokens", 100000}}}});
+        REQUIRE_FALSE(big.contains("errors"));
+        CHECK(big["inference"]["context_limit_tokens"] == 131072);
+        CHECK(big["warnings"].dump().find("context length") == std::string::npos);
+    }
+    // A bare parameter count has no context to check against.
+    CHECK(run({{"model", {{"params", 7e9}}},
+               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+               {"inference", json::object()}})["inference"]["context_limit_tokens"]
+              .is_null());
 }
 
 TEST_CASE("serving energy is null with a warning when the device has no TDP, not 0") {

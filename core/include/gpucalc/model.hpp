@@ -24,6 +24,10 @@ struct ModelSpec {
     FfnKind ffn_kind = FfnKind::gelu;
     double vocab = 0;       // vocabulary size
     double seq_len = 2048;  // training / context length, tokens
+    // The context the model serves, tokens, where it is longer than seq_len (the pretraining
+    // sequence a preset's training runs use): Llama 3.1 and DeepSeek-V3 were extended to 128K after
+    // pretraining. 0: seq_len. Not a scenario field (a stated model.seq_len is its context).
+    double context_len = 0;
     bool tied_embeddings = false;
     bool biases = true;    // linear-layer biases (GPT) vs none (Llama)
     bool rmsnorm = false;  // RMSNorm (1 vector) vs LayerNorm (2 vectors)
