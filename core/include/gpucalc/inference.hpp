@@ -83,7 +83,7 @@ struct InferenceResult {
     double kv_cache_bytes_per_token = 0;
     double kv_cache_bytes_per_token_per_gpu = 0;  // with heads replicated under TP / MLA latent on every rank
     double context_tokens = 0;                    // prompt + output
-    std::optional<double> context_limit_tokens;  // the model's context (null without an architecture)
+    std::optional<double> context_limit_tokens;   // the model's context (null without an architecture)
     double kv_cache_bytes = 0;                    // the batch at full context, logical (one copy)
     double kv_cache_bytes_per_gpu = 0;
     double overhead_bytes_per_gpu = 0;
