@@ -378,10 +378,14 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
 // layout fits the model on the count found.
 std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
     const double needed = n.flops / (n.peak * n.mfu * n.seconds * needed_goodput(n, n.gpus));
-    if (n.gpus >= kMaxGpus && needed > kMaxGpus)
-        return "the deadline cannot be met: even " + jr::fmt_num(kMaxGpus) + " x " + hw.device.name +
-               " (hardware.count's limit) would take longer, and failures grow with the count (goodput " +
-               jr::fmt_num(needed_goodput(n, n.gpus)) + ")";
+    if (n.gpus >= kMaxGpus && needed > kMaxGpus) {
+        // The goodput as a percentage to two significant figures (a raw 0.00121476 read as noise).
+        const double pct = 100.0 * needed_goodput(n, n.gpus);
+        const double unit = pct > 0 ? std::pow(10.0, std::floor(std::log10(pct)) - 1.0) : 1.0;
+        return "the deadline cannot be met for " + jr::fmt_num(n.flops) + " FLOPs of training: even " + jr::fmt_num(kMaxGpus) + " x " +
+               hw.device.name + " (the most hardware.count takes) would take longer, and failures grow with the count (goodput " +
+               jr::fmt_num(std::round(pct / unit) * unit) + " %)";
+    }
     if (!n.tc.mfu && n.plan.step_seconds <= 0 && !n.divides)
         return "no parallel layout tiles " + jr::fmt_num(n.gpus) + " x " + hw.device.name +
                " (tp x pp x dp = the count, dp x micro_batch dividing the global batch, every stage a layer), nor the next " +

@@ -5,9 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/errors.hpp"
+
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -223,7 +225,12 @@ TEST_CASE("gpus_needed with a deadline no count can meet answers null with the r
         REQUIRE_FALSE(r.contains("errors"));
         CHECK(r["inverse"]["gpus"].is_null());
         CHECK(r["inverse"]["cost_usd"].is_null());
-        CHECK(r["inverse"]["infeasible_reason"].get<std::string>().find("deadline cannot be met") != std::string::npos);
+        const std::string why = r["inverse"]["infeasible_reason"].get<std::string>();
+        CHECK(why.find("deadline cannot be met for 3.93817e+25 FLOPs of training") != std::string::npos);
+        // The goodput as a rounded percentage, the limit named by its field (a page review of
+        // 2026-12-02 read "goodput 0.00121476" and "GPUs's limit").
+        CHECK(why.find("(the most hardware.count takes)") != std::string::npos);
+        CHECK(std::regex_search(why, std::regex(R"(\(goodput \d+(\.\d{1,3})? %\)$)")));
     }
     // 30 days is an answer, within hardware.count's limit, with no warning.
     auto ok = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
