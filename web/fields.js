@@ -265,8 +265,8 @@ const Fields = (function () {
       f('deadline', 'inverse.deadline', 'number', 'Deadline (GPUs needed)', { unit: 'days', value: '30' }),
       f('compare_networks', 'inverse.compare_networks', 'select', 'Where the GPUs are', {
         options: [
-          ['on', 'compare: one data centre, across sites, DiLoCo'],
-          ['off', 'one data centre only']
+          ['on', 'compare all 3'],
+          ['off', 'one data centre']
         ],
         value: 'on',
         dflt: 'off'

@@ -85,12 +85,14 @@ const Forms = (function () {
       });
       input.value = el._state[sec][sp.key];
     }
+    // A select whose longest option would be cut in one column (~16 characters on a phone) takes two.
+    const wide = sp.kind === 'select' && Math.max(...Array.from(input.options, (o) => o.text.length)) > 15;
     const parsed = sp.kind === 'select' ? null : h('span', { class: 'parsed', id: id + '-parsed', 'aria-live': 'off' });
     const err = h('div', { class: 'field-error', id: id + '-error', role: 'alert' });
     input.setAttribute('aria-describedby', (parsed ? id + '-parsed ' : '') + id + '-error');
     return h(
       'div',
-      { class: 'field', 'data-key': sp.key, hidden: !Fields.applies(sp, el._state[sec]) },
+      { class: 'field', 'data-key': sp.key, 'data-wide': wide ? '' : null, hidden: !Fields.applies(sp, el._state[sec]) },
       // The unit in brackets, unless the label already says it ("Days", not "Days (days)").
       h(
         'label',

@@ -176,6 +176,33 @@ test('on a 390 px phone nothing scrolls sideways: not the page, not a section, n
   await e.context.close();
 });
 
+test('every select shows its chosen option whole (the defaults), on a phone and on a desktop: a long one takes two columns', async () => {
+  for (const viewport of [
+    { width: 390, height: 844 },
+    { width: 1280, height: 900 }
+  ]) {
+    const { page, context } = await open(chrome.browser, pageUrl(), { viewport });
+    await everything(page);
+    for (const g of await page.locator('gpu-calc details.group > summary').all()) await g.click();
+    // The option's text in the select's font, its padding and ~20 px for the arrow, against its width.
+    const cut = await page.evaluate(() => {
+      const measure = document.createElement('canvas').getContext('2d');
+      const out = [];
+      for (const s of document.querySelector('gpu-calc').shadowRoot.querySelectorAll('select')) {
+        if (!s.getClientRects().length) continue;
+        const cs = getComputedStyle(s);
+        measure.font = cs.font;
+        const o = s.options[s.selectedIndex];
+        const need = measure.measureText(o.text).width + parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 20;
+        if (need > s.clientWidth) out.push(`${s.id}: "${o.text}" needs ${Math.round(need)} px of ${s.clientWidth}`);
+      }
+      return out;
+    });
+    assert.deepEqual(cut, [], viewport.width + ' px');
+    await context.close();
+  }
+});
+
 test('keyboard only: Tab to the nav, Enter on a section moves focus to its heading, clear of the sticky nav, with the answer in view', async () => {
   for (const viewport of [
     { width: 1280, height: 900 },
