@@ -33,6 +33,7 @@ export const PAGE_MODULES = [
   ['serve-notes.js', 'ServeNotes'],
   ['section-serve.js', 'ServeSection'],
   ['section-finetune.js', 'FinetuneSection'],
+  ['plan-card.js', 'PlanCard'],
   ['section-plan.js', 'PlanSection'],
   ['section-cluster.js', 'ClusterSection'],
   ['section-explain.js', 'ExplainSection'],

@@ -12,13 +12,7 @@ const Fields = (function () {
       ['on', 'on'],
       ['off', 'off']
     ]);
-  const PRECISIONS = [
-    ['bf16', 'BF16'],
-    ['fp16', 'FP16'],
-    ['fp8', 'FP8'],
-    ['tf32', 'TF32'],
-    ['fp32', 'FP32']
-  ];
+  const PRECISIONS = ['bf16', 'fp16', 'fp8', 'tf32', 'fp32'].map((p) => [p, p.toUpperCase()]);
   // LoRA's own fields: for LoRA and QLoRA only ('' is the core's default method, LoRA).
   const LORA = ['method', ['lora', 'qlora', '']];
   const SERVE_WEIGHTS = [
@@ -48,11 +42,15 @@ const Fields = (function () {
     f('sites', 'hardware.sites', 'count', 'Sites', { unit: 'data centres of equal size', placeholder: '1', group: 'network' }),
     f('wan', 'hardware.wan', 'select', 'Between sites', { options: 'wans', auto: 'internet 1 Gb/s when sites > 1', group: 'network' })
   ];
+  // A model given by its parameter count (the model select's 'custom-params'): Train and Plan search.
+  const CUSTOM_MODEL = () => [
+    f('params', 'model.params', 'count', 'Parameters', { unit: 'total', placeholder: 'e.g. 70B', custom: true }),
+    f('active_params', 'model.active_params', 'count', 'Active parameters', { unit: 'per token (MoE)', placeholder: 'all', custom: true })
+  ];
   const SPECS = {
     train: [
       f('model', 'model.preset', 'select', 'Model', { options: 'presets+custom', value: 'llama3-70b' }),
-      f('params', 'model.params', 'count', 'Parameters', { unit: 'total', placeholder: 'e.g. 70B', custom: true }),
-      f('active_params', 'model.active_params', 'count', 'Active parameters', { unit: 'per token (MoE)', placeholder: 'all', custom: true }),
+      ...CUSTOM_MODEL(),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024', placeholder: '1' }),
       f('tokens', 'training.tokens', 'count', 'Training tokens', { unit: 'tokens', value: '15T' }),
@@ -240,7 +238,8 @@ const Fields = (function () {
       ...NETWORK()
     ],
     plan: [
-      f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'gpt3-175b' }),
+      f('model', 'model.preset', 'select', 'Model', { options: 'presets+custom', value: 'gpt3-175b' }),
+      ...CUSTOM_MODEL(),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-a100-sxm4-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1024', placeholder: '1' }),
       f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', placeholder: 'auto' })

@@ -10,8 +10,16 @@ const Follow = (function () {
   function planFromTrain(el) {
     const p = el._state.plan;
     const t = el._state.train;
-    if (p.own === '1' || !t || !t.model || t.model === 'custom') return false;
-    Object.assign(p, { model: t.model, device: t.device, count: t.count, global_batch: t.global_batch || '' });
+    if (p.own === '1' || !t || !t.model) return false;
+    const custom = t.model === 'custom-params';
+    Object.assign(p, {
+      model: t.model,
+      params: custom ? t.params || '' : '',
+      active_params: custom ? t.active_params || '' : '',
+      device: t.device,
+      count: t.count,
+      global_batch: t.global_batch || ''
+    });
     Forms.sync(el, 'plan');
     return true;
   }

@@ -56,33 +56,6 @@ const PlanSection = (function () {
     return [...seen.values()].sort((a, b) => b.tokens_per_second - a.tokens_per_second || a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
   }
 
-  function answer(el, acc) {
-    const b = acc.best[0];
-    if (!b)
-      return Card.card('plan', {
-        fit: false,
-        fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.'
-      });
-    return Card.card('plan', {
-      fit: true,
-      fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
-      lead: Card.layoutText(Object.assign({}, b, { cp: b.training && b.training.cp, ep: b.training && b.training.ep })) + '.',
-      figures: [
-        ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
-        [
-          'MFU',
-          F.percent(b.mfu),
-          acc.band
-            ? 'predicted; ' + F.percent(b.mfu * acc.band.low) + ' \u2013 ' + F.percent(b.mfu * acc.band.high) + ' holds 9 in 10 published runs'
-            : 'predicted',
-          'mfu'
-        ],
-        ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
-      ],
-      actions: [h('button', { type: 'button', class: 'primary', 'data-action': 'use-plan', onclick: () => el.usePlan(b) }, 'Use the fastest plan')]
-    });
-  }
-
   function cancel(el, why) {
     if (el._worker) {
       el._worker.terminate();
@@ -138,6 +111,7 @@ const PlanSection = (function () {
         acc.oom += p.rejected.out_of_memory;
         acc.indivisible += p.rejected.indivisible;
         acc.band = p.band;
+        acc.shape = p.assumed_shape;
         acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
         acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => b.tokens_per_second - a.tokens_per_second);
       }
@@ -161,7 +135,7 @@ const PlanSection = (function () {
         res.classList.remove('stale');
         res.textContent = '';
         el._last.plan = { scenario, report: { plan: acc }, following };
-        el._setAnswer('plan', answer(el, acc));
+        el._setAnswer('plan', PlanCard.answer(el, acc));
         show(el, res, acc);
         el.dispatchEvent(new CustomEvent('gpucalc-update', { detail: { section: 'plan' } }));
       }

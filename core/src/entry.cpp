@@ -210,8 +210,7 @@ std::string plan_json(const std::string& text) {
             add_error(errors, "unsupported", "hardware.pools",
                       "the plan search needs one device type (hardware.device); a mixed fleet's layout is searched by the estimate, "
                       "pool by pool (gpucalc estimate)");
-        if (!s.model || !s.model->has_architecture)
-            add_error(errors, "missing", "model", "plan search needs a model architecture (preset or layers/hidden/heads)");
+        if (!s.model) add_error(errors, "missing", "model", "plan search needs a model (a preset, layers/hidden/heads, or params)");
         if (!s.training)
             add_error(errors, "missing", "training",
                       "plan search needs a training section: {} lets it choose the global batch, or give training.global_batch");
@@ -231,6 +230,19 @@ std::string plan_json(const std::string& text) {
         jw::Val warnings = doc.root()["warnings"];
         warnings.set_array();
         if (const std::string why = no_plan_reason(r, *s.hardware, *s.training); !why.empty()) warnings.append() = why;
+        // A bare parameter count is searched as the estimate times it: on a GPT-like shape (training.cpp).
+        doc.root()["plan"]["assumed_shape"] = nullptr;
+        if (!s.model->has_architecture) {
+            const TrainingModel tm = training_model(*s.model);
+            doc.root()["plan"]["assumed_shape"] = {{"layers", tm.shape.layers}, {"hidden", tm.shape.hidden}};
+            warnings.append() =
+                "model given by parameter count only: the search lays out a GPT-like shape (" + jr::fmt_num(tm.shape.layers) +
+                " layers, hidden " + jr::fmt_num(tm.shape.hidden) + ") holding the stated parameter counts" +
+                (tm.assumed_experts
+                     ? ", the parameters beyond the active count as " + jr::fmt_num(tm.in.experts) + " routed experts, 2 per token"
+                     : "") +
+                ", as the estimate does; a real architecture's layouts differ";
+        }
         return doc.text();
     });
 }

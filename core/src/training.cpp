@@ -216,7 +216,16 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
 
 // A run shorter than one step, or than one exchange of DiLoCo: its time is the time of a few steps
 // of a batch it does not fill, which no published run resembles.
+// The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
+// Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
+constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
+
 void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
+    if (r.tokens_per_step > kLargestPublishedBatchTokens)
+        r.warnings.push_back("the global batch (" + jr::fmt_num(r.tokens_per_step) +
+                             " tokens per step) is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
+                             "arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same "
+                             "loss are not modelled (give training.global_batch, or use fewer data-parallel copies)");
     if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
     const double steps = r.tokens / r.tokens_per_step;
     if (steps < 1)

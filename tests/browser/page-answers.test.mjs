@@ -631,3 +631,34 @@ test('a prompt longer than the model\u2019s context is said in the Serve headlin
   assert.doesNotMatch(await c.locator('.fit').textContent(), /longer than the model/);
   await context.close();
 });
+
+test('a model typed as a parameter count in Train is searched by the Plan search too, and its fastest plan is the layout Train runs', async () => {
+  // A newcomer's review: Train answered 1.8T parameters (280B active) on 25,000 A100s with "Layout
+  // chosen by the plan search", while the Plan search showed "not available: custom-params".
+  const { page, context, errors } = await open(chrome.browser);
+  await field(page, 'train', 'model').selectOption('custom-params');
+  await field(page, 'train', 'params').pressSequentially('1.8T', { delay: 5 });
+  await field(page, 'train', 'active_params').pressSequentially('280B', { delay: 5 });
+  await field(page, 'train', 'device').selectOption('nvidia-a100-sxm4-40gb');
+  await field(page, 'train', 'count').fill('');
+  await field(page, 'train', 'count').pressSequentially('25,000', { delay: 5 });
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.train?.report.inputs.hardware.count === 25000);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await page.waitForFunction(
+    () => {
+      const p = document.querySelector('gpu-calc')._last.plan;
+      return p && p.following && p.scenario.model.params === 1.8e12 && p.scenario.hardware.count === 25000 && p.report.plan && p.report.plan.best.length > 0;
+    },
+    null,
+    { timeout: 30000 }
+  );
+  assert.equal(await field(page, 'plan', 'model').inputValue(), 'custom-params');
+  assert.equal(await field(page, 'plan', 'params').inputValue(), '1.8T');
+  assert.doesNotMatch(await page.locator('gpu-calc section[data-section="plan"]').textContent(), /not available/);
+  const best = (await page.evaluate(() => document.querySelector('gpu-calc')._last.plan.report)).plan.best[0];
+  const t = (await report(page, 'train')).inputs.training;
+  for (const k of ['tp', 'pp', 'dp', 'micro_batch']) assert.equal(t[k], best[k], k);
+  assert.match(await card(page, 'plan').locator('[data-note="shape"]').textContent(), /laid out as a GPT-like shape: 114 layers, hidden 14,336/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

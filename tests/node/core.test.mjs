@@ -92,7 +92,13 @@ test('a module that throws is discarded, re-created with the factory, and the ca
   assert.equal(core.ready, true);
   assert.equal(made(), 3);
   // Instance 2 aborts (and would stay dead): discarded, instance 3 answers.
-  assert.equal(await core.call('plan', valid), real.plan(valid));
+  // (A plan search times itself: compared without its timings.)
+  const untimed = (text) => {
+    const j = JSON.parse(text);
+    if (j.plan) (delete j.plan.search_seconds, delete j.plan.plans_per_second);
+    return j;
+  };
+  assert.deepEqual(untimed(await core.call('plan', valid)), untimed(real.plan(valid)));
   assert.equal(made(), 4);
   // Input that makes every instance throw: retried once, then an error report, not an exception.
   const r = JSON.parse(await core.call('estimate', 'BOOM'));

@@ -122,3 +122,45 @@ TEST_CASE("with an MFU given, the scaling curve passes through the run at that M
     }
     CHECK(at_run);
 }
+
+TEST_CASE("a global batch above the largest published pretraining batch is said, with its tokens per step") {
+    // A page review (2026-12-02): Llama 3 70B on 25,000 A100s took DP 25,000 at micro-batch 1, a
+    // batch of 25,000 sequences of 8,192 = 205M tokens per step, without a word.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 25000}}},
+              {"training", {{"tokens", 13e12}, {"mfu", 0.34}}}};
+    const json big = run(s);
+    REQUIRE_FALSE(big.contains("errors"));
+    REQUIRE(big["training"]["tokens_per_step"].get<double>() > 62.9e6);
+    CHECK(big["warnings"].dump().find("above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens") != std::string::npos);
+    // Llama 3 405B's published batch (16M tokens, arXiv:2407.21783 Table 4) says nothing.
+    s["training"]["global_batch"] = 2048;
+    const json published = run(s);
+    REQUIRE_FALSE(published.contains("errors"));
+    CHECK(published["training"]["tokens_per_step"] == 2048.0 * 8192.0);
+    CHECK(published["warnings"].dump().find("largest published pretraining batch") == std::string::npos);
+}
+
+TEST_CASE("the plan search takes a bare parameter count, laid out on the shape the estimate times, and says so") {
+    // A page review (2026-12-02): Train answered a 1.8T / 280B-active count with "Layout chosen by the
+    // plan search", and the Plan search refused the same model ("needs a model architecture").
+    const json s = {{"model", {{"params", 1.8e12}, {"active_params", 2.8e11}}},
+                    {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 25000}}},
+                    {"training", json::object()}};
+    const json p = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(p.contains("errors"));
+    REQUIRE(p["plan"]["best"].size() > 0);
+    CHECK(p["warnings"].dump().find(
+              "model given by parameter count only: the search lays out a GPT-like shape (114 layers, hidden 14336)") != std::string::npos);
+    CHECK(p["warnings"].dump().find("16 routed experts, 2 per token") != std::string::npos);
+    // The estimate of the same scenario runs the layout the search ranks first, at its throughput.
+    const json e = run(s);
+    REQUIRE_FALSE(e.contains("errors"));
+    const json& best = p["plan"]["best"][0];
+    for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch"}) CHECK(e["inputs"]["training"][k] == best[k]);
+    CHECK(e["training"]["tokens_per_second"].get<double>() == Approx(best["tokens_per_second"].get<double>()));
+    // Without any model it is still an error naming the field.
+    const json none = json::parse(gpucalc::plan_json(R"({"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"training":{}})"));
+    REQUIRE(none.contains("errors"));
+    CHECK(none["errors"][0]["field"] == "model");
+}

@@ -1,0 +1,49 @@
+// The Plan search's answer card: how many layouts fit and the fastest, with its step time, MFU (and
+// the band), memory and "Use the fastest plan"; a note when the model is a bare parameter count.
+// Part of the page bundle (scripts/bundle.mjs).
+const PlanCard = (function () {
+  const { h } = Dom;
+
+  function answer(el, acc) {
+    const b = acc.best[0];
+    if (!b)
+      return Card.card('plan', {
+        fit: false,
+        fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.'
+      });
+    return Card.card('plan', {
+      fit: true,
+      fitText: F.count(acc.feasible) + ' of ' + F.count(acc.considered) + ' layouts fit; the fastest:',
+      lead: Card.layoutText(Object.assign({}, b, { cp: b.training && b.training.cp, ep: b.training && b.training.ep })) + '.',
+      figures: [
+        ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
+        [
+          'MFU',
+          F.percent(b.mfu),
+          acc.band
+            ? 'predicted; ' + F.percent(b.mfu * acc.band.low) + ' \u2013 ' + F.percent(b.mfu * acc.band.high) + ' holds 9 in 10 published runs'
+            : 'predicted',
+          'mfu'
+        ],
+        ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
+      ],
+      // A model given by its parameter count: the shape the search laid out (as Train times it).
+      notes: [
+        acc.shape &&
+          h('p', {
+            class: 'note',
+            'data-note': 'shape',
+            text:
+              'A parameter count is laid out as a GPT-like shape: ' +
+              F.exact(acc.shape.layers) +
+              ' layers, hidden ' +
+              F.exact(acc.shape.hidden) +
+              ', as Train times it.'
+          })
+      ],
+      actions: [h('button', { type: 'button', class: 'primary', 'data-action': 'use-plan', onclick: () => el.usePlan(b) }, 'Use the fastest plan')]
+    });
+  }
+
+  return { answer };
+})();
