@@ -19,7 +19,7 @@
       v /= base;
       i++;
     }
-    return sig(v) + '\u00a0' + prefixes[i] + unit;
+    return grouped(v) + '\u00a0' + prefixes[i] + unit;
   }
   // SI prefixes stop at E: beyond it the number grows ("1,200 EFLOP/s"), never Z, Y, R or Q.
   const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];

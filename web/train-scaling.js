@@ -42,7 +42,9 @@ const TrainScaling = (function () {
           ' GPUs, so every point is scaled by ' +
           level.toFixed(2) +
           '.'
-        : '';
+        : level === null && r.training.mfu_source === 'given'
+          ? ' This curve is the model\u2019s own prediction, not levelled to the MFU given (the warnings below say why).'
+          : '';
     res.appendChild(h('p', { class: 'muted', 'data-note': 'scaling', text: SCALING_NOTE + given }));
   }
 

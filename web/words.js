@@ -59,9 +59,9 @@ const Words = (function () {
       .replace(/\s*\(run `gpucalc [^`]*`\)/g, '')
       .replace(/^(cluster|training|inference|finetune): /, '')
       .replace(/^does not fit: /, '')
-      .replace(/\b(\d+\.\d{2,})(?= GiB)/g, (m) => {
+      .replace(/\b(\d{4,}(?:\.\d+)?|\d+\.\d{2,})(?= GiB)/g, (m) => {
         const x = Number(m);
-        return x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+        return x >= 1000 ? F.exact(Math.round(x)) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
       })
       .replace(PATH, (p) => label(p, sec))
       .replace(/ >= /g, ' at least ')

@@ -696,8 +696,8 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     if (x.m.has_architecture) r.context_limit_tokens = std::max(x.m.seq_len, x.m.context_len);
     if (r.context_limit_tokens && r.context_tokens > *r.context_limit_tokens)
-        r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(r.context_tokens) +
-                             ") exceed the model's context length model.seq_len (" + jr::fmt_num(*r.context_limit_tokens) +
+        r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(r.context_tokens) + ") exceed the model's context length " +
+                             (*r.context_limit_tokens > x.m.seq_len ? "(" : "model.seq_len (") + jr::fmt_num(*r.context_limit_tokens) +
                              "): the model was not trained for it (set model.seq_len if your variant's is longer)");
 }
 

@@ -634,7 +634,8 @@ void scaling_json(ReportOut& o, const Scenario& s, const TrainingConfig& c) {
     for (const auto& p : sc.points)
         curve.append() = {{"gpus", p.gpus},       {"seconds", opt(p.seconds)}, {"mfu", p.mfu}, {"tokens_per_second", p.tokens_per_second},
                           {"speedup", p.speedup}, {"efficiency", p.efficiency}};
-    o.report["scaling_level"] = sc.level;
+    o.report["scaling_level"] = opt(sc.level);
+    if (!sc.level) o.warnings.push_back("training: the scaling curve is the step model's own, not levelled to training.mfu: " + sc.why);
 }
 
 // Training on one device type: the layout given or searched, and a layout that fits when it does not.

@@ -221,7 +221,8 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
 constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
 
 void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
-    if (r.tokens_per_step > kLargestPublishedBatchTokens)
+    // With local steps (DiLoCo) each site's workers take their own inner batch: the sum is no one batch.
+    if (cfg.local_steps <= 1 && r.tokens_per_step > kLargestPublishedBatchTokens)
         r.warnings.push_back("the global batch (" + jr::fmt_num(r.tokens_per_step) +
                              " tokens per step) is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
                              "arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same "
@@ -567,11 +568,15 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
                               jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB" + (d.usable_memory_fraction ? " usable" : "");
 
     if (trace.enabled()) {
-        explain_step(tm.in, cfg, eff, est, trace);
-        explain_exchange_across_sites(cfg, eff, levels, est, r.wan, trace);
-        explain_pipeline_across_sites(levels, est, r, trace);
+        // A run that does not fit has no step time, throughput or totals (the report gives null):
+        // only its memory, FLOPs and why it does not fit are derived.
+        explain_step(tm.in, cfg, eff, est, r.fits, trace);
+        if (r.fits) {
+            explain_exchange_across_sites(cfg, eff, levels, est, r.wan, trace);
+            explain_pipeline_across_sites(levels, est, r, trace);
+        }
         explain_flops(model, r, trace);
-        explain_throughput(est, r, trace);
+        if (r.fits) explain_throughput(est, r, trace);
         explain_fit_and_goodput(d, r, trace);
         explain_run_totals(d, costs, hourly, band, r, trace);
     }
@@ -639,6 +644,27 @@ ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope&
     return widened_band(cal.band, moe, reasons);
 }
 
+namespace {
+
+// Levels the model's curve to the given MFU (scaling_curve), unless a point would pass 100 % MFU.
+void level_curve(ScalingCurve& curve) {
+    if (!curve.level || *curve.level == 1.0) return;
+    const double k = *curve.level;
+    for (const ScalingPoint& p : curve.points)
+        if (p.mfu * k > 1.0) {
+            curve.level.reset();
+            curve.why = "levelled, the point at " + jr::fmt_num(p.gpus) + " devices would pass 100 % MFU (" + jr::fmt_num(p.mfu * k) + ")";
+            return;
+        }
+    for (ScalingPoint& p : curve.points) {
+        if (p.seconds) p.seconds = *p.seconds / k;
+        p.mfu *= k;
+        p.tokens_per_second *= k;
+    }
+}
+
+}  // namespace
+
 ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {
     ScalingCurve curve;
     std::vector<ScalingPoint>& out = curve.points;
@@ -647,7 +673,15 @@ ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const Trainin
         c.mfu.reset();
         Trace none(false);
         const TrainingResult at = estimate_training(m, hw, c, costs, none);
-        if (at.mfu_predicted > 0) curve.level = *cfg.mfu / at.mfu_predicted;
+        curve.level.reset();
+        if (!at.fits)
+            curve.why = "the run does not fit in memory";
+        else if (hw.sites > 1)
+            curve.why = "the curve adds or removes whole sites, whose WAN cost one MFU does not carry";
+        else if (!(at.mfu_predicted > 0))
+            curve.why = "the model predicts no MFU at the run's count";
+        else
+            curve.level = *cfg.mfu / at.mfu_predicted;
     }
     const Count mp = cfg.tp * cfg.pp * cfg.cp;
     const Count gb = cfg.global_batch.value_or(1024);
@@ -681,13 +715,14 @@ ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const Trainin
         if (base_tps_per_gpu == 0) base_tps_per_gpu = r.tokens_per_second / static_cast<double>(gpus);
         ScalingPoint sp;
         sp.gpus = static_cast<double>(gpus);
-        if (r.seconds) sp.seconds = *r.seconds / curve.level;
-        sp.mfu = r.mfu * curve.level;
-        sp.tokens_per_second = r.tokens_per_second * curve.level;
+        sp.seconds = r.seconds;
+        sp.mfu = r.mfu;
+        sp.tokens_per_second = r.tokens_per_second;
         sp.speedup = r.tokens_per_second / (base_tps_per_gpu * static_cast<double>(mp));
         sp.efficiency = r.tokens_per_second / (base_tps_per_gpu * static_cast<double>(gpus));
         out.push_back(sp);
     }
+    level_curve(curve);
     return curve;
 }
 

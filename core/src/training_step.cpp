@@ -1310,10 +1310,11 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
             "folding, arXiv:2504.14960");
 }
 
-void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, bool time, Trace& trace) {
     if (!trace.enabled()) return;
     explain_weight_state_memory(cfg, eff.fw, e, trace);
     explain_activation_memory(in, cfg, e, trace);
+    if (!time) return;
     explain_step_time(eff, e, trace);
     explain_tp_ep_comm(in, cfg, eff, e, trace);
 }

@@ -82,3 +82,11 @@ test('no page module calls toLocaleString or Intl but the locale separators of t
     if (f !== 'parse.js') assert.doesNotMatch(code, /\bIntl\./, f);
   }
 });
+
+test('figures past the largest prefix are grouped ("98,940 EFLOP/s"), the ones below keep their significant digits', () => {
+  // A page review (2026-12-02) read "Peak BF16 98940 EFLOP/s" for 100,000,000 H100s.
+  assert.equal(pageFormat.flops(9.894e22), '98,940\u00a0EFLOP/s');
+  assert.equal(pageFormat.flops(989.4e18), '989\u00a0EFLOP/s');
+  assert.equal(pageFormat.flops(1.5e15), '1.50\u00a0PFLOP/s');
+  assert.equal(pageFormat.flops(123.4e12), '123\u00a0TFLOP/s');
+});

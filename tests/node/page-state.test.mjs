@@ -120,6 +120,9 @@ test('messages in the form\u2019s words: labels for JSON paths, no CLI hints, "a
   assert.equal(Words.humanize('model.preset: unknown model preset "x" (run `gpucalc presets`)', 'serve'), 'Model: unknown model preset "x"');
   assert.equal(Words.humanize('training: no $/GPU-hour: set costs.gpu_hour_usd', 'train'), 'no $/GPU-hour: set Price');
   assert.equal(Words.humanize('does not fit: needs 596.564 GiB per device', 'train'), 'needs 597 GiB per device');
+  // Four digits and more are grouped, decimals or not (a page review read "needs 49608.5 GiB" and "1251 GiB").
+  assert.equal(Words.humanize('does not fit: needs 49608.5 GiB per device', 'serve'), 'needs 49,609 GiB per device');
+  assert.equal(Words.humanize('the weights alone need 1251 GiB per device', 'serve'), 'the weights alone need 1,251 GiB per device');
   // Beyond 10^18 the exponent stays: 1e308, not 309 digits.
   assert.equal(Words.humanize('training.mfu must be greater than 0 and at most 1, got 1e+308', 'train'), 'MFU must be greater than 0 and at most 1, not 1e308');
   // A key with no label loses its unit suffix (the value shows the unit).

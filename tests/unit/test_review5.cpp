@@ -2,6 +2,7 @@
 // that does not fit, of the largest serving batch, and of a bare parameter count's FLOPs. Each test
 // states what a derivation showed and what it now shows.
 #include <cmath>
+#include <regex>
 
 #include "helpers.hpp"
 
@@ -163,4 +164,61 @@ TEST_CASE("the plan search takes a bare parameter count, laid out on the shape t
     const json none = json::parse(gpucalc::plan_json(R"({"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"training":{}})"));
     REQUIRE(none.contains("errors"));
     CHECK(none["errors"][0]["field"] == "model");
+}
+
+TEST_CASE("the scaling curve is not levelled to a given MFU where one MFU cannot carry it, and says why") {
+    // A red-team pass (2026-12-02) on the levelled curve: 4 sites gave a level of 42.6 and a point at
+    // MFU 18.6; MFU 1.0 gave points above 100 %; a run that does not fit still levelled its curve.
+    const auto scaled = [](json hardware, json training) {
+        return run({{"model", {{"preset", "llama3-70b"}}}, {"hardware", hardware}, {"training", training}, {"scaling", true}});
+    };
+    const json h100 = {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}};
+    const json sites = {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}, {"sites", 4}, {"wan", "wan-10g"}};
+    const json small = {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}};
+    const struct {
+        json r;
+        const char* why;
+    } cases[] = {
+        {scaled(sites, {{"tokens", 1e12}, {"mfu", 0.4}}), "whole sites"},
+        {scaled(h100, {{"tokens", 1e12}, {"mfu", 1.0}}), "would pass 100 % MFU"},
+        {scaled(small, {{"tokens", 1e12}, {"mfu", 0.4}, {"tp", 8}, {"zero", 3}}), "does not fit"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.why);
+        REQUIRE_FALSE(c.r.contains("errors"));
+        CHECK(c.r["scaling_level"].is_null());
+        CHECK(c.r["warnings"].dump().find(std::string("not levelled to training.mfu: ")) != std::string::npos);
+        CHECK(c.r["warnings"].dump().find(c.why) != std::string::npos);
+        for (const auto& p : c.r["scaling"]) CHECK(p["mfu"].get<double>() <= 1.0);
+    }
+    // At 0.9 every point stays under 100 %: levelled.
+    const json ok = scaled(h100, {{"tokens", 1e12}, {"mfu", 0.9}});
+    CHECK(ok["scaling_level"].get<double>() > 1.0);
+    for (const auto& p : ok["scaling"]) CHECK(p["mfu"].get<double>() <= 1.0);
+}
+
+TEST_CASE("a run that does not fit derives no step time, throughput or MFU either, only its memory and why") {
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                        {"training", {{"tokens", 1e12}, {"tp", 8}, {"zero", 1}, {"mfu", 0.4}}},
+                        {"explain", true}});
+    REQUIRE_FALSE(r["training"]["fits"].get<bool>());
+    for (const auto& [key, d] : r["explain"].items()) {
+        INFO(key);
+        // Every derivation shown is of a figure the report gives (a path to a null is a leak).
+        json::json_pointer ptr("/" + std::regex_replace(key, std::regex("\\."), "/"));
+        if (r.contains(ptr)) CHECK_FALSE(r[ptr].is_null());
+    }
+    for (const char* key : {"training.tokens_per_second", "training.step_seconds", "training.mfu", "training.hfu"})
+        CHECK_FALSE(r["explain"].contains(key));
+    CHECK(r["explain"].contains("training.memory_per_gpu_bytes.total"));
+}
+
+TEST_CASE("DiLoCo's default batch (each site's own inner batch) is not taken for one batch above the published") {
+    const json r = run({{"model", {{"preset", "llama2-13b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}, {"network", "internet-1g"}}},
+                        {"training", {{"tokens", 2.6e11}, {"local_steps", 100}, {"outer_precision", "int8"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    REQUIRE(r["training"]["tokens_per_step"].get<double>() > 62.9e6);
+    CHECK(r["warnings"].dump().find("largest published pretraining batch") == std::string::npos);
 }

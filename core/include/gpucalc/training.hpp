@@ -148,7 +148,9 @@ StepFloor step_floor(const StepInputs& in, const Hardware& hw, const TrainingCon
 // step_seconds_lower_bound of `cfg` from the floor of a config that differs from it at most in vpp (floor.wan false).
 double step_seconds_lower_bound(const StepFloor& floor, const TrainingConfig& cfg);
 // The derivations of the step model's figures, from the same intermediate values.
-void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace);
+// Derivations of the memory per device and, with `time` (a run that fits: the report gives no step
+// time otherwise), of the step time and its communication.
+void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, bool time, Trace& trace);
 
 // Framework of a config (the default follows the device: maxtext on TPUs, megatron elsewhere).
 Framework framework_of(const TrainingConfig& cfg, const Device& d);
@@ -287,10 +289,13 @@ struct ScalingPoint {
 };
 // The curve is the step model's; with training.mfu given it is levelled to pass through the run
 // at that MFU (`level` = given / predicted MFU at the run's own count; 1 otherwise): the model's
-// shape of the curve at the reader's level, so the curve and the answer agree.
+// shape of the curve at the reader's level, so the curve and the answer agree. It is not levelled
+// (level null, `why` says why) when the run does not fit, spans several sites (the curve adds or
+// removes whole sites, whose WAN cost one MFU does not carry) or a levelled point would pass 100 %.
 struct ScalingCurve {
     std::vector<ScalingPoint> points;
-    double level = 1.0;
+    std::optional<double> level = 1.0;  // null: training.mfu given but the curve left the model's (why says why)
+    std::string why;
 };
 ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs);
 
