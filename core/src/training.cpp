@@ -106,8 +106,9 @@ ModelSpec gpt_like_shape(double n, double seq_len) {
     m.has_architecture = true;
     m.name = "GPT-like shape for " + jr::fmt_num(n) + " parameters";
     double h = std::cbrt(n * 128.0 / 12.0);
-    // Width a multiple of 1,024 (8 heads of 128) above 4,096, so that tensor parallelism up to 8 divides the heads.
-    const double step = h > 4096 ? 1024.0 : 128.0;
+    // Width a multiple of 1,024 (8 heads of 128) from 1,024 up, so that tensor parallelism up to 8
+    // divides the heads (a 1e9 count was 17 heads: the plan search found no TP 2 layout).
+    const double step = h >= 1024 ? 1024.0 : 128.0;
     h = std::max(128.0, std::round(h / step) * step);
     m.hidden = h;
     m.layers = std::max(1.0, std::round(n / (12.0 * h * h)));

@@ -160,6 +160,17 @@ TEST_CASE("the plan search takes a bare parameter count, laid out on the shape t
     const json& best = p["plan"]["best"][0];
     for (const char* k : {"tp", "pp", "dp", "micro_batch", "global_batch"}) CHECK(e["inputs"]["training"][k] == best[k]);
     CHECK(e["training"]["tokens_per_second"].get<double>() == Approx(best["tokens_per_second"].get<double>()));
+    // A small count's shape admits tensor parallelism up to 8 (a 1e9 count was 17 heads: no TP 2 layout).
+    for (double tp : {2.0, 4.0, 8.0}) {
+        const json small = json::parse(gpucalc::plan_json(json({{"model", {{"params", 1e9}}},
+                                                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                                                                {"training", {{"tp", tp}}}})
+                                                              .dump()));
+        INFO(tp);
+        REQUIRE_FALSE(small.contains("errors"));
+        CHECK(small["plan"]["feasible"].get<double>() > 0);
+        CHECK(std::fmod(small["plan"]["assumed_shape"]["hidden"].get<double>() / 128.0, 8.0) == 0.0);
+    }
     // Without any model it is still an error naming the field.
     const json none = json::parse(gpucalc::plan_json(R"({"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"training":{}})"));
     REQUIRE(none.contains("errors"));
