@@ -627,8 +627,8 @@ void fleet_training_section(ReportOut& o, const Scenario& s) {
 }
 
 // Time and speedup of the same training on more or fewer devices.
-void scaling_json(ReportOut& o, const Scenario& s, const TrainingConfig& c) {
-    const ScalingCurve sc = scaling_curve(*s.model, *s.hardware, c, s.costs);
+void scaling_json(ReportOut& o, const Scenario& s, const TrainingResult& run) {
+    const ScalingCurve sc = scaling_curve(*s.model, *s.hardware, run.config, s.costs, run);
     Val curve = o.report["scaling"];
     curve.set_array();
     for (const auto& p : sc.points)
@@ -670,7 +670,7 @@ void training_section(ReportOut& o, const Scenario& s) {
     if (layout.searched && layout.found)
         o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
     for (auto& w : r.warnings) o.warnings.push_back("training: " + w);
-    if (s.scaling) scaling_json(o, s, r.config);
+    if (s.scaling) scaling_json(o, s, r);
 }
 
 // Serving.

@@ -666,23 +666,21 @@ void level_curve(ScalingCurve& curve) {
 
 }  // namespace
 
-ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs) {
+ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
+                           const TrainingResult& run) {
     ScalingCurve curve;
     std::vector<ScalingPoint>& out = curve.points;
+    // The run's own estimate predicts its MFU beside the one given (throughput()): no second estimate.
     if (cfg.mfu) {
-        TrainingConfig c = cfg;
-        c.mfu.reset();
-        Trace none(false);
-        const TrainingResult at = estimate_training(m, hw, c, costs, none);
         curve.level.reset();
-        if (!at.fits)
+        if (!run.fits)
             curve.why = "the run does not fit in memory";
         else if (hw.sites > 1)
             curve.why = "the curve adds or removes whole sites, whose WAN cost one MFU does not carry";
-        else if (!(at.mfu_predicted > 0))
+        else if (!(run.mfu_predicted > 0))
             curve.why = "the model predicts no MFU at the run's count";
         else
-            curve.level = *cfg.mfu / at.mfu_predicted;
+            curve.level = *cfg.mfu / run.mfu_predicted;
     }
     const Count mp = cfg.tp * cfg.pp * cfg.cp;
     const Count gb = cfg.global_batch.value_or(1024);

@@ -297,6 +297,8 @@ struct ScalingCurve {
     std::optional<double> level = 1.0;  // null: training.mfu given but the curve left the model's (why says why)
     std::string why;
 };
-ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs);
+// `run`: the estimate of the run itself (cfg), whose fit and predicted MFU set the level.
+ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
+                           const TrainingResult& run);
 
 }  // namespace gpucalc
