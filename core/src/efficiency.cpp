@@ -81,6 +81,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.fp8_kernel = value(f, "fp8_kernel", p.fp8_kernel, fitted);
     p.moe_overhead = value(f, "moe_overhead", p.moe_overhead, fitted);
     p.selective_gemm_recompute = num(f, "selective_gemm_recompute", p.selective_gemm_recompute);
+    p.selective_recomputes_attention = f.value("selective_recomputes_attention", false);
     p.basis = str(f, "basis");
     return p;
 }

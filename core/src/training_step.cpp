@@ -517,6 +517,7 @@ struct ComputeTerms {
     double bw;                 // HBM bytes/s at the generation's memory efficiency
     double tokens;             // tokens of one micro-batch on one device (sequence split by CP)
     double rc;                 // 1 with full recomputation
+    double rc_att;             // 1 when the attention's forward is recomputed (full, or selective where the framework repeats it)
     double rc_gemm, rc_mem;    // share of the forward GEMM FLOPs recomputed; 1 when element-wise ops are
 };
 
@@ -528,8 +529,14 @@ ComputeTerms compute_terms(const StepInputs& in, const TrainingConfig& cfg, cons
     c.bw = d.memory_bandwidth_bytes_per_second.value_or(0) * eff.gen.memory;
     c.tokens = L.b * in.seq / L.cp;
     c.rc = L.full ? 1.0 : 0.0;
-    // Selective recomputation with fused attention recomputes nothing in Megatron (only the score
-    // tensors of unfused attention, Korthikanti et al. 2022 Sec. 5); torchtitan's per-op policy
+    // Selective recomputation repeats the attention: the score GEMMs of unfused attention (Korthikanti
+    // et al. 2022 Sec. 5), and in Megatron-Core the fused kernel as well, which it checkpoints as
+    // 'core_attn' (megatron/core/transformer/attention.py: checkpoint_core_attention =
+    // recompute_granularity == 'selective' and 'core_attn' in recompute_modules, the default list;
+    // the framework's selective_recomputes_attention). Legacy Megatron-LM recomputed only its unfused
+    // path, and torchtitan's per-op policy saves the attention's output.
+    c.rc_att = L.full || (L.selective && (!L.flash || eff.fw.selective_recomputes_attention)) ? 1.0 : 0.0;
+    // Torchtitan's per-op policy
     // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
     // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
     // selective_gemm_recompute) and every element-wise op.
@@ -682,13 +689,12 @@ void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Effic
         // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
         r.attention_efficiency =
             ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
-        mb.attention = Ls * f_att * (3.5 + c.rc) / (c.peak16 * r.attention_efficiency);  // backward = 2.5 x forward
+        mb.attention = Ls * f_att * (3.5 + c.rc_att) / (c.peak16 * r.attention_efficiency);  // backward = 2.5 x forward
     } else {
-        const double rc_att = (L.full || L.selective) ? 1.0 : 0.0;
         // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
         r.attention_efficiency = eff.attention_given.value_or(eff.gen.attention * eff.fw.attention_kernel);
-        mb.attention = Ls * f_att * (3.0 + rc_att) / (c.peak16 * r.attention_efficiency);
-        if (c.bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
+        mb.attention = Ls * f_att * (3.0 + c.rc_att) / (c.peak16 * r.attention_efficiency);
+        if (c.bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + c.rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
     }
 }
 
@@ -784,10 +790,10 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
 // hidden by the next block and the last one waited for after the loop.
 double cp_allgather_exposed(const StepLayout& L, const ComputeTerms& c, const Links& links, double chunk, double attention) {
     const double cp = L.cp, span = L.t * cp;
-    const double fwd = attention / (L.Ls * (3.5 + c.rc)), bwd = 2.5 * fwd;  // one layer's attention passes
+    const double fwd = attention / (L.Ls * (3.5 + c.rc_att)), bwd = 2.5 * fwd;  // one layer's attention passes
     const double gather = links.fabric.ring(1.0, cp * chunk, cp, L.t);
     const double grad_step = 2.0 * chunk / links.link(span) + links.latency(span);
-    return (1.0 + c.rc) * std::max(0.0, gather - fwd / cp) + std::max(0.0, gather - bwd / cp) +
+    return (1.0 + c.rc_att) * std::max(0.0, gather - fwd / cp) + std::max(0.0, gather - bwd / cp) +
            (cp - 1.0) * std::max(0.0, grad_step - bwd / cp) + grad_step;
 }
 
@@ -804,7 +810,7 @@ double cp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     if (fw.cp_allgather) return L.Ls * cp_allgather_exposed(L, c, links, chunk, attention);
     // Ring attention: cp - 1 steps forward passing K and V chunks; backward passes them again with
     // their gradients (x2); exposed when it outlasts the attention it overlaps.
-    const double bytes = chunk * (cp - 1.0) * (3.0 + c.rc);
+    const double bytes = chunk * (cp - 1.0) * (3.0 + c.rc_att);  // a recomputed attention passes them again
     const double t_cp = L.Ls * (bytes / links.link(t * cp) + (cp - 1.0) * links.latency(t * cp));
     return std::max(0.0, t_cp - fw.cp_overlap * attention);
 }
@@ -1073,9 +1079,8 @@ void step_total(const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r)
 }
 
 // Recomputed FLOPs per token (HFU - MFU numerator): full recompute repeats each layer's forward
-// pass; selective recompute of unfused attention repeats the score GEMMs (Korthikanti Sec. 5).
-double recomputed_flops_per_token(const StepInputs& in, const StepLayout& L, double rc_gemm) {
-    const double rc_att_hw = L.full || (!L.flash && L.selective) ? 1.0 : 0.0;
+// pass; selective recompute repeats the attention where compute_terms says so (rc_att).
+double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double rc_att_hw) {
     return in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
                         2.0 * in.window * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
 }
@@ -1208,7 +1213,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     pipeline_across_sites(in, links, L, c, r);
     r.step.optimizer = optimizer_seconds(cfg, L, wp, c.bw);
     step_total(cfg, L, r);
-    r.recompute_flops_per_token = recomputed_flops_per_token(in, L, c.rc_gemm);
+    r.recompute_flops_per_token = recomputed_flops_per_token(in, c.rc_gemm, c.rc_att);
     return r;
 }
 

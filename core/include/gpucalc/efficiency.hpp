@@ -53,6 +53,7 @@ struct FrameworkProfile {
     double gemm_kernel = 1.0;                                 // the framework's GEMM stack relative to the generation's constant
     double fp8_kernel = 1.0;                                  // the framework's FP8 recipe relative to the generation's FP8 GEMM constant
     double selective_gemm_recompute = 0;                      // forward GEMM FLOPs that `recompute: selective` repeats (flash attention)
+    bool selective_recomputes_attention = false;              // `recompute: selective` checkpoints the fused attention kernel too
     double moe_overhead = 1.0;        // MoE routing time relative to the permutation bytes at HBM bandwidth (1 = just those bytes)
     double memory_traffic = 1.0;      // memory-bound traffic relative to fused kernels (1 = fully fused)
     double loss_bytes_per_logit = 0;  // HBM bytes the loss moves per logit (forward + backward), counted from the framework's source
