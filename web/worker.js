@@ -19,7 +19,7 @@ const PlanWorker = (function () {
         '  var q = e.data; var tps = q.tps; var i = 0;\n' +
         '  (function next() {\n' +
         '    if (i >= tps.length) return;\n' +
-        '    var sc = JSON.parse(q.scenario); sc.plan = { tp: tps[i], top_k: q.top_k || 10, max_vpp: q.max_vpp || 4 };\n' +
+        '    var sc = JSON.parse(q.scenario); sc.plan = { tp: tps[i], top_k: q.top_k || 10, max_vpp: q.max_vpp || 8 };\n' +
         '    core.call("plan", JSON.stringify(sc)).then(function (out) {\n' +
         '      i++;\n' +
         '      self.postMessage({ id: q.id, done: i, total: tps.length, result: JSON.parse(out) });\n' +

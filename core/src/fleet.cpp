@@ -771,6 +771,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
     fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
+    run_length_warnings(cfg, t);
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
     if (trace.enabled()) {

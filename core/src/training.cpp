@@ -215,30 +215,6 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
                              ")");
 }
 
-// A run shorter than one step, or than one exchange of DiLoCo: its time is the time of a few steps
-// of a batch it does not fill, which no published run resembles.
-// The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
-// Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
-constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
-
-void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
-    // With local steps (DiLoCo) each site's workers take their own inner batch: the sum is no one batch.
-    if (cfg.local_steps <= 1 && r.tokens_per_step > kLargestPublishedBatchTokens)
-        r.warnings.push_back("the global batch (" + jr::fmt_num(r.tokens_per_step) +
-                             " tokens per step) is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
-                             "arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same "
-                             "loss are not modelled (give training.global_batch, or use fewer data-parallel copies)");
-    if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
-    const double steps = r.tokens / r.tokens_per_step;
-    if (steps < 1)
-        r.warnings.push_back("the tokens (" + jr::fmt_num(r.tokens) + ") are less than one step's batch (" +
-                             jr::fmt_num(r.tokens_per_step) + " tokens): the time is a fraction of one step");
-    else if (cfg.local_steps > 1 && steps < static_cast<double>(cfg.local_steps))
-        r.warnings.push_back("the run is " + jr::fmt_num(steps) + " steps, fewer than the " +
-                             jr::fmt_num(static_cast<double>(cfg.local_steps)) +
-                             " local steps between exchanges: the sites never exchange");
-}
-
 // Communication across sites: the WAN figures, the share of the step not waiting on the WAN, and
 // what local steps (DiLoCo) do or would do.
 void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const StepEstimate& est, TrainingResult& r) {
@@ -515,6 +491,32 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 }
 
 }  // namespace
+
+// A run shorter than one step, or than one exchange of DiLoCo: its time is the time of a few steps
+// of a batch it does not fill, which no published run resembles.
+// The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
+// Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
+constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
+
+void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
+    // With local steps (DiLoCo) each site's workers take their own inner batch: the sum is no one batch.
+    if (cfg.local_steps <= 1 && r.tokens_per_step > kLargestPublishedBatchTokens)
+        r.warnings.push_back("the global batch (" + jr::fmt_num(r.tokens_per_step) +
+                             " tokens per step) is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
+                             "arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same "
+                             "loss are not modelled " +
+                             std::string(r.fleet ? "(a mixed fleet sizes its own batch from its devices: fewer devices give a smaller one)"
+                                                 : "(give training.global_batch, or use fewer data-parallel copies)"));
+    if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
+    const double steps = r.tokens / r.tokens_per_step;
+    if (steps < 1)
+        r.warnings.push_back("the tokens (" + jr::fmt_num(r.tokens) + ") are less than one step's batch (" +
+                             jr::fmt_num(r.tokens_per_step) + " tokens): the time is a fraction of one step");
+    else if (cfg.local_steps > 1 && steps < static_cast<double>(cfg.local_steps))
+        r.warnings.push_back("the run is " + jr::fmt_num(steps) + " steps, fewer than the " +
+                             jr::fmt_num(static_cast<double>(cfg.local_steps)) +
+                             " local steps between exchanges: the sites never exchange");
+}
 
 void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace) {
     if (!r.mfu_given) return;

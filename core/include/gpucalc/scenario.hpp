@@ -224,7 +224,7 @@ struct InverseQuestion {
 // Options of the parallelism plan search (gpucalc plan).
 struct PlanOptions {
     Count max_tp = 8;   // tensor-parallel sizes 1..max_tp (powers of two dividing heads)
-    Count max_vpp = 4;  // interleaving 1..max_vpp
+    Count max_vpp = 8;  // interleaving 1..max_vpp (the automatic layout searches the same)
     Count max_micro_batch = 8;
     Count top_k = 10;
     std::optional<Count> only_tp;  // search this tensor-parallel size only (lets a caller split the search)

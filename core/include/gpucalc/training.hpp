@@ -254,6 +254,9 @@ struct TrainingResult {
 // training.step_seconds replaces the step model's (whose time stays among its values). No-op otherwise.
 void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace);
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
+// Warnings on the run's length and batch: a global batch above the largest published one, a run
+// shorter than one step or than one DiLoCo exchange (single runs and mixed fleets alike).
+void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r);
 
 // DiLoCo (local_steps > 1) keeps its outer state (fp32 anchor + momentum, 8 bytes per parameter) in
 // host memory unless training.outer_offload says otherwise: INTELLECT-1 does (arXiv:2412.01152 Sec. 2,

@@ -1,0 +1,88 @@
+// Fixes of 2026-12-02 (second session): Megatron-Core's selective recomputation repeats the fused
+// attention, mixed fleets warn on a batch above the largest published one, and the CLI plan search
+// covers the interleavings the automatic layout does. Each test states what was shown before.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// Llama 3 8B at 32K tokens on 8 H100 (TP 2, CP 2, DP 2): attention-heavy, so recomputing it shows.
+json llama3_8b_32k(const char* framework, const char* recompute) {
+    return {
+        {"model", {{"preset", "llama3-8b"}, {"seq_len", 32768}}},
+        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+        {"training",
+         {{"tp", 2}, {"pp", 1}, {"cp", 2}, {"micro_batch", 1}, {"global_batch", 16}, {"recompute", recompute}, {"framework", framework}}}};
+}
+
+double attention_seconds(const json& r) { return r["training"]["step_breakdown_seconds"]["attention"].get<double>(); }
+
+bool has_warning(const json& r, const std::string& text) { return r["warnings"].dump().find(text) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("Megatron-Core's selective recomputation runs the fused attention's forward again; torchtitan's per-op policy does not") {
+    // megatron/core/transformer/attention.py: checkpoint_core_attention = recompute_granularity ==
+    // 'selective' and 'core_attn' in recompute_modules (the default list). Before, gpucalc charged
+    // selective nothing with flash attention under Megatron: its step equalled recompute none's.
+    const json none = run(llama3_8b_32k("megatron", "none"));
+    const json sel = run(llama3_8b_32k("megatron", "selective"));
+    const json full = run(llama3_8b_32k("megatron", "full"));
+    REQUIRE_FALSE(sel.contains("errors"));
+    // Forward 1 + backward 2.5 of the kernel's time, plus one forward recomputed: 4.5 / 3.5.
+    CHECK(attention_seconds(sel) == Approx(attention_seconds(none) * 4.5 / 3.5).epsilon(1e-12));
+    CHECK(attention_seconds(sel) == Approx(attention_seconds(full)).epsilon(1e-12));
+    CHECK(sel["training"]["step_breakdown_seconds"]["gemm"].get<double>() ==
+          Approx(none["training"]["step_breakdown_seconds"]["gemm"].get<double>()).epsilon(1e-12));
+    // HFU counts the recomputed attention: 2 x 32,768 keys x 32 heads x (128 + 128) x 32 layers per
+    // token, in the same non-causal convention as full recomputation's.
+    CHECK(sel["training"]["hardware_flops_per_token"].get<double>() - none["training"]["hardware_flops_per_token"].get<double>() ==
+          Approx(2.0 * 32768 * 32 * 256 * 32));
+
+    // torchtitan's 'op' policy saves the attention's output: its attention time is recompute none's.
+    const json tt_none = run(llama3_8b_32k("torchtitan", "none"));
+    const json tt_sel = run(llama3_8b_32k("torchtitan", "selective"));
+    CHECK(attention_seconds(tt_sel) == Approx(attention_seconds(tt_none)).epsilon(1e-12));
+}
+
+TEST_CASE("a mixed fleet warns on a global batch above the largest published pretraining batch, as a single pool does") {
+    // A fleet sizes its own batch (training.global_batch is refused there): 16,384 H100 + 16,384 A100
+    // on Llama 2 7B take 134M tokens per step, above DeepSeek-V3's 62.9M. Before, only the
+    // one-device-type estimate said so; the advice names what a fleet can change.
+    auto fleet = [](int n) {
+        return run({{"model", {{"preset", "llama2-7b"}}},
+                    {"hardware",
+                     {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", n}},
+                                             {{"device", "nvidia-a100-sxm4-80gb"}, {"count", n}}})}}},
+                    {"training", {{"tokens", 1e12}}}});
+    };
+    const json big = fleet(16384);
+    REQUIRE_FALSE(big.contains("errors"));
+    REQUIRE(big["training"]["tokens_per_step"].get<double>() > 15360.0 * 4096);
+    CHECK(has_warning(big, "above the largest published pretraining batch"));
+    CHECK(has_warning(big, "a mixed fleet sizes its own batch from its devices"));
+    CHECK_FALSE(has_warning(big, "give training.global_batch"));
+    const json small = fleet(512);
+    REQUIRE(small["training"]["tokens_per_step"].get<double>() < 15360.0 * 4096);
+    CHECK_FALSE(has_warning(small, "above the largest published pretraining batch"));
+}
+
+TEST_CASE("the CLI plan search covers interleavings up to 8 by default, as the automatic layout of an estimate does") {
+    // Before, plan's default max_vpp was 4 and the estimate's own search 8, so with the CLI's defaults
+    // the best plan could differ from the layout an estimate runs.
+    const json s = {{"model", {{"preset", "gpt3-175b"}}},
+                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+                    {"training", {{"global_batch", 1536}}}};
+    const json plan = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(plan.contains("errors"));
+    const json est = run(s);
+    REQUIRE_FALSE(est.contains("errors"));
+    const json& best = plan["plan"]["best"][0];
+    const json& used = est["inputs"]["training"];
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"}) {
+        INFO(k);
+        CHECK(best[k] == used[k]);
+    }
+    CHECK(best["tokens_per_second"].get<double>() == Approx(est["training"]["tokens_per_second"].get<double>()).epsilon(1e-9));
+}
