@@ -16,16 +16,19 @@ std::vector<Kernel> typical_kernels(double n, const ModelSpec* model, double pro
     k.push_back({"gemm", "GEMM " + ns + "x" + ns + "x" + ns, 2 * n * n * n, 3 * n * n * 2});
     // Attention prefill with FlashAttention (seq 4096, head dim 128, one head): 4 s^2 d FLOPs, Q K V O once.
     k.push_back({"attention_prefill", "Attention prefill (flash, seq 4096)", 4.0 * 4096 * 4096 * 128, 4.0 * 4096 * 128 * 2});
+    // The per-element kernels at a size whose time reads in everyday units (a per-weight time is
+    // picoseconds): one billion 16-bit weights, a 4,096-token KV cache, one 4,096 x 8,192 activation.
     // LLM decode at batch 64: each 16-bit weight read once, used by 64 tokens (2 FLOPs each).
-    k.push_back({"decode_batch64", "LLM decode, batch 64 (per weight)", 2.0 * 64, 2.0});
+    const double weights = 1e9, cached = 4096, elements = 4096.0 * 8192.0;
+    k.push_back({"decode_batch64", "LLM decode, batch 64 (1B weights)", 2.0 * 64 * weights, 2.0 * weights});
     // LLM decode at batch 1: 2 FLOPs per 2-byte weight.
-    k.push_back({"decode_batch1", "LLM decode, batch 1 (per weight)", 2.0, 2.0});
-    // Attention decode: read K and V for each cached token (2 x d x 2 bytes), 4 d FLOPs.
-    k.push_back({"attention_decode", "Attention decode (KV cache read)", 4.0 * 128, 2.0 * 128 * 2});
+    k.push_back({"decode_batch1", "LLM decode, batch 1 (1B weights)", 2.0 * weights, 2.0 * weights});
+    // Attention decode: read K and V for each cached token (2 x d x 2 bytes), 4 d FLOPs; head dim 128.
+    k.push_back({"attention_decode", "Attention decode (4,096 cached tokens, one head)", 4.0 * 128 * cached, 2.0 * 128 * 2 * cached});
     // LayerNorm: ~8 FLOPs per element, read + write.
-    k.push_back({"layernorm", "LayerNorm", 8.0, 4.0});
+    k.push_back({"layernorm", "LayerNorm (4,096 x 8,192 activations)", 8.0 * elements, 4.0 * elements});
     // Elementwise add: 1 FLOP, two reads and a write.
-    k.push_back({"elementwise_add", "Elementwise add", 1.0, 6.0});
+    k.push_back({"elementwise_add", "Elementwise add (4,096 x 8,192)", elements, 6.0 * elements});
     if (model) {
         // One forward pass: every 16-bit weight read once (2 bytes/param) and 2 FLOPs per active param
         // per token (plus attention); a prompt reuses each weight for every token.

@@ -16,6 +16,13 @@ TEST_CASE("roofline: ridge point = peak / bandwidth; decode memory-bound, big GE
     CHECK(kernel(h, "gemm")["bound"] == "compute");
     CHECK(kernel(h, "decode_batch1")["bound"] == "memory");
     CHECK(kernel(h, "decode_batch1")["attainable_flops_per_second"].get<double>() == Approx(3.35e12));
+    // The per-element kernels are sized so their times read in everyday units, not picoseconds:
+    // one billion 16-bit weights read at 3.35 TB/s take 0.60 ms; a 4,096 x 8,192 elementwise add
+    // moves 6 bytes per element, 201 MB, in 60 us; 4,096 cached tokens of one head, 2 MiB, in 0.63 us.
+    CHECK(kernel(h, "decode_batch1")["seconds"].get<double>() == Approx(2e9 / 3.35e12));
+    CHECK(kernel(h, "elementwise_add")["seconds"].get<double>() == Approx(6.0 * 4096 * 8192 / 3.35e12));
+    CHECK(kernel(h, "attention_decode")["seconds"].get<double>() == Approx(2.0 * 128 * 2 * 4096 / 3.35e12));
+    for (const auto& k : h["kernels"]) CHECK(k["seconds"].get<double>() > 1e-7);
     // The CPU has no bf16 peak in the catalog: it falls back to fp32 and says so.
     const auto& c = r["roofline"]["devices"][1];
     CHECK(c["precision"] == "fp32");
