@@ -218,6 +218,8 @@ const ChartSvg = (function () {
       const clear = (y) => Math.min(...pts.flatMap((ps) => linesUnder(ps, span).map((v) => Math.abs(v - y + 4))));
       const y = clear(bottom - 6) > clear(top + 14) ? bottom - 6 : top + 14;
       const attrs = { x: mx + (end ? -6 : 6), y, 'text-anchor': end ? 'end' : 'start', 'font-weight': 'bold' };
+      // Slightly too long for either side (a phone): drawn narrower, not cut at the plot's edge.
+      if (room(end) < w && room(end) > 0.7 * w) Object.assign(attrs, { textLength: room(end), lengthAdjust: 'spacingAndGlyphs' });
       g.appendChild(el('text', Object.assign(attrs, { stroke: t.bg, 'stroke-width': 4, 'paint-order': 'stroke', 'stroke-linejoin': 'round' }), m.label));
       area.appendChild(g);
     }

@@ -217,10 +217,11 @@ const Parse = (function () {
     if (b.value === undefined) return fail(b.error);
     let value = sign * b.value * scale * Math.pow(10, exp) + 0; // + 0: "-0" is 0, as the core reads it
     if (!Number.isFinite(value)) return fail('too large');
-    // Tidy binary noise from the scaling (1.1 x 1e12 = 1100000000000.0002).
+    // Tidy binary noise from scaling (1.1 x 1e12 = 1100000000000.0002).
     if (scale !== 1 || exp !== 0) value = Number(value.toPrecision(15));
     if (percent) {
       if (kind !== 'fraction') return { error: 'a percentage is not accepted here: write ' + hint };
+      if (value > 100) return { error: describe(value / 100, kind) + ' is more than 100 %: write at most 100 %' }; // every fraction is <= 1
       return { value: Number((value / 100).toPrecision(15)) };
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
@@ -288,8 +289,7 @@ const Parse = (function () {
         break;
       }
     }
-    const plain = a >= 1e21 || (a < 1e-6 && a > 0) ? value.toExponential() : String(value);
-    return localDecimal(plain, locale);
+    return localDecimal(a >= 1e21 || (a < 1e-6 && a > 0) ? value.toExponential() : String(value), locale);
   }
   function localDecimal(digits, locale) {
     return digits.includes('.') ? digits.replace('.', separators(locale).decimal) : digits;

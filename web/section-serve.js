@@ -149,12 +149,14 @@ const ServeSection = (function () {
   function batchChart(el, res, t) {
     const c = t.batch_curve;
     if (!c || c.length < 2) return;
+    // The batch where decode turns compute-bound can lie beyond what fits in memory: said, not implied.
+    const beyond = t.max_batch > 0 && t.turn_batch > t.max_batch ? ', more than the ' + F.count(t.max_batch) + ' that fit' : '';
     Charts.chart(
       el,
       res,
-      'Tokens/s vs batch, prefills included (compute-bound from batch ' + F.count(t.turn_batch) + ')',
+      'Tokens/s vs batch, prefills included (compute-bound from batch ' + F.count(t.turn_batch) + beyond + ')',
       {
-        markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) } : null,
+        markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) + (beyond ? ' (does not fit)' : '') } : null,
         x: { label: 'batch', log: 2, fmt: F.count },
         y: { label: 'tokens/s', log: 10, fmt: F.count },
         series: [

@@ -125,6 +125,19 @@ test('the serve chart marks the answer\u2019s compute-bound batch where the batc
     for (const [x, y] of pts)
       assert.ok(x >= k.plot.x - 0.1 && x <= k.plot.x + k.plot.w + 0.1 && y >= k.plot.y - 0.1 && y <= k.plot.y + k.plot.h + 0.1, `${section}: ${x}, ${y}`);
   }
+  // A 2,500-token prompt leaves room for 194 sequences on 8 H100s, below the compute-bound batch (236)
+  // that the curve (up to 256) still shows: the marker and the title say it does not fit.
+  await field(page, 'serve', 'prompt_tokens').fill('2500');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report?.inference?.max_batch === 194);
+  const long = await report(page, 'serve');
+  assert.ok(long.inference.turn_batch > long.inference.max_batch, JSON.stringify(long.inference.turn_batch));
+  const k = await chart(page, 'serve');
+  assert.equal(k.mark.label, 'compute-bound from ' + (await fmt(page, 'count', long.inference.turn_batch)) + ' (does not fit)');
+  const title = await page.locator('gpu-calc [data-results="serve"] figcaption').allTextContents();
+  assert.ok(
+    title.some((t) => t.includes('more than the 194 that fit')),
+    JSON.stringify(title)
+  );
   await context.close();
 });
 

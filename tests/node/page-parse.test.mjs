@@ -92,6 +92,12 @@ test('percentages: 40 %, 40%, 0.4 in fraction fields; 40 alone is refused with a
   assert.match(error('40k', 'fraction'), /not a unit/);
 });
 
+test('a percentage above 100 % is refused in the terms the user wrote, not as the fraction it becomes', () => {
+  assert.equal(error('150 %', 'fraction'), '150\u00a0% is more than 100 %: write at most 100 %');
+  assert.match(error('1e5 %', 'fraction'), /^100000\u00a0% is more than 100 %/);
+  assert.equal(value('100 %', 'fraction'), 1);
+});
+
 test('times: 0.5, 500 ms, 25ms, 2 s', () => {
   assert.equal(value('0.5', 'seconds'), 0.5);
   assert.equal(value('500 ms', 'seconds'), 0.5);
