@@ -99,6 +99,8 @@ Count default_global_batch(double seq_len, Count granule, double target_tokens) 
     return std::max<Count>(1, (target + g / 2) / g) * g;
 }
 
+constexpr double kGpt2Vocab = 50257;
+
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
 // (aspect ratio of GPT-3 175B: h 12288, L 96), h rounded to a multiple of 128 (1,024 when large).
 ModelSpec gpt_like_shape(double n, double seq_len) {
@@ -115,7 +117,10 @@ ModelSpec gpt_like_shape(double n, double seq_len) {
     m.heads = h / 128.0;
     m.kv_heads = m.heads;
     m.ffn_hidden = 4 * h;
-    m.vocab = 50257;
+    // GPT-2's vocabulary (Radford et al. 2019: 50,257 tokens), or, for a count too small to hold
+    // its embedding (below ~1e8 parameters), a vocabulary whose tied embedding holds half the count,
+    // so the layers keep the other half (a 1e6 count had a 12.9M-parameter embedding and empty layers).
+    m.vocab = std::min(kGpt2Vocab, std::max(1.0, std::floor(0.5 * n / h)));
     m.seq_len = seq_len;
     m.tied_embeddings = true;
     return m;
@@ -203,7 +208,8 @@ void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const D
     const ModelSpec& shaped = tm.shape;
     if (tm.assumed_shape)
         r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
-                             " layers, hidden " + jr::fmt_num(shaped.hidden) + ", " + jr::fmt_num(shaped.seq_len) +
+                             " layers, hidden " + jr::fmt_num(shaped.hidden) + ", vocabulary " + jr::fmt_num(shaped.vocab) + ", " +
+                             jr::fmt_num(shaped.seq_len) +
                              "-token sequences: model.seq_len) holding the stated parameter counts; a real architecture's shape and "
                              "sequence length change the time (attention grows with the sequence); FLOPs and MFU count 6 x N per "
                              "token, the convention of published compute figures, so the shape's attention lowers the MFU" +

@@ -440,8 +440,8 @@ TEST_CASE("review 2 (page): a model given by parameter count says which shape an
                         {"explain", false}});
     bool said = false;
     for (const auto& w : r["warnings"])
-        said |=
-            w.get<std::string>().find("GPT-like shape (69 layers, hidden 9216, 2048-token sequences: model.seq_len)") != std::string::npos;
+        said |= w.get<std::string>().find(
+                    "GPT-like shape (69 layers, hidden 9216, vocabulary 50257, 2048-token sequences: model.seq_len)") != std::string::npos;
     CHECK(said);
 }
 

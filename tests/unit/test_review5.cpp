@@ -152,7 +152,8 @@ TEST_CASE("the plan search takes a bare parameter count, laid out on the shape t
     REQUIRE_FALSE(p.contains("errors"));
     REQUIRE(p["plan"]["best"].size() > 0);
     CHECK(p["warnings"].dump().find(
-              "model given by parameter count only: the search lays out a GPT-like shape (114 layers, hidden 14336)") != std::string::npos);
+              "model given by parameter count only: the search lays out a GPT-like shape (114 layers, hidden 14336, vocabulary 50257)") !=
+          std::string::npos);
     CHECK(p["warnings"].dump().find("16 routed experts, 2 per token") != std::string::npos);
     // The estimate of the same scenario runs the layout the search ranks first, at its throughput.
     const json e = run(s);

@@ -86,3 +86,23 @@ TEST_CASE("the CLI plan search covers interleavings up to 8 by default, as the a
     }
     CHECK(best["tokens_per_second"].get<double>() == Approx(est["training"]["tokens_per_second"].get<double>()).epsilon(1e-9));
 }
+
+TEST_CASE("a bare parameter count too small for GPT-2's vocabulary gets a vocabulary whose embedding holds half of it") {
+    // 1e6 parameters: hidden 256, and GPT-2's 50,257-token embedding alone would be 12.9M parameters,
+    // leaving the layers empty. Now: 1,953 tokens x 256 = 0.5M, the one layer the other 0.5M.
+    const json s = {
+        {"model", {{"params", 1e6}}}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"training", {{"tokens", 1e10}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["params"].get<double>() == 1e6);
+    CHECK(has_warning(r, "(1 layers, hidden 256, vocabulary 1953, 2048-token sequences"));
+    const json p = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(p.contains("errors"));
+    CHECK(p["plan"]["assumed_shape"]["vocab"].get<double>() == 1953);
+    // From ~1e8 up the vocabulary is GPT-2's, as before.
+    const json big = json::parse(gpucalc::plan_json(json({{"model", {{"params", 1e9}}},
+                                                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                                                          {"training", json::object()}})
+                                                        .dump()));
+    CHECK(big["plan"]["assumed_shape"]["vocab"].get<double>() == 50257);
+}
