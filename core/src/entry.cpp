@@ -235,9 +235,8 @@ std::string plan_json(const std::string& text) {
         if (!s.model->has_architecture) {
             const TrainingModel tm = training_model(*s.model);
             doc.root()["plan"]["assumed_shape"] = {{"layers", tm.shape.layers}, {"hidden", tm.shape.hidden}, {"vocab", tm.shape.vocab}};
-            warnings.append() = "model given by parameter count only: the search lays out a GPT-like shape (" +
-                                jr::fmt_num(tm.shape.layers) + " layers, hidden " + jr::fmt_num(tm.shape.hidden) + ", vocabulary " +
-                                jr::fmt_num(tm.shape.vocab) + ") holding the stated parameter counts" +
+            warnings.append() = "model given by parameter count only: the search lays out a GPT-like shape (" + assumed_shape_words(tm) +
+                                ") holding the stated parameter counts" +
                                 (tm.assumed_experts ? ", the parameters beyond the active count as " + jr::fmt_num(tm.in.experts) +
                                                           " routed experts, 2 per token"
                                                     : "") +

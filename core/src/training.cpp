@@ -203,13 +203,20 @@ TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& mo
     return cfg;
 }
 
+}  // namespace
+
+std::string assumed_shape_words(const TrainingModel& tm) {
+    return jr::fmt_num(tm.shape.layers) + " layers, hidden " + jr::fmt_num(tm.shape.hidden) + ", vocabulary " + jr::fmt_num(tm.shape.vocab);
+}
+
+namespace {
+
 // Warnings about what the estimate assumes: a GPT-like shape for a bare parameter count, generic efficiency constants.
 void assumption_warnings(const TrainingModel& tm, const Efficiency& eff, const Device& d, TrainingResult& r) {
     const ModelSpec& shaped = tm.shape;
     if (tm.assumed_shape)
-        r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + jr::fmt_num(shaped.layers) +
-                             " layers, hidden " + jr::fmt_num(shaped.hidden) + ", vocabulary " + jr::fmt_num(shaped.vocab) + ", " +
-                             jr::fmt_num(shaped.seq_len) +
+        r.warnings.push_back("model given by parameter count only: the time model uses a GPT-like shape (" + assumed_shape_words(tm) +
+                             ", " + jr::fmt_num(shaped.seq_len) +
                              "-token sequences: model.seq_len) holding the stated parameter counts; a real architecture's shape and "
                              "sequence length change the time (attention grows with the sequence); FLOPs and MFU count 6 x N per "
                              "token, the convention of published compute figures, so the shape's attention lowers the MFU" +

@@ -106,6 +106,9 @@ struct TrainingModel {
     bool assumed_shape = false;
     bool assumed_experts = false;
 };
+
+// The assumed shape of a bare parameter count in words: "69 layers, hidden 9216, vocabulary 50257".
+std::string assumed_shape_words(const TrainingModel& tm);
 TrainingModel training_model(const ModelSpec& m);
 // Whether b divides a (a mod b = 0), as fmod says, by integers when both are whole and below 2^53
 // (layout checks run for every plan the search sizes; libm's fmod costs ~90 instructions).
