@@ -31,7 +31,7 @@ const PlanSection = (function () {
   }
 
   // The same plan can come twice: recomputation that costs nothing (selective recompute with flash
-  // attention) gives the same step time; the one needing less memory is kept.
+  // attention outside Megatron-Core) gives the same step time; the one needing less memory is kept.
   function dedupe(plans) {
     const seen = new Map();
     for (const p of plans) {

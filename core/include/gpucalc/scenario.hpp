@@ -85,7 +85,7 @@ struct TrainingConfig {
     Count zero = 1;                         // ZeRO stage 0..3 over the DP group (Rajbhandari et al. 2020)
     std::optional<Count> shard_group;       // hybrid sharding: ZeRO shards within groups of this many ranks; default all dp x cp
     std::optional<bool> sequence_parallel;  // default: on when tp > 1 (Korthikanti et al. 2022)
-    Recompute recompute = Recompute::selective;
+    Recompute recompute = Recompute::none;  // as Megatron-LM (--recompute-granularity unset), DeepSpeed and PyTorch
     Optimizer optimizer = Optimizer::adam;
     Attention attention = Attention::flash;
     std::optional<AttentionKernel> attention_kernel;   // default: the framework's
