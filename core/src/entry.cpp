@@ -11,6 +11,7 @@
 #include "gpucalc/claims.hpp"
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/layout.hpp"
 #include "gpucalc/model.hpp"
 #include "gpucalc/network.hpp"
 #include "gpucalc/plan.hpp"
@@ -187,6 +188,14 @@ std::string explain_json(const std::string& text, const std::string& key) {
     });
 }
 
+namespace {
+// Tensor parallelism within a node unless plan.max_tp or plan.tp is given, as the estimate's automatic
+// layout searches it (layout.cpp): 16 L4 (one per node) ranked TP 2 first, the estimate ran TP 1.
+void default_max_tp(const json& plan, const Scenario& s, PlanOptions& opt) {
+    if (!(plan.is_object() && plan.contains("max_tp")) && !opt.only_tp && s.hardware) opt.max_tp = max_tp_within_node(*s.hardware);
+}
+}  // namespace
+
 std::string plan_json(const std::string& text) {
     return guarded([&] {
         Errors errors;
@@ -204,6 +213,7 @@ std::string plan_json(const std::string& text) {
         }
         Scenario s;
         if (!parse_scenario(j, s, errors, LayoutCheck::search) || !errors.empty()) return errors_text(errors);
+        default_max_tp(p, s, opt);
         check_plan_options(s, opt, errors);
         // The search sizes one device type; it searched the first pool's and said nothing.
         if (s.hardware && mixed_fleet(*s.hardware))

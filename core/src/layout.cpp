@@ -14,7 +14,7 @@ namespace {
 PlanOptions auto_options(const Hardware& hw) {
     PlanOptions opt;
     opt.top_k = 1;
-    opt.max_tp = std::min<Count>(8, std::max<Count>(1, hw.devices_per_node));
+    opt.max_tp = max_tp_within_node(hw);
     opt.max_vpp = 8;
     opt.max_micro_batch = 8;
     opt.best_only = true;  // only the best plan and the least-memory layout are read
@@ -26,6 +26,8 @@ constexpr const char* kLayoutFields[] = {
     "tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel", "overlap_dp_comm", "global_batch"};
 
 }  // namespace
+
+Count max_tp_within_node(const Hardware& hw) { return std::min<Count>(8, std::max<Count>(1, hw.devices_per_node)); }
 
 LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg) {
     LayoutChoice out;

@@ -445,7 +445,8 @@ FieldTable<PlanOptions> plan_fields() {
     using P = PlanOptions;
     static constexpr Field<P> t[] = {
         field<&P::top_k>(integer_spec("top_k", "plans", 1, 100, "plans returned, fastest first")),
-        field<&P::max_tp>(integer_spec("max_tp", "devices", 1, 64, "largest tensor-parallel size searched")),
+        field<&P::max_tp>(integer_spec("max_tp", "devices", 1, 64, "largest tensor-parallel size searched",
+                                       "8, or the devices per node where fewer (as an estimate's automatic layout)")),
         field<&P::max_vpp>(integer_spec("max_vpp", "", 1, 16, "largest interleaving searched")),
         field<&P::max_micro_batch>(integer_spec("max_micro_batch", "sequences", 1, 64, "largest micro-batch searched")),
         field<&P::only_tp>(

@@ -68,23 +68,37 @@ TEST_CASE("a mixed fleet warns on a global batch above the largest published pre
     CHECK_FALSE(has_warning(small, "above the largest published pretraining batch"));
 }
 
-TEST_CASE("the CLI plan search covers interleavings up to 8 by default, as the automatic layout of an estimate does") {
-    // Before, plan's default max_vpp was 4 and the estimate's own search 8, so with the CLI's defaults
-    // the best plan could differ from the layout an estimate runs.
-    const json s = {{"model", {{"preset", "gpt3-175b"}}},
-                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
-                    {"training", {{"global_batch", 1536}}}};
-    const json plan = json::parse(gpucalc::plan_json(s.dump()));
-    REQUIRE_FALSE(plan.contains("errors"));
-    const json est = run(s);
-    REQUIRE_FALSE(est.contains("errors"));
-    const json& best = plan["plan"]["best"][0];
-    const json& used = est["inputs"]["training"];
-    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"}) {
-        INFO(k);
-        CHECK(best[k] == used[k]);
-    }
-    CHECK(best["tokens_per_second"].get<double>() == Approx(est["training"]["tokens_per_second"].get<double>()).epsilon(1e-9));
+TEST_CASE("the CLI plan search's defaults are the automatic layout's: interleaving up to 8, tensor parallelism within a node") {
+    // Before, plan's default max_vpp was 4 (the estimate's own search 8) and its max_tp 8 whatever the
+    // node (the estimate's: the devices per node, at most 8), so with the CLI's defaults the best plan
+    // could differ from the layout an estimate runs: 16 L4 (one per node) ranked TP 2 first at
+    // 13,868 tokens/s while the estimate ran TP 1 (red-team).
+    auto same = [](const json& s) {
+        const json plan = json::parse(gpucalc::plan_json(s.dump()));
+        REQUIRE_FALSE(plan.contains("errors"));
+        const json est = run(s);
+        REQUIRE_FALSE(est.contains("errors"));
+        const json& best = plan["plan"]["best"][0];
+        const json& used = est["inputs"]["training"];
+        for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"}) {
+            INFO(k);
+            CHECK(best[k] == used[k]);
+        }
+        CHECK(best["tokens_per_second"].get<double>() == Approx(est["training"]["tokens_per_second"].get<double>()).epsilon(1e-9));
+    };
+    same({{"model", {{"preset", "gpt3-175b"}}},
+          {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1024}}},
+          {"training", {{"global_batch", 1536}}}});
+    same({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "nvidia-l4"}, {"count", 16}}}, {"training", json::object()}});
+    // Given explicitly, max_tp is searched as given.
+    const json wide = json::parse(gpucalc::plan_json(json({{"model", {{"preset", "llama2-7b"}}},
+                                                           {"hardware", {{"device", "nvidia-l4"}, {"count", 16}}},
+                                                           {"training", json::object()},
+                                                           {"plan", {{"max_tp", 8}, {"top_k", 100}}}})
+                                                         .dump()));
+    bool tp2 = false;
+    for (const auto& p : wide["plan"]["best"]) tp2 |= p["tp"] == 2;
+    CHECK(tp2);
 }
 
 TEST_CASE("a bare parameter count too small for GPT-2's vocabulary gets a vocabulary whose embedding holds half of it") {

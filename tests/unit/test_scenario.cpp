@@ -108,7 +108,7 @@ TEST_CASE("the report echoes the effective inputs with defaults filled in") {
     REQUIRE_FALSE(r.contains("errors"));
     CHECK(r["inputs"]["training"]["dp"] == 8);
     CHECK(r["inputs"]["training"]["layout"] == "given");
-    CHECK(r["inputs"]["training"]["recompute"] == "none");  // Megatron-LM's own default (selective recomputes its attention)
+    CHECK(r["inputs"]["training"]["recompute"] == "none");     // Megatron-LM's own default (selective recomputes its attention)
     CHECK(r["inputs"]["training"]["global_batch"] == 1024.0);  // 4M tokens / 4096
     CHECK(r["inputs"]["costs"]["pue"] == 1.2);
     CHECK(r["inputs"]["model"]["params"] == 6738415616.0);
