@@ -335,7 +335,10 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
     int vs = 0;  // interleavings v > 1 searched
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count v = d.vpps.values[vi];
-        if ((v == 1 || l.pp > 1) && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
+        // The interleavings search_layout tries: none under DualPipe (a bound at v = 8 skipped plans
+        // that only v = 1 runs: 937,038 tokens/s where the full search found 940,378).
+        const bool tried = v == 1 || (l.pp > 1 && !s.base.dualpipe);
+        if (tried && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
     }
     if (v_max == 0) return;
     const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4;

@@ -120,3 +120,22 @@ TEST_CASE("a bare parameter count too small for GPT-2's vocabulary gets a vocabu
                                                         .dump()));
     CHECK(big["plan"]["assumed_shape"]["vocab"].get<double>() == 50257);
 }
+
+TEST_CASE("with DualPipe the automatic layout finds the full plan search's best plan") {
+    // The best-only search ruled plans out by their bound at interleaving 8, which DualPipe never runs:
+    // Llama 3 8B at 64K tokens on 256 H100 ran micro-batch 1 at 937,038 tokens/s where the full search
+    // found TP 8 PP 2 micro-batch 3 at 940,378 (red-team).
+    const json s = {{"model", {{"preset", "llama3-8b"}, {"seq_len", 65536}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                    {"training", {{"dualpipe", true}}}};
+    const json plan = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(plan.contains("errors"));
+    const json est = run(s);
+    REQUIRE_FALSE(est.contains("errors"));
+    const json& best = plan["plan"]["best"][0];
+    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "global_batch", "zero", "recompute"}) {
+        INFO(k);
+        CHECK(best[k] == est["inputs"]["training"][k]);
+    }
+    CHECK(est["training"]["tokens_per_second"].get<double>() == Approx(best["tokens_per_second"].get<double>()).epsilon(1e-9));
+}
