@@ -772,6 +772,10 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
     fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
     run_length_warnings(cfg, t);
+    if (cfg.local_steps > 1 && !use_dp)
+        t.warnings.push_back("training.local_steps (" + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
+                             ") has no effect: the fleet runs as one pipeline through the pools, which exchanges activations every "
+                             "step (local steps need data parallelism across the pools)");
     t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
                          f.why_not_other + ")");
     if (trace.enabled()) {

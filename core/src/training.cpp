@@ -511,24 +511,34 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 // Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
 constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
 
+namespace {
+std::string millions(double x) { return jr::fmt_num(std::round(x / 1e5) / 10) + "M"; }  // 67.1M, as the 62.9M it is held against
+}  // namespace
+
 void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
-    // With local steps (DiLoCo) each site's workers take their own inner batch: the sum is no one batch.
-    if (cfg.local_steps <= 1 && r.tokens_per_step > kLargestPublishedBatchTokens)
-        r.warnings.push_back("the global batch (" + jr::fmt_num(r.tokens_per_step) +
-                             " tokens per step) is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
-                             "arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same "
-                             "loss are not modelled " +
-                             std::string(r.fleet ? "(a mixed fleet sizes its own batch from its devices: fewer devices give a smaller one)"
-                                                 : "(give training.global_batch, or use fewer data-parallel copies)"));
+    // With local steps in effect (DiLoCo) each worker (a site, or a fleet's pool) takes its own inner
+    // batch: the sum is no one batch, and each inner batch is held against the published maximum.
+    const bool diloco = r.convergence.has_value();
+    const double workers = !diloco ? 1.0 : std::max(1.0, r.fleet ? r.fleet_pools : r.wan.sites_dp);
+    const std::string who = r.fleet ? "pools" : "sites";
+    const double batch = r.tokens_per_step / workers;
+    if (batch > kLargestPublishedBatchTokens)
+        r.warnings.push_back(
+            (diloco ? "each of the " + jr::fmt_num(workers) + " " + who + "' inner batches (" + millions(batch) + " tokens per step)"
+                    : "the global batch (" + millions(batch) + " tokens per step)") +
+            " is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, arXiv:2412.19437 Sec. 4.2): the step time "
+            "holds, but the tokens the model then needs to reach the same loss are not modelled " +
+            std::string(r.fleet ? "(a mixed fleet sizes its own batch from its devices: fewer devices give a smaller one)"
+                                : "(give training.global_batch, or use fewer data-parallel copies)"));
     if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
     const double steps = r.tokens / r.tokens_per_step;
     if (steps < 1)
         r.warnings.push_back("the tokens (" + jr::fmt_num(r.tokens) + ") are less than one step's batch (" +
                              jr::fmt_num(r.tokens_per_step) + " tokens): the time is a fraction of one step");
-    else if (cfg.local_steps > 1 && steps < static_cast<double>(cfg.local_steps))
+    else if (diloco && steps < static_cast<double>(cfg.local_steps))
         r.warnings.push_back("the run is " + jr::fmt_num(steps) + " steps, fewer than the " +
-                             jr::fmt_num(static_cast<double>(cfg.local_steps)) +
-                             " local steps between exchanges: the sites never exchange");
+                             jr::fmt_num(static_cast<double>(cfg.local_steps)) + " local steps between exchanges: the " + who +
+                             " never exchange");
 }
 
 void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace) {

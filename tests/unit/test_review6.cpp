@@ -139,3 +139,37 @@ TEST_CASE("with DualPipe the automatic layout finds the full plan search's best 
     }
     CHECK(est["training"]["tokens_per_second"].get<double>() == Approx(best["tokens_per_second"].get<double>()).epsilon(1e-9));
 }
+
+TEST_CASE("local steps: a fleet run as one pipeline says they have no effect; each worker's inner batch is held against the largest") {
+    // 16 H100 (site a) and 16 A100 (site b) cannot hold Llama 3 70B replicas: one pipeline, no DiLoCo.
+    // Before, it warned that 'the sites never exchange' within 500 local steps, as if they applied.
+    const json pipe = run({{"model", {{"preset", "llama3-70b"}}},
+                           {"hardware",
+                            {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"site", "a"}},
+                                                    {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"site", "b"}}})}}},
+                           {"training", {{"tokens", 1e9}, {"local_steps", 500}}}});
+    REQUIRE_FALSE(pipe.contains("errors"));
+    REQUIRE(pipe["training"]["local_sgd"].is_null());
+    CHECK(has_warning(pipe, "training.local_steps (500) has no effect: the fleet runs as one pipeline"));
+    CHECK_FALSE(has_warning(pipe, "never exchange"));
+    // With DiLoCo each worker's inner batch is one batch: 2 sites of 16,384 H100 at 134.2M tokens a
+    // step take 67.1M each, above DeepSeek-V3's 62.9M. Before, DiLoCo was exempt altogether.
+    const json sites = run({{"model", {{"preset", "llama2-7b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 32768}, {"sites", 2}}},
+                            {"training", {{"tokens", 1e12}, {"local_steps", 50}}}});
+    REQUIRE_FALSE(sites.contains("errors"));
+    REQUIRE_FALSE(sites["training"]["local_sgd"].is_null());
+    CHECK(has_warning(sites, "each of the 2 sites' inner batches (67.1M tokens per step) is above the largest published"));
+    const json pools = run({{"model", {{"preset", "llama2-7b"}}},
+                            {"hardware",
+                             {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}, {"site", "a"}},
+                                                     {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16384}, {"site", "b"}}})}}},
+                            {"training", {{"tokens", 1e12}, {"local_steps", 50}}}});
+    REQUIRE_FALSE(pools.contains("errors"));
+    CHECK(has_warning(pools, "each of the 2 pools' inner batches (67.1M tokens per step)"));
+    // Half the sites' devices: 33.6M per site, under the published maximum.
+    const json half = run({{"model", {{"preset", "llama2-7b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}, {"sites", 2}}},
+                           {"training", {{"tokens", 1e12}, {"local_steps", 50}}}});
+    CHECK_FALSE(has_warning(half, "largest published pretraining batch"));
+}
