@@ -2,7 +2,6 @@
 // "1 000" (French), "25 ms". One parser for every numeric field of the page; the node tests
 // (tests/node/page-parse.test.mjs) cover each form. Part of the page bundle (scripts/bundle.mjs);
 // loadable on its own. No DOM.
-//
 // parse(text, kind, locale, unit) -> { value } | { empty: true } | { error }
 //   kind: 'number' (default), 'count' (a whole number of things), 'fraction' (0.4 or 40 %),
 //         'usd' ($2, 2 USD), 'seconds' (0.5, 500 ms, 2 s)
@@ -221,7 +220,8 @@ const Parse = (function () {
     if (scale !== 1 || exp !== 0) value = Number(value.toPrecision(15));
     if (percent) {
       if (kind !== 'fraction') return { error: 'a percentage is not accepted here: write ' + hint };
-      if (value > 100) return { error: describe(value / 100, kind) + ' is more than 100 %: write at most 100 %' }; // every fraction is <= 1
+      // Every fraction is 0-1: said in the terms typed ("150 %", not 1.5).
+      if (value > 100 || value < 0) return { error: '"' + String(text).trim() + '" is ' + (value < 0 ? 'below 0 %' : 'more than 100 %') };
       return { value: Number((value / 100).toPrecision(15)) };
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
