@@ -208,10 +208,12 @@ const ChartSvg = (function () {
     if (mx >= left && mx <= W - right) {
       const g = el('g', { class: 'mark', 'data-x': m.x, fill: t.mark });
       g.appendChild(el('line', { x1: mx, y1: top, x2: mx, y2: bottom, stroke: t.mark, 'stroke-width': 2, 'stroke-dasharray': '6 4' }));
-      const w = textWidth(m.label) * 1.1; // bold
-      // Towards the plot's centre, unless only the other side has room for the label.
+      // Towards the plot's centre, unless only the other side has room for the label (or its short form).
       let end = mx > (left + W - right) / 2;
       const room = (e) => (e ? mx - 6 - left : W - right - mx - 6);
+      const fits = (t) => Math.max(room(true), room(false)) >= 0.7 * textWidth(t) * 1.1;
+      const label = fits(m.label) || !m.short ? m.label : m.short;
+      const w = textWidth(label) * 1.1; // bold
       if (room(end) < w && room(!end) > room(end)) end = !end;
       const span = end ? [mx - 6 - w, mx - 6] : [mx + 6, mx + 6 + w];
       // At the top of the plot, or at the bottom where the lines under the label pass further from it.
@@ -220,7 +222,7 @@ const ChartSvg = (function () {
       const attrs = { x: mx + (end ? -6 : 6), y, 'text-anchor': end ? 'end' : 'start', 'font-weight': 'bold' };
       // Slightly too long for either side (a phone): drawn narrower, not cut at the plot's edge.
       if (room(end) < w && room(end) > 0.7 * w) Object.assign(attrs, { textLength: room(end), lengthAdjust: 'spacingAndGlyphs' });
-      g.appendChild(el('text', Object.assign(attrs, { stroke: t.bg, 'stroke-width': 4, 'paint-order': 'stroke', 'stroke-linejoin': 'round' }), m.label));
+      g.appendChild(el('text', Object.assign(attrs, { stroke: t.bg, 'stroke-width': 4, 'paint-order': 'stroke', 'stroke-linejoin': 'round' }), label));
       area.appendChild(g);
     }
     svg.appendChild(area);

@@ -34,9 +34,7 @@ const ServeSection = (function () {
   }
 
   // The batch a speed is at: "at the largest batch" (max throughput) or "at batch 200" (as typed).
-  function atBatchText(t) {
-    return t.batch_source === 'max_throughput' ? 'at the largest batch' : 'at batch ' + F.count(t.batch);
-  }
+  const atBatchText = (t) => (t.batch_source === 'max_throughput' ? 'at the largest batch' : 'at batch ' + F.count(t.batch));
 
   function answer(el, r) {
     const t = r.inference;
@@ -156,7 +154,14 @@ const ServeSection = (function () {
       res,
       'Tokens/s vs batch, prefills included (compute-bound from batch ' + F.count(t.turn_batch) + beyond + ')',
       {
-        markX: t.turn_batch > 0 ? { x: t.turn_batch, label: 'compute-bound from ' + F.count(t.turn_batch) + (beyond ? ' (does not fit)' : '') } : null,
+        markX:
+          t.turn_batch > 0
+            ? {
+                x: t.turn_batch,
+                label: 'compute-bound from ' + F.count(t.turn_batch) + (beyond ? ' (does not fit)' : ''),
+                short: F.count(t.turn_batch) + (beyond ? ': does not fit' : '')
+              }
+            : null,
         x: { label: 'batch', log: 2, fmt: F.count },
         y: { label: 'tokens/s', log: 10, fmt: F.count },
         series: [

@@ -141,6 +141,28 @@ test('the serve chart marks the answer\u2019s compute-bound batch where the batc
   await context.close();
 });
 
+test('on a 320 px phone the serve marker keeps its label inside the plot, in its short form where the full one has no room', async () => {
+  const { page, context } = await open(chrome.browser, pageUrl(), { viewport: { width: 320, height: 700 }, isMobile: true, hasTouch: true });
+  // Llama 3 8B in int4 on one A100 with an 8,000-token prompt: compute-bound from 66, 65 fit (red-team: cut at 320 px).
+  await field(page, 'serve', 'model').selectOption('llama3-8b');
+  await field(page, 'serve', 'device').selectOption('nvidia-a100-sxm4-80gb');
+  await field(page, 'serve', 'count').fill('1');
+  await field(page, 'serve', 'weights').selectOption('int4');
+  await field(page, 'serve', 'prompt_tokens').fill('8000');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report?.inference?.max_batch === 65);
+  const c = await chart(page, 'serve');
+  assert.equal(c.mark.label, '66: does not fit');
+  const box = await page
+    .locator('gpu-calc [data-chart^="serve:"] .mark text')
+    .first()
+    .evaluate((t) => {
+      const b = t.getBBox();
+      return { x: b.x, w: b.width };
+    });
+  assert.ok(box.x >= c.plot.x - 4 && box.x + box.w <= c.plot.x + c.plot.w + 4, JSON.stringify([box, c.plot]));
+  await context.close();
+});
+
 // The scaling curve's point nearest the run's own GPU count (the chart's marker).
 const atRun = (r) =>
   r.scaling.reduce((b, p) => (Math.abs(Math.log(p.gpus / r.inputs.hardware.count)) < Math.abs(Math.log(b.gpus / r.inputs.hardware.count)) ? p : b));
