@@ -689,13 +689,16 @@ void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Effic
         // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
         r.attention_efficiency =
             ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
-        mb.attention = Ls * f_att * (3.5 + c.rc_att) / (c.peak16 * r.attention_efficiency);  // backward = 2.5 x forward
+        r.attention_passes = 3.5 + c.rc_att;  // backward = 2.5 x forward
     } else {
         // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
         r.attention_efficiency = eff.attention_given.value_or(eff.gen.attention * eff.fw.attention_kernel);
-        mb.attention = Ls * f_att * (3.0 + c.rc_att) / (c.peak16 * r.attention_efficiency);
-        if (c.bw > 0) mb.attention += Ls * act.scores * (2.0 * (1.0 + c.rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
+        r.attention_passes = 3.0 + c.rc_att;
+        if (c.bw > 0) r.attention_score_seconds = act.scores * (2.0 * (1.0 + c.rc_att) + 4.0) / c.bw;  // score tensors at HBM bandwidth
     }
+    r.attention_forward_flops = f_att;
+    r.attention_peak = c.peak16;
+    mb.attention = Ls * (f_att * r.attention_passes / (c.peak16 * r.attention_efficiency) + r.attention_score_seconds);
 }
 
 // Memory-bound time of one micro-batch on the slowest stage (element-wise ops, FP8 casts, MoE permutations).
@@ -1089,8 +1092,9 @@ double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double r
 void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     const StepTime& s = e.step;
     trace.add("training.step_seconds",
-              "microbatches x (gemm + attention + memory + overhead + exposed tp/cp/ep/pp comm) + bubble (pp-1)/vpp x t_mb + exposed dp "
-              "comm + optimizer",
+              "gemm + attention + memory_bound + overhead + tp_comm + cp_comm + pp_comm + ep_comm + pp_bubble + dp_comm + optimizer + "
+              "outer_comm (each over the step: microbatches x its micro-batch time; the bubble (pp-1)/vpp micro-batch times; the "
+              "exposed parts of communication)",
               {{"microbatches", e.microbatches},
                {"layers_on_slowest_stage", e.layers_per_stage},
                {"output_layer_on_slowest_stage", e.output_layer_on_slowest_stage ? 1.0 : 0.0},
@@ -1105,6 +1109,7 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
                {"pp_bubble", s.pp_bubble},
                {"dp_comm", s.dp_comm},
                {"optimizer", s.optimizer},
+               {"outer_comm", s.outer_comm},
                {"gemm_efficiency", e.gemm_efficiency},
                {"attention_efficiency", e.attention_efficiency},
                {"memory_efficiency", eff.gen.memory},
@@ -1112,6 +1117,21 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
               s.total, "s",
               "Narayanan et al. 2021 Sec. 2-3; FlashAttention-2 (Dao 2023) Sec. 3; constants: " + eff.gen.name + " (" + eff.gen.basis +
                   "); " + eff.fw.name + " (" + eff.fw.basis + ")");
+    trace.add("training.step_breakdown_seconds.attention",
+              "microbatches x layers_on_slowest_stage x (forward_flops x passes / (peak_16bit x attention_efficiency) + "
+              "score_traffic_seconds)",
+              {{"microbatches", e.microbatches},
+               {"layers_on_slowest_stage", e.layers_per_stage},
+               {"forward_flops", e.attention_forward_flops},
+               {"passes", e.attention_passes},
+               {"peak_16bit", e.attention_peak},
+               {"attention_efficiency", e.attention_efficiency},
+               {"score_traffic_seconds", e.attention_score_seconds}},
+              s.attention, "s",
+              "per layer and micro-batch, on one device: causal attention FLOPs (fused kernels skip the masked half); passes: forward 1, "
+              "backward 2.5 (fused; Dao 2023) or 2 (unfused score GEMMs), +1 when recomputed (full, or selective where the framework "
+              "recomputes attention: Megatron-Core's core_attn); unfused attention also moves its score tensors at HBM bandwidth "
+              "(Korthikanti et al. 2022 Sec. 4)");
     trace.add(
         "training.step_breakdown_seconds.dp_comm",
         "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute) "

@@ -173,3 +173,39 @@ TEST_CASE("local steps: a fleet run as one pipeline says they have no effect; ea
                            {"training", {{"tokens", 1e12}, {"local_steps", 50}}}});
     CHECK_FALSE(has_warning(half, "largest published pretraining batch"));
 }
+
+TEST_CASE("the step's attention time is derived, and its values and the step's terms give their results") {
+    // Before, no derivation showed the attention time (the recomputed pass could not be seen), and
+    // training.step_seconds read 'microbatches x (gemm + ...)' over terms that are already the step's.
+    auto check = [](json s) {
+        s["explain"] = true;
+        const json r = run(s);
+        REQUIRE_FALSE(r.contains("errors"));
+        const json& a = r["explain"]["training.step_breakdown_seconds.attention"];
+        const json& v = a["values"];
+        const double per_layer = v["forward_flops"].get<double>() * v["passes"].get<double>() /
+                                     (v["peak_16bit"].get<double>() * v["attention_efficiency"].get<double>()) +
+                                 v["score_traffic_seconds"].get<double>();
+        CHECK(a["result"].get<double>() ==
+              Approx(v["microbatches"].get<double>() * v["layers_on_slowest_stage"].get<double>() * per_layer).epsilon(1e-12));
+        CHECK(a["result"].get<double>() == Approx(r["training"]["step_breakdown_seconds"]["attention"].get<double>()).epsilon(1e-12));
+        const json& st = r["explain"]["training.step_seconds"];
+        double sum = 0;
+        for (const char* k : {"gemm", "attention", "memory_bound", "overhead", "tp_comm", "cp_comm", "pp_comm", "ep_comm", "pp_bubble",
+                              "dp_comm", "optimizer", "outer_comm"})
+            sum += st["values"][k].get<double>();
+        CHECK(st["result"].get<double>() == Approx(sum).epsilon(1e-12));
+        return v["passes"].get<double>();
+    };
+    json sel = llama3_8b_32k("megatron", "selective");
+    CHECK(check(sel) == 4.5);  // forward, backward 2.5, the recomputed forward
+    CHECK(check(llama3_8b_32k("torchtitan", "selective")) == 3.5);
+    json unfused = llama3_8b_32k("megatron-legacy", "none");
+    unfused["model"]["seq_len"] = 4096;
+    unfused["training"]["attention"] = "materialized";
+    CHECK(check(unfused) == 3.0);
+    // Uneven stages (the last one slowest), DiLoCo over sites.
+    check({{"model", {{"preset", "llama2-7b"}}},
+           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 96}, {"sites", 2}}},
+           {"training", {{"tp", 1}, {"pp", 3}, {"local_steps", 20}, {"tokens", 1e11}}}});
+}

@@ -88,8 +88,11 @@ struct StepEstimate {
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision
     double attention_efficiency = 0;  // fraction of the 16-bit peak the attention kernel reaches at this sequence and head size
-    double microbatch_seconds = 0;    // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
-    double dp_bytes = 0;              // bytes one device sends in data-parallel collectives per step
+    // One layer's attention on one micro-batch: forward FLOPs per device, passes over them (forward 1,
+    // backward 2.5 fused or 2 unfused, + 1 recomputed), the 16-bit peak, and unfused score traffic.
+    double attention_forward_flops = 0, attention_passes = 0, attention_peak = 0, attention_score_seconds = 0;
+    double microbatch_seconds = 0;  // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
+    double dp_bytes = 0;            // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
     bool scale_out_assumed = false;  // the catalog has no scale-out figure: 100 GbE assumed
     std::optional<WanTraffic> wan;   // across sites (set only when the cluster spans several sites)
