@@ -209,3 +209,21 @@ TEST_CASE("the step's attention time is derived, and its values and the step's t
            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 96}, {"sites", 2}}},
            {"training", {{"tp", 1}, {"pp", 3}, {"local_steps", 20}, {"tokens", 1e11}}}});
 }
+
+TEST_CASE("a mixed fleet run as one pipeline keeps a given recomputation, and tries none first when it is not given") {
+    // 16 H100 + 16 A100 on Llama 3 70B: one pipeline, which fits only with full recomputation. Before,
+    // a given recompute none ran full recomputation without a word (the search tried selective and full).
+    auto fleet = [](const json& training) {
+        return run({{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware",
+                     {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"site", "a"}},
+                                             {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"site", "b"}}})}}},
+                    {"training", training}});
+    };
+    const json chosen = fleet({{"tokens", 1e9}});
+    const json full = fleet({{"tokens", 1e9}, {"recompute", "full"}});
+    const json none = fleet({{"tokens", 1e9}, {"recompute", "none"}});
+    REQUIRE(chosen["training"]["fits"].get<bool>());
+    CHECK(chosen["training"]["tokens_per_second"].get<double>() == Approx(full["training"]["tokens_per_second"].get<double>()));
+    CHECK_FALSE(none["training"]["fits"].get<bool>());
+}
