@@ -20,6 +20,15 @@ double attention_seconds(const json& r) { return r["training"]["step_breakdown_s
 
 bool has_warning(const json& r, const std::string& text) { return r["warnings"].dump().find(text) != std::string::npos; }
 
+// A mixed fleet of n H100 at site a and n A100 at site b.
+json two_site_fleet(const char* preset, int n, const json& training) {
+    return run({{"model", {{"preset", preset}}},
+                {"hardware",
+                 {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", n}, {"site", "a"}},
+                                         {{"device", "nvidia-a100-sxm4-80gb"}, {"count", n}, {"site", "b"}}})}}},
+                {"training", training}});
+}
+
 }  // namespace
 
 TEST_CASE("Megatron-Core's selective recomputation runs the fused attention's forward again; torchtitan's per-op policy does not") {
@@ -143,11 +152,7 @@ TEST_CASE("with DualPipe the automatic layout finds the full plan search's best 
 TEST_CASE("local steps: a fleet run as one pipeline says they have no effect; each worker's inner batch is held against the largest") {
     // 16 H100 (site a) and 16 A100 (site b) cannot hold Llama 3 70B replicas: one pipeline, no DiLoCo.
     // Before, it warned that 'the sites never exchange' within 500 local steps, as if they applied.
-    const json pipe = run({{"model", {{"preset", "llama3-70b"}}},
-                           {"hardware",
-                            {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"site", "a"}},
-                                                    {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"site", "b"}}})}}},
-                           {"training", {{"tokens", 1e9}, {"local_steps", 500}}}});
+    const json pipe = two_site_fleet("llama3-70b", 16, {{"tokens", 1e9}, {"local_steps", 500}});
     REQUIRE_FALSE(pipe.contains("errors"));
     REQUIRE(pipe["training"]["local_sgd"].is_null());
     CHECK(has_warning(pipe, "training.local_steps (500) has no effect: the fleet runs as one pipeline"));
@@ -160,11 +165,7 @@ TEST_CASE("local steps: a fleet run as one pipeline says they have no effect; ea
     REQUIRE_FALSE(sites.contains("errors"));
     REQUIRE_FALSE(sites["training"]["local_sgd"].is_null());
     CHECK(has_warning(sites, "each of the 2 sites' inner batches (67.1M tokens per step) is above the largest published"));
-    const json pools = run({{"model", {{"preset", "llama2-7b"}}},
-                            {"hardware",
-                             {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}, {"site", "a"}},
-                                                     {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16384}, {"site", "b"}}})}}},
-                            {"training", {{"tokens", 1e12}, {"local_steps", 50}}}});
+    const json pools = two_site_fleet("llama2-7b", 16384, {{"tokens", 1e12}, {"local_steps", 50}});
     REQUIRE_FALSE(pools.contains("errors"));
     CHECK(has_warning(pools, "each of the 2 pools' inner batches (67.1M tokens per step)"));
     // Half the sites' devices: 33.6M per site, under the published maximum.
@@ -213,13 +214,7 @@ TEST_CASE("the step's attention time is derived, and its values and the step's t
 TEST_CASE("a mixed fleet run as one pipeline keeps a given recomputation, and tries none first when it is not given") {
     // 16 H100 + 16 A100 on Llama 3 70B: one pipeline, which fits only with full recomputation. Before,
     // a given recompute none ran full recomputation without a word (the search tried selective and full).
-    auto fleet = [](const json& training) {
-        return run({{"model", {{"preset", "llama3-70b"}}},
-                    {"hardware",
-                     {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"site", "a"}},
-                                             {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"site", "b"}}})}}},
-                    {"training", training}});
-    };
+    auto fleet = [](const json& training) { return two_site_fleet("llama3-70b", 16, training); };
     const json chosen = fleet({{"tokens", 1e9}});
     const json full = fleet({{"tokens", 1e9}, {"recompute", "full"}});
     const json none = fleet({{"tokens", 1e9}, {"recompute", "none"}});
