@@ -54,6 +54,10 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 // fills n copies, as concurrent_requests makes it, came out n + 1e-15 and took n + 1).
 double copies_for(double v) { return std::ceil(v * (1.0 - 1e-12)); }
 
+// The busiest a disaggregated prefill copy is sized to be: at rho = 2/3 the M/D/1 mean queueing wait
+// rho S / (2 (1 - rho)) equals one service time S (Pollaczek-Khinchine, deterministic service).
+constexpr double kPrefillLoad = 2.0 / 3.0;
+
 // Requests/s at the traffic's peak (requests_per_day x peak_to_average over a day).
 double peak_requests_per_second(const InferenceConfig& c) { return c.requests_per_day * c.peak_to_average / units::seconds_per_day; }
 
@@ -237,6 +241,12 @@ struct Model {
     // Extra bytes of the tables kept in 16 bits, and all stored weights of the model.
     double kept16_extra_bytes() const { return kept16_params * std::max(0.0, 2.0 - bytes_per_param); }
     double weight_bytes() const { return pc.total * bytes_per_param + kept16_extra_bytes(); }
+    // A speculative-decoding draft model in the target's weight precision, split over the same tp
+    // ranks (vLLM's default draft_tensor_parallel_size: the target's).
+    double draft_bytes() const { return cfg.speculative ? cfg.speculative->draft_params * bytes_per_param : 0.0; }
+    // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
+    // parallel rank sending its own share over its own scale-out link (it sent the whole over one).
+    double kv_transfer_seconds() const { return static_cast<double>(cfg.prompt_tokens) * kv_token_gpu / out_link; }
 
     double gemm_eff() const {
         const double w = hidden / t;
@@ -431,11 +441,14 @@ Cycle cycle(const Model& x, double b) {
         DecodeTerms wide = x.decode(b * (g + 1.0), isl + osl / 2.0);
         verify.compute = wide.compute;
         verify.attention = std::max(verify.kv_cache, wide.attention - wide.kv_cache + verify.kv_cache);
+        // Weights and compute add, as in decode() (the fitted step: a decode GEMM with few rows per
+        // weight tile does not hide its compute behind its loads); a max here let a verify step of
+        // g + 1 tokens cost less than a plain step (speed-up 1.2 at acceptance 0; formula review).
         const double memory_side = verify.weights + verify.dequantization + verify.host_offload;
-        const double t_verify = std::max(memory_side, verify.compute) + verify.attention + verify.kernel_overhead +
-                                verify.sequence_overhead + wide.tp_comm + wide.ep_comm;
+        const double t_verify = memory_side + verify.compute + verify.attention + verify.kernel_overhead + verify.sequence_overhead +
+                                wide.tp_comm + wide.ep_comm;
         const double draft_layers = std::max(1.0, std::round(x.layers * ratio));
-        const double t_draft = std::max((y.dec.weights + y.dec.dequantization + y.dec.host_offload) * ratio, y.dec.compute * ratio) +
+        const double t_draft = (y.dec.weights + y.dec.dequantization + y.dec.host_offload + y.dec.compute) * ratio +
                                draft_layers * x.eff.kernel_seconds_per_layer + y.dec.sequence_overhead;
         y.step = (g * t_draft + t_verify) / y.spec_tokens;
         y.spec_speedup = safe_div(y.dec.total, y.step);
@@ -481,6 +494,7 @@ Fit fit(const Model& x) {
     } else {
         per_gpu = weights / x.t + rep;
     }
+    per_gpu += x.draft_bytes() / x.t;  // the draft's weights take device memory too (it took none; formula review)
     // CPU offload: the device keeps the embeddings and gpu_layers layers.
     const double layer_share = x.m.has_architecture ? std::max(0.0, 1.0 - x.pc.embedding / std::max(1.0, x.pc.total)) : 1.0;
     f.host_weights = weights * layer_share * (1.0 - x.gpu_layer_fraction);
@@ -586,7 +600,7 @@ void try_slo_batch(const Model& x, double b, const SloTargets& g, SloSeen& seen,
     const Cycle y = cycle(x, b);
     seen.tpot = std::min(seen.tpot, y.tpot);
     if (y.tpot > g.tpot_max || y.rate <= 0) return;
-    const double kv_transfer = c.disaggregated ? static_cast<double>(c.prompt_tokens) * x.kv_token / x.out_link : 0;
+    const double kv_transfer = c.disaggregated ? x.kv_transfer_seconds() : 0;
     const double fixed = y.prefill_alone + y.step / 2.0 + kv_transfer;  // TTFT without queueing
     seen.ttft = std::min(seen.ttft, fixed);
     if (fixed > g.ttft_max) return;
@@ -691,6 +705,11 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     r.overhead_bytes_per_gpu = cfg.overhead_bytes;
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
+    r.speculative_draft_weights_bytes = x.draft_bytes();
+    if (r.speculative_draft_weights_bytes > 0)
+        r.warnings.push_back("speculative decoding: the draft model's weights (" +
+                             jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) +
+                             " GiB) are held beside the target's; its own KV cache is not counted, so the largest batch is an upper bound");
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
@@ -861,7 +880,7 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
     r.input_tokens_per_second_per_gpu = safe_div(y.rate * isl, G);
     // Disaggregated: KV of the prompt moves from a prefill to a decode instance over the network.
     if (x.cfg.disaggregated) {
-        r.kv_transfer_seconds = isl * x.kv_token / x.out_link;
+        r.kv_transfer_seconds = x.kv_transfer_seconds();
     }
 }
 
@@ -998,8 +1017,11 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
     double lambda = 0;
     if (cfg.disaggregated) {
         r.decode_instances = std::max(1.0, copies_for(peak_rps / y.rate));  // traffic given: at least one copy
+        // Prefill copies at most kPrefillLoad busy, so that a prompt's mean wait in their queue (M/D/1,
+        // rho S / (2 (1 - rho))) is at most one prefill: sized to 100 % they left it at 2.6 s against
+        // a 0.2 s prefill (formula review). Latency targets (inference.slo) size them to the target.
         const double prefill_rate = safe_div(1.0, y.prefill_busy);
-        r.prefill_instances = prefill_rate > 0 ? copies_for(peak_rps / prefill_rate) : 0;
+        r.prefill_instances = prefill_rate > 0 ? copies_for(peak_rps / (prefill_rate * kPrefillLoad)) : 0;
         r.instances_needed = r.decode_instances + r.prefill_instances;
         lambda = safe_div(peak_rps, std::max(1.0, r.prefill_instances));
         r.input_cost_share = safe_div(r.prefill_instances, r.instances_needed);
@@ -1232,6 +1254,18 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
                {"decode_step", y.step},
                {"kv_transfer_seconds", r.kv_transfer_seconds}},
               r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
+    if (cfg.disaggregated) {
+        trace.add(
+            "inference.disaggregation.prefill_instances", "ceil(peak requests/s x S_prefill_work / load_cap)",
+            {{"peak_requests_per_second", peak_requests_per_second(cfg)}, {"S_prefill_work", y.prefill_busy}, {"load_cap", kPrefillLoad}},
+            r.prefill_instances, "copies",
+            "load_cap 2/3: the M/D/1 mean wait rho S / (2 (1 - rho)) is then at most one prefill S (Pollaczek-Khinchine)");
+        trace.add("inference.disaggregation.kv_transfer_seconds", "prompt_tokens x KV bytes per token per device / scale-out link",
+                  {{"prompt_tokens", static_cast<double>(cfg.prompt_tokens)},
+                   {"kv_cache_bytes_per_token_per_gpu", x.kv_token_gpu},
+                   {"scale_out_bytes_per_second_x_network", x.out_link}},
+                  r.kv_transfer_seconds, "s", "each tensor-parallel rank sends its own share of the KV cache over its own link");
+    }
     trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
               {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
               r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");

@@ -354,7 +354,8 @@ void inference_options_json(Val j, const InferenceResult& r) {
     const bool sized = ok && r.requests_per_day_sized > 0;
     if (r.config.speculative)
         j["speculative"] = {{"tokens_per_step", when_ok(ok, r.speculative_tokens_per_step)},
-                            {"speedup", when_ok(ok, r.speculative_speedup)}};
+                            {"speedup", when_ok(ok, r.speculative_speedup)},
+                            {"draft_weights_bytes", r.speculative_draft_weights_bytes}};
     else
         j["speculative"] = nullptr;
     if (r.config.disaggregated)

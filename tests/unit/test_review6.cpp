@@ -222,3 +222,79 @@ TEST_CASE("a mixed fleet run as one pipeline keeps a given recomputation, and tr
     CHECK(chosen["training"]["tokens_per_second"].get<double>() == Approx(full["training"]["tokens_per_second"].get<double>()));
     CHECK_FALSE(none["training"]["fits"].get<bool>());
 }
+
+// ---- A formula review of serving (2026-12-02, second session) ----
+
+TEST_CASE("speculative decoding at acceptance 0 is slower than plain decoding at every batch") {
+    // One token per step, and the engine still pays a draft step and a 2-token verify. The verify step
+    // took max(weights, compute) where a plain step adds them: a speed-up of 1.20 at batch 64 (Leviathan
+    // et al. 2023 Eq. 1 with alpha 0 gives at most 1).
+    for (int batch : {1, 12, 64, 128}) {
+        INFO(batch);
+        const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+                            {"inference",
+                             {{"tp", 2},
+                              {"batch", batch},
+                              {"prompt_tokens", 1000},
+                              {"output_tokens", 1000},
+                              {"speculative", {{"draft_params", 1000}, {"draft_tokens", 1}, {"acceptance_rate", 0}}}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        CHECK(r["inference"]["speculative"]["tokens_per_step"].get<double>() == Approx(1.0));
+        CHECK(r["inference"]["speculative"]["speedup"].get<double>() < 1.0);
+    }
+}
+
+TEST_CASE("a speculative draft model's weights take device memory") {
+    // Llama 3 70B in bf16 on one H200 with an 8B draft: 141 GB of weights + 16 GB of draft do not fit
+    // in 141 GiB. Before, memory and the largest batch ignored the draft (max batch 12, 2.04x faster).
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 1}}},
+              {"inference", {{"prompt_tokens", 1000}, {"output_tokens", 1000}}}};
+    const json plain = run(s);
+    REQUIRE(plain["inference"]["fits"].get<bool>());
+    s["inference"]["speculative"] = {{"draft_params", 8e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.7}};
+    const json spec = run(s);
+    REQUIRE_FALSE(spec.contains("errors"));
+    CHECK(spec["inference"]["speculative"]["draft_weights_bytes"].get<double>() == 8e9 * 2);
+    CHECK_FALSE(spec["inference"]["fits"].get<bool>());
+    // On two H200 at TP 2 it fits, with 8 GB of draft per device beside 70.6 GB of target weights.
+    s["hardware"]["count"] = 2;
+    s["inference"]["tp"] = 2;
+    const json two = run(s);
+    REQUIRE(two["inference"]["fits"].get<bool>());
+    s.erase("inference");
+    s["inference"] = {{"tp", 2}, {"prompt_tokens", 1000}, {"output_tokens", 1000}};
+    const json two_plain = run(s);
+    CHECK(two["inference"]["memory_per_gpu_bytes"].get<double>() - two["inference"]["kv_cache_bytes_per_gpu"].get<double>() ==
+          Approx(two_plain["inference"]["memory_per_gpu_bytes"].get<double>() -
+                 two_plain["inference"]["kv_cache_bytes_per_gpu"].get<double>() + 8e9));
+    CHECK(has_warning(two, "its own KV cache is not counted"));
+}
+
+TEST_CASE("disaggregated prefill copies are sized for a mean wait of at most one prefill, and each TP rank sends its own KV") {
+    // Llama 3 70B fp8 at TP 4 on H100, 2,000-token prompts, 10M requests a day. Prefill copies sized to
+    // 98 % load gave a 2.74 s TTFT against 0.21 s colocated; the KV of a prompt went over one link.
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                        {"inference",
+                         {{"tp", 4},
+                          {"weight_precision", "fp8"},
+                          {"kv_precision", "fp8"},
+                          {"prompt_tokens", 2000},
+                          {"output_tokens", 400},
+                          {"requests_per_day", 1e7},
+                          {"disaggregated", true}}},
+                        {"explain", true}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& i = r["inference"];
+    CHECK(i["ttft_seconds"].get<double>() < 2.0 * i["prefill_seconds"].get<double>() + 0.05);
+    // 2,000 tokens x 80 layers x 8 KV heads x 128 x 2 (K, V) x 1 byte / 4 ranks, over 50 GB/s x 0.75.
+    const double per_rank = 2000.0 * 80 * 8 * 128 * 2 / 4;
+    CHECK(i["disaggregation"]["kv_transfer_seconds"].get<double>() ==
+          Approx(per_rank / r["explain"]["inference.disaggregation.kv_transfer_seconds"]["values"]["scale_out_bytes_per_second_x_network"]
+                                .get<double>()));
+    const json& pi = r["explain"]["inference.disaggregation.prefill_instances"];
+    CHECK(pi["result"].get<double>() == std::ceil(pi["values"]["peak_requests_per_second"].get<double>() *
+                                                  pi["values"]["S_prefill_work"].get<double>() / (2.0 / 3.0) * (1 - 1e-12)));
+}

@@ -143,6 +143,7 @@ struct InferenceResult {
     std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     // Speculative decoding.
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
+    double speculative_draft_weights_bytes = 0;  // the draft model's weights, held beside the target's
     // Disaggregation.
     double prefill_instances = 0, decode_instances = 0, kv_transfer_seconds = 0;
     std::optional<SloResult> slo;
