@@ -11,7 +11,7 @@
 //    2021 Sec. 4). Gradients in the trainable dtype; AdamW keeps two states per parameter in the
 //    parameter dtype (PyTorch) or 1 byte each (8-bit AdamW, Dettmers et al. 2022); paged optimizer
 //    states live in CUDA unified memory and are paged to host RAM under pressure (QLoRA Sec. 3), so
-//    they are not counted on the device.
+//    they are counted on the device where they fit and on the host where they do not.
 //  - activations: with gradient checkpointing each layer keeps its 16-bit input (2 s b h bytes) and
 //    one layer is recomputed at a time; without it every layer keeps Korthikanti et al. 2022 Table 2's
 //    activations (flash attention: no s x s scores) — training.cpp activation_bytes_per_layer. With
@@ -151,7 +151,7 @@ double optimizer_state_bytes(const FinetuneConfig& cfg) {
         case FinetuneOptimizer::adamw_8bit:
             return 2.0;
         case FinetuneOptimizer::paged_adamw_8bit:
-            return 0.0;
+            return 2.0;  // resident until memory runs short (fit_memory pages them out then)
         case FinetuneOptimizer::sgd:
             return 0.0;
     }
@@ -248,6 +248,20 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;
+    // Paged states stay on the device until it runs short, then bitsandbytes pages them to host RAM
+    // (QLoRA Sec. 3): counted where they fit (they took 0 on an 80 GB card with room; formula review),
+    // else on the host, their page traffic per step not timed.
+    if (!r.fits && cfg.optimizer == FinetuneOptimizer::paged_adamw_8bit && mem.optimizer > 0) {
+        const double states = mem.optimizer;
+        mem.optimizer = 0;
+        z.state_bytes = 0;  // on the device (its derivation)
+        z.fixed -= states;
+        mem.total -= states;
+        r.peak_active_bytes -= states;
+        r.fits = mem.total <= r.memory_capacity_bytes;
+        r.warnings.push_back("paged 8-bit AdamW: the optimizer states (" + jr::fmt_num(states / units::GiB) +
+                             " GiB) do not fit beside the rest and are paged to host memory; the transfers each step are not timed");
+    }
     if (!u.m.has_architecture)
         r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device (unknown

@@ -298,3 +298,27 @@ TEST_CASE("disaggregated prefill copies are sized for a mean wait of at most one
     CHECK(pi["result"].get<double>() == std::ceil(pi["values"]["peak_requests_per_second"].get<double>() *
                                                   pi["values"]["S_prefill_work"].get<double>() / (2.0 / 3.0) * (1 - 1e-12)));
 }
+
+TEST_CASE("paged 8-bit AdamW states are counted on the device where they fit, and paged to the host where they do not") {
+    // Llama 2 7B full fine-tuning: 6.74e9 trainable x 2 bytes = 12.6 GiB of states. bitsandbytes pages
+    // them out only under memory pressure (QLoRA Sec. 3); before, they always counted 0 on the device.
+    auto ft = [](const char* gpu) {
+        return run({{"model", {{"preset", "llama2-7b"}}},
+                    {"hardware", {{"device", gpu}, {"count", 1}}},
+                    {"finetune", {{"method", "full"}, {"optimizer", "paged_adamw_8bit"}}},
+                    {"explain", true}});
+    };
+    const json a100 = ft("nvidia-a100-sxm4-80gb");
+    REQUIRE(a100["finetune"]["fits"].get<bool>());
+    CHECK(a100["finetune"]["memory_per_gpu_bytes"]["optimizer"].get<double>() == Approx(6738415616.0 * 2));
+    CHECK_FALSE(has_warning(a100, "paged to host memory"));
+    const json rtx = ft("nvidia-rtx-4090");
+    CHECK(rtx["finetune"]["memory_per_gpu_bytes"]["optimizer"].get<double>() == 0);
+    CHECK(has_warning(rtx, "paged 8-bit AdamW: the optimizer states (12.5513 GiB) do not fit beside the rest"));
+    // The derivation gives its result either way.
+    for (const json* r : {&a100, &rtx}) {
+        const json& e = (*r)["explain"]["finetune.memory_per_gpu_bytes.optimizer"];
+        CHECK(e["result"].get<double>() ==
+              Approx(e["values"]["trainable_params"].get<double>() * e["values"]["state_bytes_per_param"].get<double>()));
+    }
+}
