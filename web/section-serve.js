@@ -18,7 +18,6 @@ const ServeSection = (function () {
       )
     );
   }
-
   const tok = (x) => F.count(x) + ' tok/s';
 
   // Writes a configuration of the latency-target search into the form.
@@ -198,6 +197,7 @@ const ServeSection = (function () {
         [
           ['params', 'Parameters'],
           ['weights_bytes', 'Weights'],
+          ['speculative.draft_weights_bytes', 'Draft model weights (speculative decoding)'],
           ['kv_cache_bytes_per_token', 'KV cache per token'],
           ['kv_cache_bytes', 'KV cache (batch, full context)'],
           ['max_batch', 'Most sequences that fit'],

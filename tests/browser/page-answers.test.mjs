@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { useBrowser, open, field, report } from './browser.mjs';
+import { useBrowser, open, field, report, exact } from './browser.mjs';
 import { cli, nativeEstimates } from '../node/common.mjs';
 
 const chrome = useBrowser();
@@ -168,6 +168,10 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   await page.locator('gpu-calc section[data-section="serve"] [data-group="more"] > summary').click();
   await field(page, 'serve', 'draft_params').fill('1B');
   assert.match(await figure(page, 'serve', 'speculative').textContent(), /\u00d7 faster$/);
+  // The draft's weights take memory beside the target's, shown in the serving table.
+  const draft = (await report(page, 'serve')).inference.speculative.draft_weights_bytes;
+  assert.ok(draft >= 1e9 / 2 && draft <= 2e9, String(draft));
+  assert.ok(await exact(page, 'inference.speculative.draft_weights_bytes'));
   await field(page, 'serve', 'disaggregated').selectOption('on');
   assert.match(await card(page, 'serve').textContent(), /Prefill on \d+ copies, decode on \d+/);
   await context.close();
