@@ -184,6 +184,12 @@ std::string explain_json(const std::string& text, const std::string& key) {
             out.copy(all);
         else if (all.contains(key))
             out[key].copy(report.root()["explain"][key]);
+        else  // said, not an empty object with no reason (red-team)
+            doc.root()["warnings"].append() =
+                "no derivation of the key asked for in this scenario (not echoed: a key may be any "
+                "length): a figure the report gives as null has none (a run that does not "
+                "fit), nor does a part of a step the model does not time alone (a mixed fleet's "
+                "breakdown); explain without a key lists the derivations there are";
         return doc.text();
     });
 }

@@ -260,7 +260,9 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
         r.peak_active_bytes -= states;
         r.fits = mem.total <= r.memory_capacity_bytes;
         r.warnings.push_back("paged 8-bit AdamW: the optimizer states (" + jr::fmt_num(states / units::GiB) +
-                             " GiB) do not fit beside the rest and are paged to host memory; the transfers each step are not timed");
+                             " GiB) do not fit beside the rest" +
+                             (r.fits ? " and are paged to host memory; the transfers each step are not timed"
+                                     : "; paging them to host memory does not make room enough either"));
     }
     if (!u.m.has_architecture)
         r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
@@ -268,7 +270,9 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     // without the architecture). A run that fits holds its own tokens, whatever the rounding of the
     // quotient at exactly full memory.
     if (u.m.has_architecture) {
-        double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - z.fixed - mem.overhead);
+        // The largest batch pages the states out where they are pageable, whatever batch was given.
+        const double pageable = cfg.optimizer == FinetuneOptimizer::paged_adamw_8bit ? mem.optimizer : 0.0;
+        double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - (z.fixed - pageable) - mem.overhead);
         if (r.fits) tokens = std::max(tokens, u.s * u.b);
         r.max_batch = tokens > 0 ? std::floor(tokens / u.s) : 0.0;
         r.max_seq_len = tokens > 0 ? tokens : 0.0;  // flash attention: memory linear in tokens

@@ -356,6 +356,29 @@ struct Model {
         return x;
     }
 
+    // One step of a speculative draft model: dense, in the target's weight precision, on the device,
+    // split over the same tp ranks; its depth is draft_params / active parameters of the target's
+    // (the assumption behind its layers, KV reads and all-reduces; its width is unknown). It was
+    // timed as a share of the target's step, which at a large MoE batch read every expert (3.6x
+    // too slow for Mixtral), left out the draft's attention and all-reduces (a draft as large as
+    // the target gave a 1.5x speed-up) and read a device-resident draft from host memory (red-team).
+    double draft_step(double b, double ctx) const {
+        const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
+        if (!(P > 0) || !(pc.active > 0)) return 0.0;
+        const double depth = std::min(1.0, P / pc.active), draft_layers = std::max(1.0, std::round(layers * depth));
+        const double gt = group_tokens(b);
+        const DecodeTerms target = decode(b, ctx);
+        double step = safe_div(P * bytes_per_param / t, bw * eff.memory) + safe_div(gt * 2.0 * P / t, peak * gemm_eff());
+        if (dequant_ops > 0)
+            step += safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
+        // Its KV cache on the device, at the target's width per layer: reads or attention FLOPs, x depth.
+        const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx, sg = seqs_per_gpu(b);
+        const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
+        const double attention = std::max(safe_div(sg * kv_ctx * kv_token_gpu, bw * eff.memory),
+                                          safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
+        return step + attention * depth + draft_layers * eff.kernel_seconds_per_layer + target.sequence_overhead + target.tp_comm * depth;
+    }
+
     // Prefill compute of one request's `tokens` new prompt tokens after `cached` tokens already in the
     // cache, batched with other work (weights already streaming): GEMMs at full efficiency, attention
     // over the context, TP/EP communication. Split by where it runs: `rank` on one device (attention
@@ -421,6 +444,7 @@ struct Cycle {
     double seconds = 0;         // output_tokens decode steps + b prefills
     double tpot = 0, rate = 0;  // time per output token, requests/s per instance
     double spec_tokens = 1, spec_speedup = 1;
+    double spec_draft = 0, spec_verify = 0;  // one draft step, one verify step (speculative decoding)
 };
 
 Cycle cycle(const Model& x, double b) {
@@ -436,7 +460,6 @@ Cycle cycle(const Model& x, double b) {
         // gamma + 1 tokens per sequence in one step (weights read once, compute and KV per token).
         const double a = c.speculative->acceptance_rate, g = static_cast<double>(c.speculative->draft_tokens);
         y.spec_tokens = (1.0 - ipow(a, g + 1.0)) / (1.0 - a);
-        const double ratio = std::min(1.0, c.speculative->draft_params / x.pc.active);
         DecodeTerms verify = x.decode(b, isl + osl / 2.0);
         DecodeTerms wide = x.decode(b * (g + 1.0), isl + osl / 2.0);
         verify.compute = wide.compute;
@@ -447,10 +470,9 @@ Cycle cycle(const Model& x, double b) {
         const double memory_side = verify.weights + verify.dequantization + verify.host_offload;
         const double t_verify = memory_side + verify.compute + verify.attention + verify.kernel_overhead + verify.sequence_overhead +
                                 wide.tp_comm + wide.ep_comm;
-        const double draft_layers = std::max(1.0, std::round(x.layers * ratio));
-        const double t_draft = (y.dec.weights + y.dec.dequantization + y.dec.host_offload + y.dec.compute) * ratio +
-                               draft_layers * x.eff.kernel_seconds_per_layer + y.dec.sequence_overhead;
+        const double t_draft = x.draft_step(b, isl + osl / 2.0);
         y.step = (g * t_draft + t_verify) / y.spec_tokens;
+        y.spec_draft = t_draft, y.spec_verify = t_verify;
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
     y.prefill_busy = x.prefill_instance(fresh, cached);
@@ -820,8 +842,8 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
         G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count) : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
     if (!r.fits) {
         const std::string what =
-            f.free_for_kv <= 0
-                ? "the weights alone need " + jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
+            f.free_for_kv <= 0 ? std::string(x.draft_bytes() > 0 ? "the weights with the draft model's" : "the weights") + " alone need " +
+                                     jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
             : no_sequence
                 ? "not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits in the KV cache pool next to the weights"
                 : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
@@ -890,11 +912,25 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
     const InferenceEfficiency& eff = x.eff;
     const double b = r.batch;
     const DecodeTerms& t = y.dec;
+    if (cfg.speculative) {
+        // Each verification step: gamma draft steps and one verify step of gamma + 1 tokens per
+        // sequence, over the tokens it yields (the plain step's terms below are the target's alone).
+        trace.add("inference.decode_seconds_per_token", "(gamma x draft_step + verify_step) / tokens_per_step",
+                  {{"gamma", static_cast<double>(cfg.speculative->draft_tokens)},
+                   {"draft_step", y.spec_draft},
+                   {"verify_step", y.spec_verify},
+                   {"tokens_per_step", y.spec_tokens},
+                   {"plain_step", t.total},
+                   {"batch", b}},
+                  r.decode_seconds_per_token, "s",
+                  "Leviathan et al. 2023 (arXiv:2211.17192) Sec. 3.3; the verify step adds weights, compute, attention as a plain step; "
+                  "the draft is dense, in the target's precision, on the same tp ranks");
+        return;
+    }
     trace.add("inference.decode_seconds_per_token",
               "weights + dequantization + host_offload + compute + max(kv_cache, attention FLOPs (MLA: absorbed, 2 heads ctx (2 "
               "kv_lora_rank + rope) per layer)) + kernel_overhead + "
-              "sequence_overhead + tp_comm + ep_comm" +
-                  std::string(cfg.speculative ? ", per accepted token with speculative decoding" : ""),
+              "sequence_overhead + tp_comm + ep_comm",
               {{"weights", t.weights},
                {"dequantization", t.dequantization},
                {"host_offload", t.host_offload},

@@ -349,6 +349,10 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
         r.mfu = *cfg.mfu;
         r.tokens_per_second = peak > 0 ? r.mfu * n * peak / r.model_flops_per_token : 0;
         r.step_seconds = r.tokens_per_second > 0 ? r.tokens_per_step / r.tokens_per_second : 0;
+        if (est.step.total > 0 && r.step_seconds > 0)
+            r.warnings.push_back("training.mfu given: the step (" + jr::fmt_num(r.step_seconds) +
+                                 " s) follows it; step_breakdown_seconds is the model's own step (" + jr::fmt_num(est.step.total) +
+                                 " s, MFU " + jr::fmt_num(std::round(r.mfu_predicted * 1000) / 10) + " %), split by what takes the time");
     } else {
         r.mfu = r.mfu_predicted;
         r.step_seconds = est.step.total;
