@@ -108,7 +108,7 @@ const ServeSection = (function () {
     if (t.speculative)
       o.figures.push([
         'Speculative decoding',
-        F.ratio(t.speculative.speedup) + ' faster',
+        t.speculative.speedup < 1 ? F.ratio(1 / t.speculative.speedup) + ' slower' : F.ratio(t.speculative.speedup) + ' faster',
         F.count(t.speculative.tokens_per_step) + ' tokens per step',
         'speculative'
       ]);

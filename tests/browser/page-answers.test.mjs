@@ -168,6 +168,13 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   await page.locator('gpu-calc section[data-section="serve"] [data-group="more"] > summary').click();
   await field(page, 'serve', 'draft_params').fill('1B');
   assert.match(await figure(page, 'serve', 'speculative').textContent(), /\u00d7 faster$/);
+  // A draft too large for its acceptance is slower, and said so (it read "0.83× faster").
+  await field(page, 'serve', 'draft_params').fill('7B');
+  await page.waitForFunction(() => document.querySelector('gpu-calc')._last.serve?.report?.inference?.speculative?.draft_weights_bytes > 4e9);
+  const slow = (await report(page, 'serve')).inference.speculative.speedup;
+  assert.ok(slow < 1, String(slow));
+  assert.match(await figure(page, 'serve', 'speculative').textContent(), /\u00d7 slower$/);
+  await field(page, 'serve', 'draft_params').fill('1B');
   // The draft's weights take memory beside the target's, shown in the serving table.
   const draft = (await report(page, 'serve')).inference.speculative.draft_weights_bytes;
   assert.ok(draft >= 1e9 / 2 && draft <= 2e9, String(draft));
