@@ -522,9 +522,9 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
         static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(1, 1, cfg.local_steps))));
     // The recomputation given, or each: none first (Megatron-Core's selective repeats the attention
     // and saves no memory with fused attention; it did not try none, red-team), then selective, full.
-    const bool rc_given = (cfg.given & field_bit(training_fields(), "recompute")) != 0;
-    const std::vector<Recompute> recomputes =
-        rc_given ? std::vector<Recompute>{cfg.recompute} : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
+    const std::vector<Recompute> recomputes = training_field_given(cfg, "recompute")
+                                                  ? std::vector<Recompute>{cfg.recompute}
+                                                  : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
     for (Count dp : dps) {
         // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
         const double fewest = fewest_stages(s, dp);

@@ -29,9 +29,6 @@ struct Dim {
 
 bool whole(double a, Count b) { return b > 0 && divides(a, static_cast<double>(b)); }
 
-// Whether the scenario gives a training field: the search then holds it fixed.
-bool is_fixed(const TrainingConfig& base, const char* name) { return (base.given & field_bit(training_fields(), name)) != 0; }
-
 // The values of every searched dimension.
 struct Dims {
     Dim tps, vpps, mbs, zeros, rcs, sps, ovs, cps, eps;
@@ -39,20 +36,20 @@ struct Dims {
 
 // The model-parallel dimensions: tensor, context and expert parallelism.
 void parallel_dims(const ModelSpec& m, const StepInputs& in, const TrainingConfig& base, const PlanOptions& opt, Dims& d) {
-    if (is_fixed(base, "tp"))
+    if (training_field_given(base, "tp"))
         d.tps.add(base.tp);
     else if (opt.only_tp)  // checked against max_tp, the count and the heads (check_plan_options)
         d.tps.add(*opt.only_tp);
     else
         for (Count t = 1; t <= opt.max_tp; t *= 2) d.tps.add(t);
     // Context parallelism for long sequences (Megatron-Core / NeMo long-context recipes use cp 2-32).
-    if (is_fixed(base, "cp"))
+    if (training_field_given(base, "cp"))
         d.cps.add(base.cp);
     else
         for (Count c = 1; c <= 32; c *= 2)
             if (c == 1 || (m.seq_len >= 16384 && divides(m.seq_len, 2.0 * static_cast<double>(c)))) d.cps.add(c);
     // Expert parallelism over the experts (powers of two dividing their count, up to 64).
-    if (is_fixed(base, "ep"))
+    if (training_field_given(base, "ep"))
         d.eps.add(base.ep);
     else
         for (Count e = 1; e <= 64; e *= 2)
@@ -61,27 +58,27 @@ void parallel_dims(const ModelSpec& m, const StepInputs& in, const TrainingConfi
 
 // The per-replica dimensions: interleaving, micro-batch, ZeRO, recomputation, SP and overlap.
 void replica_dims(const TrainingConfig& base, const PlanOptions& opt, Dims& d) {
-    if (is_fixed(base, "vpp"))
+    if (training_field_given(base, "vpp"))
         d.vpps.add(base.vpp);
     else
         for (Count v = 1; v <= opt.max_vpp; ++v) d.vpps.add(v);
-    if (is_fixed(base, "micro_batch"))
+    if (training_field_given(base, "micro_batch"))
         d.mbs.add(base.micro_batch);
     else
         for (Count b = 1; b <= opt.max_micro_batch; ++b) d.mbs.add(b);
-    if (is_fixed(base, "zero"))
+    if (training_field_given(base, "zero"))
         d.zeros.add(base.zero);
     else
         for (Count z = 0; z <= 3; ++z) d.zeros.add(z);
-    if (is_fixed(base, "recompute"))
+    if (training_field_given(base, "recompute"))
         d.rcs.add(static_cast<Count>(base.recompute));
     else
         for (Count r = 0; r < 3; ++r) d.rcs.add(r);
-    if (is_fixed(base, "sequence_parallel"))
+    if (training_field_given(base, "sequence_parallel"))
         d.sps.add(base.sequence_parallel.value_or(false) ? 1 : 0);
     else
         d.sps.add(0), d.sps.add(1);
-    if (is_fixed(base, "overlap_dp_comm"))
+    if (training_field_given(base, "overlap_dp_comm"))
         d.ovs.add(base.overlap_dp_comm ? 1 : 0);
     else
         d.ovs.add(0), d.ovs.add(1);
@@ -111,9 +108,9 @@ Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig&
                   // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
                   hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
                   m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, site_count(hw),
-                  static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)), is_fixed(base, "pp"),
-                  base.global_batch && is_fixed(base, "global_batch"), is_fixed(base, "sequence_parallel"), is_fixed(base, "dp") && base.dp,
-                  opt.best_only};
+                  static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)),
+                  training_field_given(base, "pp"), base.global_batch && training_field_given(base, "global_batch"),
+                  training_field_given(base, "sequence_parallel"), training_field_given(base, "dp") && base.dp, opt.best_only};
 }
 
 // One (tp, cp, pp, ep) layout: its sizes, and whether the heads and the experts divide over them.
@@ -392,7 +389,7 @@ void check_plan_options(const Scenario& s, const PlanOptions& opt, Errors& error
     const Count tp = *opt.only_tp;
     const TrainingConfig& t = *s.training;
     const std::string n = jr::fmt_num(static_cast<double>(tp));
-    if (is_fixed(t, "tp") && t.tp != tp)
+    if (training_field_given(t, "tp") && t.tp != tp)
         add_error(errors, "conflict", "plan.tp",
                   "plan.tp (" + n + ") differs from training.tp (" + jr::fmt_num(static_cast<double>(t.tp)) +
                       "), which the search holds fixed: give one of them");
@@ -405,7 +402,7 @@ void check_plan_options(const Scenario& s, const PlanOptions& opt, Errors& error
     Count fixed = tp;
     const std::pair<const char*, Count> sizes[] = {{"cp", t.cp}, {"pp", t.pp}, {"dp", t.dp.value_or(1)}};
     for (const auto& [f, v] : sizes)
-        if (is_fixed(t, f)) fixed *= v;
+        if (training_field_given(t, f)) fixed *= v;
     if (s.hardware->count % fixed != 0)
         add_error(errors, "divisibility", "plan.tp",
                   "hardware.count (" + jr::fmt_num(static_cast<double>(s.hardware->count)) + ") must be divisible by plan.tp" +
@@ -465,7 +462,7 @@ std::string given_layout_fields(const TrainingConfig& t) {
     for (const char* f :
          {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
         // dualpipe false is the schedule's default, echoed: not a constraint on the layout.
-        if ((t.given & field_bit(training_fields(), f)) && (std::string_view(f) != "dualpipe" || t.dualpipe))
+        if (training_field_given(t, f) && (std::string_view(f) != "dualpipe" || t.dualpipe))
             out += (out.empty() ? "training." : ", training.") + std::string(f);
     return out.empty() ? "none" : out;
 }

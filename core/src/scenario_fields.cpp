@@ -441,6 +441,8 @@ FieldTable<InverseQuestion> inverse_fields() {
     return t;
 }
 
+bool training_field_given(const TrainingConfig& t, std::string_view name) { return (t.given & field_bit(training_fields(), name)) != 0; }
+
 FieldTable<PlanOptions> plan_fields() {
     using P = PlanOptions;
     static constexpr Field<P> t[] = {

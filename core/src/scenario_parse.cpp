@@ -488,7 +488,7 @@ struct LayoutRules {
     Scenario& s;
     TrainingConfig& t;
     bool automatic;
-    bool given(const char* name) const { return (t.given & field_bit(training_fields(), name)) != 0; }
+    bool given(const char* name) const { return training_field_given(t, name); }
     // The sizes are the scenario's (layout given), or, under layout auto, all of these are given:
     // a rule on them holds now, not after the search chooses.
     bool known(std::initializer_list<const char*> names) const {

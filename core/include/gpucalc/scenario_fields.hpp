@@ -24,6 +24,8 @@ FieldTable<RooflineRequest> roofline_fields();
 FieldTable<CompareRequest> compare_fields();
 FieldTable<InverseQuestion> inverse_fields();
 FieldTable<PlanOptions> plan_fields();
+// Whether the scenario gave a training field (then a search holds it fixed and a default does not apply).
+bool training_field_given(const TrainingConfig& t, std::string_view name);
 // A custom device's scalar SI fields (its peaks are the nested object peak_flops_per_second).
 FieldTable<Device> custom_device_fields();
 
