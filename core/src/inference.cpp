@@ -321,6 +321,15 @@ struct Model {
         return 2.0 * m.layers * m.heads * ctx * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
     }
 
+    // The tokens a sequence's KV cache holds at context ctx (a sliding window caps them).
+    double kv_context(double ctx) const { return m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx; }
+    // Attention FLOPs of one decode step for sg sequences on one device at the GPU's attention
+    // efficiency: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
+    double attention_flops_seconds(double sg, double kv_ctx) const {
+        const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
+        return safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention);
+    }
+
     // One decode step for b sequences at mean context ctx.
     DecodeTerms decode(double b, double ctx) const {
         DecodeTerms x;
@@ -339,13 +348,11 @@ struct Model {
         } else {
             x.compute = safe_div(gt * 2.0 * matmul_params / t, peak * gemm_eff());
         }
-        const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx;
+        const double kv_ctx = kv_context(ctx);
         const double sg = seqs_per_gpu(b);
         x.kv_cache = safe_div(sg * kv_ctx * kv_token_gpu * gpu_layer_fraction, bw * eff.memory) +
                      safe_div(sg * kv_ctx * kv_token_gpu * (1 - gpu_layer_fraction), host_bw * eff.memory);
-        // Attention FLOPs: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
-        const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
-        x.attention = std::max(x.kv_cache, safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
+        x.attention = std::max(x.kv_cache, attention_flops_seconds(sg, kv_ctx));
         x.kernel_overhead = layers * eff.kernel_seconds_per_layer;
         x.sequence_overhead = sg * eff.seconds_per_sequence_step;
         x.tp_comm = tp_allreduce(gt);
@@ -362,20 +369,19 @@ struct Model {
     // timed as a share of the target's step, which at a large MoE batch read every expert (3.6x
     // too slow for Mixtral), left out the draft's attention and all-reduces (a draft as large as
     // the target gave a 1.5x speed-up) and read a device-resident draft from host memory (red-team).
-    double draft_step(double b, double ctx) const {
+    // `target`: the target's plain decode step at the same batch and context (its per-sequence runtime
+    // work and all-reduces, which the draft shares or scales).
+    double draft_step(double b, double ctx, const DecodeTerms& target) const {
         const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
         if (!(P > 0) || !(pc.active > 0)) return 0.0;
         const double depth = std::min(1.0, P / pc.active), draft_layers = std::max(1.0, std::round(layers * depth));
         const double gt = group_tokens(b);
-        const DecodeTerms target = decode(b, ctx);
         double step = safe_div(P * bytes_per_param / t, bw * eff.memory) + safe_div(gt * 2.0 * P / t, peak * gemm_eff());
         if (dequant_ops > 0)
             step += safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
         // Its KV cache on the device, at the target's width per layer: reads or attention FLOPs, x depth.
-        const double kv_ctx = m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx, sg = seqs_per_gpu(b);
-        const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
-        const double attention = std::max(safe_div(sg * kv_ctx * kv_token_gpu, bw * eff.memory),
-                                          safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention));
+        const double kv_ctx = kv_context(ctx), sg = seqs_per_gpu(b);
+        const double attention = std::max(safe_div(sg * kv_ctx * kv_token_gpu, bw * eff.memory), attention_flops_seconds(sg, kv_ctx));
         return step + attention * depth + draft_layers * eff.kernel_seconds_per_layer + target.sequence_overhead + target.tp_comm * depth;
     }
 
@@ -460,7 +466,7 @@ Cycle cycle(const Model& x, double b) {
         // gamma + 1 tokens per sequence in one step (weights read once, compute and KV per token).
         const double a = c.speculative->acceptance_rate, g = static_cast<double>(c.speculative->draft_tokens);
         y.spec_tokens = (1.0 - ipow(a, g + 1.0)) / (1.0 - a);
-        DecodeTerms verify = x.decode(b, isl + osl / 2.0);
+        DecodeTerms verify = y.dec;  // the plain step, with the compute and attention of g + 1 tokens per sequence
         DecodeTerms wide = x.decode(b * (g + 1.0), isl + osl / 2.0);
         verify.compute = wide.compute;
         verify.attention = std::max(verify.kv_cache, wide.attention - wide.kv_cache + verify.kv_cache);
@@ -470,7 +476,7 @@ Cycle cycle(const Model& x, double b) {
         const double memory_side = verify.weights + verify.dequantization + verify.host_offload;
         const double t_verify = memory_side + verify.compute + verify.attention + verify.kernel_overhead + verify.sequence_overhead +
                                 wide.tp_comm + wide.ep_comm;
-        const double t_draft = x.draft_step(b, isl + osl / 2.0);
+        const double t_draft = x.draft_step(b, isl + osl / 2.0, y.dec);
         y.step = (g * t_draft + t_verify) / y.spec_tokens;
         y.spec_draft = t_draft, y.spec_verify = t_verify;
         y.spec_speedup = safe_div(y.dec.total, y.step);
@@ -506,7 +512,7 @@ struct Fit {
 Fit fit(const Model& x) {
     Fit f;
     const double ctx = static_cast<double>(x.cfg.prompt_tokens + x.cfg.output_tokens);
-    const double cached = x.m.sliding_window > 0 ? std::min(x.m.sliding_window, ctx) : ctx;
+    const double cached = x.kv_context(ctx);
     const double blocks = std::ceil(cached / x.eff.kv_block_tokens) * x.eff.kv_block_tokens;  // paged in blocks
     double weights = x.weight_bytes(), per_gpu;
     const double rep = x.attn_replicated * (1.0 - 1.0 / x.t) * x.bytes_per_param;  // DP attention: attention weights whole per rank
@@ -829,7 +835,7 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
     const InferenceConfig& cfg = x.cfg;
     const double b = r.batch, G = x.gpus;
     Occupancy o;
-    o.cached_ctx = x.m.sliding_window > 0 ? std::min(x.m.sliding_window, r.context_tokens) : r.context_tokens;
+    o.cached_ctx = x.kv_context(r.context_tokens);
     r.kv_cache_bytes = x.kv_token * o.cached_ctx * b;
     r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;

@@ -536,9 +536,8 @@ ComputeTerms compute_terms(const StepInputs& in, const TrainingConfig& cfg, cons
     // the framework's selective_recomputes_attention). Legacy Megatron-LM recomputed only its unfused
     // path, and torchtitan's per-op policy saves the attention's output.
     c.rc_att = L.full || (L.selective && (!L.flash || eff.fw.selective_recomputes_attention)) ? 1.0 : 0.0;
-    // Torchtitan's per-op policy
-    // ('op' selective AC) saves the outputs of every second matmul and of attention and recomputes
-    // the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
+    // Torchtitan's per-op policy ('op' selective AC) saves the outputs of every second matmul and of
+    // attention and recomputes the rest: the other matmuls' share of the forward GEMM FLOPs (the framework's
     // selective_gemm_recompute) and every element-wise op.
     const double rc_sel = L.selective && L.flash ? eff.fw.selective_gemm_recompute : 0.0;
     c.rc_gemm = L.full ? 1.0 : rc_sel;
