@@ -211,9 +211,10 @@ const ChartSvg = (function () {
       // Towards the plot's centre, unless only the other side has room for the label (or its short form).
       let end = mx > (left + W - right) / 2;
       const room = (e) => (e ? mx - 6 - left : W - right - mx - 6);
-      const fits = (t) => Math.max(room(true), room(false)) >= 0.7 * textWidth(t) * 1.1;
-      const label = fits(m.label) || !m.short ? m.label : m.short;
-      const w = textWidth(label) * 1.1; // bold
+      const width = (s) => textWidth(s) * 1.1; // bold
+      const squeeze = 0.7; // the narrowest a label is drawn (textLength)
+      const label = Math.max(room(true), room(false)) >= squeeze * width(m.label) || !m.short ? m.label : m.short;
+      const w = width(label);
       if (room(end) < w && room(!end) > room(end)) end = !end;
       const span = end ? [mx - 6 - w, mx - 6] : [mx + 6, mx + 6 + w];
       // At the top of the plot, or at the bottom where the lines under the label pass further from it.
@@ -221,7 +222,7 @@ const ChartSvg = (function () {
       const y = clear(bottom - 6) > clear(top + 14) ? bottom - 6 : top + 14;
       const attrs = { x: mx + (end ? -6 : 6), y, 'text-anchor': end ? 'end' : 'start', 'font-weight': 'bold' };
       // Slightly too long for either side (a phone): drawn narrower, not cut at the plot's edge.
-      if (room(end) < w && room(end) > 0.7 * w) Object.assign(attrs, { textLength: room(end), lengthAdjust: 'spacingAndGlyphs' });
+      if (room(end) < w && room(end) > squeeze * w) Object.assign(attrs, { textLength: room(end), lengthAdjust: 'spacingAndGlyphs' });
       g.appendChild(el('text', Object.assign(attrs, { stroke: t.bg, 'stroke-width': 4, 'paint-order': 'stroke', 'stroke-linejoin': 'round' }), label));
       area.appendChild(g);
     }
