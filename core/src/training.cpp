@@ -509,8 +509,6 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 
 }  // namespace
 
-// A run shorter than one step, or than one exchange of DiLoCo: its time is the time of a few steps
-// of a batch it does not fill, which no published run resembles.
 // The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
 // Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
 constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
@@ -519,6 +517,8 @@ namespace {
 std::string millions(double x) { return jr::fmt_num(std::round(x / 1e5) / 10) + "M"; }  // 67.1M, as the 62.9M it is held against
 }  // namespace
 
+// A batch above the largest published one, a run shorter than one step, or than one exchange of
+// DiLoCo: its time is the time of a few steps of a batch it does not fill, which no published run resembles.
 void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
     // With local steps in effect (DiLoCo) each worker (a site, or a fleet's pool) takes its own inner
     // batch: the sum is no one batch, and each inner batch is held against the published maximum.
@@ -530,8 +530,9 @@ void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
         r.warnings.push_back(
             (diloco ? "each of the " + jr::fmt_num(workers) + " " + who + "' inner batches (" + millions(batch) + " tokens per step)"
                     : "the global batch (" + millions(batch) + " tokens per step)") +
-            " is above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, arXiv:2412.19437 Sec. 4.2): the step time "
-            "holds, but the tokens the model then needs to reach the same loss are not modelled " +
+            " is above the largest published pretraining batch (DeepSeek-V3: " + millions(kLargestPublishedBatchTokens) +
+            " tokens, arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same loss are not "
+            "modelled " +
             std::string(r.fleet ? "(a mixed fleet sizes its own batch from its devices: fewer devices give a smaller one)"
                                 : "(give training.global_batch, or use fewer data-parallel copies)"));
     if (r.tokens <= 0 || r.tokens_per_step <= 0) return;
