@@ -604,10 +604,9 @@ void cluster_section(ReportOut& o, const Scenario& s) {
 // pools each have their own layout, and when no layout satisfies the fields given (the search's
 // placeholder would not parse back beside them: pp 1 with a given vpp 2).
 void echo_searched_as_null(Val echo, const TrainingConfig& given) {
-    const auto& tf = training_fields();
     for (const char* k : {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "zero", "recompute", "sequence_parallel",
                           "overlap_dp_comm", "shard_group", "global_batch"})
-        if (!(given.given & field_bit(tf, k))) echo[k] = nullptr;
+        if (!training_field_given(given, k)) echo[k] = nullptr;
 }
 
 void fleet_training_section(ReportOut& o, const Scenario& s) {

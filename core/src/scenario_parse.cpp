@@ -771,12 +771,11 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
         add_error(errors, "unsupported", "hardware.pools", "fine-tuning on a mixed fleet is not modelled: give hardware.device and count");
     if (!s.training) return;
     auto& t = *s.training;
-    const auto& tf = training_fields();
     if (t.layout == LayoutMode::given)
         add_error(errors, "conflict", "training.layout",
                   "training.layout given does not apply to a mixed fleet: the fleet chooses each pool's layout");
     for (const char* k : {"dp", "shard_group"}) {
-        if (!(t.given & field_bit(tf, k))) continue;
+        if (!training_field_given(t, k)) continue;
         const std::string f = std::string("training.") + k;
         add_error(errors, "conflict", f,
                   f + " does not apply to a mixed fleet: each pool's data-parallel size follows from its device count");
@@ -784,7 +783,7 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
     // The fleet chooses each pool's layout and the batch shares itself: a given value would be echoed
     // but not used, so it is refused.
     for (const char* k : {"tp", "pp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "zero", "global_batch"}) {
-        if (!(t.given & field_bit(tf, k))) continue;
+        if (!training_field_given(t, k)) continue;
         const std::string f = std::string("training.") + k;
         add_error(errors, "conflict", f,
                   f + " does not apply to a mixed fleet: the fleet chooses each pool's layout and its share of the batch (leave it out)");
