@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <new>
 
 #include "../third_party/dtoa.hpp"
@@ -135,6 +136,25 @@ void write_uint(Buf& out, std::uint64_t v) {
     out.put(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
 
+// The order nlohmann's objects keep (std::map<std::string, ...>): bytes compared as unsigned char,
+// a prefix first. Negative, zero or positive, as memcmp.
+int compare_bytes(std::string_view a, std::string_view b) {
+    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
+    for (std::size_t i = 0; i < n; ++i)
+        if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+    return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+// A key's first eight bytes as a big-endian number (zero-padded): two keys whose prefixes differ
+// compare as their prefixes do, so most comparisons are one integer comparison.
+std::uint64_t key_prefix(std::string_view k) {
+    unsigned char b[8] = {};
+    std::memcpy(b, k.data(), k.size() < 8 ? k.size() : 8);
+    std::uint64_t p = 0;
+    for (unsigned char c : b) p = p << 8 | c;  // a byte swap, unrolled by the compiler
+    return p;
+}
+
 void write_indent(Buf& out, int indent, int level) {
     if (indent >= 0)
         for (int i = 0; i < indent * level; ++i) out.put(' ');
@@ -151,10 +171,24 @@ void Buf::grow(std::size_t n) {
     cap_ = cap;
 }
 
+namespace {
+// Whether any of the eight bytes of x needs more than copying: below 0x20, '"', '\\' or 0x80 and
+// above (the "has less" and "has zero" tests of Anderson's Bit Twiddling Hacks, exact for "any").
+bool any_special(std::uint64_t x) {
+    constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    const std::uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+    return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) | x) & highs;
+}
+}  // namespace
+
 void write_string(Buf& out, std::string_view s) {
     out.reserve(s.size() + 2);
     out.put('"');
     std::size_t i = 0;
+    for (std::uint64_t w; i + 8 <= s.size(); i += 8) {  // eight bytes at a time while none is special
+        std::memcpy(&w, s.data() + i, 8);
+        if (any_special(w)) break;
+    }
     for (; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
@@ -289,6 +323,7 @@ std::uint32_t Doc::store(std::string_view s) {
 std::uint32_t Doc::add_child(std::uint32_t parent, std::string_view key) {
     const auto i = static_cast<std::uint32_t>(nodes_.size());
     Node n;
+    n.prefix = key_prefix(key);
     n.key_off = store(key);
     n.key_len = static_cast<std::uint32_t>(key.size());
     nodes_.push_back(n);
@@ -398,12 +433,15 @@ void Doc::copy_from(std::uint32_t i, const jv::Value& j) {
     }
 }
 
+// An object's members in key order (nlohmann's std::map): the prefixes decide most comparisons.
 void Doc::sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const {
     const std::size_t base = scratch.size();
     for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next) scratch.push_back(c);
-    if (nodes_[i].kind == Kind::object)
-        std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end(),
-                  [this](std::uint32_t a, std::uint32_t b) { return key(nodes_[a]) < key(nodes_[b]); });
+    if (nodes_[i].kind != Kind::object) return;
+    std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end(), [this](std::uint32_t a, std::uint32_t b) {
+        const Node &x = nodes_[a], &y = nodes_[b];
+        return x.prefix != y.prefix ? x.prefix < y.prefix : compare_bytes(key(x), key(y)) < 0;
+    });
 }
 
 void Doc::write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const {

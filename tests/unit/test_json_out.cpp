@@ -185,6 +185,21 @@ TEST_CASE("json writer: strings with escapes and invalid UTF-8 as nlohmann write
     }
 }
 
+// write_string tests eight bytes at a time for one needing more than a copy: each such byte (and its
+// neighbours in value, which need none) at every position of plain strings of every length to 40.
+TEST_CASE("json writer: one special byte anywhere in a long plain string is written as nlohmann writes it") {
+    const unsigned char bytes[] = {0x00, 0x01, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF};
+    for (std::size_t len = 1; len <= 40; ++len)
+        for (std::size_t pos = 0; pos < len; ++pos)
+            for (unsigned char b : bytes) {
+                std::string s(len, 'a');
+                s[pos] = static_cast<char>(b);
+                REQUIRE(jw::string_text(s) == dump(json(s)));
+                s.insert(pos, "\xC3\xA9");  // a valid two-byte sequence before it
+                REQUIRE(jw::string_text(s) == dump(json(s)));
+            }
+}
+
 TEST_CASE("json writer: numbers, objects of scalars, non-finite values replaced with their paths") {
     jw::Doc doc;
     jw::Val r = doc.root();

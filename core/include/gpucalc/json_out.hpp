@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -81,7 +82,7 @@ public:
     }
     void put(const char* s, std::size_t n) {
         if (cap_ - size_ < n) grow(n);
-        for (std::size_t i = 0; i < n; ++i) data_[size_ + i] = s[i];
+        if (n) std::memcpy(data_ + size_, s, n);
         size_ += n;
     }
     void put(std::string_view s) { put(s.data(), s.size()); }
@@ -178,6 +179,7 @@ private:
         std::uint32_t key_off = 0, key_len = 0;                   // member name in chars_
         std::uint32_t first = kNone, last = kNone, next = kNone;  // children (objects, arrays), next sibling
         std::uint32_t count = 0;                                  // children
+        std::uint64_t prefix = 0;                                 // the key's first 8 bytes, big-endian (sorting members)
         union {
             bool b;
             std::int64_t i;
