@@ -321,8 +321,9 @@ struct Model {
         return 2.0 * m.layers * m.heads * ctx * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
     }
 
-    // The tokens a sequence's KV cache holds at context ctx (a sliding window caps them).
-    double kv_context(double ctx) const { return m.sliding_window > 0 ? std::min(m.sliding_window, ctx) : ctx; }
+    // The tokens a sequence's KV cache holds at context ctx, averaged over the layers (a sliding
+    // window caps them in the windowed layers).
+    double kv_context(double ctx) const { return attended_tokens(m, ctx); }
     // Attention FLOPs of one decode step for sg sequences on one device at the GPU's attention
     // efficiency: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
     double attention_flops_seconds(double sg, double kv_ctx) const {

@@ -39,7 +39,9 @@ ParamCount count_params(const ModelSpec& m) {
     } else {
         const double q = h * m.heads * hd, kv = 2.0 * h * m.kv_heads * hd, o = m.heads * hd * h;
         const double bias = m.biases ? m.heads * hd + 2.0 * m.kv_heads * hd + h : 0.0;
-        c.attention_per_layer = q + kv + o + bias;
+        const double sinks = m.attention_sinks ? m.heads : 0.0;
+        const double qk_norm = m.qk_norm ? 2.0 * norm_vectors(m) * hd : 0.0;
+        c.attention_per_layer = q + kv + o + bias + sinks + qk_norm;
     }
     c.norms_per_layer = (m.parallel_attention ? 1.0 : 2.0) * norm_vectors(m) * h;
     c.mlp_dense_per_layer = ffn_params(m, m.ffn_hidden);
@@ -73,12 +75,18 @@ static double matmul_params(const ModelSpec& m) {
     return p;
 }
 
+double attended_tokens(const ModelSpec& m, double ctx) {
+    if (!(m.sliding_window > 0) || !(m.layers > 0)) return ctx;
+    const double full = std::min(m.full_attention_layers, m.layers);
+    return (full * ctx + (m.layers - full) * std::min(m.sliding_window, ctx)) / m.layers;
+}
+
 double attention_flops_per_token_training(const ModelSpec& m) {
     if (!m.has_architecture) return 0.0;
     // PaLM App. B: 6N + 12 L H Q T; generalised to qk/v head widths (MLA) and sliding windows.
     const double qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : head_dim_of(m);
     const double v = m.is_mla() ? m.v_head_dim : head_dim_of(m);
-    const double t = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
+    const double t = attended_tokens(m, m.seq_len);
     return 6.0 * m.layers * m.heads * (qk + v) * t;  // = 12 L H Q T when qk = v = Q
 }
 
@@ -88,7 +96,7 @@ double forward_flops_per_token(const ModelSpec& m, double context_tokens) {
     if (!m.has_architecture) return 2.0 * count_params(m).active;
     const double qk = m.is_mla() ? m.qk_nope_head_dim + m.qk_rope_head_dim : head_dim_of(m);
     const double v = m.is_mla() ? m.v_head_dim : head_dim_of(m);
-    const double t = m.sliding_window > 0 ? std::min(m.sliding_window, context_tokens) : context_tokens;
+    const double t = attended_tokens(m, context_tokens);
     return 2.0 * matmul_params(m) + 2.0 * m.layers * m.heads * (qk + v) * t;
 }
 
@@ -238,6 +246,57 @@ void add_moe_presets(std::vector<ModelPreset>& p) {
     }
 }
 
+// gpt-oss (OpenAI 2025): mixture of experts with biases everywhere (attention, router, experts), a
+// learned sink logit per head, and 128-token sliding windows on every other layer (layer index even:
+// gpt_oss/torch/model.py AttentionBlock, sliding_window = 128 if layer_idx % 2 == 0); SwiGLU experts
+// as wide as the model, RMSNorm, untied embeddings, RoPE (YaRN to 131,072 from 4,096).
+ModelSpec gpt_oss(const char* name, double layers, double experts) {
+    ModelSpec m = llama(name, layers, 2880, 64, 8, 2880, 201088, 4096);
+    m.head_dim = 64;
+    m.biases = true;
+    m.attention_sinks = true;
+    m.sliding_window = 128;
+    m.full_attention_layers = layers / 2;
+    m.experts = experts;
+    m.experts_per_token = 4;
+    m.expert_ffn_hidden = 2880;
+    m.router_bias = true;
+    m.context_len = 131072;
+    return m;
+}
+
+// Qwen3 (Qwen Team 2025, arXiv:2505.09388 Tables 1-2; Qwen/Qwen3-* config.json): GQA with head dim
+// 128 and RMSNorm on queries and keys, no biases, untied embeddings; pretrained at 4,096 tokens, then
+// 32,768 (Sec. 3.2; longer with YaRN, not the default).
+ModelSpec qwen3(const char* name, double layers, double hidden, double kv, double ffn) {
+    ModelSpec m = llama(name, layers, hidden, 64, kv, ffn, 151936, 4096);
+    m.head_dim = 128;
+    m.qk_norm = true;
+    m.context_len = 32768;
+    return m;
+}
+
+// Open-weight models of 2025: gpt-oss and Qwen3.
+void add_2025_presets(std::vector<ModelPreset>& p) {
+    // Totals are the checkpoints' (safetensors metadata); the model card (arXiv:2508.10925 Table 1)
+    // gives 116.83B / 20.91B total and 5.13B / 3.61B active (active there excludes the input embedding).
+    p.push_back({"gpt-oss-120b", gpt_oss("gpt-oss-120b", 36, 128), 116829156672.0,
+                 "openai/gpt-oss-120b (116,829,156,672); arXiv:2508.10925 Table 1 (116.83B total, 5.13B active)"});
+    p.push_back({"gpt-oss-20b", gpt_oss("gpt-oss-20b", 24, 32), 20914757184.0,
+                 "openai/gpt-oss-20b (20,914,757,184); arXiv:2508.10925 Table 1 (20.91B total, 3.61B active)"});
+    p.push_back(
+        {"qwen3-32b", qwen3("Qwen3 32B", 64, 5120, 8, 25600), 32762123264.0, "Qwen/Qwen3-32B (32,762,123,264); arXiv:2505.09388 Table 1"});
+    {
+        // Every layer MoE: 128 experts of width 1,536, 8 per token, no shared expert (Table 2).
+        ModelSpec m = qwen3("Qwen3 235B-A22B", 94, 4096, 4, 12288);
+        m.experts = 128;
+        m.experts_per_token = 8;
+        m.expert_ffn_hidden = 1536;
+        p.push_back({"qwen3-235b-a22b", m, 235093634560.0,
+                     "Qwen/Qwen3-235B-A22B (235,093,634,560); arXiv:2505.09388 Table 2 (235B, 22B activated)"});
+    }
+}
+
 // PaLM, Pythia and MPT.
 void add_other_presets(std::vector<ModelPreset>& p) {
     // PaLM 540B: Chowdhery et al. 2022 (arXiv:2204.02311) Table 1: parallel blocks, multi-query, SwiGLU,
@@ -271,6 +330,7 @@ std::vector<ModelPreset> build_presets() {
     add_gpt_presets(p);
     add_llama_presets(p);
     add_moe_presets(p);
+    add_2025_presets(p);
     add_other_presets(p);
     for (auto& e : p) e.spec.preset = e.id;
     return p;

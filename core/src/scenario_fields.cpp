@@ -55,6 +55,10 @@ FieldTable<ModelSpec> model_fields() {
         field<&M::dropout>(boolean_spec("dropout", "trained with dropout (adds mask activations: Korthikanti et al. 2022 Table 2)",
                                         "false for a custom architecture; as published for presets")),
         field<&M::sliding_window>(integer_spec("sliding_window", "tokens", 0, 1e8, "attention window; 0 = full attention")),
+        field<&M::full_attention_layers>(integer_spec(
+            "full_attention_layers", "", 0, 1e5,
+            "with sliding_window: the layers that attend to the whole context, the others to the window (gpt-oss: half of them)",
+            "0: every layer windowed")),
         field<&M::experts>(integer_spec("experts", "", 0, 1e5, "routed experts per MoE layer; 0 = dense")),
         field<&M::experts_per_token>(integer_spec("experts_per_token", "", 0, 1e5, "routed experts per token (top-k)")),
         field<&M::shared_experts>(integer_spec("shared_experts", "", 0, 1e5, "always-active experts per MoE layer")),

@@ -157,6 +157,14 @@ void check_model_rules(const ModelInput& in, const ModelSpec& m) {
                   join(path, "experts") + " must be given (> 0) for the other mixture-of-experts fields to apply");
     if (m.dense_layers > m.layers)
         add_error(errors, "range", join(path, "dense_layers"), join(path, "dense_layers") + " must not exceed " + join(path, "layers"));
+    if (m.full_attention_layers > m.layers)
+        add_error(errors, "range", join(path, "full_attention_layers"),
+                  join(path, "full_attention_layers") + " (" + fmt_num(m.full_attention_layers) + ") must not exceed " +
+                      join(path, "layers") + " (" + fmt_num(m.layers) + ")");
+    if (in.j.contains("full_attention_layers") && m.full_attention_layers > 0 && !(m.sliding_window > 0))
+        add_error(errors, "missing", join(path, "sliding_window"),
+                  join(path, "full_attention_layers") + " says which layers are not windowed: it needs " + join(path, "sliding_window") +
+                      " (> 0)");
     if (m.is_mla() && (m.qk_nope_head_dim <= 0 || m.qk_rope_head_dim <= 0 || m.v_head_dim <= 0))
         add_error(errors, "missing", join(path, "kv_lora_rank"),
                   join(path, "kv_lora_rank") + " (MLA) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim");

@@ -57,7 +57,7 @@ LayerActivations layer_activations(const StepInputs& in, const TrainingConfig& c
     // on an 80 GB H800 (docs/MODEL.md).
     const double unsplit = (fp8 ? 1.0 + 1.0 : 2.0 + 2.0) + 4.0 + (in.dropout > 0 ? 2.0 : 0.0);
     // Unfused attention keeps softmax output (2) and, with dropout, mask (1) and output (2) per score.
-    const double scores = (2.0 + (in.dropout > 0 ? 3.0 : 0.0)) * in.heads * in.window * tokens / t;
+    const double scores = (2.0 + (in.dropout > 0 ? 3.0 : 0.0)) * in.heads * in.window_mean() * tokens / t;
     return {sbh * split / t, sbh * unsplit, scores};
 }
 
@@ -184,6 +184,7 @@ StepInputs step_inputs(const ModelSpec& m) {
                   (m.heads * in.attn_width_qk + m.kv_heads * in.attn_width_qk + m.kv_heads * in.attn_width_v + m.heads * in.attn_width_v) /
                   m.hidden;
     in.window = m.sliding_window > 0 ? std::min(m.sliding_window, m.seq_len) : m.seq_len;
+    in.full_attention_fraction = m.sliding_window > 0 && m.layers > 0 ? std::min(m.full_attention_layers, m.layers) / m.layers : 0.0;
     in.params_embedding = m.vocab * m.hidden;
     in.params_positions = m.pos == PosEmbedding::learned ? m.seq_len * m.hidden : 0.0;
     in.tied = m.tied_embeddings ? 1.0 : 0.0;
@@ -671,9 +672,14 @@ void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Effic
     if (!(c.peak16 > 0)) return;
     const double cp = L.cp, Ls = L.Ls;
     // Attention: each query of a causal model sees on average half of its window; unfused attention
-    // computes the whole score matrix and masks it.
-    const double keys_causal = in.window >= in.seq ? in.seq / 2.0 : in.window * (1.0 - in.window / (2.0 * in.seq));
-    const double f_att = 2.0 * c.tokens * (L.flash ? keys_causal : in.window) * in.heads * (in.attn_width_qk + in.attn_width_v) / L.t;
+    // computes the whole score matrix and masks it. A hybrid model's full-attention layers (a
+    // fraction `full` of them) see the whole sequence.
+    const double full = in.full_attention_fraction;
+    auto keys_causal = [&](double w) { return w >= in.seq ? in.seq / 2.0 : w * (1.0 - w / (2.0 * in.seq)); };
+    const double per_key = 2.0 * c.tokens * in.heads * (in.attn_width_qk + in.attn_width_v) / L.t;
+    const double f_full = L.flash ? full * per_key * keys_causal(in.seq) : 0.0;
+    const double f_window = L.flash ? (1.0 - full) * per_key * keys_causal(in.window) : 0.0;
+    const double f_att = L.flash ? f_full + f_window : per_key * in.window_mean();
     if (L.flash) {
         // Fused attention at the kernel's measured efficiency for the sequence each call sees (the
         // window, or the CP chunk: ring attention runs s/cp x s/cp blocks) and the head dimension:
@@ -681,13 +687,18 @@ void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Effic
         // backward 99 TFLOP/s at 512 tokens, 155 at 2K, 189 at 16K; FlashAttention in Triton 50-80),
         // FlashAttention-3 / cuDNN (Shah et al. 2024, arXiv:2407.08608, Fig. 5). efficiency.cpp.
         const AttentionKernel kernel = cfg.attention_kernel.value_or(eff.fw.attention_impl);
-        const double s_call = std::min(in.window, in.seq / cp);
         // Ring attention (cp > 1) splits one kernel into 2 cp block calls whose partial outputs are
         // rescaled and merged in fp32, with the KV exchange competing for SMs (Liu et al. 2023,
         // arXiv:2310.01889; Megatron-Core / Transformer Engine context parallelism; torch
         // context_parallel): its time grows by ring_overhead x (1 - 1/cp), fitted on the CP runs.
-        r.attention_efficiency =
-            ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+        auto kernel_efficiency = [&](double w) {
+            const double s_call = std::min(w, in.seq / cp);
+            return ring_attention_efficiency(attention_efficiency(eff, kernel, s_call, 0.5 * (in.attn_width_qk + in.attn_width_v)), cp);
+        };
+        // Hybrid layers: each group at its own call length; the efficiency reported is the one that
+        // gives their summed time on all the attention FLOPs (f_full / e_full + f_window / e_window).
+        const double e_window = kernel_efficiency(in.window);
+        r.attention_efficiency = f_full > 0 ? f_att / (f_full / kernel_efficiency(in.seq) + f_window / e_window) : e_window;
         r.attention_passes = 3.5 + c.rc_att;  // backward = 2.5 x forward
     } else {
         // Unfused: batched score GEMMs (QK^T, PV) at the generation's attention efficiency.
@@ -1084,7 +1095,7 @@ void step_total(const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r)
 // pass; selective recompute repeats the attention where compute_terms says so (rc_att).
 double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double rc_att_hw) {
     return in.layers * (2.0 * (in.attn_params_per_layer + in.ffn_matmul_params_per_layer_active) * rc_gemm +
-                        2.0 * in.window * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
+                        2.0 * in.window_mean() * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
 }
 
 // Derivations of the step time and its data-parallel communication.

@@ -68,7 +68,7 @@ test('serving and fine-tuning reports round-trip through inputs (150 random scen
   let checked = 0;
   for (let i = 0; i < 150; i++) {
     const device = pick(['nvidia-h100-sxm5-80gb', 'nvidia-a100-sxm4-80gb', 'nvidia-rtx-4090', 'apple-m3-max', 'nvidia-h200-sxm-141gb']);
-    const model = { preset: pick(['llama3-8b', 'llama2-7b', 'mixtral-8x7b', 'llama3-70b']) };
+    const model = { preset: pick(['llama3-8b', 'llama2-7b', 'mixtral-8x7b', 'llama3-70b', 'gpt-oss-20b', 'qwen3-32b']) };
     const inf = { prompt_tokens: 1 + Math.floor(r() * 8000), output_tokens: 1 + Math.floor(r() * 2000), tp: pick([1, 2, 4]) };
     if (r() < 0.5) inf.batch = 1 + Math.floor(r() * 128);
     if (r() < 0.3) inf.requests_per_day = Math.floor(r() * 1e8);

@@ -24,7 +24,18 @@ function randomScenario(r) {
     'intel-gaudi3',
     'nvidia-b200'
   ];
-  const models = ['gpt3-175b', 'llama2-7b', 'llama2-70b', 'llama3-8b', 'mixtral-8x7b', 'deepseek-v3', 'megatron-39b', 'pythia-1b'];
+  const models = [
+    'gpt3-175b',
+    'llama2-7b',
+    'llama2-70b',
+    'llama3-8b',
+    'mixtral-8x7b',
+    'deepseek-v3',
+    'megatron-39b',
+    'pythia-1b',
+    'gpt-oss-120b',
+    'qwen3-235b-a22b'
+  ];
   const kind = pick(['train', 'serve', 'cluster', 'compare', 'params']);
   const device = pick(devices);
   if (kind === 'cluster') return { hardware: { device, count: 1 + Math.floor(r() * 100000) } };

@@ -62,3 +62,71 @@ TEST_CASE("model validation names the field") {
     auto r3 = run({{"model", {{"layers", 2}, {"hidden", 64}, {"heads", 4}, {"kv_heads", 3}, {"vocab", 10}}}});
     CHECK(has_error(r3, "model.kv_heads", "divisibility"));
 }
+
+TEST_CASE("gpt-oss and Qwen3: active parameters as their model cards give them") {
+    // arXiv:2508.10925 Table 1 counts the unembedding but not the input embedding in "active":
+    // 5.13B (120b) and 3.61B (20b); gpucalc's active count holds both embeddings.
+    for (const auto& [id, card] : {std::pair<const char*, double>{"gpt-oss-120b", 5132849472.0}, {"gpt-oss-20b", 3608307264.0}}) {
+        const ModelSpec& m = *find_model_preset(id);
+        INFO(id);
+        CHECK(count_params(m).active - m.vocab * m.hidden == card);  // 201,088 x 2,880 = 579,133,440 input embedding
+    }
+    // Qwen3-235B-A22B: "22B activated" (arXiv:2505.09388 Table 2); 94 x (attention 71,303,424 + norms
+    // 8,192 + 8 experts x 18,874,368 + router 524,288) + embeddings 1,244,659,712 + final norm 4,096.
+    CHECK(count_params(*find_model_preset("qwen3-235b-a22b")).active == 22190763520.0);
+}
+
+TEST_CASE("hybrid windows: gpt-oss's 18 full and 18 windowed layers attend to 33,344 keys on average at 64K") {
+    const ModelSpec& m = *find_model_preset("gpt-oss-120b");
+    CHECK(attended_tokens(m, 65536) == (18.0 * 65536 + 18.0 * 128) / 36);  // = 32,832
+    CHECK(attended_tokens(m, 66560) == 33344.0);                           // 64K prompt + 1,024 out: (18 x 66,560 + 18 x 128) / 36
+    CHECK(attended_tokens(m, 100) == 100.0);                               // shorter than the window: every layer sees all
+    // Training FLOPs at its 4,096 pretraining sequence: 6 L H (Q + V) t with t = (18 x 4,096 + 18 x 128) / 36 = 2,112.
+    CHECK(attention_flops_per_token_training(m) == 6.0 * 36 * 64 * (64 + 64) * 2112);
+    ModelSpec all_windowed = m;
+    all_windowed.full_attention_layers = 0;
+    CHECK(attended_tokens(all_windowed, 65536) == 128.0);
+}
+
+TEST_CASE("hybrid windows: a serving KV cache holds each layer's own span (gpt-oss-120b, 64K prompt, one H100)") {
+    auto r = run({{"model", {{"preset", "gpt-oss-120b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                  {"inference", {{"weight_precision", "int4"}, {"prompt_tokens", 65536}, {"output_tokens", 1024}}}});
+    const nlohmann::json& i = r["inference"];
+    // K and V: 2 x 8 kv heads x 64 x 2 bytes x 36 layers = 73,728 bytes per token of all layers.
+    CHECK(i["kv_cache_bytes_per_token"].get<double>() == 73728.0);
+    CHECK(i["kv_cache_bytes"].get<double>() == i["max_batch"].get<double>() * 73728.0 * 33344.0);
+    CHECK(i["max_batch"].get<double>() >= 1);
+}
+
+TEST_CASE("hybrid windows: a training step's attention time is its layers' own, half full and half windowed") {
+    auto attention = [](int full) {
+        auto r = run({{"model", {{"preset", "gpt-oss-20b"}, {"seq_len", 32768}, {"full_attention_layers", full}}},
+                      {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                      {"training",
+                       {{"tokens", 1e11},
+                        {"tp", 1},
+                        {"pp", 1},
+                        {"cp", 4},
+                        {"dp", 16},
+                        {"ep", 8},
+                        {"micro_batch", 1},
+                        {"global_batch", 128},
+                        {"recompute", "full"}}}});
+        return r["training"]["step_breakdown_seconds"]["attention"].get<double>();
+    };
+    const double windowed = attention(0), half = attention(12), full = attention(24);
+    CHECK(windowed < half);
+    CHECK(half < full);
+    CHECK(half == Approx((windowed + full) / 2).epsilon(1e-12));
+}
+
+TEST_CASE("hybrid windows: full_attention_layers needs a window and at most model.layers") {
+    auto r = run({{"model", {{"layers", 4}, {"hidden", 64}, {"heads", 4}, {"vocab", 100}, {"full_attention_layers", 2}}}});
+    CHECK(has_error(r, "model.sliding_window", "missing"));
+    auto r2 = run(
+        {{"model", {{"layers", 4}, {"hidden", 64}, {"heads", 4}, {"vocab", 100}, {"sliding_window", 16}, {"full_attention_layers", 5}}}});
+    CHECK(has_error(r2, "model.full_attention_layers", "range"));
+    auto r3 = run({{"model", {{"preset", "gpt-oss-20b"}, {"layers", 8}}}});  // the preset's 12 full layers
+    CHECK(has_error(r3, "model.full_attention_layers", "range"));
+}

@@ -32,7 +32,12 @@ struct ModelSpec {
     bool biases = true;    // linear-layer biases (GPT) vs none (Llama)
     bool rmsnorm = false;  // RMSNorm (1 vector) vs LayerNorm (2 vectors)
     PosEmbedding pos = PosEmbedding::learned;
-    double sliding_window = 0;        // tokens; 0 = full attention
+    double sliding_window = 0;  // tokens; 0 = full attention
+    // With sliding_window: the layers that attend to the whole context, the others to the window
+    // (gpt-oss: every other layer; Gemma 3: one in six). 0: every layer windowed.
+    double full_attention_layers = 0;
+    bool attention_sinks = false;     // a learned sink logit per head and layer (gpt-oss: openai/gpt-oss model.py `sinks`)
+    bool qk_norm = false;             // a norm on queries and on keys, head_dim wide each, per layer (Qwen3 q_norm, k_norm)
     bool parallel_attention = false;  // attention and MLP in parallel from one norm (GPT-J, PaLM)
     bool embedding_norm = false;      // LayerNorm after the embedding (BLOOM)
     bool dropout = false;             // trained with dropout (GPT-3/Megatron/OPT: 0.1); Llama-style models have none
@@ -76,6 +81,9 @@ ParamCount count_params(const ModelSpec& m);
 // (Chowdhery et al. 2022, App. B) and Megatron (Narayanan et al. 2021, Eq. 3):
 //   6 x N_active + 12 x layers x (attention width) x seq_len   (full causal-unmasked attention counted)
 double attention_flops_per_token_training(const ModelSpec& m);
+// The keys one query attends to at context ctx, averaged over the layers: ctx where attention is
+// full, min(sliding_window, ctx) in the windowed layers (hybrid models mix both).
+double attended_tokens(const ModelSpec& m, double ctx);
 double model_flops_per_token_training(const ModelSpec& m);
 
 // Forward-only FLOPs per token at a given context length (inference): 2 N_active + 4 l d ctx.

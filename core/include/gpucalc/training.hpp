@@ -59,6 +59,11 @@ struct StepInputs {
     // A learned position table (GPT-2/3): held whole by every tensor-parallel rank of the first stage
     // (Megatron's position_embeddings is a plain nn.Embedding, not vocabulary-parallel); 0 with RoPE.
     double params_positions = 0;
+    // The layers whose attention spans the whole sequence when `window` (the other layers') is
+    // shorter: a hybrid of sliding-window and full attention (gpt-oss 0.5). 0: every layer sees `window`.
+    double full_attention_fraction = 0;
+    // The keys per query averaged over the layers (window where windowed, seq where full).
+    double window_mean() const { return full_attention_fraction * seq + (1.0 - full_attention_fraction) * window; }
     double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
            expert_ffn_width = 0, shared_experts = 0;
     // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output
