@@ -245,8 +245,9 @@ struct Model {
     // ranks (vLLM's default draft_tensor_parallel_size: the target's).
     double draft_bytes() const { return cfg.speculative ? cfg.speculative->draft_params * bytes_per_param : 0.0; }
     // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
-    // parallel rank sending its own share over its own scale-out link (it sent the whole over one).
-    double kv_transfer_seconds() const { return static_cast<double>(cfg.prompt_tokens) * kv_token_gpu / out_link; }
+    // parallel rank sending its own share over its own scale-out link (it sent the whole over one);
+    // the windowed layers hold only their window of the prompt.
+    double kv_transfer_seconds() const { return kv_context(static_cast<double>(cfg.prompt_tokens)) * kv_token_gpu / out_link; }
 
     double gemm_eff() const {
         const double w = hidden / t;
@@ -827,7 +828,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
 
 // What the memory holds at the batch served.
 struct Occupancy {
-    double cached_ctx = 0;      // tokens cached per sequence (at most the sliding window)
+    double cached_ctx = 0;      // tokens cached per sequence, averaged over the layers (kv_context)
     double instance_bytes = 0;  // weights + KV cache + overhead of one copy
 };
 

@@ -99,6 +99,19 @@ TEST_CASE("hybrid windows: a serving KV cache holds each layer's own span (gpt-o
     CHECK(i["max_batch"].get<double>() >= 1);
 }
 
+TEST_CASE("hybrid windows: disaggregated serving sends each layer's own span of the prompt") {
+    auto transfer = [](double window) {
+        auto r =
+            run({{"model", {{"preset", "gpt-oss-120b"}, {"sliding_window", window}}},
+                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                 {"inference",
+                  {{"weight_precision", "fp8"}, {"prompt_tokens", 8192}, {"output_tokens", 512}, {"disaggregated", true}, {"tp", 2}}}});
+        return r["inference"]["disaggregation"]["kv_transfer_seconds"].get<double>();
+    };
+    // (18 x 8,192 + 18 x 128) / 36 = 4,160 tokens of the 8,192 (no window: every layer sends all).
+    CHECK(transfer(128) == Approx(transfer(0) * 4160.0 / 8192.0).epsilon(1e-12));
+}
+
 TEST_CASE("hybrid windows: a training step's attention time is its layers' own, half full and half windowed") {
     auto attention = [](int full) {
         auto r = run({{"model", {{"preset", "gpt-oss-20b"}, {"seq_len", 32768}, {"full_attention_layers", full}}},
@@ -127,6 +140,20 @@ TEST_CASE("hybrid windows: full_attention_layers needs a window and at most mode
     auto r2 = run(
         {{"model", {{"layers", 4}, {"hidden", 64}, {"heads", 4}, {"vocab", 100}, {"sliding_window", 16}, {"full_attention_layers", 5}}}});
     CHECK(has_error(r2, "model.full_attention_layers", "range"));
-    auto r3 = run({{"model", {{"preset", "gpt-oss-20b"}, {"layers", 8}}}});  // the preset's 12 full layers
-    CHECK(has_error(r3, "model.full_attention_layers", "range"));
+}
+
+TEST_CASE("hybrid windows: a preset's full-attention layers follow its layers and its window, and the echo is a valid scenario") {
+    auto echo = [](const nlohmann::json& model) {
+        auto r = run({{"model", model}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}}});
+        REQUIRE(!r.contains("errors"));
+        const nlohmann::json m = r["inputs"]["model"];
+        auto again = run({{"model", m}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}}});
+        CHECK(!again.contains("errors"));
+        return m["full_attention_layers"].get<double>();
+    };
+    CHECK(echo({{"preset", "gpt-oss-20b"}}) == 12);
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}}) == 10);  // every other layer, as gpt-oss builds them
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 7}}) == 3);    // layers 0, 2, 4, 6 windowed
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"sliding_window", 0}}) == 0);
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}, {"full_attention_layers", 20}}) == 20);
 }
