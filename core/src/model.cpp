@@ -43,7 +43,7 @@ ParamCount count_params(const ModelSpec& m) {
         const double qk_norm = m.qk_norm ? 2.0 * norm_vectors(m) * hd : 0.0;
         c.attention_per_layer = q + kv + o + bias + sinks + qk_norm;
     }
-    c.norms_per_layer = (m.parallel_attention ? 1.0 : 2.0) * norm_vectors(m) * h;
+    c.norms_per_layer = (m.parallel_attention ? 1.0 : 2.0) * (m.sandwich_norms ? 2.0 : 1.0) * norm_vectors(m) * h;
     c.mlp_dense_per_layer = ffn_params(m, m.ffn_hidden);
     double moe_layers = 0, dense_layers = m.layers;
     if (m.is_moe()) {
@@ -256,7 +256,8 @@ ModelSpec gpt_oss(const char* name, double layers, double experts) {
     m.biases = true;
     m.attention_sinks = true;
     m.sliding_window = 128;
-    m.full_attention_layers = layers / 2;
+    m.full_attention_layers = std::floor(layers / 2);
+    m.full_attention_period = 2;
     m.experts = experts;
     m.experts_per_token = 4;
     m.expert_ffn_hidden = 2880;
@@ -276,7 +277,24 @@ ModelSpec qwen3(const char* name, double layers, double hidden, double kv, doubl
     return m;
 }
 
-// Open-weight models of 2025: gpt-oss and Qwen3.
+// Gemma 3 27B (Gemma Team 2025, arXiv:2503.19786; google/gemma-3-27b-it text_config): five local
+// layers (1,024-token window) to one global, GQA 32/16 heads of 128, norms before and after attention
+// and MLP plus q/k norms, gated GELU MLP (3 matrices), tied embeddings of 262,208 tokens; pretrained
+// at 32K and extended to 128K (Sec. 2.3). The text model only: the 417M SigLIP encoder is not counted.
+ModelSpec gemma3_27b() {
+    ModelSpec m = llama("Gemma 3 27B", 62, 5376, 32, 16, 21504, 262208, 32768);
+    m.head_dim = 128;
+    m.tied_embeddings = true;
+    m.qk_norm = true;
+    m.sandwich_norms = true;
+    m.sliding_window = 1024;
+    m.full_attention_period = 6;
+    m.full_attention_layers = std::floor(62.0 / 6);  // layers 5, 11, ..., 59
+    m.context_len = 131072;
+    return m;
+}
+
+// Open-weight models of 2025: gpt-oss, Qwen3 and Gemma 3.
 void add_2025_presets(std::vector<ModelPreset>& p) {
     // Totals are the checkpoints' (safetensors metadata); the model card (arXiv:2508.10925 Table 1)
     // gives 116.83B / 20.91B total and 5.13B / 3.61B active (active there excludes the input embedding).
@@ -295,6 +313,8 @@ void add_2025_presets(std::vector<ModelPreset>& p) {
         p.push_back({"qwen3-235b-a22b", m, 235093634560.0,
                      "Qwen/Qwen3-235B-A22B (235,093,634,560); arXiv:2505.09388 Table 2 (235B, 22B activated)"});
     }
+    p.push_back({"gemma3-27b", gemma3_27b(), 27e9,
+                 "arXiv:2503.19786 Table 1 (27B: 1,416M embedding + 25,600M non-embedding parameters; vision encoder apart)"});
 }
 
 // PaLM, Pythia and MPT.

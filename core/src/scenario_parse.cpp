@@ -252,15 +252,15 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
             if (!j.contains(k)) add_error(errors, "missing", join(path, k), join(path, k) + " is required (a number)");
     }
     if (name) m.name = *name;
-    const double kv_before = m.kv_heads, heads_before = m.heads, layers_before = m.layers, full_before = m.full_attention_layers;
+    const double kv_before = m.kv_heads, heads_before = m.heads, layers_before = m.layers;
     const double stated_params = m.params;
     read_fields(j, path, model_fields(), m, errors);
     if (!in.ok()) return false;
-    // A preset's full-attention layers follow its layers in the preset's proportion (gpt-oss: every
-    // other layer, the windowed ones first, so floor(layers / 2)), and go with the window.
+    // A preset's full-attention layers follow its layers in the preset's pattern (gpt-oss: every
+    // second layer; Gemma 3: every sixth), and go with the window.
     if (!j.contains("full_attention_layers")) {
-        if (from_preset && m.layers != layers_before && layers_before > 0)
-            m.full_attention_layers = std::floor(full_before * m.layers / layers_before + 1e-9);
+        if (from_preset && m.layers != layers_before && m.full_attention_period > 0)
+            m.full_attention_layers = std::floor(m.layers / m.full_attention_period);
         if (!(m.sliding_window > 0)) m.full_attention_layers = 0;
     }
     // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).

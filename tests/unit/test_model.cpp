@@ -156,4 +156,18 @@ TEST_CASE("hybrid windows: a preset's full-attention layers follow its layers an
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 7}}) == 3);    // layers 0, 2, 4, 6 windowed
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"sliding_window", 0}}) == 0);
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}, {"full_attention_layers", 20}}) == 20);
+    CHECK(echo({{"preset", "gemma3-27b"}}) == 10);                 // layers 5, 11, ..., 59 of 62
+    CHECK(echo({{"preset", "gemma3-27b"}, {"layers", 12}}) == 2);  // every sixth
+    CHECK(echo({{"preset", "gemma3-27b"}, {"layers", 5}}) == 0);   // all local
+}
+
+TEST_CASE("Gemma 3 27B: 25,600M parameters besides the embedding (arXiv:2503.19786 Table 1), by hand") {
+    const ModelSpec& m = *find_model_preset("gemma3-27b");
+    const ParamCount c = count_params(m);
+    // Per layer: Q, K, V, O 22,020,096 each but K and V (16 kv heads) 11,010,048 each = 66,060,288; q/k
+    // norms 2 x 128; four norms 4 x 5,376 (before and after attention and MLP); gated MLP 3 x 5,376 x
+    // 21,504 = 346,816,512. 62 layers + final norm 5,376 = 25,599,716,096 ("25,600M").
+    CHECK(c.total - c.embedding == 25599716096.0);
+    CHECK(c.embedding == 262208.0 * 5376);  // tied: 1,409,630,208 (Table 1 gives 1,416M)
+    CHECK(attended_tokens(m, 131072) == (10.0 * 131072 + 52.0 * 1024) / 62);
 }

@@ -36,6 +36,10 @@ struct ModelSpec {
     // With sliding_window: the layers that attend to the whole context, the others to the window
     // (gpt-oss: every other layer; Gemma 3: one in six). 0: every layer windowed.
     double full_attention_layers = 0;
+    // A preset's pattern: the last layer of every `full_attention_period` attends fully (gpt-oss 2,
+    // Gemma 3 6), so a changed `layers` keeps floor(layers / period) full. 0: no pattern.
+    double full_attention_period = 0;
+    bool sandwich_norms = false;      // norms after attention and MLP as well as before (Gemma 2/3: 4 per layer)
     bool attention_sinks = false;     // a learned sink logit per head and layer (gpt-oss: openai/gpt-oss model.py `sinks`)
     bool qk_norm = false;             // a norm on queries and on keys, head_dim wide each, per layer (Qwen3 q_norm, k_norm)
     bool parallel_attention = false;  // attention and MLP in parallel from one norm (GPT-J, PaLM)
