@@ -258,7 +258,7 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     if (!in.ok()) return false;
     // A preset's full-attention layers follow its layers in the preset's pattern (gpt-oss: every
     // second layer; Gemma 3: every sixth), and go with the window.
-    if (!j.contains("full_attention_layers")) {
+    if (!j.contains("full_attention_layers") || j["full_attention_layers"].is_null()) {  // null: not given
         if (from_preset && m.layers != layers_before && m.full_attention_period > 0)
             m.full_attention_layers = std::floor(m.layers / m.full_attention_period);
         if (!(m.sliding_window > 0)) m.full_attention_layers = 0;

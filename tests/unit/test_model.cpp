@@ -155,6 +155,8 @@ TEST_CASE("hybrid windows: a preset's full-attention layers follow its layers an
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}}) == 10);  // every other layer, as gpt-oss builds them
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 7}}) == 3);    // layers 0, 2, 4, 6 windowed
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"sliding_window", 0}}) == 0);
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"sliding_window", 0}, {"full_attention_layers", nullptr}}) == 0);  // null: not given
+    CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}, {"full_attention_layers", nullptr}}) == 10);
     CHECK(echo({{"preset", "gpt-oss-120b"}, {"layers", 20}, {"full_attention_layers", 20}}) == 20);
     CHECK(echo({{"preset", "gemma3-27b"}}) == 10);                 // layers 5, 11, ..., 59 of 62
     CHECK(echo({{"preset", "gemma3-27b"}, {"layers", 12}}) == 2);  // every sixth
