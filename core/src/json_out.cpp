@@ -149,7 +149,7 @@ int compare_bytes(std::string_view a, std::string_view b) {
 // compare as their prefixes do, so most comparisons are one integer comparison.
 std::uint64_t key_prefix(std::string_view k) {
     unsigned char b[8] = {};
-    std::memcpy(b, k.data(), k.size() < 8 ? k.size() : 8);
+    if (!k.empty()) std::memcpy(b, k.data(), k.size() < 8 ? k.size() : 8);  // an array element's key is empty, its data null
     std::uint64_t p = 0;
     for (unsigned char c : b) p = p << 8 | c;  // a byte swap, unrolled by the compiler
     return p;
