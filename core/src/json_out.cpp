@@ -136,15 +136,6 @@ void write_uint(Buf& out, std::uint64_t v) {
     out.put(buf, static_cast<std::size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf));
 }
 
-// The order nlohmann's objects keep (std::map<std::string, ...>): bytes compared as unsigned char,
-// a prefix first. Negative, zero or positive, as memcmp.
-int compare_bytes(std::string_view a, std::string_view b) {
-    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-    for (std::size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
-    return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
-}
-
 // A key's first eight bytes as a big-endian number (zero-padded): two keys whose prefixes differ
 // compare as their prefixes do, so most comparisons are one integer comparison.
 std::uint64_t key_prefix(std::string_view k) {
@@ -440,7 +431,7 @@ void Doc::sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) 
     if (nodes_[i].kind != Kind::object) return;
     std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end(), [this](std::uint32_t a, std::uint32_t b) {
         const Node &x = nodes_[a], &y = nodes_[b];
-        return x.prefix != y.prefix ? x.prefix < y.prefix : compare_bytes(key(x), key(y)) < 0;
+        return x.prefix != y.prefix ? x.prefix < y.prefix : key(x) < key(y);
     });
 }
 

@@ -81,6 +81,8 @@ double attended_tokens(const ModelSpec& m, double ctx) {
     return (full * ctx + (m.layers - full) * std::min(m.sliding_window, ctx)) / m.layers;
 }
 
+double pattern_full_attention_layers(const ModelSpec& m) { return std::floor(m.layers / m.full_attention_period); }
+
 double attention_flops_per_token_training(const ModelSpec& m) {
     if (!m.has_architecture) return 0.0;
     // PaLM App. B: 6N + 12 L H Q T; generalised to qk/v head widths (MLA) and sliding windows.
@@ -256,8 +258,8 @@ ModelSpec gpt_oss(const char* name, double layers, double experts) {
     m.biases = true;
     m.attention_sinks = true;
     m.sliding_window = 128;
-    m.full_attention_layers = std::floor(layers / 2);
     m.full_attention_period = 2;
+    m.full_attention_layers = pattern_full_attention_layers(m);
     m.experts = experts;
     m.experts_per_token = 4;
     m.expert_ffn_hidden = 2880;
@@ -289,7 +291,7 @@ ModelSpec gemma3_27b() {
     m.sandwich_norms = true;
     m.sliding_window = 1024;
     m.full_attention_period = 6;
-    m.full_attention_layers = std::floor(62.0 / 6);  // layers 5, 11, ..., 59
+    m.full_attention_layers = pattern_full_attention_layers(m);  // 10: layers 5, 11, ..., 59
     m.context_len = 131072;
     return m;
 }

@@ -260,7 +260,7 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
     // second layer; Gemma 3: every sixth), and go with the window.
     if (!j.contains("full_attention_layers") || j["full_attention_layers"].is_null()) {  // null: not given
         if (from_preset && m.layers != layers_before && m.full_attention_period > 0)
-            m.full_attention_layers = std::floor(m.layers / m.full_attention_period);
+            m.full_attention_layers = pattern_full_attention_layers(m);
         if (!(m.sliding_window > 0)) m.full_attention_layers = 0;
     }
     // Defaults that follow other fields: kv_heads = heads, ffn_hidden = 4 x hidden (custom).

@@ -677,8 +677,7 @@ void attention_time(const StepInputs& in, const TrainingConfig& cfg, const Effic
     const double full = in.full_attention_fraction;
     auto keys_causal = [&](double w) { return w >= in.seq ? in.seq / 2.0 : w * (1.0 - w / (2.0 * in.seq)); };
     const double per_key = 2.0 * c.tokens * in.heads * (in.attn_width_qk + in.attn_width_v) / L.t;
-    const double f_full = L.flash ? full * per_key * keys_causal(in.seq) : 0.0;
-    const double f_window = L.flash ? (1.0 - full) * per_key * keys_causal(in.window) : 0.0;
+    const double f_full = full * per_key * keys_causal(in.seq), f_window = (1.0 - full) * per_key * keys_causal(in.window);
     const double f_att = L.flash ? f_full + f_window : per_key * in.window_mean();
     if (L.flash) {
         // Fused attention at the kernel's measured efficiency for the sequence each call sees (the

@@ -88,6 +88,8 @@ double attention_flops_per_token_training(const ModelSpec& m);
 // The keys one query attends to at context ctx, averaged over the layers: ctx where attention is
 // full, min(sliding_window, ctx) in the windowed layers (hybrid models mix both).
 double attended_tokens(const ModelSpec& m, double ctx);
+// The full-attention layers of a preset's pattern at its current layers: floor(layers / period).
+double pattern_full_attention_layers(const ModelSpec& m);
 double model_flops_per_token_training(const ModelSpec& m);
 
 // Forward-only FLOPs per token at a given context length (inference): 2 N_active + 4 l d ctx.
