@@ -1,8 +1,7 @@
 // Section "Serve": can I run this model on these GPUs, how fast for each user, how many GPUs for the
 // traffic and at what cost. Batch left blank serves at the largest batch that fits (maximum
 // throughput); latency targets search the fewest GPUs that meet them; speculative decoding,
-// separate prefill/decode GPUs, GGUF formats and CPU offload are in the form.
-// Part of the page bundle (scripts/bundle.mjs).
+// separate prefill/decode GPUs, GGUF formats and CPU offload are in the form. Page bundle: scripts/bundle.mjs.
 const ServeSection = (function () {
   const { h, kvTable, bar, dataTable, warnings } = Dom;
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
@@ -200,6 +199,7 @@ const ServeSection = (function () {
           ['speculative.draft_weights_bytes', 'Draft model weights (speculative decoding)'],
           ['kv_cache_bytes_per_token', 'KV cache per token'],
           ['kv_cache_bytes', 'KV cache (batch, full context)'],
+          ['speculative.draft_kv_cache_bytes_per_gpu', "Draft model's KV cache per GPU (in the KV cache)"],
           ['max_batch', 'Most sequences that fit'],
           ['instance_gpus', 'GPUs per copy'],
           ['ttft_seconds', 'Time to first token (per user; with traffic, at its peak on the GPUs it needs)'],

@@ -244,6 +244,17 @@ struct Model {
     // A speculative-decoding draft model in the target's weight precision, split over the same tp
     // ranks (vLLM's default draft_tensor_parallel_size: the target's).
     double draft_bytes() const { return cfg.speculative ? cfg.speculative->draft_params * bytes_per_param : 0.0; }
+    // The draft's depth as a share of the target's: draft_params / the target's active parameters
+    // (at most 1). Its width is unknown, so its layers are the target's width: its KV cache per
+    // token is this share of the target's, and so are its KV reads and all-reduces per step.
+    double draft_depth() const {
+        const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
+        return P > 0 && pc.active > 0 ? std::min(1.0, P / pc.active) : 0.0;
+    }
+    // KV cache layers held on the device per target layer: the target's on the device and, with a
+    // draft (always on the device), the draft's: vLLM gives the target and the draft the same number of
+    // KV blocks from one memory budget (v0 vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly).
+    double kv_device_layers() const { return gpu_layer_fraction + draft_depth(); }
     // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
     // parallel rank sending its own share over its own scale-out link (it sent the whole over one);
     // the windowed layers hold only their window of the prompt.
@@ -374,9 +385,9 @@ struct Model {
     // `target`: the target's plain decode step at the same batch and context (its per-sequence runtime
     // work and all-reduces, which the draft shares or scales).
     double draft_step(double b, double ctx, const DecodeTerms& target) const {
-        const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
-        if (!(P > 0) || !(pc.active > 0)) return 0.0;
-        const double depth = std::min(1.0, P / pc.active), draft_layers = std::max(1.0, std::round(layers * depth));
+        const double depth = draft_depth();
+        if (!(depth > 0)) return 0.0;
+        const double P = cfg.speculative->draft_params, draft_layers = std::max(1.0, std::round(layers * depth));
         const double gt = group_tokens(b);
         double step = safe_div(P * bytes_per_param / t, bw * eff.memory) + safe_div(gt * 2.0 * P / t, peak * gemm_eff());
         if (dequant_ops > 0)
@@ -529,7 +540,7 @@ Fit fit(const Model& x) {
     const double layer_share = x.m.has_architecture ? std::max(0.0, 1.0 - x.pc.embedding / std::max(1.0, x.pc.total)) : 1.0;
     f.host_weights = weights * layer_share * (1.0 - x.gpu_layer_fraction);
     f.weights_per_gpu = per_gpu - f.host_weights / x.gpus;
-    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.gpu_layer_fraction;
+    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.kv_device_layers();
     f.free_for_kv = (x.capacity - x.cfg.overhead_bytes - f.weights_per_gpu) * x.cfg.kv_cache_memory_fraction;
     // Every layer in host memory (gpu_layers 0): each layer's KV cache stays with it there (llama.cpp),
     // so device memory does not bound the batch; host memory, which is not sized here, does.
@@ -739,7 +750,8 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     if (r.speculative_draft_weights_bytes > 0)
         r.warnings.push_back("speculative decoding: the draft model's weights (" +
                              jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) +
-                             " GiB) are held beside the target's; its own KV cache is not counted, so the largest batch is an upper bound");
+                             " GiB) and its KV cache (draft_params / active parameters = " + jr::fmt_num(x.draft_depth()) +
+                             " of the target's per token, its layers taken at the target's width) are held beside the target's");
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
@@ -812,7 +824,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
     const InferenceConfig& cfg = x.cfg;
     trace.add("inference.max_batch",
               "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / (kv per token per device x "
-              "context rounded up to 16-token blocks)) x ep (x tp with data-parallel attention)",
+              "context rounded up to 16-token blocks x (layers on the device + draft_depth))) x ep (x tp with data-parallel attention)",
               {{"memory_bytes", x.capacity},
                {"overhead_bytes", cfg.overhead_bytes},
                {"weights_bytes_per_gpu", f.weights_per_gpu},
@@ -838,8 +850,9 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
     const double b = r.batch, G = x.gpus;
     Occupancy o;
     o.cached_ctx = x.kv_context(r.context_tokens);
-    r.kv_cache_bytes = x.kv_token * o.cached_ctx * b;
-    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction;
+    r.kv_cache_bytes = x.kv_token * o.cached_ctx * b * (1.0 + x.draft_depth());
+    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.kv_device_layers();
+    r.speculative_draft_kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.draft_depth();
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
     // Not even one sequence in the KV cache pool (architecture known, layers on the device): nothing runs.
     const bool no_sequence = x.m.has_architecture && x.gpu_layer_fraction > 0 && f.max_batch < 1;
@@ -875,9 +888,19 @@ void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const 
                {"host_weights_bytes", r.host_weights_bytes},
                {"attention_params_replicated", x.attn_replicated}},
               r.weights_bytes_per_gpu, "bytes", "");
-    trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
-              {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
-              "bytes", "");
+    if (x.draft_depth() > 0)
+        trace.add("inference.kv_cache_bytes",
+                  "kv_cache_bytes_per_token x cached tokens x batch x (1 + draft_depth), draft_depth = min(1, draft_params / active params): "
+                  "the draft's layers at the target's width",
+                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token},
+                   {"cached_tokens", cached_ctx},
+                   {"batch", b},
+                   {"draft_depth", x.draft_depth()}},
+                  r.kv_cache_bytes, "bytes", "vLLM (v0) vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly: the target and the draft allocate the same number of blocks");
+    else
+        trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
+                  {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
+                  "bytes", "");
     trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
               {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu},
                {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},

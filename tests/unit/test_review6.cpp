@@ -269,7 +269,38 @@ TEST_CASE("a speculative draft model's weights take device memory") {
     CHECK(two["inference"]["memory_per_gpu_bytes"].get<double>() - two["inference"]["kv_cache_bytes_per_gpu"].get<double>() ==
           Approx(two_plain["inference"]["memory_per_gpu_bytes"].get<double>() -
                  two_plain["inference"]["kv_cache_bytes_per_gpu"].get<double>() + 8e9));
-    CHECK(has_warning(two, "its own KV cache is not counted"));
+    CHECK(has_warning(two, "its KV cache"));
+}
+
+TEST_CASE("a speculative draft's KV cache takes device memory: the largest batch is smaller by the draft's share") {
+    // Llama 3 70B (80 layers, 8 KV heads of 128, bf16: 163,840 bytes per token per device at TP 2) on
+    // two H200 with an 8B draft, 2,000-token contexts. The draft's depth is 8e9 / 70.55e9 active
+    // parameters (hand count: 80 x (2 x 8192^2 + 2 x 8192 x 1024 + 3 x 8192 x 28672 + 2 x 8192) +
+    // 2 x 128,256 x 8192 + 8192 = 70.554e9); vLLM gives the draft as many KV blocks as the target, so a
+    // sequence holds 2,000 x 163,840 x (1 + 0.11339) bytes per device. Before, the draft's KV was not
+    // counted: max batch 197 instead of 177.
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+                        {"inference",
+                         {{"tp", 2},
+                          {"prompt_tokens", 1000},
+                          {"output_tokens", 1000},
+                          {"speculative", {{"draft_params", 8e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.7}}}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& i = r["inference"];
+    const double params = 80 * (2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672 + 2 * 8192) + 2 * 128256.0 * 8192 + 8192;
+    const double depth = 8e9 / params, per_token = 2 * 80 * 8 * 128 * 2 / 2.0;
+    REQUIRE(i["kv_cache_bytes_per_token_per_gpu"].get<double>() == Approx(per_token));
+    const double free = (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() -
+                         i["weights_bytes_per_gpu"].get<double>()) *
+                        0.9;  // kv_cache_memory_fraction: TensorRT-LLM free_gpu_memory_fraction, the default
+    CHECK(i["max_batch"].get<double>() == std::floor(free / (per_token * 2000 * (1 + depth))));
+    CHECK(i["max_batch"].get<double>() == 177);
+    const double batch = i["batch"].get<double>();
+    CHECK(i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() == Approx(per_token * 2000 * batch * depth).epsilon(1e-9));
+    CHECK(i["kv_cache_bytes_per_gpu"].get<double>() == Approx(per_token * 2000 * batch * (1 + depth)).epsilon(1e-9));
+    CHECK(i["memory_per_gpu_bytes"].get<double>() ==
+          Approx(i["weights_bytes_per_gpu"].get<double>() + i["kv_cache_bytes_per_gpu"].get<double>() + i["overhead_bytes_per_gpu"].get<double>()));
 }
 
 TEST_CASE("disaggregated prefill copies are sized for a mean wait of at most one prefill, and each TP rank sends its own KV") {
@@ -338,10 +369,11 @@ TEST_CASE("a speculative draft is timed as the dense model it is, on the device:
                            {"speculative", {{"draft_params", 69e9}, {"draft_tokens", 16}, {"acceptance_rate", 0.999}}}});
     REQUIRE_FALSE(big.contains("errors"));
     CHECK(big["inference"]["speculative"]["speedup"].get<double>() < 1.05);
-    // Mixtral at batch 256: a 1e9-parameter dense draft reads 1 GB per step over 2 ranks, not a share
+    // Mixtral at batch 224: a 1e9-parameter dense draft reads 1 GB per step over 2 ranks, not a share
     // of every expert the target reads (it was 3.6x too slow). Each extra 1e9 draft parameters adds
-    // its weights, its GEMMs and its KV reads at the draft's depth per draft step.
-    json mixtral = {{"tp", 2}, {"batch", 256}, {"prompt_tokens", 1000}, {"output_tokens", 1000}};
+    // its weights, its GEMMs and its KV reads at the draft's depth per draft step. (Batch 256 with the
+    // 2e9 draft no longer fits in 80 GiB once the draft's own KV cache is counted.)
+    json mixtral = {{"tp", 2}, {"batch", 224}, {"prompt_tokens", 1000}, {"output_tokens", 1000}};
     mixtral["speculative"] = {{"draft_params", 1e9}, {"draft_tokens", 4}, {"acceptance_rate", 0}};
     const json one = spec({{"preset", "mixtral-8x7b"}}, "nvidia-h100-sxm5-80gb", 2, mixtral);
     mixtral["speculative"]["draft_params"] = 2e9;
