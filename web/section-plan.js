@@ -5,6 +5,14 @@
 const PlanSection = (function () {
   const { h, dataTable } = Dom;
   const TPS = [1, 2, 4, 8];
+  // The tensor-parallel sizes searched: within a node, at most 8, as the core's own default
+  // (core/src/layout.cpp max_tp_within_node): devices_per_node as given, else the catalog's.
+  function tpsFor(el, scenario) {
+    const hw = scenario.hardware || {};
+    const d = (el._devices || []).find((x) => x.id === hw.device);
+    const node = hw.devices_per_node || (d && d.scale_up && d.scale_up.devices_per_node) || 8;
+    return TPS.filter((t) => t === 1 || t <= node);
+  }
 
   function build(el, sec) {
     sec.appendChild(
@@ -86,7 +94,8 @@ const PlanSection = (function () {
     }
     el._setAnswer('plan', Card.waiting('plan', 'Searching every layout…'));
     const ui = el._planUi;
-    ui.progress.max = TPS.length;
+    const tps = tpsFor(el, scenario);
+    ui.progress.max = tps.length;
     ui.progress.value = 0;
     ui.status.textContent = 'Searching…';
     ui.cancel.disabled = false;
@@ -142,7 +151,7 @@ const PlanSection = (function () {
     };
     // The automatic layout's bounds (core/src/layout.cpp auto_options: interleaving up to 8), so the
     // fastest plan is never slower than the layout Train chose by itself.
-    const query = { id, scenario: JSON.stringify(scenario), tps: TPS, top_k: 20, max_vpp: 8 };
+    const query = { id, scenario: JSON.stringify(scenario), tps, top_k: 20, max_vpp: 8 };
     let w = null;
     try {
       w = PlanWorker.create();

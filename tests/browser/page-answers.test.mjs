@@ -247,6 +247,41 @@ test('the plan search lists no plan twice, and its MFU carries the band of publi
   await context.close();
 });
 
+test('the plan search keeps tensor parallelism within a node, as the core does: 4 on MI250X nodes of 4, and finds the CLI\u2019s fastest plan', async () => {
+  // The page searched TP 1, 2, 4 and 8 whatever the device (one plan.tp per worker message), so on
+  // nodes of 4 (MI250X) or of 1 (RTX 4090) it also ranked tensor parallelism across the network,
+  // which the core's own search (and Train's automatic layout) never chooses.
+  const { page, context, errors } = await open(chrome.browser);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await field(page, 'plan', 'model').selectOption('llama3-8b');
+  await field(page, 'plan', 'device').selectOption('amd-mi250x');
+  await field(page, 'plan', 'count').fill('16');
+  await field(page, 'plan', 'count').press('Tab');
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('gpu-calc');
+      return el._last.plan?.scenario.hardware.count === 16 && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
+    },
+    null,
+    { timeout: 60000 }
+  );
+  const { scenario, report: rep } = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan);
+  assert.equal(scenario.hardware.device, 'amd-mi250x');
+  const tps = new Set(rep.plan.best.map((p) => p.tp).concat(rep.plan.layouts.map((p) => p.tp)));
+  assert.ok([...tps].every((t) => t <= 4), [...tps].join(','));
+  assert.ok(tps.has(4), 'TP 4 (a whole node) is searched: ' + [...tps].join(','));
+  const max = await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-controls progress').max);
+  assert.equal(max, 3); // TP 1, 2 and 4
+  const native = JSON.parse(
+    execFileSync(cli, ['plan', '-'], { input: JSON.stringify(Object.assign({}, scenario, { plan: { top_k: 20, max_vpp: 8 }, explain: false })) })
+  );
+  // The same fastest step (plans that tie on it, ZeRO 2 and 3 here, may come in either order).
+  assert.equal(rep.plan.best[0].step_seconds, native.plan.best[0].step_seconds);
+  assert.equal(rep.plan.best[0].tokens_per_second, native.plan.best[0].tokens_per_second);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the plan search follows the run typed in Train, and using its fastest plan keeps that run (model, GPUs, FP8, sequence length)', async () => {
   // A newcomer's review: the Plan section searched its own defaults (GPT-3 on A100) and "Use the
   // fastest plan" replaced the engineer's Train setup with them.
