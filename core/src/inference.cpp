@@ -875,6 +875,24 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
 }
 
 // Derivations of the memory in use and of whether it fits.
+// The speculative draft's weights and KV cache on the device.
+void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
+    if (!(x.draft_depth() > 0)) return;
+    trace.add("inference.speculative.draft_weights_bytes", "draft_params x bytes per weight (the target's weight precision)",
+              {{"draft_params", x.cfg.speculative->draft_params}, {"bytes_per_param", x.bytes_per_param}}, r.speculative_draft_weights_bytes,
+              "bytes", "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
+    trace.add("inference.speculative.draft_kv_cache_bytes_per_gpu",
+              "kv per token per device x cached tokens x sequences per device x draft_depth, draft_depth = min(1, draft_params / active "
+              "params): the draft's layers at the target's width",
+              {{"kv_per_token_per_gpu", x.kv_token_gpu},
+               {"cached_tokens", o.cached_ctx},
+               {"sequences_per_gpu", x.seqs_per_gpu(r.batch)},
+               {"draft_depth", x.draft_depth()}},
+              r.speculative_draft_kv_cache_bytes_per_gpu, "bytes",
+              "vLLM (v0) vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly: the target and the draft allocate the same "
+              "number of blocks");
+}
+
 void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const Device& d = x.d;
@@ -1470,6 +1488,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
         explain_decode_terms(trace, x, y, r);
         explain_speeds(trace, x, y, tr, r);
         explain_memory_use(trace, x, o, r);
+        explain_draft(trace, x, o, r);
         explain_decode_bound(trace, x, y, r);
         explain_costs(trace, x, y, tr, costs, r);
         explain_speculative(trace, cfg, r);

@@ -301,6 +301,13 @@ TEST_CASE("a speculative draft's KV cache takes device memory: the largest batch
     CHECK(i["kv_cache_bytes_per_gpu"].get<double>() == Approx(per_token * 2000 * batch * (1 + depth)).epsilon(1e-9));
     CHECK(i["memory_per_gpu_bytes"].get<double>() ==
           Approx(i["weights_bytes_per_gpu"].get<double>() + i["kv_cache_bytes_per_gpu"].get<double>() + i["overhead_bytes_per_gpu"].get<double>()));
+    // Both draft figures show their work, with the values that give them.
+    const json& d = r["explain"]["inference.speculative.draft_kv_cache_bytes_per_gpu"];
+    CHECK(d["result"].get<double>() == i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>());
+    CHECK(d["values"]["kv_per_token_per_gpu"].get<double>() * d["values"]["cached_tokens"].get<double>() *
+              d["values"]["sequences_per_gpu"].get<double>() * d["values"]["draft_depth"].get<double>() ==
+          Approx(d["result"].get<double>()));
+    CHECK(r["explain"]["inference.speculative.draft_weights_bytes"]["result"].get<double>() == 8e9 * 2);
 }
 
 TEST_CASE("disaggregated prefill copies are sized for a mean wait of at most one prefill, and each TP rank sends its own KV") {
