@@ -255,6 +255,8 @@ struct Model {
     // draft (always on the device), the draft's: vLLM gives the target and the draft the same number of
     // KV blocks from one memory budget (v0 vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly).
     double kv_device_layers() const { return gpu_layer_fraction + draft_depth(); }
+    // Ranks that hold sequences of their own in one copy: tp with data-parallel attention (MLA), else 1.
+    double dp_attention_ranks() const { return cfg.attention_dp && m.is_mla() ? t : 1.0; }
     // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
     // parallel rank sending its own share over its own scale-out link (it sent the whole over one);
     // the windowed layers hold only their window of the prompt.
@@ -548,7 +550,7 @@ Fit fit(const Model& x) {
     if (f.free_for_kv > 0 && f.kv_seq_gpu > 0) {
         double per_gpu_seqs = std::floor(f.free_for_kv / f.kv_seq_gpu);
         // Sequences held per device -> per instance: EP groups (and DP-attention ranks) hold their own.
-        f.max_batch = per_gpu_seqs * x.ep * (x.cfg.attention_dp && x.m.is_mla() ? x.t : 1.0);
+        f.max_batch = per_gpu_seqs * x.ep * x.dp_attention_ranks();
     }
     return f;
 }
@@ -802,10 +804,10 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
     const InferenceConfig& cfg = x.cfg;
     r.batch_given = cfg.batch.has_value();
     if (x.m.has_architecture && x.gpu_layer_fraction <= 0)
-        r.warnings.push_back(
-            "inference.gpu_layers 0: every layer and its KV cache in host memory, which gpucalc does not size: the "
-            "largest batch is inference.batch_limit (" +
-            jr::fmt_num(static_cast<double>(cfg.batch_limit)) + ")");
+        r.warnings.push_back("inference.gpu_layers 0: every layer and its KV cache in host memory, which gpucalc does not size: the "
+                             "largest batch is " +
+                             std::string(x.draft_depth() > 0 ? "what the draft model's KV cache leaves on the device, at most " : "") +
+                             "inference.batch_limit (" + jr::fmt_num(static_cast<double>(cfg.batch_limit)) + ")");
     if (cfg.batch)
         r.batch = static_cast<double>(*cfg.batch);
     else if (f.max_batch >= 1)
@@ -822,16 +824,25 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
 // Derivations of the largest batch that fits and of the batch served.
 void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
-    trace.add("inference.max_batch",
-              "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / (kv per token per device x "
-              "context rounded up to 16-token blocks x (layers on the device + draft_depth))) x ep (x tp with data-parallel attention)",
-              {{"memory_bytes", x.capacity},
-               {"overhead_bytes", cfg.overhead_bytes},
-               {"weights_bytes_per_gpu", f.weights_per_gpu},
-               {"kv_cache_memory_fraction", cfg.kv_cache_memory_fraction},
-               {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
-               {"ep", x.ep}},
-              r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
+    if (x.m.has_architecture && !(f.kv_seq_gpu > 0) && f.free_for_kv > 0)  // gpu_layers 0, no draft: nothing on the device bounds it
+        trace.add("inference.max_batch", "inference.batch_limit: every layer and its KV cache in host memory (gpu_layers 0), which is not sized",
+                  {{"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.max_batch, "sequences", "llama.cpp: a layer's KV cache stays with it");
+    else
+        trace.add("inference.max_batch",
+                  "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / kv_bytes_per_sequence_per_gpu) x ep "
+                  "x dp_attention_ranks; kv_bytes_per_sequence_per_gpu = kv per token per device x context rounded up to 16-token blocks x "
+                  "(share of layers on the device + draft_depth)",
+                  {{"memory_bytes", x.capacity},
+                   {"overhead_bytes", cfg.overhead_bytes},
+                   {"weights_bytes_per_gpu", f.weights_per_gpu},
+                   {"kv_cache_memory_fraction", cfg.kv_cache_memory_fraction},
+                   {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
+                   {"kv_per_token_per_gpu", x.kv_token_gpu},
+                   {"layers_on_device", x.gpu_layer_fraction},
+                   {"draft_depth", x.draft_depth()},
+                   {"ep", x.ep},
+                   {"dp_attention_ranks", x.dp_attention_ranks()}},
+                  r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
     trace.add("inference.batch",
               r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
               {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
@@ -855,9 +866,9 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
     r.speculative_draft_kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.draft_depth();
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
     // Not even one sequence in the KV cache pool (architecture known, layers on the device): nothing runs.
-    const bool no_sequence = x.m.has_architecture && x.gpu_layer_fraction > 0 && f.max_batch < 1;
+    const bool no_sequence = x.m.has_architecture && x.kv_device_layers() > 0 && f.max_batch < 1;
     r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0 && !no_sequence;
-    o.instance_bytes = r.weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
+    o.instance_bytes = r.weights_bytes + r.speculative_draft_weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
     r.instances_per_gpu = G == 1 && o.instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / o.instance_bytes) : 0;
     r.instances_per_cluster =
         G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count) : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
@@ -927,7 +938,7 @@ void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const 
     trace.add("inference.fits", "memory_per_gpu <= usable device memory",
               {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
               d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
-    trace.add("inference.instances_per_gpu", "floor(memory / (weights + kv_cache + overhead))  (one device per copy)",
+    trace.add("inference.instances_per_gpu", "floor(memory / (weights + the draft's weights + kv_cache + overhead))  (one device per copy)",
               {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
 }
 

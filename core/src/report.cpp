@@ -356,7 +356,7 @@ void inference_options_json(Val j, const InferenceResult& r) {
         j["speculative"] = {{"tokens_per_step", when_ok(ok, r.speculative_tokens_per_step)},
                             {"speedup", when_ok(ok, r.speculative_speedup)},
                             {"draft_weights_bytes", r.speculative_draft_weights_bytes},
-                            {"draft_kv_cache_bytes_per_gpu", when_ok(ok, r.speculative_draft_kv_cache_bytes_per_gpu)}};
+                            {"draft_kv_cache_bytes_per_gpu", r.speculative_draft_kv_cache_bytes_per_gpu}};  // as kv_cache_bytes_per_gpu
     else
         j["speculative"] = nullptr;
     if (r.config.disaggregated)

@@ -361,6 +361,46 @@ TEST_CASE("paged 8-bit AdamW states are counted on the device where they fit, an
     }
 }
 
+TEST_CASE("a draft's memory counts everywhere the target's does: copies per GPU, host-resident layers, runs that do not fit") {
+    // Red-team findings on the first version of the draft's KV cache (each reproduced before the fix).
+    const auto inf = [](const json& s) { return run(s)["inference"]; };
+    // Copies per GPU divide the memory by the whole copy, the draft's weights included: Llama 3 8B +
+    // a 7B draft at batch 1 needs 31.6e9 bytes of 151.4e9, so 4 copies (the draft's 14 GB was left out: 8).
+    const json one = inf({{"model", {{"preset", "llama3-8b"}}},
+                          {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 1}}},
+                          {"inference", {{"batch", 1}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 7e9}}}}}});
+    CHECK(one["instances_per_gpu"].get<double>() == std::floor(one["memory_capacity_bytes"].get<double>() / one["memory_per_gpu_bytes"].get<double>()));
+    CHECK(one["instances_per_gpu"].get<double>() == 4);
+    // Every layer in host memory (gpu_layers 0) but the draft on the device: the draft's KV bounds the
+    // batch, and a context of which not one sequence's draft KV fits does not fit (it said fits: true).
+    json off = {{"model", {{"preset", "llama3-70b"}, {"seq_len", 131072}}},
+                {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                {"inference",
+                 {{"gpu_layers", 0},
+                  {"weight_precision", "int4"},
+                  {"prompt_tokens", 110000},
+                  {"output_tokens", 1000},
+                  {"speculative", {{"draft_params", 2e10}}}}}};
+    const json r = run(off);
+    CHECK(r["inference"]["max_batch"].get<double>() == 0);
+    CHECK_FALSE(r["inference"]["fits"].get<bool>());
+    off["inference"]["prompt_tokens"] = 1000;
+    off["inference"]["output_tokens"] = 200;
+    off["inference"]["speculative"]["draft_params"] = 1e9;
+    const json small = run(off);
+    CHECK(small["inference"]["fits"].get<bool>());
+    CHECK(small["inference"]["max_batch"].get<double>() < 4096);
+    CHECK(has_warning(small, "what the draft model's KV cache leaves on the device"));
+    // The draft's KV is reported whenever the KV cache is, a run that does not fit included.
+    const json over = inf({{"model", {{"preset", "llama3-70b"}}},
+                           {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+                           {"inference",
+                            {{"tp", 2}, {"batch", 300}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 8e9}}}}}});
+    REQUIRE_FALSE(over["fits"].get<bool>());
+    CHECK(over["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() > 0);
+    CHECK(over["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() < over["kv_cache_bytes_per_gpu"].get<double>());
+}
+
 TEST_CASE("a speculative draft is timed as the dense model it is, on the device: as large as the target it gains nothing") {
     auto spec = [](const json& model, const char* device, int count, json inference) {
         return run({{"model", model}, {"hardware", {{"device", device}, {"count", count}}}, {"inference", inference}});
