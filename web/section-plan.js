@@ -6,11 +6,16 @@ const PlanSection = (function () {
   const { h, dataTable } = Dom;
   const TPS = [1, 2, 4, 8];
   // The tensor-parallel sizes searched: within a node, at most 8, as the core's own default
-  // (core/src/layout.cpp max_tp_within_node): devices_per_node as given, else the catalog's.
+  // (core/src/layout.cpp max_tp_within_node): devices_per_node as given (hardware, its one pool or
+  // a device object), else the catalog device's (an object's base), else 1 as the core takes it.
   function tpsFor(el, scenario) {
     const hw = scenario.hardware || {};
-    const d = (el._devices || []).find((x) => x.id === hw.device);
-    const node = hw.devices_per_node || (d && d.scale_up && d.scale_up.devices_per_node) || 8;
+    const pool = (hw.pools && hw.pools[0]) || {};
+    const dev = hw.device || pool.device;
+    const id = dev && typeof dev === 'object' ? dev.base : dev;
+    const d = (el._devices || []).find((x) => x.id === id);
+    const given = hw.devices_per_node || pool.devices_per_node || (dev && dev.devices_per_node);
+    const node = given || (d && d.scale_up && d.scale_up.devices_per_node) || 1;
     return TPS.filter((t) => t === 1 || t <= node);
   }
 
