@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "gpucalc/fastmath.hpp"
 #include "gpucalc/network.hpp"
 #include "gpucalc/training.hpp"
 #include "gpucalc/units.hpp"
@@ -89,7 +90,7 @@ struct Fabric {
             const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
             const double intra = (n - 1.0) / n * S / up;
             const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
-            return f * t + (r >= n ? latency : out_latency) * std::ceil(std::log2(n));
+            return f * t + (r >= n ? latency : out_latency) * ceil_log2(n);
         }
         double sg = 1;
         if (n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
@@ -99,11 +100,11 @@ struct Fabric {
             const double r = std::clamp(std::floor(per_node / stride), 1.0, ns);
             const double intra = (ns - 1.0) / ns * S / up;
             t = r >= ns ? intra : std::max(intra, (ns - r) / (ns * r) * S / out);
-            lat = (r >= ns ? latency : out_latency) * std::ceil(std::log2(ns));
+            lat = (r >= ns ? latency : out_latency) * ceil_log2(ns);
         }
         if (sg > 1) {
             t = std::max(t, (sg - 1.0) / sg * S * (site_devices / ns) / wan);
-            lat += f * wan_latency * std::ceil(std::log2(sg));
+            lat += f * wan_latency * ceil_log2(sg);
         }
         return f * t + lat;
     }
@@ -934,7 +935,7 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
     const double bytes = r.params_per_gpu * (2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0));
     const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
     const double t_mb =
-        links.fabric.ring(1.0, bytes, grp.shard, grp.stride) + (n_coll - 1.0) * links.lat * std::ceil(std::log2(std::max(2.0, grp.shard)));
+        links.fabric.ring(1.0, bytes, grp.shard, grp.stride) + (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
     r.dp_bytes = L.m * bytes * (grp.shard - 1.0) / grp.shard;
     r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
 }
@@ -987,7 +988,7 @@ void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const 
     const double wan_bw = links.net.wan * links.network;
     const bool sparse = topk < 1.0;
     const double moved = w.exchange_bytes_per_site * (sparse ? sg_dp - 1.0 : 2.0 * (sg_dp - 1.0) / sg_dp);
-    w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * links.net.wan_latency * std::ceil(std::log2(sg_dp));
+    w.exchange_seconds = moved / wan_bw + (sparse ? 1.0 : 2.0) * links.net.wan_latency * ceil_log2(sg_dp);
     w.bytes_per_site_per_step = moved / static_cast<double>(cfg.local_steps);
     if (L.diloco) return;
     // Synchronous: every step, after the reduction inside the site (hierarchical), hidden behind

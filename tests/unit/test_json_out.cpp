@@ -9,6 +9,7 @@
 #include <random>
 
 #include "gpucalc/decimal.hpp"
+#include "gpucalc/fastmath.hpp"
 #include "gpucalc/json_out.hpp"
 #include "gpucalc/json_read.hpp"
 #include "helpers.hpp"
@@ -362,4 +363,28 @@ TEST_CASE("number text: decimal::parse reads every JSON number token as strtod d
         same(up + mid.substr(e));
         same(mid.substr(0, e) + std::string(rng() % 300, '0') + "1" + mid.substr(e));  // past 800 digits: only "above" counts
     }
+}
+
+TEST_CASE("ceil_log2 gives std::ceil(std::log2(n)) for every integer to 2^20, near every power of two and at random") {
+    const auto same = [](double n) { return gpucalc::ceil_log2(n) == std::ceil(std::log2(n)); };
+    for (int i = 1; i <= (1 << 20); ++i) REQUIRE(same(i));
+    for (int e = -4; e <= 40; ++e) {
+        const double p = std::ldexp(1.0, e);
+        double up = p, down = p;
+        for (int k = 0; k < 5000; ++k) {  // the first ulps on either side, where log2 may round to the exponent
+            up = std::nextafter(up, 1e300), down = std::nextafter(down, 0.0);
+            REQUIRE(same(up));
+            REQUIRE(same(down));
+        }
+        for (double f : {1e-15, 1e-13, 2.3e-12, 1e-9, 1e-6, 0.25, 0.5, 0.999999}) REQUIRE(same(p * (1 + f)));
+    }
+    std::uint64_t x = 88172645463325252ULL;  // xorshift64
+    for (int i = 0; i < 2000000; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        const double n = std::ldexp(static_cast<double>(x >> 11), -53) * 8.6e9 + 0.5;  // [0.5, 8.6e9)
+        REQUIRE(same(n));
+    }
+    for (double n : {0.0, 1e300, std::numeric_limits<double>::infinity()}) CHECK(same(n));
+    CHECK(std::isnan(gpucalc::ceil_log2(-1.0)));
+    CHECK(std::isnan(gpucalc::ceil_log2(std::nan(""))));
 }
