@@ -72,6 +72,12 @@ const Dom = (function () {
   // the exact value on hover: 0.46464386023920684 fraction -> 46.5 %.
   function readable(x, unit) {
     if (typeof x !== 'number' || !Number.isFinite(x)) return h('span', { text: F.exact(x) + (unit ? ' ' + unit : '') });
+    // Yes/no results: 'boolean', or '1 = what, 0 = other' (the word for the value, not the digit).
+    const two = /^1 = ([^,]+)(?:, 0 = (.+))?$/.exec(unit || '');
+    if (unit === 'boolean' || two) {
+      const yes = x === 1 || x === true;
+      return h('span', { title: F.exact(x), text: unit === 'boolean' ? (yes ? 'yes' : 'no') : yes ? two[1] : two[2] || 'not ' + two[1] });
+    }
     const text = unit === 'fraction' ? F.percent(x) : (Number.isInteger(x) ? F.exact(x) : F.exact(Number(x.toPrecision(4)))) + (unit ? ' ' + unit : '');
     return h('span', { title: F.exact(x), text });
   }

@@ -165,7 +165,8 @@ const Fields = (function () {
       f('gpu_hour_usd', 'costs.gpu_hour_usd', 'usd', 'Price', { unit: '$ per GPU-hour', placeholder: 'catalog price' }),
       f('ttft', 'inference.slo.ttft_seconds', 'seconds', 'Time to first token at most', { unit: 's or ms', group: 'slo' }),
       f('tpot', 'inference.slo.tpot_seconds', 'seconds', 'Time per output token at most', { unit: 's or ms', group: 'slo' }),
-      f('draft_params', 'inference.speculative.draft_params', 'count', 'Draft model', { unit: 'parameters', placeholder: 'none', group: 'more' }),
+      f('draft_model', 'inference.speculative.draft_model.preset', 'select', 'Draft model', { options: 'presets', none: 'none', group: 'more' }),
+      f('draft_params', 'inference.speculative.draft_params', 'count', 'Draft params', { unit: 'per token', placeholder: 'its own', group: 'more' }),
       f('draft_tokens', 'inference.speculative.draft_tokens', 'count', 'Draft tokens', { unit: 'per step', placeholder: '4', group: 'more' }),
       f('acceptance_rate', 'inference.speculative.acceptance_rate', 'fraction', 'Acceptance rate', { unit: '0–1 or %', placeholder: '70 %', group: 'more' }),
       f('disaggregated', 'inference.disaggregated', 'select', 'Prefill and decode', {

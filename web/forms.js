@@ -43,6 +43,7 @@ const Forms = (function () {
       }
       return;
     }
+    if (sp.none) add(select, '', sp.none); // a select's '' leaves the field out
     for (const p of el._presets) add(select, p.id, p.name + ' (' + F.params(p.params) + ')');
     if (sp.options === 'presets+custom') add(select, 'custom-params', 'Custom: parameter count');
   }

@@ -108,7 +108,7 @@ const ServeSection = (function () {
       o.figures.push([
         'Speculative decoding',
         t.speculative.speedup < 1 ? F.ratio(1 / t.speculative.speedup) + ' slower' : F.ratio(t.speculative.speedup) + ' faster',
-        F.count(t.speculative.tokens_per_step) + ' tokens per step',
+        F.count(t.speculative.tokens_per_step) + ' tokens per step; the decode step, against none ' + atBatchText(t).slice(3),
         'speculative'
       ]);
     if (t.host_weights_bytes > 0)
@@ -196,7 +196,7 @@ const ServeSection = (function () {
         [
           ['params', 'Parameters'],
           ['weights_bytes', 'Weights'],
-          ['speculative.draft_weights_bytes', 'Draft model weights (speculative decoding)'],
+          ['speculative.draft_weights_bytes', 'Draft model weights (speculative decoding; the copy\u2019s GPUs together)'],
           ['kv_cache_bytes_per_token', 'KV cache per token'],
           ['kv_cache_bytes', 'KV cache (batch, full context)'],
           ['speculative.draft_kv_cache_bytes_per_gpu', "Draft model's KV cache per GPU (in the KV cache)"],

@@ -251,10 +251,29 @@ struct Model {
         const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
         return P > 0 && pc.active > 0 ? std::min(1.0, P / pc.active) : 0.0;
     }
-    // KV cache layers held on the device per target layer: the target's on the device and, with a
-    // draft (always on the device), the draft's: vLLM gives the target and the draft the same number of
-    // KV blocks from one memory budget (v0 vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly).
-    double kv_device_layers() const { return gpu_layer_fraction + draft_depth(); }
+    // The draft's own architecture (inference.speculative.draft_model), when given with its layers.
+    const ModelSpec* draft_arch() const {
+        return cfg.speculative && cfg.speculative->draft_model && cfg.speculative->draft_model->has_architecture
+                   ? &*cfg.speculative->draft_model
+                   : nullptr;
+    }
+    // The draft's KV cache, always on the device: vLLM gives the target and the draft the same number
+    // of KV blocks from one memory budget (v0 vllm/spec_decode/spec_decode_worker.py
+    // split_num_cache_blocks_evenly). Per token of the tokens it attends to, whole model and per
+    // device: its own architecture's (over the same tp ranks), else the target's x draft_depth.
+    double draft_kv_token() const {
+        if (const ModelSpec* a = draft_arch()) return kv_cache_bytes_per_token(*a, cfg.kv_precision);
+        return kv_token * draft_depth();
+    }
+    double draft_kv_token_gpu() const {
+        if (const ModelSpec* a = draft_arch()) return kv_cache_bytes_per_token_per_gpu(*a, cfg.kv_precision, t, false);
+        return kv_token_gpu * draft_depth();
+    }
+    // Tokens the draft caches per sequence for a context of ctx tokens (its own windows, if any).
+    double draft_context(double ctx) const {
+        const ModelSpec* a = draft_arch();
+        return a ? attended_tokens(*a, ctx) : kv_context(ctx);
+    }
     // Ranks that hold sequences of their own in one copy: tp with data-parallel attention (MLA), else 1.
     double dp_attention_ranks() const { return cfg.attention_dp && m.is_mla() ? t : 1.0; }
     // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
@@ -389,15 +408,18 @@ struct Model {
     double draft_step(double b, double ctx, const DecodeTerms& target) const {
         const double depth = draft_depth();
         if (!(depth > 0)) return 0.0;
-        const double P = cfg.speculative->draft_params, draft_layers = std::max(1.0, std::round(layers * depth));
+        const ModelSpec* a = draft_arch();
+        const double P = cfg.speculative->draft_params, draft_layers = a ? a->layers : std::max(1.0, std::round(layers * depth));
         const double gt = group_tokens(b);
         double step = safe_div(P * bytes_per_param / t, bw * eff.memory) + safe_div(gt * 2.0 * P / t, peak * gemm_eff());
         if (dequant_ops > 0)
             step += safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
-        // Its KV cache on the device, at the target's width per layer: reads or attention FLOPs, x depth.
+        // Its KV cache on the device: its reads (its own KV per token, or the target's x depth), or the
+        // target's attention FLOPs x depth where those take longer.
         const double kv_ctx = kv_context(ctx), sg = seqs_per_gpu(b);
-        const double attention = std::max(safe_div(sg * kv_ctx * kv_token_gpu, bw * eff.memory), attention_flops_seconds(sg, kv_ctx));
-        return step + attention * depth + draft_layers * eff.kernel_seconds_per_layer + target.sequence_overhead + target.tp_comm * depth;
+        const double reads = safe_div(sg * draft_context(ctx) * draft_kv_token_gpu(), bw * eff.memory);
+        const double attention = std::max(reads, attention_flops_seconds(sg, kv_ctx) * depth);
+        return step + attention + draft_layers * eff.kernel_seconds_per_layer + target.sequence_overhead + target.tp_comm * depth;
     }
 
     // Prefill compute of one request's `tokens` new prompt tokens after `cached` tokens already in the
@@ -542,7 +564,8 @@ Fit fit(const Model& x) {
     const double layer_share = x.m.has_architecture ? std::max(0.0, 1.0 - x.pc.embedding / std::max(1.0, x.pc.total)) : 1.0;
     f.host_weights = weights * layer_share * (1.0 - x.gpu_layer_fraction);
     f.weights_per_gpu = per_gpu - f.host_weights / x.gpus;
-    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.kv_device_layers();
+    const double draft_blocks = std::ceil(x.draft_context(ctx) / x.eff.kv_block_tokens) * x.eff.kv_block_tokens;
+    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.gpu_layer_fraction + x.draft_kv_token_gpu() * draft_blocks;
     f.free_for_kv = (x.capacity - x.cfg.overhead_bytes - f.weights_per_gpu) * x.cfg.kv_cache_memory_fraction;
     // Every layer in host memory (gpu_layers 0): each layer's KV cache stays with it there (llama.cpp),
     // so device memory does not bound the batch; host memory, which is not sized here, does.
@@ -751,9 +774,12 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     r.speculative_draft_weights_bytes = x.draft_bytes();
     if (r.speculative_draft_weights_bytes > 0)
         r.warnings.push_back("speculative decoding: the draft model's weights (" +
-                             jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) +
-                             " GiB) and its KV cache (draft_params / active parameters = " + jr::fmt_num(x.draft_depth()) +
-                             " of the target's per token, its layers taken at the target's width) are held beside the target's");
+                             jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) + " GiB) and its KV cache (" +
+                             (x.draft_arch() ? std::string("its own architecture's")
+                                             : "draft_params / active parameters = " + jr::fmt_num(x.draft_depth()) +
+                                                   " of the target's per token, its layers taken at the target's width: a narrower draft "
+                                                   "holds more, give inference.speculative.draft_model") +
+                             ") are held beside the target's");
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
@@ -831,7 +857,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
         trace.add("inference.max_batch",
                   "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / kv_bytes_per_sequence_per_gpu) x ep "
                   "x dp_attention_ranks; kv_bytes_per_sequence_per_gpu = kv per token per device x context rounded up to 16-token blocks x "
-                  "(share of layers on the device + draft_depth)",
+                  "share of layers on the device + the draft's kv per token per device x its context rounded up",
                   {{"memory_bytes", x.capacity},
                    {"overhead_bytes", cfg.overhead_bytes},
                    {"weights_bytes_per_gpu", f.weights_per_gpu},
@@ -839,7 +865,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
                    {"kv_bytes_per_sequence_per_gpu", f.kv_seq_gpu},
                    {"kv_per_token_per_gpu", x.kv_token_gpu},
                    {"layers_on_device", x.gpu_layer_fraction},
-                   {"draft_depth", x.draft_depth()},
+                   {"draft_kv_per_token_per_gpu", x.draft_kv_token_gpu()},
                    {"ep", x.ep},
                    {"dp_attention_ranks", x.dp_attention_ranks()}},
                   r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
@@ -852,6 +878,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
 // What the memory holds at the batch served.
 struct Occupancy {
     double cached_ctx = 0;      // tokens cached per sequence, averaged over the layers (kv_context)
+    double draft_ctx = 0;       // ... by the speculative draft (draft_context)
     double instance_bytes = 0;  // weights + KV cache + overhead of one copy
 };
 
@@ -861,12 +888,14 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
     const double b = r.batch, G = x.gpus;
     Occupancy o;
     o.cached_ctx = x.kv_context(r.context_tokens);
-    r.kv_cache_bytes = x.kv_token * o.cached_ctx * b * (1.0 + x.draft_depth());
-    r.kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.kv_device_layers();
-    r.speculative_draft_kv_cache_bytes_per_gpu = x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.draft_depth();
+    o.draft_ctx = x.draft_context(r.context_tokens);
+    r.speculative_draft_kv_cache_bytes_per_gpu = x.draft_kv_token_gpu() * o.draft_ctx * x.seqs_per_gpu(b);
+    r.kv_cache_bytes = (x.kv_token * o.cached_ctx + x.draft_kv_token() * o.draft_ctx) * b;
+    r.kv_cache_bytes_per_gpu =
+        x.kv_token_gpu * o.cached_ctx * x.seqs_per_gpu(b) * x.gpu_layer_fraction + r.speculative_draft_kv_cache_bytes_per_gpu;
     r.memory_per_gpu_bytes = r.weights_bytes_per_gpu + r.kv_cache_bytes_per_gpu + r.overhead_bytes_per_gpu;
     // Not even one sequence in the KV cache pool (architecture known, layers on the device): nothing runs.
-    const bool no_sequence = x.m.has_architecture && x.kv_device_layers() > 0 && f.max_batch < 1;
+    const bool no_sequence = x.m.has_architecture && (x.gpu_layer_fraction > 0 || x.draft_kv_token_gpu() > 0) && f.max_batch < 1;
     r.fits = r.memory_per_gpu_bytes <= x.capacity && f.free_for_kv > 0 && !no_sequence;
     o.instance_bytes = r.weights_bytes + r.speculative_draft_weights_bytes + r.kv_cache_bytes + G * r.overhead_bytes_per_gpu;
     r.instances_per_gpu = G == 1 && o.instance_bytes > 0 && cfg.gpu_layers == std::nullopt ? std::floor(x.capacity / o.instance_bytes) : 0;
@@ -893,10 +922,12 @@ void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const Infer
               {{"draft_params", x.cfg.speculative->draft_params}, {"bytes_per_param", x.bytes_per_param}}, r.speculative_draft_weights_bytes,
               "bytes", "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
     trace.add("inference.speculative.draft_kv_cache_bytes_per_gpu",
-              "kv per token per device x cached tokens x sequences per device x draft_depth, draft_depth = min(1, draft_params / active "
-              "params): the draft's layers at the target's width",
-              {{"kv_per_token_per_gpu", x.kv_token_gpu},
-               {"cached_tokens", o.cached_ctx},
+              std::string("draft kv per token per device x tokens it caches x sequences per device; ") +
+                  (x.draft_arch() ? "its own architecture's KV per token (inference.speculative.draft_model)"
+                                  : "its KV per token = the target's x draft_depth, draft_depth = min(1, draft_params / active params): "
+                                    "the draft's layers at the target's width"),
+              {{"draft_kv_per_token_per_gpu", x.draft_kv_token_gpu()},
+               {"cached_tokens", o.draft_ctx},
                {"sequences_per_gpu", x.seqs_per_gpu(r.batch)},
                {"draft_depth", x.draft_depth()}},
               r.speculative_draft_kv_cache_bytes_per_gpu, "bytes",
@@ -919,13 +950,15 @@ void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const 
               r.weights_bytes_per_gpu, "bytes", "");
     if (x.draft_depth() > 0)
         trace.add("inference.kv_cache_bytes",
-                  "kv_cache_bytes_per_token x cached tokens x batch x (1 + draft_depth), draft_depth = min(1, draft_params / active params): "
-                  "the draft's layers at the target's width",
+                  "(kv_cache_bytes_per_token x cached tokens + the draft's kv per token x the tokens it caches) x batch",
                   {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token},
                    {"cached_tokens", cached_ctx},
-                   {"batch", b},
-                   {"draft_depth", x.draft_depth()}},
-                  r.kv_cache_bytes, "bytes", "vLLM (v0) vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly: the target and the draft allocate the same number of blocks");
+                   {"draft_kv_cache_bytes_per_token", x.draft_kv_token()},
+                   {"draft_cached_tokens", o.draft_ctx},
+                   {"batch", b}},
+                  r.kv_cache_bytes, "bytes",
+                  "vLLM (v0) vllm/spec_decode/spec_decode_worker.py split_num_cache_blocks_evenly: the target and the draft allocate the "
+                  "same number of blocks");
     else
         trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
                   {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
@@ -985,6 +1018,11 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
                   r.decode_seconds_per_token, "s",
                   "Leviathan et al. 2023 (arXiv:2211.17192) Sec. 3.3; the verify step adds weights, compute, attention as a plain step; "
                   "the draft is dense, in the target's precision, on the same tp ranks");
+        trace.add("inference.speculative.speedup",
+                  "plain decode step / decode step per token with the draft, both at the batch served (the decode step alone: the "
+                  "prefills that share the GPUs are not in it)",
+                  {{"plain_step", t.total}, {"decode_seconds_per_token", r.decode_seconds_per_token}, {"batch", b}}, r.speculative_speedup,
+                  "x", "");
         return;
     }
     trace.add("inference.decode_seconds_per_token",
@@ -1076,7 +1114,8 @@ std::vector<BatchPoint> batch_curve(const Model& x, double max_batch) {
         const Cycle y = cycle(x, bb);
         const DecodeTerms& t = y.dec;
         const bool fits = bb <= std::max(1.0, max_batch);
-        curve.push_back(BatchPoint{bb, t.total, safe_div(1.0, t.total), safe_div(bb, t.total * G), t.memory_bound, fits, y.tpot,
+        // The decode step per token: with a speculative draft, per accepted token (y.step), as decode_seconds_per_token.
+        curve.push_back(BatchPoint{bb, y.step, safe_div(1.0, y.step), safe_div(bb, y.step * G), t.memory_bound, fits, y.tpot,
                                    safe_div(1.0, y.tpot), safe_div(y.rate * osl, G)});
         if (!fits) break;
     }
@@ -1088,7 +1127,7 @@ void explain_decode_bound(Trace& trace, const Model& x, const Cycle& y, const In
     const DecodeTerms& t = y.dec;
     trace.add("inference.decode_bound", "memory if weights + dequantization >= compute",
               {{"memory_side", t.weights + t.dequantization + t.host_offload}, {"compute", t.compute}}, r.decode_memory_bound ? 1.0 : 0.0,
-              "1 = memory-bound", "roofline");
+              "1 = memory-bound, 0 = compute-bound", "roofline");
     trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}},
               r.turn_batch, "sequences", "roofline ridge in tokens");
     trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token",

@@ -215,6 +215,18 @@ void add_llama_presets(std::vector<ModelPreset>& p) {
         m.context_len = 131072;
         p.push_back({"llama3.1-405b", m, 405853388800.0, "meta-llama/Llama-3.1-405B (405,853,388,800)"});
     }
+    // Llama 3.2 1B and 3B (meta-llama/Llama-3.2-1B and -3B config.json): GQA with 8 KV heads, tied
+    // embeddings, 128K context; the small drafts of the Llama 3 family (speculative decoding).
+    auto llama32 = [](const char* name, double layers, double hidden, double heads) {
+        ModelSpec m = llama(name, layers, hidden, heads, 8, 8192, 128256, 8192);
+        m.tied_embeddings = true;
+        m.context_len = 131072;
+        return m;
+    };
+    p.push_back({"llama3.2-1b", llama32("Llama 3.2 1B", 16, 2048, 32), 1235814400.0,
+                 "meta-llama/Llama-3.2-1B config.json (1,235,814,400 in its safetensors)"});
+    p.push_back({"llama3.2-3b", llama32("Llama 3.2 3B", 28, 3072, 24), 3212749824.0,
+                 "meta-llama/Llama-3.2-3B config.json (3,212,749,824 in its safetensors)"});
 }
 
 // Mixture-of-experts presets: Mixtral 8x7B and DeepSeek-V3.

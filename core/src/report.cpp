@@ -413,8 +413,10 @@ void inference_inputs_json(Val j, const InferenceConfig& c) {
         write_fields(j["slo"], *c.slo, slo_fields());
     else
         j["slo"] = nullptr;
-    if (c.speculative)
+    if (c.speculative) {
         write_fields(j["speculative"], *c.speculative, speculative_fields());
+        if (c.speculative->draft_model) write_model(j["speculative"]["draft_model"], *c.speculative->draft_model);
+    }
     else
         j["speculative"] = nullptr;
 }

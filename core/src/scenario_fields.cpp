@@ -322,8 +322,10 @@ FieldTable<SpeculativeConfig> speculative_fields() {
     using P = SpeculativeConfig;
     static constexpr Field<P> t[] = {
         field<&P::draft_params>(number_spec("draft_params", "parameters", {1e3, 1e13, false},
-                                            "parameters of the draft model (or MTP module) read per proposed token; its share of the "
-                                            "target's active parameters is its share of the target's layers (KV cache, KV reads, all-reduces)")),
+                                            "parameters of the draft model (or MTP module) read per proposed token; without draft_model, "
+                                            "its share of the target's active parameters is its share of the target's layers (KV cache, "
+                                            "KV reads, all-reduces)",
+                                            "draft_model's active parameters; required without it")),
         field<&P::draft_tokens>(integer_spec("draft_tokens", "tokens", 1, 16, "tokens proposed per verification step")),
         field<&P::acceptance_rate>(
             number_spec("acceptance_rate", "fraction", {0, 0.999, false}, "probability that a proposed token is accepted")),

@@ -401,12 +401,20 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
         c.slo = slo;
     }
     if (const json* o = object(t, "speculative", path, errors)) {
-        check_table_keys(*o, "inference.speculative", speculative_fields(), errors);
+        check_table_keys(*o, "inference.speculative", speculative_fields(), errors, {"draft_model"});
         SpeculativeConfig sp;
         read_fields(*o, "inference.speculative", speculative_fields(), sp, errors);
-        if (!o->contains("draft_params") || (*o)["draft_params"].is_null())
+        if (o->contains("draft_model") && !(*o)["draft_model"].is_null()) {
+            ModelSpec draft;
+            if (model_from_json((*o)["draft_model"], "inference.speculative.draft_model", draft, errors)) sp.draft_model = draft;
+        }
+        const bool params_given = o->contains("draft_params") && !(*o)["draft_params"].is_null();
+        if (!params_given && sp.draft_model)  // the draft model's parameters read per token: its active ones
+            sp.draft_params = count_params(*sp.draft_model).active;
+        else if (!params_given && !o->contains("draft_model"))
             add_error(errors, "missing", "inference.speculative.draft_params",
-                      "inference.speculative.draft_params is required (parameters of the draft model or MTP module)");
+                      "inference.speculative needs draft_params (parameters of the draft model or MTP module) or draft_model "
+                      "({\"preset\": id} or an architecture)");
         c.speculative = sp;
     }
     if (c.disaggregated && s.hardware && s.hardware->count < 2 * c.tp.value_or(1) * c.ep)

@@ -43,6 +43,9 @@ const Structured kStructured[] = {
     {"compare.a, compare.b", "device", "the two devices compared (id or custom device)"},
     {"roofline.devices", "array of devices", "1 to 32 devices drawn on the roofline"},
     {"roofline.model", "model", "adds one forward pass of this model to the workloads"},
+    {"inference.speculative.draft_model", "model",
+     "the draft's own architecture (`{\"preset\": id}` or architecture fields): its KV cache per token, its layers, and "
+     "draft_params (its active parameters) when that is not given"},
     {"name, description", "strings", "free text, up to 200 / 2,000 characters"},
     {"claim.checks[]", "array",
      "1 to 32 checks `{metric, expected, tolerance}` or `{metric, min, max}`; `metric` is a dotted report path (an unknown or undefined "

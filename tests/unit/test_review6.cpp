@@ -304,8 +304,9 @@ TEST_CASE("a speculative draft's KV cache takes device memory: the largest batch
     // Both draft figures show their work, with the values that give them.
     const json& d = r["explain"]["inference.speculative.draft_kv_cache_bytes_per_gpu"];
     CHECK(d["result"].get<double>() == i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>());
-    CHECK(d["values"]["kv_per_token_per_gpu"].get<double>() * d["values"]["cached_tokens"].get<double>() *
-              d["values"]["sequences_per_gpu"].get<double>() * d["values"]["draft_depth"].get<double>() ==
+    CHECK(d["values"]["draft_kv_per_token_per_gpu"].get<double>() == Approx(per_token * depth));
+    CHECK(d["values"]["draft_kv_per_token_per_gpu"].get<double>() * d["values"]["cached_tokens"].get<double>() *
+              d["values"]["sequences_per_gpu"].get<double>() ==
           Approx(d["result"].get<double>()));
     CHECK(r["explain"]["inference.speculative.draft_weights_bytes"]["result"].get<double>() == 8e9 * 2);
 }
@@ -359,6 +360,46 @@ TEST_CASE("paged 8-bit AdamW states are counted on the device where they fit, an
         CHECK(e["result"].get<double>() ==
               Approx(e["values"]["trainable_params"].get<double>() * e["values"]["state_bytes_per_param"].get<double>()));
     }
+}
+
+TEST_CASE("a draft given as a model holds its own KV cache: Llama 3 8B beside Llama 3 70B, 64 KiB per token per device at TP 2") {
+    // Llama 3 8B: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 131,072 bytes per token, 65,536
+    // per device at TP 2 (meta-llama/Meta-Llama-3-8B config.json). Taken at the 70B's width instead
+    // (draft_params / active = 8.03e9 / 70.55e9 of its 327,680 bytes) it was 37,297: 3.5x too little
+    // (a newcomer's review: the page's own Llama 3 8B row says 128 KiB per token).
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+              {"inference", {{"tp", 2}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_model", {{"preset", "llama3-8b"}}}}}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& i = r["inference"];
+    const double batch = i["batch"].get<double>(), per_token = 163840, draft_per_token = 65536;
+    CHECK(i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() == Approx(draft_per_token * 2000 * batch));
+    CHECK(i["kv_cache_bytes_per_gpu"].get<double>() == Approx((per_token + draft_per_token) * 2000 * batch));
+    const double free = (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() -
+                         i["weights_bytes_per_gpu"].get<double>()) *
+                        0.9;
+    CHECK(i["max_batch"].get<double>() == std::floor(free / ((per_token + draft_per_token) * 2000)));
+    // draft_params defaults to the draft model's (active) parameters, and the echo parses back to the same answer.
+    CHECK(i["speculative"]["draft_weights_bytes"].get<double>() == 8030261248.0 * 2);
+    CHECK(r["inputs"]["inference"]["speculative"]["draft_params"].get<double>() == 8030261248.0);
+    CHECK(r["inputs"]["inference"]["speculative"]["draft_model"]["preset"] == "llama3-8b");
+    const json again = run(r["inputs"]);
+    REQUIRE_FALSE(again.contains("errors"));
+    CHECK(again["inference"] == i);
+    // The KV cache's derivation adds the draft's part with its own values.
+    const json& k = r["explain"]["inference.kv_cache_bytes"]["values"];
+    CHECK((k["kv_cache_bytes_per_token"].get<double>() * k["cached_tokens"].get<double>() +
+           k["draft_kv_cache_bytes_per_token"].get<double>() * k["draft_cached_tokens"].get<double>()) *
+              k["batch"].get<double>() ==
+          Approx(i["kv_cache_bytes"].get<double>()));
+    // A bad draft model names its field.
+    s["inference"]["speculative"] = {{"draft_model", {{"preset", "no-such-model"}}}};
+    const json bad = run(s);
+    REQUIRE(bad.contains("errors"));
+    CHECK(bad["errors"][0]["field"] == "inference.speculative.draft_model.preset");
+    s["inference"]["speculative"] = json::object();
+    CHECK(run(s)["errors"][0]["field"] == "inference.speculative.draft_params");
 }
 
 TEST_CASE("a draft's memory counts everywhere the target's does: copies per GPU, host-resident layers, runs that do not fit") {

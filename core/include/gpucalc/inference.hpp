@@ -37,7 +37,7 @@ struct InferenceEfficiency {
 };
 
 // One point of the batch curve: the decode step alone (decode_seconds_per_token and the two
-// tokens_per_second figures), and the served figures at that batch as the headline counts them,
+// tokens_per_second figures; per accepted token with a speculative draft), and the served figures at that batch as the headline counts them,
 // the other requests' prefills included (tpot_seconds and the output_ / throughput_ figures).
 struct BatchPoint {
     double batch, decode_seconds_per_token, tokens_per_second_per_user, tokens_per_second_per_gpu;

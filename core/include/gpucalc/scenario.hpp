@@ -127,6 +127,9 @@ struct SpeculativeConfig {
     double draft_params = 0;       // parameters of the draft model (MTP head: its own parameters)
     Count draft_tokens = 4;        // tokens proposed per verification step (gamma)
     double acceptance_rate = 0.7;  // probability a proposed token is accepted (alpha)
+    // The draft's own architecture (inference.speculative.draft_model): its KV cache per token and
+    // layers; without it, its layers are the target's (draft_params / active parameters of them).
+    std::optional<ModelSpec> draft_model;
 };
 
 // Weight storage formats of llama.cpp (GGUF); native = weight_precision.
