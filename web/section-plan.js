@@ -1,7 +1,6 @@
 // Section "Plan search": every parallel layout of a training run, searched in a background worker
 // (one message per tensor-parallel degree) with progress and cancel; the best plans by throughput,
-// a chart of throughput (the ranking; a shorter step can be a slower plan) vs memory, and "use this plan".
-// Part of the page bundle (scripts/bundle.mjs).
+// a chart of throughput (the ranking; a shorter step can be a slower plan) vs memory, and "use this plan". Page bundle.
 const PlanSection = (function () {
   const { h, dataTable } = Dom;
   const TPS = [1, 2, 4, 8];
@@ -200,10 +199,17 @@ const PlanSection = (function () {
     // Context and expert parallelism get their columns when a plan uses them.
     const extra = ['cp', 'ep'].filter((k) => acc.best.some((p) => p.training && p.training[k] > 1));
     const layout = ['#', 'TP', 'PP', 'DP', ...extra.map((k) => k.toUpperCase()), 'VPP', 'micro', 'ZeRO', 'recompute'];
-    const heads = layout.concat(['SP', 'batch', 'step', 'memory/GPU', 'MFU']);
+    const heads = layout.concat(['SP', 'overlap', 'batch', 'step', 'memory/GPU', 'MFU']);
     const cells = (p, i) => [i + 1, p.tp, p.pp, p.dp, ...extra.map((k) => p.training[k]), p.vpp, p.micro_batch, p.zero, p.recompute];
     const on = (p) => (p.sequence_parallel ? 'on' : 'off');
-    const tail = (p) => [on(p), F.count(p.global_batch), F.duration(p.step_seconds), F.bytes(p.memory_per_gpu_bytes), F.percent(p.mfu)];
+    const tail = (p) => [
+      on(p),
+      p.overlap_dp_comm ? 'on' : 'off',
+      F.count(p.global_batch),
+      F.duration(p.step_seconds),
+      F.bytes(p.memory_per_gpu_bytes),
+      F.percent(p.mfu)
+    ];
     // data-label: on a phone each plan reflows into a card of labelled values (style.css).
     const rows = acc.best.map((p, i) =>
       h(
@@ -236,7 +242,13 @@ const PlanSection = (function () {
         'Best plans'
       )
     );
-    const pts = acc.layouts.slice().sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
+    // The fastest plan stands for its (TP, PP) layout, so the point marked is the plan the answer names
+    // (a layout's other plan can tie with it on speed: ZeRO 2 beside ZeRO 3 with more memory).
+    const top = acc.best[0];
+    const same = (p) => top && p.tp === top.tp && p.pp === top.pp;
+    const pts = acc.layouts
+      .map((p) => (same(p) && p.tokens_per_second <= top.tokens_per_second ? top : p))
+      .sort((a, b) => a.memory_per_gpu_bytes - b.memory_per_gpu_bytes);
     if (pts.length > 1) {
       Charts.chart(
         el,
@@ -246,7 +258,7 @@ const PlanSection = (function () {
           x: { label: 'memory per GPU', unit: 1024, fmt: F.bytes },
           y: { label: 'tokens/s', zero: true, fmt: F.count },
           series: [{ label: 'tokens/s', color: 'c0', line: false }],
-          pick: pts.indexOf(pts.reduce((a, b) => (b.tokens_per_second > a.tokens_per_second ? b : a))),
+          pick: pts.includes(top) ? pts.indexOf(top) : pts.indexOf(pts.reduce((a, b) => (b.tokens_per_second > a.tokens_per_second ? b : a))),
           note: (i) => 'TP ' + pts[i].tp + ', PP ' + pts[i].pp + ', MFU ' + F.percent(pts[i].mfu) + ', step ' + F.duration(pts[i].step_seconds)
         },
         [pts.map((p) => p.memory_per_gpu_bytes), pts.map((p) => p.tokens_per_second)],

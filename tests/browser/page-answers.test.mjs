@@ -278,6 +278,19 @@ test('the plan search keeps tensor parallelism within a node, as the core does: 
   // The same fastest step (plans that tie on it, ZeRO 2 and 3 here, may come in either order).
   assert.equal(rep.plan.best[0].step_seconds, native.plan.best[0].step_seconds);
   assert.equal(rep.plan.best[0].tokens_per_second, native.plan.best[0].tokens_per_second);
+  // The chart marks the plan the answer names, with its memory (a newcomer's review: it marked the
+  // same layout's ZeRO 2 plan, 104 GiB, beside an answer of 91.2 GiB).
+  const marked = await page.evaluate(() => {
+    const sec = document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="plan"]');
+    return sec.querySelector('.chart-x .v').textContent;
+  });
+  const best = rep.plan.best[0];
+  assert.equal(marked, await page.evaluate((b) => globalThis.gpucalcFormat.bytes(b), best.memory_per_gpu_bytes));
+  // Plans that differ only in overlapping the gradient reduction show it in a column of their own.
+  const heads = await page.evaluate(() =>
+    [...document.querySelector('gpu-calc').shadowRoot.querySelectorAll('table.plans thead th')].map((t) => t.textContent)
+  );
+  assert.ok(heads.includes('overlap'), heads.join(','));
   assert.deepEqual(errors, []);
   await context.close();
 });
