@@ -9,7 +9,14 @@ const PlanCard = (function () {
     if (!b)
       return Card.card('plan', {
         fit: false,
-        fitText: 'No layout fits: ' + F.count(acc.oom) + ' are out of memory, ' + F.count(acc.indivisible) + ' do not divide evenly.'
+        fitText:
+          'No layout fits: ' +
+          F.count(acc.oom) +
+          ' are out of memory' +
+          (acc.least ? ' (the leanest needs ' + F.bytes(acc.least) + ' per GPU: more GPUs, or a smaller model)' : '') +
+          ', ' +
+          F.count(acc.indivisible) +
+          ' do not divide evenly.'
       });
     return Card.card('plan', {
       fit: true,

@@ -124,6 +124,7 @@ const PlanSection = (function () {
         acc.oom += p.rejected.out_of_memory;
         acc.indivisible += p.rejected.indivisible;
         acc.band = p.band;
+        if (p.least_memory_per_gpu_bytes > 0) acc.least = Math.min(acc.least || Infinity, p.least_memory_per_gpu_bytes);
         acc.shape = p.assumed_shape;
         acc.best = dedupe(acc.best.concat(p.best)).slice(0, 10);
         acc.layouts = acc.layouts.concat(p.best_per_layout).sort((a, b) => b.tokens_per_second - a.tokens_per_second);
@@ -242,8 +243,7 @@ const PlanSection = (function () {
         'Best plans'
       )
     );
-    // The fastest plan stands for its (TP, PP) layout, so the point marked is the plan the answer names
-    // (a layout's other plan can tie with it on speed: ZeRO 2 beside ZeRO 3 with more memory).
+    // The point marked is the plan the answer names (a plan of its layout can tie with it: ZeRO 2 beside 3).
     const top = acc.best[0];
     const same = (p) => top && p.tp === top.tp && p.pp === top.pp;
     const pts = acc.layouts

@@ -545,6 +545,9 @@ void write_plan_result(Val j, const PlanResult& r) {
          {"search_seconds", r.search_seconds},
          {"plans_per_second", r.search_seconds > 0 ? r.considered / r.search_seconds : 0}};
     j["rejected"] = {{"out_of_memory", r.rejected_out_of_memory}, {"indivisible", r.rejected_indivisible}};
+    // The layout needing the least memory per device, fitting or not: how far a search that found
+    // nothing is from fitting.
+    j["least_memory_per_gpu_bytes"] = r.least_memory ? Scalar(r.least_memory->memory_per_gpu_bytes) : Scalar(nullptr);
     Val best = j["best"], layouts = j["best_per_layout"];
     best.set_array();
     layouts.set_array();

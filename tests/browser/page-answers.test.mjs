@@ -295,6 +295,31 @@ test('the plan search keeps tensor parallelism within a node, as the core does: 
   await context.close();
 });
 
+test('a plan search where nothing fits says how much memory the leanest layout needs', async () => {
+  // A newcomer's review: Llama 3 8B on 4 RTX 4090 said only "No layout fits: 1,728 are out of memory".
+  const { page, context, errors } = await open(chrome.browser);
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await field(page, 'plan', 'model').selectOption('llama3-8b');
+  await field(page, 'plan', 'device').selectOption('nvidia-rtx-4090');
+  await field(page, 'plan', 'count').fill('4');
+  await field(page, 'plan', 'count').press('Tab');
+  await page.waitForFunction(
+    () => {
+      const el = document.querySelector('gpu-calc');
+      return el._last.plan?.scenario.hardware.count === 4 && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
+    },
+    null,
+    { timeout: 60000 }
+  );
+  const scenario = await scenarioOf(page, 'plan');
+  const native = JSON.parse(execFileSync(cli, ['plan', '-'], { input: JSON.stringify(Object.assign({}, scenario, { explain: false })) }));
+  assert.equal(native.plan.best.length, 0);
+  const need = await page.evaluate((b) => globalThis.gpucalcFormat.bytes(b), native.plan.least_memory_per_gpu_bytes);
+  assert.match(await card(page, 'plan').textContent(), new RegExp('No layout fits: [\\d,]+ are out of memory \\(the leanest needs ' + need + ' per GPU'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the plan search follows the run typed in Train, and using its fastest plan keeps that run (model, GPUs, FP8, sequence length)', async () => {
   // A newcomer's review: the Plan section searched its own defaults (GPT-3 on A100) and "Use the
   // fastest plan" replaced the engineer's Train setup with them.
