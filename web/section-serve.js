@@ -18,7 +18,6 @@ const ServeSection = (function () {
     );
   }
   const tok = (x) => F.count(x) + ' tok/s';
-
   // Writes a configuration of the latency-target search into the form.
   function useCandidate(el, c) {
     const s = el._state.serve;
@@ -241,9 +240,9 @@ const ServeSection = (function () {
     );
     const d = t.decode_breakdown_seconds;
     if (t.fits && d)
-      res.appendChild(
+      res.append(
         bar(
-          'One decode step',
+          t.speculative ? 'One decode step of the target model alone (the draft: below)' : 'One decode step',
           [
             ['weights', d.weights],
             ['dequantisation', d.dequantization],
@@ -257,7 +256,8 @@ const ServeSection = (function () {
           ],
           0,
           F.duration
-        )
+        ),
+        t.speculative ? ServeNotes.draftStep(r) : ''
       );
     if (t.cost_split)
       res.appendChild(

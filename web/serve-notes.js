@@ -140,5 +140,29 @@ const ServeNotes = (function () {
     return F.count(r.inputs.inference.requests_per_day) + ' requests a day, peak ' + F.ratio(r.inputs.inference.peak_to_average);
   }
 
-  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords };
+  // What a decode step costs with the draft: the bar above it is the target's plain step.
+  function draftStep(r) {
+    const t = r.inference,
+      s = t.speculative;
+    const g = r.inputs.inference.speculative.draft_tokens;
+    return h('p', {
+      class: 'muted',
+      text:
+        'With the draft model, each verification runs ' +
+        F.count(g) +
+        ' draft steps of ' +
+        F.duration(s.draft_step_seconds) +
+        ' and one verify step of ' +
+        F.duration(s.verify_step_seconds) +
+        ' for ' +
+        F.count(s.tokens_per_step) +
+        ' tokens on average: ' +
+        F.duration(t.decode_seconds_per_token) +
+        ' per token, against ' +
+        F.duration(t.decode_seconds_per_token * s.speedup) +
+        ' for the step above.'
+    });
+  }
+
+  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep };
 })();

@@ -988,6 +988,8 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
     r.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     r.speculative_tokens_per_step = y.spec_tokens;
     r.speculative_speedup = y.spec_speedup;
+    r.speculative_draft_step_seconds = y.spec_draft;
+    r.speculative_verify_step_seconds = y.spec_verify;
     const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
     r.requests_per_second_per_instance = y.rate;
     r.throughput_tokens_per_second_per_instance = y.rate * osl;

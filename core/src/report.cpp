@@ -355,6 +355,8 @@ void inference_options_json(Val j, const InferenceResult& r) {
     if (r.config.speculative)
         j["speculative"] = {{"tokens_per_step", when_ok(ok, r.speculative_tokens_per_step)},
                             {"speedup", when_ok(ok, r.speculative_speedup)},
+                            {"draft_step_seconds", when_ok(ok, r.speculative_draft_step_seconds)},
+                            {"verify_step_seconds", when_ok(ok, r.speculative_verify_step_seconds)},
                             {"draft_weights_bytes", r.speculative_draft_weights_bytes},
                             {"draft_kv_cache_bytes_per_gpu", r.speculative_draft_kv_cache_bytes_per_gpu}};  // as kv_cache_bytes_per_gpu
     else

@@ -380,6 +380,11 @@ TEST_CASE("a draft given as a model holds its own KV cache: Llama 3 8B beside Ll
                          i["weights_bytes_per_gpu"].get<double>()) *
                         0.9;
     CHECK(i["max_batch"].get<double>() == std::floor(free / ((per_token + draft_per_token) * 2000)));
+    // The step per accepted token is the draft's steps and the verify step over the tokens they yield.
+    const json& sp = i["speculative"];
+    CHECK((4 * sp["draft_step_seconds"].get<double>() + sp["verify_step_seconds"].get<double>()) / sp["tokens_per_step"].get<double>() ==
+          Approx(i["decode_seconds_per_token"].get<double>()));
+    CHECK(sp["draft_step_seconds"].get<double>() > 0);
     // draft_params defaults to the draft model's (active) parameters, and the echo parses back to the same answer.
     CHECK(i["speculative"]["draft_weights_bytes"].get<double>() == 8030261248.0 * 2);
     CHECK(r["inputs"]["inference"]["speculative"]["draft_params"].get<double>() == 8030261248.0);

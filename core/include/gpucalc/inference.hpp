@@ -145,6 +145,7 @@ struct InferenceResult {
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
     double speculative_draft_weights_bytes = 0;  // the draft model's weights, held beside the target's
     double speculative_draft_kv_cache_bytes_per_gpu = 0;  // the draft's KV cache per device (part of kv_cache_bytes_per_gpu)
+    double speculative_draft_step_seconds = 0, speculative_verify_step_seconds = 0;  // one draft step, one verify step
     // Disaggregation.
     double prefill_instances = 0, decode_instances = 0, kv_transfer_seconds = 0;
     std::optional<SloResult> slo;
