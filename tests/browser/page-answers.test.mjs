@@ -247,28 +247,36 @@ test('the plan search lists no plan twice, and its MFU carries the band of publi
   await context.close();
 });
 
+// Types a plan search as a person would (Plan section: model, GPU, count, Tab) and waits until it is done.
+async function searchPlan(page, model, device, count) {
+  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
+  await field(page, 'plan', 'model').selectOption(model);
+  await field(page, 'plan', 'device').selectOption(device);
+  await field(page, 'plan', 'count').fill(String(count));
+  await field(page, 'plan', 'count').press('Tab');
+  await page.waitForFunction(
+    (n) => {
+      const el = document.querySelector('gpu-calc');
+      return el._last.plan?.scenario.hardware.count === n && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
+    },
+    count,
+    { timeout: 60000 }
+  );
+}
+
 test('the plan search keeps tensor parallelism within a node, as the core does: 4 on MI250X nodes of 4, and finds the CLI\u2019s fastest plan', async () => {
   // The page searched TP 1, 2, 4 and 8 whatever the device (one plan.tp per worker message), so on
   // nodes of 4 (MI250X) or of 1 (RTX 4090) it also ranked tensor parallelism across the network,
   // which the core's own search (and Train's automatic layout) never chooses.
   const { page, context, errors } = await open(chrome.browser);
-  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
-  await field(page, 'plan', 'model').selectOption('llama3-8b');
-  await field(page, 'plan', 'device').selectOption('amd-mi250x');
-  await field(page, 'plan', 'count').fill('16');
-  await field(page, 'plan', 'count').press('Tab');
-  await page.waitForFunction(
-    () => {
-      const el = document.querySelector('gpu-calc');
-      return el._last.plan?.scenario.hardware.count === 16 && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
-    },
-    null,
-    { timeout: 60000 }
-  );
+  await searchPlan(page, 'llama3-8b', 'amd-mi250x', 16);
   const { scenario, report: rep } = await page.evaluate(() => document.querySelector('gpu-calc')._last.plan);
   assert.equal(scenario.hardware.device, 'amd-mi250x');
   const tps = new Set(rep.plan.best.map((p) => p.tp).concat(rep.plan.layouts.map((p) => p.tp)));
-  assert.ok([...tps].every((t) => t <= 4), [...tps].join(','));
+  assert.ok(
+    [...tps].every((t) => t <= 4),
+    [...tps].join(',')
+  );
   assert.ok(tps.has(4), 'TP 4 (a whole node) is searched: ' + [...tps].join(','));
   const max = await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.querySelector('.plan-controls progress').max);
   assert.equal(max, 3); // TP 1, 2 and 4
@@ -298,19 +306,7 @@ test('the plan search keeps tensor parallelism within a node, as the core does: 
 test('a plan search where nothing fits says how much memory the leanest layout needs', async () => {
   // A newcomer's review: Llama 3 8B on 4 RTX 4090 said only "No layout fits: 1,728 are out of memory".
   const { page, context, errors } = await open(chrome.browser);
-  await page.evaluate(() => document.querySelector('gpu-calc')._goto('plan', true));
-  await field(page, 'plan', 'model').selectOption('llama3-8b');
-  await field(page, 'plan', 'device').selectOption('nvidia-rtx-4090');
-  await field(page, 'plan', 'count').fill('4');
-  await field(page, 'plan', 'count').press('Tab');
-  await page.waitForFunction(
-    () => {
-      const el = document.querySelector('gpu-calc');
-      return el._last.plan?.scenario.hardware.count === 4 && /Done/.test(el.shadowRoot.querySelector('.plan-status')?.textContent);
-    },
-    null,
-    { timeout: 60000 }
-  );
+  await searchPlan(page, 'llama3-8b', 'nvidia-rtx-4090', 4);
   const scenario = await scenarioOf(page, 'plan');
   const native = JSON.parse(execFileSync(cli, ['plan', '-'], { input: JSON.stringify(Object.assign({}, scenario, { explain: false })) }));
   assert.equal(native.plan.best.length, 0);
