@@ -243,7 +243,13 @@ struct Model {
     double weight_bytes() const { return pc.total * bytes_per_param + kept16_extra_bytes(); }
     // A speculative-decoding draft model in the target's weight precision, split over the same tp
     // ranks (vLLM's default draft_tensor_parallel_size: the target's).
-    double draft_bytes() const { return cfg.speculative ? cfg.speculative->draft_params * bytes_per_param : 0.0; }
+    // Held in memory: every parameter of a draft given as a model (an MoE draft holds all its
+    // experts), else draft_params.
+    double draft_bytes() const {
+        if (!cfg.speculative) return 0.0;
+        const auto& dm = cfg.speculative->draft_model;
+        return (dm ? count_params(*dm).total : cfg.speculative->draft_params) * bytes_per_param;
+    }
     // The draft's depth as a share of the target's: draft_params / the target's active parameters
     // (at most 1). Its width is unknown, so its layers are the target's width: its KV cache per
     // token is this share of the target's, and so are its KV reads and all-reduces per step.
@@ -265,8 +271,12 @@ struct Model {
         if (const ModelSpec* a = draft_arch()) return kv_cache_bytes_per_token(*a, cfg.kv_precision);
         return kv_token * draft_depth();
     }
+    // With data-parallel attention each rank holds its own sequences (seqs_per_gpu), so the draft's
+    // KV of them whole; otherwise split over its KV heads like the target's.
     double draft_kv_token_gpu() const {
-        if (const ModelSpec* a = draft_arch()) return kv_cache_bytes_per_token_per_gpu(*a, cfg.kv_precision, t, false);
+        if (const ModelSpec* a = draft_arch())
+            return dp_attention_ranks() > 1 ? kv_cache_bytes_per_token(*a, cfg.kv_precision)
+                                            : kv_cache_bytes_per_token_per_gpu(*a, cfg.kv_precision, t, false);
         return kv_token_gpu * draft_depth();
     }
     // Tokens the draft caches per sequence for a context of ctx tokens (its own windows, if any).
@@ -565,7 +575,8 @@ Fit fit(const Model& x) {
     f.host_weights = weights * layer_share * (1.0 - x.gpu_layer_fraction);
     f.weights_per_gpu = per_gpu - f.host_weights / x.gpus;
     const double draft_blocks = std::ceil(x.draft_context(ctx) / x.eff.kv_block_tokens) * x.eff.kv_block_tokens;
-    f.kv_seq_gpu = x.kv_token_gpu * blocks * x.gpu_layer_fraction + x.draft_kv_token_gpu() * draft_blocks;
+    // A target given by its parameter count has no KV size: the batch stays unsized (a draft's own KV does not size it).
+    f.kv_seq_gpu = x.m.has_architecture ? x.kv_token_gpu * blocks * x.gpu_layer_fraction + x.draft_kv_token_gpu() * draft_blocks : 0.0;
     f.free_for_kv = (x.capacity - x.cfg.overhead_bytes - f.weights_per_gpu) * x.cfg.kv_cache_memory_fraction;
     // Every layer in host memory (gpu_layers 0): each layer's KV cache stays with it there (llama.cpp),
     // so device memory does not bound the batch; host memory, which is not sized here, does.
@@ -757,6 +768,28 @@ SloResult search_slo(const ModelSpec& m, const Hardware& hw, const InferenceConf
 }
 
 // Model size, weights and KV cache per token, the memory and the largest batch that fits.
+// What a speculative draft holds, and where it cannot serve as given.
+void draft_warnings(InferenceResult& r, const Model& x) {
+    if (!(r.speculative_draft_weights_bytes > 0)) return;
+    r.warnings.push_back("speculative decoding: the draft model's weights (" + jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) +
+                         " GiB) and its KV cache (" +
+                         (x.draft_arch() ? std::string("its own architecture's")
+                                         : "draft_params / active parameters = " + jr::fmt_num(x.draft_depth()) +
+                                               " of the target's per token, its layers taken at the target's width: a narrower draft "
+                                               "holds more, give the draft's architecture in inference.speculative.draft_model") +
+                         ") are held beside the target's");
+    const ModelSpec* a = x.draft_arch();
+    if (!a) return;
+    const double ctx = static_cast<double>(x.cfg.prompt_tokens + x.cfg.output_tokens), limit = std::max(a->seq_len, a->context_len);
+    if (ctx > limit)
+        r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(ctx) + ") exceed the draft model's context length (" +
+                             jr::fmt_num(limit) + "): it was not trained for it and will have few tokens accepted (set "
+                             "inference.speculative.draft_model.seq_len if its is longer)");
+    if (x.m.has_architecture && a->vocab != x.m.vocab)
+        r.warnings.push_back("the draft model's vocabulary (" + jr::fmt_num(a->vocab) + " tokens) is not the target's (" + jr::fmt_num(x.m.vocab) +
+                             "): draft-model speculation needs the target's tokenizer");
+}
+
 void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     const InferenceConfig& cfg = x.cfg;
     r.params_total = x.pc.total;
@@ -772,14 +805,7 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     r.memory_capacity_bytes = x.capacity;
     r.max_batch = f.max_batch;
     r.speculative_draft_weights_bytes = x.draft_bytes();
-    if (r.speculative_draft_weights_bytes > 0)
-        r.warnings.push_back("speculative decoding: the draft model's weights (" +
-                             jr::fmt_num(r.speculative_draft_weights_bytes / units::GiB) + " GiB) and its KV cache (" +
-                             (x.draft_arch() ? std::string("its own architecture's")
-                                             : "draft_params / active parameters = " + jr::fmt_num(x.draft_depth()) +
-                                                   " of the target's per token, its layers taken at the target's width: a narrower draft "
-                                                   "holds more, give inference.speculative.draft_model") +
-                             ") are held beside the target's");
+    draft_warnings(r, x);
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
@@ -866,6 +892,7 @@ void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceRe
                    {"kv_per_token_per_gpu", x.kv_token_gpu},
                    {"layers_on_device", x.gpu_layer_fraction},
                    {"draft_kv_per_token_per_gpu", x.draft_kv_token_gpu()},
+                   {"draft_cached_tokens", x.draft_context(static_cast<double>(cfg.prompt_tokens + cfg.output_tokens))},
                    {"ep", x.ep},
                    {"dp_attention_ranks", x.dp_attention_ranks()}},
                   r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");

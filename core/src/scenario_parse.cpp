@@ -404,14 +404,21 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
         check_table_keys(*o, "inference.speculative", speculative_fields(), errors, {"draft_model"});
         SpeculativeConfig sp;
         read_fields(*o, "inference.speculative", speculative_fields(), sp, errors);
-        if (o->contains("draft_model") && !(*o)["draft_model"].is_null()) {
+        const bool model_given = o->contains("draft_model") && !(*o)["draft_model"].is_null();
+        if (model_given) {
             ModelSpec draft;
             if (model_from_json((*o)["draft_model"], "inference.speculative.draft_model", draft, errors)) sp.draft_model = draft;
         }
         const bool params_given = o->contains("draft_params") && !(*o)["draft_params"].is_null();
-        if (!params_given && sp.draft_model)  // the draft model's parameters read per token: its active ones
-            sp.draft_params = count_params(*sp.draft_model).active;
-        else if (!params_given && !o->contains("draft_model"))
+        if (sp.draft_model) {  // the draft model's parameters read per token: its active ones
+            const double active = count_params(*sp.draft_model).active;
+            if (!params_given)
+                sp.draft_params = active;
+            else if (std::abs(sp.draft_params - active) > 1e-9 * active)
+                add_error(errors, "conflict", "inference.speculative.draft_params",
+                          "inference.speculative.draft_params (" + fmt_num(sp.draft_params) + ") is not the draft model's active parameters (" +
+                              fmt_num(active) + "): give draft_params alone, or draft_model alone");
+        } else if (!params_given && !model_given)
             add_error(errors, "missing", "inference.speculative.draft_params",
                       "inference.speculative needs draft_params (parameters of the draft model or MTP module) or draft_model "
                       "({\"preset\": id} or an architecture)");

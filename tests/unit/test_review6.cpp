@@ -407,6 +407,58 @@ TEST_CASE("a draft given as a model holds its own KV cache: Llama 3 8B beside Ll
     CHECK(run(s)["errors"][0]["field"] == "inference.speculative.draft_params");
 }
 
+TEST_CASE("a draft given as a model: red-team findings, each reproduced before its fix") {
+    const json base = {{"model", {{"preset", "llama3-70b"}}},
+                       {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+                       {"inference", {{"tp", 2}, {"prompt_tokens", 1000}, {"output_tokens", 1000}}},
+                       {"explain", false}};
+    const auto with = [&](const json& speculative) {
+        json s = base;
+        s["inference"]["speculative"] = speculative;
+        return run(s);
+    };
+    // draft_model null is not given: the missing draft is an error (it ran with no draft, and its echo did not parse).
+    CHECK(with({{"draft_model", nullptr}})["errors"][0]["field"] == "inference.speculative.draft_params");
+    // An MoE draft holds all its experts: Qwen3 235B-A22B is 470 GB in bf16 (it counted its 22B active: 44 GB, and fitted).
+    const json moe = with({{"draft_model", {{"preset", "qwen3-235b-a22b"}}}});
+    CHECK(moe["inference"]["speculative"]["draft_weights_bytes"].get<double>() == 235093634560.0 * 2);
+    CHECK_FALSE(moe["inference"]["fits"].get<bool>());
+    // draft_params that is not the draft model's is a conflict (the figures came from two drafts).
+    const json two = with({{"draft_model", {{"preset", "llama3.2-1b"}}}, {"draft_params", 7e9}});
+    CHECK(two["errors"][0]["code"] == "conflict");
+    CHECK(two["errors"][0]["field"] == "inference.speculative.draft_params");
+    // A draft past its own context length, or with another vocabulary, is warned about.
+    json longer = base;
+    longer["inference"]["prompt_tokens"] = 3000;
+    longer["inference"]["speculative"] = {{"draft_model", {{"preset", "pythia-1b"}}}};
+    const json p = run(longer);
+    CHECK(has_warning(p, "exceed the draft model's context length (2048)"));
+    CHECK(has_warning(p, "the draft model's vocabulary (50304 tokens) is not the target's"));
+    // A target given by its parameter count: the batch stays unsized (the draft's KV alone sized it: 2,172).
+    json bare = base;
+    bare["model"] = {{"params", 7e10}};
+    bare["inference"]["speculative"] = {{"draft_model", {{"preset", "llama3.2-1b"}}}};
+    const json b = run(bare);
+    CHECK(b["inference"]["batch"].get<double>() == 1);
+    CHECK(has_warning(b, "batch 1 assumed"));
+    // DeepSeek-V3 with data-parallel attention: each rank holds its own sequences and the draft's KV of
+    // them whole, so the devices' KV adds up to the whole (it split the draft's KV over heads too: 8x too little).
+    const json ds = run({{"model", {{"preset", "deepseek-v3"}}},
+                         {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+                         {"inference",
+                          {{"tp", 8},
+                           {"attention_dp", true},
+                           {"weight_precision", "fp8"},
+                           {"prompt_tokens", 1000},
+                           {"output_tokens", 1000},
+                           {"speculative", {{"draft_model", {{"preset", "llama3.2-1b"}}}}}}},
+                         {"explain", false}});
+    REQUIRE_FALSE(ds.contains("errors"));
+    const json& di = ds["inference"];
+    CHECK(8 * di["kv_cache_bytes_per_gpu"].get<double>() == Approx(di["kv_cache_bytes"].get<double>()));
+    CHECK(di["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() == Approx(32768.0 * 2000 * di["batch"].get<double>() / 8));
+}
+
 TEST_CASE("a draft's memory counts everywhere the target's does: copies per GPU, host-resident layers, runs that do not fit") {
     // Red-team findings on the first version of the draft's KV cache (each reproduced before the fix).
     const auto inf = [](const json& s) { return run(s)["inference"]; };
