@@ -289,7 +289,17 @@ struct Model {
     // Disaggregated serving: one prompt's KV cache from a prefill to a decode instance, each tensor-
     // parallel rank sending its own share over its own scale-out link (it sent the whole over one);
     // the windowed layers hold only their window of the prompt.
-    double kv_transfer_seconds() const { return kv_context(static_cast<double>(cfg.prompt_tokens)) * kv_token_gpu / out_link; }
+    double kv_transfer_seconds() const {
+        const double p = static_cast<double>(cfg.prompt_tokens);
+        return (kv_context(p) * kv_token_gpu + draft_context(p) * draft_kv_token_gpu()) / out_link;  // the draft's KV too
+    }
+    // A speculative draft prefills each prompt too, for its own KV cache (vLLM v0 spec_decode_worker.py
+    // _run_no_spec: "the input is sent to the proposer and scorer model so that the KV cache is
+    // consistent"): the target's prefill x (1 + draft_params / its active parameters).
+    double draft_prefill_factor() const {
+        const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
+        return 1.0 + (P > 0 && pc.active > 0 ? P / pc.active : 0.0);
+    }
 
     double gemm_eff() const {
         const double w = hidden / t;
@@ -528,8 +538,8 @@ Cycle cycle(const Model& x, double b) {
         y.spec_draft = t_draft, y.spec_verify = t_verify;
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
-    y.prefill_busy = x.prefill_instance(fresh, cached);
-    y.prefill_alone = x.prefill_alone(fresh, cached);
+    y.prefill_busy = x.prefill_instance(fresh, cached) * x.draft_prefill_factor();
+    y.prefill_alone = x.prefill_alone(fresh, cached) * x.draft_prefill_factor();
     if (c.disaggregated) {
         y.seconds = osl * y.step;  // decode instances only decode
         y.tpot = y.step;
@@ -1391,8 +1401,10 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
     const double b = r.batch, G = x.gpus, lambda = tr.lambda;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     trace.add("inference.prefill_seconds",
-              "max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)",
-              {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}}, r.prefill_seconds, "s", "");
+              "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)) "
+              "x draft_prefill_factor (1 + draft_params / active params with a speculative draft, which prefills the prompt too)",
+              {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}, {"draft_prefill_factor", x.draft_prefill_factor()}},
+              r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
     trace.add("inference.prefill_tokens_per_second_per_gpu",
               "prompt_tokens / (prefill per request on the instance x instance devices); prefill per request = rank work / devices + "
               "group work / ep + routed experts' work (every EP group, and with DP attention every rank, prefills its own requests)",
@@ -1424,9 +1436,13 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
             {{"peak_requests_per_second", peak_requests_per_second(cfg)}, {"S_prefill_work", y.prefill_busy}, {"load_cap", kPrefillLoad}},
             r.prefill_instances, "copies",
             "load_cap 2/3: the M/D/1 mean wait rho S / (2 (1 - rho)) is then at most one prefill S (Pollaczek-Khinchine)");
-        trace.add("inference.disaggregation.kv_transfer_seconds", "prompt_tokens x KV bytes per token per device / scale-out link",
+        trace.add("inference.disaggregation.kv_transfer_seconds",
+                  "(cached prompt tokens x KV bytes per token per device + the draft's) / scale-out link",
                   {{"prompt_tokens", static_cast<double>(cfg.prompt_tokens)},
+                   {"cached_prompt_tokens", x.kv_context(static_cast<double>(cfg.prompt_tokens))},
                    {"kv_cache_bytes_per_token_per_gpu", x.kv_token_gpu},
+                   {"draft_cached_prompt_tokens", x.draft_context(static_cast<double>(cfg.prompt_tokens))},
+                   {"draft_kv_cache_bytes_per_token_per_gpu", x.draft_kv_token_gpu()},
                    {"scale_out_bytes_per_second_x_network", x.out_link}},
                   r.kv_transfer_seconds, "s", "each tensor-parallel rank sends its own share of the KV cache over its own link");
     }

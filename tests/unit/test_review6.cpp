@@ -441,6 +441,15 @@ TEST_CASE("a draft given as a model: red-team findings, each reproduced before i
     const json b = run(bare);
     CHECK(b["inference"]["batch"].get<double>() == 1);
     CHECK(has_warning(b, "batch 1 assumed"));
+    // The draft prefills every prompt too (vLLM sends the input to the proposer and the scorer): the
+    // prefill is the target's x (1 + draft_params / active params); it was the target's alone.
+    json pre = base;
+    pre["inference"]["batch"] = 1;
+    const json plain = run(pre);
+    pre["inference"]["speculative"] = {{"draft_model", {{"preset", "llama3-8b"}}}};
+    const json drafted = run(pre);
+    CHECK(drafted["inference"]["prefill_seconds"].get<double>() ==
+          Approx(plain["inference"]["prefill_seconds"].get<double>() * (1 + 8030261248.0 / 70553706496.0)));
     // DeepSeek-V3 with data-parallel attention: each rank holds its own sequences and the draft's KV of
     // them whole, so the devices' KV adds up to the whole (it split the draft's KV over heads too: 8x too little).
     const json ds = run({{"model", {{"preset", "deepseek-v3"}}},
