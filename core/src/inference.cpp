@@ -425,21 +425,26 @@ struct Model {
     // the target gave a 1.5x speed-up) and read a device-resident draft from host memory (red-team).
     // `target`: the target's plain decode step at the same batch and context (its per-sequence runtime
     // work and all-reduces, which the draft shares or scales).
-    double draft_step(double b, double ctx, const DecodeTerms& target) const {
+    DecodeTerms draft_step(double b, double ctx, const DecodeTerms& target) const {
+        DecodeTerms d;
         const double depth = draft_depth();
-        if (!(depth > 0)) return 0.0;
+        if (!(depth > 0)) return d;
         const ModelSpec* a = draft_arch();
         const double P = cfg.speculative->draft_params, draft_layers = a ? a->layers : std::max(1.0, std::round(layers * depth));
-        const double gt = group_tokens(b);
-        double step = safe_div(P * bytes_per_param / t, bw * eff.memory) + safe_div(gt * 2.0 * P / t, peak * gemm_eff());
+        d.weights = safe_div(P * bytes_per_param / t, bw * eff.memory);
+        d.compute = safe_div(group_tokens(b) * 2.0 * P / t, peak * gemm_eff());
         if (dequant_ops > 0)
-            step += safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
+            d.dequantization = safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
         // Its KV cache on the device: its reads (its own KV per token, or the target's x depth), or the
         // target's attention FLOPs x depth where those take longer.
         const double kv_ctx = kv_context(ctx), sg = seqs_per_gpu(b);
-        const double reads = safe_div(sg * draft_context(ctx) * draft_kv_token_gpu(), bw * eff.memory);
-        const double attention = std::max(reads, attention_flops_seconds(sg, kv_ctx) * depth);
-        return step + attention + draft_layers * eff.kernel_seconds_per_layer + target.sequence_overhead + target.tp_comm * depth;
+        d.kv_cache = safe_div(sg * draft_context(ctx) * draft_kv_token_gpu(), bw * eff.memory);
+        d.attention = std::max(d.kv_cache, attention_flops_seconds(sg, kv_ctx) * depth);
+        d.kernel_overhead = draft_layers * eff.kernel_seconds_per_layer;
+        d.sequence_overhead = target.sequence_overhead;
+        d.tp_comm = target.tp_comm * depth;
+        d.total = d.weights + d.compute + d.dequantization + d.attention + d.kernel_overhead + d.sequence_overhead + d.tp_comm;
+        return d;
     }
 
     // Prefill compute of one request's `tokens` new prompt tokens after `cached` tokens already in the
@@ -508,6 +513,7 @@ struct Cycle {
     double tpot = 0, rate = 0;  // time per output token, requests/s per instance
     double spec_tokens = 1, spec_speedup = 1;
     double spec_draft = 0, spec_verify = 0;  // one draft step, one verify step (speculative decoding)
+    DecodeTerms draft, verify;               // their parts
 };
 
 Cycle cycle(const Model& x, double b) {
@@ -530,10 +536,12 @@ Cycle cycle(const Model& x, double b) {
         // Weights and compute add, as in decode() (the fitted step: a decode GEMM with few rows per
         // weight tile does not hide its compute behind its loads); a max here let a verify step of
         // g + 1 tokens cost less than a plain step (speed-up 1.2 at acceptance 0; formula review).
-        const double memory_side = verify.weights + verify.dequantization + verify.host_offload;
-        const double t_verify = memory_side + verify.compute + verify.attention + verify.kernel_overhead + verify.sequence_overhead +
-                                wide.tp_comm + wide.ep_comm;
-        const double t_draft = x.draft_step(b, isl + osl / 2.0, y.dec);
+        verify.tp_comm = wide.tp_comm, verify.ep_comm = wide.ep_comm;
+        verify.total = verify.weights + verify.dequantization + verify.host_offload + verify.compute + verify.attention +
+                       verify.kernel_overhead + verify.sequence_overhead + verify.tp_comm + verify.ep_comm;
+        y.verify = verify;
+        y.draft = x.draft_step(b, isl + osl / 2.0, y.dec);
+        const double t_verify = verify.total, t_draft = y.draft.total;
         y.step = (g * t_draft + t_verify) / y.spec_tokens;
         y.spec_draft = t_draft, y.spec_verify = t_verify;
         y.spec_speedup = safe_div(y.dec.total, y.step);
@@ -1038,6 +1046,35 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
     }
 }
 
+// The parts of one draft step and of one verify step (speculative decoding).
+void explain_spec_steps(Trace& trace, const Cycle& y) {
+    const DecodeTerms &d = y.draft, &v = y.verify;
+    trace.add("inference.speculative.draft_step_seconds",
+              "draft weights / (bandwidth x eff) + its GEMMs + dequantization + max(its KV reads, target attention FLOPs x depth) + "
+              "its layers x kernel time + per-sequence work + target all-reduces x depth",
+              {{"weights", d.weights},
+               {"compute", d.compute},
+               {"dequantization", d.dequantization},
+               {"attention", d.attention},
+               {"kernel_overhead", d.kernel_overhead},
+               {"sequence_overhead", d.sequence_overhead},
+               {"tp_comm", d.tp_comm}},
+              d.total, "s", "dense, in the target's weight precision, on the same tp ranks (vLLM draft_tensor_parallel_size default)");
+    trace.add("inference.speculative.verify_step_seconds",
+              "the plain step with the GEMMs, attention and communication of gamma + 1 tokens per sequence: weights + dequantization + "
+              "host_offload + compute + attention + kernel_overhead + sequence_overhead + tp_comm + ep_comm",
+              {{"weights", v.weights},
+               {"dequantization", v.dequantization},
+               {"host_offload", v.host_offload},
+               {"compute", v.compute},
+               {"attention", v.attention},
+               {"kernel_overhead", v.kernel_overhead},
+               {"sequence_overhead", v.sequence_overhead},
+               {"tp_comm", v.tp_comm},
+               {"ep_comm", v.ep_comm}},
+              v.total, "s", "Leviathan et al. 2023 (arXiv:2211.17192) Sec. 3.3");
+}
+
 // Derivation of the decode step (per accepted token with speculative decoding).
 void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
@@ -1057,6 +1094,7 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
                   r.decode_seconds_per_token, "s",
                   "Leviathan et al. 2023 (arXiv:2211.17192) Sec. 3.3; the verify step adds weights, compute, attention as a plain step; "
                   "the draft is dense, in the target's precision, on the same tp ranks");
+        explain_spec_steps(trace, y);
         trace.add("inference.speculative.speedup",
                   "plain decode step / decode step per token with the draft, both at the batch served (the decode step alone: the "
                   "prefills that share the GPUs are not in it)",

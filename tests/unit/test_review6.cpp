@@ -385,6 +385,13 @@ TEST_CASE("a draft given as a model holds its own KV cache: Llama 3 8B beside Ll
     CHECK((4 * sp["draft_step_seconds"].get<double>() + sp["verify_step_seconds"].get<double>()) / sp["tokens_per_step"].get<double>() ==
           Approx(i["decode_seconds_per_token"].get<double>()));
     CHECK(sp["draft_step_seconds"].get<double>() > 0);
+    for (const char* k : {"draft_step_seconds", "verify_step_seconds"}) {  // each shows its parts, which add up to it
+        const json& e = r["explain"][std::string("inference.speculative.") + k];
+        double sum = 0;
+        for (const auto& [name, v] : e["values"].items()) sum += v.get<double>();
+        CHECK(sum == Approx(sp[k].get<double>()));
+        CHECK(e["result"].get<double>() == sp[k].get<double>());
+    }
     // draft_params defaults to the draft model's (active) parameters, and the echo parses back to the same answer.
     CHECK(i["speculative"]["draft_weights_bytes"].get<double>() == 8030261248.0 * 2);
     CHECK(r["inputs"]["inference"]["speculative"]["draft_params"].get<double>() == 8030261248.0);
