@@ -672,12 +672,10 @@ void md_subsets(std::ostream& md, const Report& r) {
     md_subset(md, r, "FP8", [](const Row& x) { return x.scenario.training->precision == Precision::fp8; });
     md_subset(md, r, "FP8, Megatron-Core / NeMo",
               [](const Row& x) { return x.scenario.training->precision == Precision::fp8 && x.group == "nvidia-nemo"; });
-    md_subset(md, r, "FP8, dense models", [](const Row& x) {
-        return x.scenario.training->precision == Precision::fp8 && !x.scenario.model->is_moe();
-    });
-    md_subset(md, r, "FP8, MoE models", [](const Row& x) {
-        return x.scenario.training->precision == Precision::fp8 && x.scenario.model->is_moe();
-    });
+    md_subset(md, r, "FP8, dense models",
+              [](const Row& x) { return x.scenario.training->precision == Precision::fp8 && !x.scenario.model->is_moe(); });
+    md_subset(md, r, "FP8, MoE models",
+              [](const Row& x) { return x.scenario.training->precision == Precision::fp8 && x.scenario.model->is_moe(); });
     md_subset(md, r, "MoE", [](const Row& x) { return x.scenario.model->is_moe(); });
 }
 

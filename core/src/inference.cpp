@@ -801,11 +801,12 @@ void draft_warnings(InferenceResult& r, const Model& x) {
     const double ctx = static_cast<double>(x.cfg.prompt_tokens + x.cfg.output_tokens), limit = std::max(a->seq_len, a->context_len);
     if (ctx > limit)
         r.warnings.push_back("prompt_tokens + output_tokens (" + jr::fmt_num(ctx) + ") exceed the draft model's context length (" +
-                             jr::fmt_num(limit) + "): it was not trained for it and will have few tokens accepted (set "
+                             jr::fmt_num(limit) +
+                             "): it was not trained for it and will have few tokens accepted (set "
                              "inference.speculative.draft_model.seq_len if its is longer)");
     if (x.m.has_architecture && a->vocab != x.m.vocab)
-        r.warnings.push_back("the draft model's vocabulary (" + jr::fmt_num(a->vocab) + " tokens) is not the target's (" + jr::fmt_num(x.m.vocab) +
-                             "): draft-model speculation needs the target's tokenizer");
+        r.warnings.push_back("the draft model's vocabulary (" + jr::fmt_num(a->vocab) + " tokens) is not the target's (" +
+                             jr::fmt_num(x.m.vocab) + "): draft-model speculation needs the target's tokenizer");
 }
 
 void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
@@ -874,10 +875,11 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
     const InferenceConfig& cfg = x.cfg;
     r.batch_given = cfg.batch.has_value();
     if (x.m.has_architecture && x.gpu_layer_fraction <= 0)
-        r.warnings.push_back("inference.gpu_layers 0: every layer and its KV cache in host memory, which gpucalc does not size: the "
-                             "largest batch is " +
-                             std::string(x.draft_depth() > 0 ? "what the draft model's KV cache leaves on the device, at most " : "") +
-                             "inference.batch_limit (" + jr::fmt_num(static_cast<double>(cfg.batch_limit)) + ")");
+        r.warnings.push_back(
+            "inference.gpu_layers 0: every layer and its KV cache in host memory, which gpucalc does not size: the "
+            "largest batch is " +
+            std::string(x.draft_depth() > 0 ? "what the draft model's KV cache leaves on the device, at most " : "") +
+            "inference.batch_limit (" + jr::fmt_num(static_cast<double>(cfg.batch_limit)) + ")");
     if (cfg.batch)
         r.batch = static_cast<double>(*cfg.batch);
     else if (f.max_batch >= 1)
@@ -895,8 +897,10 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
 void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     if (x.m.has_architecture && !(f.kv_seq_gpu > 0) && f.free_for_kv > 0)  // gpu_layers 0, no draft: nothing on the device bounds it
-        trace.add("inference.max_batch", "inference.batch_limit: every layer and its KV cache in host memory (gpu_layers 0), which is not sized",
-                  {{"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.max_batch, "sequences", "llama.cpp: a layer's KV cache stays with it");
+        trace.add("inference.max_batch",
+                  "inference.batch_limit: every layer and its KV cache in host memory (gpu_layers 0), which is not sized",
+                  {{"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.max_batch, "sequences",
+                  "llama.cpp: a layer's KV cache stays with it");
     else
         trace.add("inference.max_batch",
                   "floor((usable memory - overhead - weights per device) x kv_cache_memory_fraction / kv_bytes_per_sequence_per_gpu) x ep "
@@ -964,8 +968,9 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
 void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
     if (!(x.draft_depth() > 0)) return;
     trace.add("inference.speculative.draft_weights_bytes", "draft_params x bytes per weight (the target's weight precision)",
-              {{"draft_params", x.cfg.speculative->draft_params}, {"bytes_per_param", x.bytes_per_param}}, r.speculative_draft_weights_bytes,
-              "bytes", "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
+              {{"draft_params", x.cfg.speculative->draft_params}, {"bytes_per_param", x.bytes_per_param}},
+              r.speculative_draft_weights_bytes, "bytes",
+              "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
     trace.add("inference.speculative.draft_kv_cache_bytes_per_gpu",
               std::string("draft kv per token per device x tokens it caches x sequences per device; ") +
                   (x.draft_arch() ? "its own architecture's KV per token (inference.speculative.draft_model)"
@@ -1438,11 +1443,12 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
     const InferenceConfig& cfg = x.cfg;
     const double b = r.batch, G = x.gpus, lambda = tr.lambda;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
-    trace.add("inference.prefill_seconds",
-              "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)) "
-              "x draft_prefill_factor (1 + draft_params / active params with a speculative draft, which prefills the prompt too)",
-              {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}, {"draft_prefill_factor", x.draft_prefill_factor()}},
-              r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
+    trace.add(
+        "inference.prefill_seconds",
+        "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)) "
+        "x draft_prefill_factor (1 + draft_params / active params with a speculative draft, which prefills the prompt too)",
+        {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}, {"draft_prefill_factor", x.draft_prefill_factor()}},
+        r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
     trace.add("inference.prefill_tokens_per_second_per_gpu",
               "prompt_tokens / (prefill per request on the instance x instance devices); prefill per request = rank work / devices + "
               "group work / ep + routed experts' work (every EP group, and with DP attention every rank, prefills its own requests)",

@@ -418,8 +418,7 @@ void inference_inputs_json(Val j, const InferenceConfig& c) {
     if (c.speculative) {
         write_fields(j["speculative"], *c.speculative, speculative_fields());
         if (c.speculative->draft_model) write_model(j["speculative"]["draft_model"], *c.speculative->draft_model);
-    }
-    else
+    } else
         j["speculative"] = nullptr;
 }
 

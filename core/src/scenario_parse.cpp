@@ -416,8 +416,9 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
                 sp.draft_params = active;
             else if (std::abs(sp.draft_params - active) > 1e-9 * active)
                 add_error(errors, "conflict", "inference.speculative.draft_params",
-                          "inference.speculative.draft_params (" + fmt_num(sp.draft_params) + ") is not the draft model's active parameters (" +
-                              fmt_num(active) + "): give draft_params alone, or draft_model alone");
+                          "inference.speculative.draft_params (" + fmt_num(sp.draft_params) +
+                              ") is not the draft model's active parameters (" + fmt_num(active) +
+                              "): give draft_params alone, or draft_model alone");
         } else if (!params_given && !model_given)
             add_error(errors, "missing", "inference.speculative.draft_params",
                       "inference.speculative needs draft_params (parameters of the draft model or MTP module) or draft_model "

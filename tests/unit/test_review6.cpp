@@ -291,16 +291,17 @@ TEST_CASE("a speculative draft's KV cache takes device memory: the largest batch
     const double params = 80 * (2 * 8192.0 * 8192 + 2 * 8192.0 * 1024 + 3 * 8192.0 * 28672 + 2 * 8192) + 2 * 128256.0 * 8192 + 8192;
     const double depth = 8e9 / params, per_token = 2 * 80 * 8 * 128 * 2 / 2.0;
     REQUIRE(i["kv_cache_bytes_per_token_per_gpu"].get<double>() == Approx(per_token));
-    const double free = (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() -
-                         i["weights_bytes_per_gpu"].get<double>()) *
-                        0.9;  // kv_cache_memory_fraction: TensorRT-LLM free_gpu_memory_fraction, the default
+    const double free =
+        (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() - i["weights_bytes_per_gpu"].get<double>()) *
+        0.9;  // kv_cache_memory_fraction: TensorRT-LLM free_gpu_memory_fraction, the default
     CHECK(i["max_batch"].get<double>() == std::floor(free / (per_token * 2000 * (1 + depth))));
     CHECK(i["max_batch"].get<double>() == 177);
     const double batch = i["batch"].get<double>();
     CHECK(i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() == Approx(per_token * 2000 * batch * depth).epsilon(1e-9));
     CHECK(i["kv_cache_bytes_per_gpu"].get<double>() == Approx(per_token * 2000 * batch * (1 + depth)).epsilon(1e-9));
     CHECK(i["memory_per_gpu_bytes"].get<double>() ==
-          Approx(i["weights_bytes_per_gpu"].get<double>() + i["kv_cache_bytes_per_gpu"].get<double>() + i["overhead_bytes_per_gpu"].get<double>()));
+          Approx(i["weights_bytes_per_gpu"].get<double>() + i["kv_cache_bytes_per_gpu"].get<double>() +
+                 i["overhead_bytes_per_gpu"].get<double>()));
     // Both draft figures show their work, with the values that give them.
     const json& d = r["explain"]["inference.speculative.draft_kv_cache_bytes_per_gpu"];
     CHECK(d["result"].get<double>() == i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>());
@@ -367,18 +368,20 @@ TEST_CASE("a draft given as a model holds its own KV cache: Llama 3 8B beside Ll
     // per device at TP 2 (meta-llama/Meta-Llama-3-8B config.json). Taken at the 70B's width instead
     // (draft_params / active = 8.03e9 / 70.55e9 of its 327,680 bytes) it was 37,297: 3.5x too little
     // (a newcomer's review: the page's own Llama 3 8B row says 128 KiB per token).
-    json s = {{"model", {{"preset", "llama3-70b"}}},
-              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
-              {"inference", {{"tp", 2}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_model", {{"preset", "llama3-8b"}}}}}}}};
+    json s = {
+        {"model", {{"preset", "llama3-70b"}}},
+        {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+        {"inference",
+         {{"tp", 2}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_model", {{"preset", "llama3-8b"}}}}}}}};
     const json r = run(s);
     REQUIRE_FALSE(r.contains("errors"));
     const json& i = r["inference"];
     const double batch = i["batch"].get<double>(), per_token = 163840, draft_per_token = 65536;
     CHECK(i["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() == Approx(draft_per_token * 2000 * batch));
     CHECK(i["kv_cache_bytes_per_gpu"].get<double>() == Approx((per_token + draft_per_token) * 2000 * batch));
-    const double free = (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() -
-                         i["weights_bytes_per_gpu"].get<double>()) *
-                        0.9;
+    const double free =
+        (i["memory_capacity_bytes"].get<double>() - i["overhead_bytes_per_gpu"].get<double>() - i["weights_bytes_per_gpu"].get<double>()) *
+        0.9;
     CHECK(i["max_batch"].get<double>() == std::floor(free / ((per_token + draft_per_token) * 2000)));
     // The step per accepted token is the draft's steps and the verify step over the tokens they yield.
     const json& sp = i["speculative"];
@@ -480,10 +483,12 @@ TEST_CASE("a draft's memory counts everywhere the target's does: copies per GPU,
     const auto inf = [](const json& s) { return run(s)["inference"]; };
     // Copies per GPU divide the memory by the whole copy, the draft's weights included: Llama 3 8B +
     // a 7B draft at batch 1 needs 31.6e9 bytes of 151.4e9, so 4 copies (the draft's 14 GB was left out: 8).
-    const json one = inf({{"model", {{"preset", "llama3-8b"}}},
-                          {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 1}}},
-                          {"inference", {{"batch", 1}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 7e9}}}}}});
-    CHECK(one["instances_per_gpu"].get<double>() == std::floor(one["memory_capacity_bytes"].get<double>() / one["memory_per_gpu_bytes"].get<double>()));
+    const json one =
+        inf({{"model", {{"preset", "llama3-8b"}}},
+             {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 1}}},
+             {"inference", {{"batch", 1}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 7e9}}}}}});
+    CHECK(one["instances_per_gpu"].get<double>() ==
+          std::floor(one["memory_capacity_bytes"].get<double>() / one["memory_per_gpu_bytes"].get<double>()));
     CHECK(one["instances_per_gpu"].get<double>() == 4);
     // Every layer in host memory (gpu_layers 0) but the draft on the device: the draft's KV bounds the
     // batch, and a context of which not one sequence's draft KV fits does not fit (it said fits: true).
@@ -506,10 +511,11 @@ TEST_CASE("a draft's memory counts everywhere the target's does: copies per GPU,
     CHECK(small["inference"]["max_batch"].get<double>() < 4096);
     CHECK(has_warning(small, "what the draft model's KV cache leaves on the device"));
     // The draft's KV is reported whenever the KV cache is, a run that does not fit included.
-    const json over = inf({{"model", {{"preset", "llama3-70b"}}},
-                           {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
-                           {"inference",
-                            {{"tp", 2}, {"batch", 300}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 8e9}}}}}});
+    const json over =
+        inf({{"model", {{"preset", "llama3-70b"}}},
+             {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 2}}},
+             {"inference",
+              {{"tp", 2}, {"batch", 300}, {"prompt_tokens", 1000}, {"output_tokens", 1000}, {"speculative", {{"draft_params", 8e9}}}}}});
     REQUIRE_FALSE(over["fits"].get<bool>());
     CHECK(over["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() > 0);
     CHECK(over["speculative"]["draft_kv_cache_bytes_per_gpu"].get<double>() < over["kv_cache_bytes_per_gpu"].get<double>());

@@ -37,8 +37,8 @@ struct InferenceEfficiency {
 };
 
 // One point of the batch curve: the decode step alone (decode_seconds_per_token and the two
-// tokens_per_second figures; per accepted token with a speculative draft), and the served figures at that batch as the headline counts them,
-// the other requests' prefills included (tpot_seconds and the output_ / throughput_ figures).
+// tokens_per_second figures; per accepted token with a speculative draft), and the served figures at that batch as the headline counts
+// them, the other requests' prefills included (tpot_seconds and the output_ / throughput_ figures).
 struct BatchPoint {
     double batch, decode_seconds_per_token, tokens_per_second_per_user, tokens_per_second_per_gpu;
     bool memory_bound;
@@ -143,7 +143,7 @@ struct InferenceResult {
     std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     // Speculative decoding.
     double speculative_tokens_per_step = 0, speculative_speedup = 0;
-    double speculative_draft_weights_bytes = 0;  // the draft model's weights, held beside the target's
+    double speculative_draft_weights_bytes = 0;           // the draft model's weights, held beside the target's
     double speculative_draft_kv_cache_bytes_per_gpu = 0;  // the draft's KV cache per device (part of kv_cache_bytes_per_gpu)
     double speculative_draft_step_seconds = 0, speculative_verify_step_seconds = 0;  // one draft step, one verify step
     // Disaggregation.
