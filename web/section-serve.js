@@ -107,7 +107,7 @@ const ServeSection = (function () {
       o.figures.push([
         'Speculative decoding',
         t.speculative.speedup < 1 ? F.ratio(1 / t.speculative.speedup) + ' slower' : F.ratio(t.speculative.speedup) + ' faster',
-        F.count(t.speculative.tokens_per_step) + ' tokens per step; the decode step, against none ' + atBatchText(t).slice(3),
+        F.count(t.speculative.tokens_per_step) + ' tokens per step; the decode step, against none ' + atBatchText(t),
         'speculative'
       ]);
     if (t.host_weights_bytes > 0)

@@ -245,11 +245,12 @@ struct Model {
     // ranks (vLLM's default draft_tensor_parallel_size: the target's).
     // Held in memory: every parameter of a draft given as a model (an MoE draft holds all its
     // experts), else draft_params.
-    double draft_bytes() const {
+    double draft_params_held() const {
         if (!cfg.speculative) return 0.0;
         const auto& dm = cfg.speculative->draft_model;
-        return (dm ? count_params(*dm).total : cfg.speculative->draft_params) * bytes_per_param;
+        return dm ? count_params(*dm).total : cfg.speculative->draft_params;
     }
+    double draft_bytes() const { return draft_params_held() * bytes_per_param; }
     // The draft's depth as a share of the target's: draft_params / the target's active parameters
     // (at most 1). Its width is unknown, so its layers are the target's width: its KV cache per
     // token is this share of the target's, and so are its KV reads and all-reduces per step.
@@ -295,11 +296,9 @@ struct Model {
     }
     // A speculative draft prefills each prompt too, for its own KV cache (vLLM v0 spec_decode_worker.py
     // _run_no_spec: "the input is sent to the proposer and scorer model so that the KV cache is
-    // consistent"): the target's prefill x (1 + draft_params / its active parameters).
-    double draft_prefill_factor() const {
-        const double P = cfg.speculative ? cfg.speculative->draft_params : 0.0;
-        return 1.0 + (P > 0 && pc.active > 0 ? P / pc.active : 0.0);
-    }
+    // consistent"): the target's prefill x (1 + draft_params / its active parameters), i.e. 1 + depth
+    // (validation keeps draft_params below the active parameters, so depth is never capped).
+    double draft_prefill_factor() const { return 1.0 + draft_depth(); }
 
     double gemm_eff() const {
         const double w = hidden / t;
@@ -307,8 +306,8 @@ struct Model {
     }
     // Sequences whose attention (and KV cache) one device handles, of a batch of b on the instance.
     double seqs_per_gpu(double b) const {
-        double s = b / ep;                           // each EP group serves its own share of the batch
-        if (cfg.attention_dp && m.is_mla()) s /= t;  // and each rank its own share with DP attention
+        double s = b / ep;          // each EP group serves its own share of the batch
+        s /= dp_attention_ranks();  // and each rank its own share with DP attention
         return s;
     }
     // Tokens entering one TP group's non-expert GEMMs per step.
@@ -512,8 +511,7 @@ struct Cycle {
     double seconds = 0;         // output_tokens decode steps + b prefills
     double tpot = 0, rate = 0;  // time per output token, requests/s per instance
     double spec_tokens = 1, spec_speedup = 1;
-    double spec_draft = 0, spec_verify = 0;  // one draft step, one verify step (speculative decoding)
-    DecodeTerms draft, verify;               // their parts
+    DecodeTerms draft, verify;  // one draft step and one verify step (speculative decoding), with their parts
 };
 
 Cycle cycle(const Model& x, double b) {
@@ -541,9 +539,7 @@ Cycle cycle(const Model& x, double b) {
                        verify.kernel_overhead + verify.sequence_overhead + verify.tp_comm + verify.ep_comm;
         y.verify = verify;
         y.draft = x.draft_step(b, isl + osl / 2.0, y.dec);
-        const double t_verify = verify.total, t_draft = y.draft.total;
-        y.step = (g * t_draft + t_verify) / y.spec_tokens;
-        y.spec_draft = t_draft, y.spec_verify = t_verify;
+        y.step = (g * y.draft.total + y.verify.total) / y.spec_tokens;
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
     y.prefill_busy = x.prefill_instance(fresh, cached) * x.draft_prefill_factor();
@@ -967,10 +963,11 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
 // The speculative draft's weights and KV cache on the device.
 void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
     if (!(x.draft_depth() > 0)) return;
-    trace.add("inference.speculative.draft_weights_bytes", "draft_params x bytes per weight (the target's weight precision)",
-              {{"draft_params", x.cfg.speculative->draft_params}, {"bytes_per_param", x.bytes_per_param}},
-              r.speculative_draft_weights_bytes, "bytes",
-              "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
+    trace.add("inference.speculative.draft_weights_bytes",
+              "parameters held x bytes per weight (the target's weight precision); held: all of draft_model's (an MoE draft holds every "
+              "expert), else draft_params",
+              {{"draft_params_held", x.draft_params_held()}, {"bytes_per_param", x.bytes_per_param}}, r.speculative_draft_weights_bytes,
+              "bytes", "vLLM runs the draft beside the target on the same GPUs (draft_tensor_parallel_size: the target's by default)");
     trace.add("inference.speculative.draft_kv_cache_bytes_per_gpu",
               std::string("draft kv per token per device x tokens it caches x sequences per device; ") +
                   (x.draft_arch() ? "its own architecture's KV per token (inference.speculative.draft_model)"
@@ -1038,8 +1035,8 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
     r.output_tokens_per_second_per_user = safe_div(1.0, y.tpot);
     r.speculative_tokens_per_step = y.spec_tokens;
     r.speculative_speedup = y.spec_speedup;
-    r.speculative_draft_step_seconds = y.spec_draft;
-    r.speculative_verify_step_seconds = y.spec_verify;
+    r.speculative_draft_step_seconds = y.draft.total;
+    r.speculative_verify_step_seconds = y.verify.total;
     const double isl = static_cast<double>(x.cfg.prompt_tokens), osl = static_cast<double>(x.cfg.output_tokens);
     r.requests_per_second_per_instance = y.rate;
     r.throughput_tokens_per_second_per_instance = y.rate * osl;
@@ -1091,8 +1088,8 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
         // sequence, over the tokens it yields (the plain step's terms below are the target's alone).
         trace.add("inference.decode_seconds_per_token", "(gamma x draft_step + verify_step) / tokens_per_step",
                   {{"gamma", static_cast<double>(cfg.speculative->draft_tokens)},
-                   {"draft_step", y.spec_draft},
-                   {"verify_step", y.spec_verify},
+                   {"draft_step", y.draft.total},
+                   {"verify_step", y.verify.total},
                    {"tokens_per_step", y.spec_tokens},
                    {"plain_step", t.total},
                    {"batch", b}},

@@ -433,6 +433,13 @@ TEST_CASE("a draft given as a model: red-team findings, each reproduced before i
     const json moe = with({{"draft_model", {{"preset", "qwen3-235b-a22b"}}}});
     CHECK(moe["inference"]["speculative"]["draft_weights_bytes"].get<double>() == 235093634560.0 * 2);
     CHECK_FALSE(moe["inference"]["fits"].get<bool>());
+    json shown = base;  // and its derivation gives those bytes (it multiplied draft_params, the active ones)
+    shown["explain"] = true;
+    shown["inference"]["speculative"] = {{"draft_model", {{"preset", "qwen3-235b-a22b"}}}};
+    const json shown_r = run(shown);
+    const json& w = shown_r["explain"]["inference.speculative.draft_weights_bytes"];
+    CHECK(w["values"]["draft_params_held"].get<double>() * w["values"]["bytes_per_param"].get<double>() == w["result"].get<double>());
+    CHECK(w["result"].get<double>() == 235093634560.0 * 2);
     // draft_params that is not the draft model's is a conflict (the figures came from two drafts).
     const json two = with({{"draft_model", {{"preset", "llama3.2-1b"}}}, {"draft_params", 7e9}});
     CHECK(two["errors"][0]["code"] == "conflict");
