@@ -4,6 +4,20 @@
 const PlanCard = (function () {
   const { h } = Dom;
 
+  // The plan's MFU band: its high end stops at the device's matmul ceiling (plan.band.mfu_ceiling:
+  // the fastest matmul measured on it, MAMF; no step's FLOP/s pass it).
+  function mfuRange(mfu, band) {
+    const top = mfu * band.high;
+    const capped = band.mfu_ceiling !== null && band.mfu_ceiling !== undefined && top > band.mfu_ceiling;
+    return (
+      F.percent(mfu * band.low) +
+      ' \u2013 ' +
+      F.percent(capped ? Math.max(mfu, band.mfu_ceiling) : top) +
+      ' holds 9 in 10 published runs' +
+      (capped ? ' (the top: the fastest matmul measured on this GPU)' : '')
+    );
+  }
+
   function answer(el, acc) {
     const b = acc.best[0];
     if (!b)
@@ -24,14 +38,7 @@ const PlanCard = (function () {
       lead: Card.layoutText(Object.assign({}, b, { cp: b.training && b.training.cp, ep: b.training && b.training.ep })) + '.',
       figures: [
         ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
-        [
-          'MFU',
-          F.percent(b.mfu),
-          acc.band
-            ? 'predicted; ' + F.percent(b.mfu * acc.band.low) + ' \u2013 ' + F.percent(b.mfu * acc.band.high) + ' holds 9 in 10 published runs'
-            : 'predicted',
-          'mfu'
-        ],
+        ['MFU', F.percent(b.mfu), acc.band ? 'predicted; ' + mfuRange(b.mfu, acc.band) : 'predicted', 'mfu'],
         ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
       ],
       // A model given by its parameter count: the shape the search laid out (as Train times it).

@@ -41,6 +41,8 @@ GenerationEfficiency parse_generation(const json& g, bool fitted) {
     e.gemm_half_width = num(g, "gemm_half_width", e.gemm_half_width);
     e.gemm_k_half = num(g, "gemm_k_half", e.gemm_k_half);
     e.gemm_fp8_k_half = num(g, "gemm_fp8_k_half", e.gemm_fp8_k_half);
+    e.mamf = num(g, "mamf", 0);
+    e.mamf_fp8 = num(g, "mamf_fp8", 0);
     e.attention = value(g, "attention", e.attention, fitted);
     e.attention_flash2 = value(g, "attention_flash2", e.attention_flash2, fitted);
     e.memory = value(g, "memory", e.memory, fitted);

@@ -200,6 +200,16 @@ namespace {
 void default_max_tp(const json& plan, const Scenario& s, PlanOptions& opt) {
     if (!(plan.is_object() && plan.contains("max_tp")) && !opt.only_tp && s.hardware) opt.max_tp = max_tp_within_node(*s.hardware);
 }
+// Each plan's step time and MFU are central estimates: the band they carry (as a training estimate of
+// the same device and framework does), and the most MFU the device reaches (the fastest matmul
+// measured on it: a row's mfu x high stops there; with recomputation it is lower by model / hardware FLOPs).
+void write_plan_band(jw::Val out, const Scenario& s) {
+    const Efficiency eff = training_efficiency(*s.training, s.hardware->device);
+    const ThroughputBand band = throughput_band(eff, s.model->is_moe(), band_scope(*s.model, *s.hardware, *s.training));
+    const std::optional<double> ceiling = matmul_ceiling(eff.gen, s.hardware->device, s.training->precision);
+    out = {
+        {"low", band.lo}, {"high", band.hi}, {"basis", band.basis}, {"mfu_ceiling", ceiling ? jw::Scalar(*ceiling) : jw::Scalar(nullptr)}};
+}
 }  // namespace
 
 std::string plan_json(const std::string& text) {
@@ -237,11 +247,7 @@ std::string plan_json(const std::string& text) {
         jw::Doc doc;
         doc.root()["gpucalc_version"] = kVersion;
         write_plan_result(doc.root()["plan"], r);
-        // Each plan's step time and MFU are central estimates: the band they carry (as a training
-        // estimate of the same device and framework does).
-        const ThroughputBand band = throughput_band(training_efficiency(*s.training, s.hardware->device), s.model->is_moe(),
-                                                    band_scope(*s.model, *s.hardware, *s.training));
-        doc.root()["plan"]["band"] = {{"low", band.lo}, {"high", band.hi}, {"basis", band.basis}};
+        write_plan_band(doc.root()["plan"]["band"], s);
         // An empty plan says why, as an estimate of the same scenario does.
         jw::Val warnings = doc.root()["warnings"];
         warnings.set_array();

@@ -660,7 +660,20 @@ Band fleet_band(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cf
     if (!t.convergence) scope.local_steps = 1;  // one pipeline through the pools: no DiLoCo
     const std::vector<std::string> more = extrapolations(cal.band, scope);
     reasons.insert(reasons.end(), more.begin(), more.end());
-    const ThroughputBand b = widened_band(cal.band, m.is_moe(), reasons);
+    ThroughputBand b = widened_band(cal.band, m.is_moe(), reasons);
+    // The ceiling of the fastest pool: the fleet's MFU (against the pools' peaks together) stays under it.
+    std::optional<double> ceiling;
+    for (const Pool& p : hw.pools) {
+        const std::optional<double> c = matmul_ceiling(training_efficiency(cfg, p.device).gen, p.device, cfg.precision);
+        if (!c) {
+            ceiling.reset();
+            break;
+        }
+        ceiling = std::max(ceiling.value_or(0), *c);
+    }
+    if (ceiling && t.hardware_flops_per_token > 0)
+        cap_band(b, t.mfu, *ceiling * t.model_flops_per_token / t.hardware_flops_per_token, *ceiling,
+                 hw.pools.size() == 1 ? hw.pools[0].device.name : "the fleet's fastest device");
     t.band_basis = b.basis;
     t.mfu_low = t.mfu * b.lo, t.mfu_high = t.mfu * b.hi;
     return {b.lo, b.hi};

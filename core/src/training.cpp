@@ -431,12 +431,20 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
 
 // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
 // calibrated generations and frameworks; a given MFU carries no model uncertainty.
-ThroughputBand uncertainty_band(const Efficiency& eff, bool moe, const BandScope& scope, TrainingResult& r) {
+ThroughputBand uncertainty_band(const Device& d, const Efficiency& eff, bool moe, const BandScope& scope, TrainingResult& r) {
+    const std::optional<double> ceiling = matmul_ceiling(eff.gen, d, r.config.precision);
+    const double most = ceiling && r.hardware_flops_per_token > 0 ? *ceiling * r.model_flops_per_token / r.hardware_flops_per_token : 0;
+    if (ceiling && r.mfu > most)
+        r.warnings.push_back(std::string(r.mfu_given ? "training.mfu" : "the predicted MFU") + " (" +
+                             jr::fmt_num(std::round(r.mfu * 1000) / 10) +
+                             " %) is more than the device can do: its hardware FLOP/s would pass the fastest matmul measured on " + d.name +
+                             " (" + jr::fmt_num(std::round(*ceiling * 1000) / 10) + " % of its peak, MAMF)");
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
         return {};
     }
-    const ThroughputBand band = throughput_band(eff, moe, scope);
+    ThroughputBand band = throughput_band(eff, moe, scope);
+    if (ceiling) cap_band(band, r.mfu, most, *ceiling, d.name);
     r.band_basis = band.basis;
     r.mfu_low = r.mfu * band.lo;
     r.mfu_high = r.mfu * band.hi;
@@ -590,7 +598,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     r.goodput = run_goodput(n, pc.total, cfg.goodput);
     BandScope scope = band_scope(model, hw, cfg);
     if (!r.convergence) scope.local_steps = 1;  // local steps with no effect (one site; replicas spanning the sites)
-    const ThroughputBand band = uncertainty_band(eff, model.is_moe(), scope, r);
+    const ThroughputBand band = uncertainty_band(d, eff, model.is_moe(), scope, r);
 
     // ---- run totals ----
     const HourlyRate hourly = run_totals(d, costs, band, r);
@@ -663,6 +671,22 @@ ThroughputBand widened_band(const Band& b, bool moe, const std::vector<std::stri
     if (1.0 - (1.0 - b.low_for(moe)) * widen < band.lo) band.basis += "; the low factor stops at " + jr::fmt_num(band.lo);
     band.basis += ")";
     return band;
+}
+
+std::optional<double> matmul_ceiling(const GenerationEfficiency& g, const Device& d, Precision p) {
+    if (g.mamf <= 0) return std::nullopt;
+    if (p != Precision::fp8) return g.mamf;
+    const double bf16 = d.peak(Precision::bf16).value_or(0), fp8 = d.peak(Precision::fp8).value_or(0);
+    if (g.mamf_fp8 <= 0 || bf16 <= 0 || fp8 <= 0) return std::nullopt;
+    return std::max(g.mamf, g.mamf_fp8 * fp8 / bf16);
+}
+
+void cap_band(ThroughputBand& b, double mfu, double most, double ceiling, const std::string& device) {
+    if (!(mfu > 0) || mfu * b.hi <= most) return;
+    b.hi = std::max(1.0, most / mfu);
+    b.basis += "; the high end stops at MFU " + jr::fmt_num(std::round(most * 1000) / 10) + " %, where the step's hardware FLOP/s reach " +
+               "the fastest matmul measured on " + device + " (" + jr::fmt_num(std::round(ceiling * 1000) / 10) +
+               " % of its peak; MAMF, S. Bekman, ml-engineering, 'Maximum Achievable Matmul FLOPS comparison table')";
 }
 
 ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope& scope) {

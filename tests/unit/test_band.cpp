@@ -3,6 +3,8 @@
 // beyond the range (devices, sequence length, parameters, sites, DiLoCo local steps, mixed devices)
 // multiplies the band's half-widths by the calibration's extrapolation factor (core/data/calibration.json
 // fitted.band), and the basis names it. Within the range the band is the out-of-sample one.
+#include "gpucalc/catalog.hpp"
+#include "gpucalc/training.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -125,4 +127,63 @@ TEST_CASE("the plan search refuses a mixed fleet, naming hardware.pools: it size
                                              {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}})}}},
                     {"training", {{"tokens", 1e10}}}};
     CHECK(has_error(json::parse(gpucalc::plan_json(s.dump())), "hardware.pools", "unsupported"));
+}
+
+// The band's high end is cut by physics: no step's hardware FLOP/s pass the fastest matmul measured
+// on the device (MAMF, S. Bekman, ml-engineering 'Maximum Achievable Matmul FLOPS comparison table':
+// A100 SXM BF16 271.2 of 312 TFLOP/s = 86.9 %), so with recomputation the MFU stays under
+// 0.869 x model / hardware FLOPs per token.
+TEST_CASE("the band's high end stops where the hardware FLOP/s would pass the fastest matmul measured on the device") {
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
+                    {"training",
+                     {{"tokens", 1e11},
+                      {"tp", 1},
+                      {"pp", 1},
+                      {"dp", 64},
+                      {"zero", 2},
+                      {"micro_batch", 1},
+                      {"global_batch", 512},
+                      {"recompute", "full"}}}};
+    const json t = run(s)["training"];
+    const double mfu = t["mfu"].get<double>(), hfu = t["hfu"].get<double>();
+    const double most = 0.869 * mfu / hfu;                   // MFU / HFU = model / hardware FLOPs per token
+    REQUIRE(mfu * gpucalc::calibration().band.high > most);  // the out-of-sample band alone would pass it
+    CHECK(t["uncertainty"]["mfu_high"].get<double>() == Approx(most).epsilon(1e-12));
+    CHECK(t["uncertainty"]["seconds_low"].get<double>() == Approx(t["seconds"].get<double>() * mfu / most).epsilon(1e-12));
+    CHECK(t["uncertainty"]["band_basis"].get<std::string>().find("fastest matmul measured on A100 SXM4 80GB (86.9 % of its peak") !=
+          std::string::npos);
+}
+
+TEST_CASE("an MFU given above the fastest matmul measured on the device is warned about, naming training.mfu") {
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
+                    {"training", {{"tokens", 1e11}, {"tp", 1}, {"pp", 1}, {"dp", 8}, {"zero", 3}, {"global_batch", 64}, {"mfu", 0.9}}}};
+    const json r = run(s);
+    bool warned = false;
+    for (const json& w : r["warnings"])
+        warned = warned || w.get<std::string>().find("training.mfu (90 %) is more than the device can do") != std::string::npos;
+    CHECK(warned);
+}
+
+TEST_CASE("FP8 training's ceiling is its FP8 matmul against the 16-bit peak the MFU is measured against") {
+    const gpucalc::Device& d = *gpucalc::find_device("nvidia-h100-sxm5-80gb");
+    const gpucalc::Efficiency e = gpucalc::efficiency_for(d, gpucalc::Framework::megatron);
+    // H100 SXM 989 / 1,979 TFLOP/s dense; Hopper MAMF BF16 80.3 % (H100 SXM), FP8 73.4 % (H200 1,453 of 1,979).
+    CHECK(gpucalc::matmul_ceiling(e.gen, d, gpucalc::Precision::bf16).value() == Approx(0.803));
+    CHECK(gpucalc::matmul_ceiling(e.gen, d, gpucalc::Precision::fp8).value() == Approx(0.734 * 1979 / 989).epsilon(2e-3));
+    const gpucalc::Device& v = *gpucalc::find_device("nvidia-v100-sxm2-32gb");
+    CHECK_FALSE(
+        gpucalc::matmul_ceiling(gpucalc::efficiency_for(v, gpucalc::Framework::megatron).gen, v, gpucalc::Precision::fp16).has_value());
+}
+
+TEST_CASE("the plan search gives the device's matmul ceiling with its band (none where it was not measured)") {
+    json s = llama70b(64);
+    s["training"] = {{"tokens", 1e12}};
+    s["plan"] = {{"top_k", 1}};
+    const json p = json::parse(gpucalc::plan_json(s.dump()));
+    REQUIRE_FALSE(p.contains("errors"));
+    CHECK(p["plan"]["band"]["mfu_ceiling"].get<double>() == Approx(0.803));
+    s["hardware"]["device"] = "nvidia-v100-sxm2-32gb";
+    CHECK(json::parse(gpucalc::plan_json(s.dump()))["plan"]["band"]["mfu_ceiling"].is_null());
 }

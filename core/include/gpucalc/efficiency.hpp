@@ -22,11 +22,13 @@ struct GenerationEfficiency {
     double gemm_half_width = 100;    // per-device GEMM width (hidden / tp) at which GEMMs reach half of `gemm` (fine-tuning model)
     double gemm_k_half = 350;        // training: GEMM inner dimension K at which a 16-bit GEMM reaches half of `gemm`
     double gemm_fp8_k_half = 700;    // the same for FP8 GEMMs
-    double attention = 0.45;         // fraction of the 16-bit peak the generation's best fused attention kernel reaches
-                                     // (forward + backward, causal, head dim 128, long sequences)
-    double attention_flash2 = 0;     // the same for FlashAttention-2 on this silicon (0 = `attention`: FA2 is the best kernel)
-    double memory = 0.8;             // fraction of HBM bandwidth reached by memory-bound kernels
-    double network = 0.75;           // fraction of link bandwidth reached by collectives (bus bandwidth / line rate)
+    double mamf = 0;          // the fastest matmul measured on the generation (MAMF), fraction of the dense 16-bit peak (0: not measured)
+    double mamf_fp8 = 0;      // the same for FP8 matmuls, fraction of the dense FP8 peak (0: not measured)
+    double attention = 0.45;  // fraction of the 16-bit peak the generation's best fused attention kernel reaches
+                              // (forward + backward, causal, head dim 128, long sequences)
+    double attention_flash2 = 0;                // the same for FlashAttention-2 on this silicon (0 = `attention`: FA2 is the best kernel)
+    double memory = 0.8;                        // fraction of HBM bandwidth reached by memory-bound kernels
+    double network = 0.75;                      // fraction of link bandwidth reached by collectives (bus bandwidth / line rate)
     double collective_latency_seconds = 20e-6;  // fixed cost of one collective call
     std::string basis;                          // where the numbers come from
     // A generation measured only relative to another: gemm, gemm_fp8 and attention are the reference

@@ -192,6 +192,14 @@ std::vector<std::string> extrapolations(const Band& band, const BandScope& scope
 // The band with its half-widths x extrapolation for each reason (compounded), the reasons in its basis.
 ThroughputBand widened_band(const Band& band, bool moe, const std::vector<std::string>& reasons);
 ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope& scope);
+// The most of the peak MFU is measured against that a device's matmuls reach: the generation's fastest
+// measured matmul (MAMF), in FP8 training the faster of its 16-bit and its FP8 matmuls (the FP8 one
+// scaled from the FP8 peak to the 16-bit peak). No step's hardware FLOP/s exceed it, so MFU stays
+// under it x model / hardware FLOPs. nullopt: not measured on this generation (no ceiling).
+std::optional<double> matmul_ceiling(const GenerationEfficiency& g, const Device& d, Precision p);
+// Cuts the band's high end where the MFU would pass `most` (the ceiling as an MFU), saying so in its
+// basis with the device's name and the ceiling.
+void cap_band(ThroughputBand& b, double mfu, double most, double ceiling, const std::string& device);
 
 // Goodput: the fraction of wall time spent on useful steps, from the failure rate of large runs
 // (Llama 3: 419 unexpected interruptions in 54 days on 16,384 H100), checkpoint write time and
