@@ -356,6 +356,7 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // or a middle stage's layers.
     const double first_extra = emb_tables * in.params_embedding / t + in.params_positions;
     r.params_per_gpu = std::max(Lm * per_layer + first_extra, Ls * per_layer);
+    r.expert_params_per_gpu = (Lm * per_layer + first_extra >= Ls * per_layer ? Lm : Ls) * in.expert_params_per_layer / (w.expert_tp * ep);
     w.dense_gpu = Lm * w.dense_per_layer / t + first_extra;
     w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
     r.first_stage_layers = Lm;
@@ -925,18 +926,41 @@ struct DpGroup {
     double replicas;  // shard groups inside a site (hybrid sharding)
     double stride;    // devices between neighbouring data-parallel ranks
     double overlap;   // seconds of compute a once-per-step reduction hides behind
+    // The routed experts' expert-data-parallel group: shard x tp / (ep x expert_tp) ranks, ep x
+    // expert_tp apart (Megatron-Core's expert rank order tp-ep-dp: the ep ranks of an expert-tp group
+    // are neighbours, so the ranks holding the same experts are ep x expert_tp apart: with EP 8 in a
+    // node, one per node, each reduction crossing the node's network through one GPU's NIC).
+    double expert_shard, expert_stride;
 };
+
+// Seconds of one collective over the parameters of a device, `bytes_per_param` each: the dense part
+// over the data-parallel group, the routed experts over their expert-data-parallel group (one site;
+// across sites every parameter goes through the data-parallel group's ring, as before).
+double param_ring(const Links& links, const StepEstimate& r, const DpGroup& grp, double f, double bytes_per_param, double n,
+                  double expert_n) {
+    if (links.net.sites > 1 || !(r.expert_params_per_gpu > 0))
+        return links.fabric.ring(f, r.params_per_gpu * bytes_per_param, n, grp.stride);
+    return links.fabric.ring(f, (r.params_per_gpu - r.expert_params_per_gpu) * bytes_per_param, n, grp.stride) +
+           links.fabric.ring(f, r.expert_params_per_gpu * bytes_per_param, expert_n, grp.expert_stride);
+}
+
+// Parameters a device sends per collective over its groups: (n - 1) / n of each part's.
+double shard_share(const Links& links, const StepEstimate& r, const DpGroup& grp) {
+    if (links.net.sites > 1) return r.params_per_gpu * (grp.shard - 1.0) / grp.shard;  // as param_ring
+    const double e = r.expert_params_per_gpu, d = r.params_per_gpu - e;
+    return d * (grp.shard - 1.0) / grp.shard + e * (grp.expert_shard - 1.0) / grp.expert_shard;
+}
 
 // ZeRO-3/FSDP: the gathers and reduce-scatters of every micro-batch; sets the step's bytes and exposed time.
 void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, const ComputeTerms& c,
                const DpGroup& grp, double compute_mb, StepEstimate& r) {
     // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
     // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
-    const double bytes = r.params_per_gpu * (2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0));
+    const double per_param = 2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0);
     const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
-    const double t_mb =
-        links.fabric.ring(1.0, bytes, grp.shard, grp.stride) + (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
-    r.dp_bytes = L.m * bytes * (grp.shard - 1.0) / grp.shard;
+    const double t_mb = param_ring(links, r, grp, 1.0, per_param, grp.shard, grp.expert_shard) +
+                        (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
+    r.dp_bytes = L.m * per_param * shard_share(links, r, grp);
     r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
 }
 
@@ -949,12 +973,12 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
     // every micro-batch's gradients are reduce-scattered, each behind that micro-batch's backward
     // (deepspeedai/DeepSpeed#2252: "for zero stage 2 (and 3), gradient reduction is required after
     // every backward because of gradient partitioning"; FSDP SHARD_GRAD_OP likewise).
-    const double grad = r.params_per_gpu * L.gbytes;
-    const double t_rs = links.fabric.ring(1.0, grad, grp.shard, grp.stride);
-    const double t_dp = L.zero >= 1 ? t_rs + links.fabric.ring(1.0, r.params_per_gpu * L.wbytes, grp.shard, grp.stride)
-                                    : links.fabric.ring(2.0, grad, grp.local, grp.stride);
+    const double expert_local = std::max(1.0, grp.local * grp.expert_shard / grp.shard);
+    const double t_rs = param_ring(links, r, grp, 1.0, L.gbytes, grp.shard, grp.expert_shard);
+    const double t_dp = L.zero >= 1 ? t_rs + param_ring(links, r, grp, 1.0, L.wbytes, grp.shard, grp.expert_shard)
+                                    : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, expert_local);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
-    r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * grad + r.params_per_gpu * L.wbytes : 2.0 * grad) * (grp.shard - 1.0) / grp.shard;
+    r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(links, r, grp);
     r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
     return t_dp;
 }
@@ -1018,6 +1042,8 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     // Neighbouring data-parallel ranks (CP ranks reduce with them): tp x cp apart in one site (pipeline
     // parallelism outermost, above); across sites one replica (tp x cp x pp devices) apart.
     grp.stride = links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
+    grp.expert_shard = std::max(1.0, grp.shard * L.t / (L.et * L.ep));
+    grp.expert_stride = L.et * L.ep;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)

@@ -82,6 +82,7 @@ struct StepEstimate {
     double recompute_flops_per_token = 0;
     // Intermediate terms.
     double params_per_gpu = 0;                  // parameters held by one device of the slowest stage (before ZeRO sharding)
+    double expert_params_per_gpu = 0;           // of which routed experts (reduced over the expert-data-parallel group)
     double zero3_buffer_bytes = 0;              // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
     double layers_per_stage = 0;                // layers of the slowest stage (training_step.cpp stage_split)
     bool output_layer_on_slowest_stage = true;  // the slowest stage is the last, with the output layer and the loss
