@@ -181,8 +181,7 @@ struct Model {
             dequant_ops = cfg.weight_format == WeightFormat::q8_0 ? 1.0 : 2.0;
         } else {
             bytes_per_param = bytes_per_element(wp);
-            // Group-wise int4/fp4 stores an fp16 scale and zero per group (gpt-fast int4 G=32; GPTQ/AWQ).
-            if (wp == Precision::int4 || wp == Precision::fp4) bytes_per_param += 4.0 / static_cast<double>(cfg.quant_group_size);
+            bytes_per_param += group_scale_bytes(wp) / static_cast<double>(cfg.quant_group_size);
             if (wp == Precision::fp32)
                 compute = Precision::fp32;
             else if ((wp == Precision::fp8 || wp == Precision::fp4) && d.peak(wp))
@@ -948,7 +947,8 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
         G == 1 ? r.instances_per_gpu * static_cast<double>(hw.count) : std::floor(static_cast<double>(hw.count) / G) * (r.fits ? 1.0 : 0.0);
     if (!r.fits) {
         const std::string what =
-            f.free_for_kv <= 0 ? std::string(x.draft_bytes() > 0 ? "the weights with the draft model's" : "the weights") + " alone need " +
+            f.free_for_kv <= 0 ? std::string(x.draft_bytes() > 0 ? "the weights with the draft model's" : "the weights") + " and the " +
+                                     jr::fmt_num(cfg.overhead_bytes / units::GiB) + " GiB overhead alone need " +
                                      jr::fmt_num((f.weights_per_gpu + cfg.overhead_bytes) / units::GiB) + " GiB per device"
             : no_sequence
                 ? "not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits in the KV cache pool next to the weights"

@@ -279,7 +279,9 @@ FieldTable<InferenceConfig> inference_fields() {
         field<&I::latency_target_seconds_per_token>(number_spec("latency_target_seconds_per_token", "s", positive_up_to(1e6),
                                                                 "maximum decode time per output token (warns when exceeded)")),
         field<&I::quant_group_size>(
-            integer_spec("quant_group_size", "weights", 1, 1e6, "int4/fp4 weights: one fp16 scale and zero point per group")),
+            integer_spec("quant_group_size", "weights", 1, 1e6,
+                         "int4 weights: one fp16 scale and zero point per group; fp4: one 8-bit scale per group (16: NVFP4, 32: MXFP4)",
+                         "16 for fp4 (NVFP4), else 32")),
         field<&I::overhead_bytes>(number_spec("overhead_bytes", "bytes", non_negative_up_to(1e15),
                                               "memory allowance per device (CUDA context, workspace, activations)")),
         field<&I::batch_limit>(integer_spec("batch_limit", "sequences", 1, 1e7,

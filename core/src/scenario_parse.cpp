@@ -392,6 +392,7 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
     check_table_keys(t, path, inference_fields(), errors, {"slo", "speculative"});
     InferenceConfig c;
     read_fields(t, path, inference_fields(), c, errors);
+    if (!t.contains("quant_group_size") || t["quant_group_size"].is_null()) c.quant_group_size = default_quant_group(c.weight_precision);
     if (const json* o = object(t, "slo", path, errors)) {
         check_table_keys(*o, "inference.slo", slo_fields(), errors);
         ServingSlo slo;

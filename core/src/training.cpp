@@ -365,8 +365,14 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
 // Derivations of the FLOPs per token and of the run's FLOPs.
 void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace) {
     if (model.has_architecture)
-        trace.add("training.model_flops_per_token", "6 x N_matmul + 12 x layers x heads x head_dim x seq_len",
-                  {{"N_active", r.params_active}, {"layers", model.layers}, {"heads", model.heads}, {"seq_len", model.seq_len}},
+        trace.add("training.model_flops_per_token",
+                  "6 x N_matmul + attention, attention = 6 x layers x heads x (qk_head_dim + v_head_dim) x attended_tokens (= 12 L H Q "
+                  "T; attended_tokens: seq_len, or with sliding windows the layers' mean of min(window, seq_len))",
+                  {{"N_matmul", (r.model_flops_per_token - attention_flops_per_token_training(model)) / 6.0},
+                   {"attention", attention_flops_per_token_training(model)},
+                   {"layers", model.layers},
+                   {"heads", model.heads},
+                   {"attended_tokens", attended_tokens(model, model.seq_len)}},
                   r.model_flops_per_token, "FLOP/token", "PaLM (arXiv:2204.02311) App. B; Megatron (arXiv:2104.04473) Eq. 3");
     else
         trace.add("training.model_flops_per_token",

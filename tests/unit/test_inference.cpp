@@ -325,3 +325,26 @@ TEST_CASE("every layer in host memory: the KV cache is there too, the batch is n
     CHECK(r["warnings"].dump().find("not even one sequence") == std::string::npos);
     CHECK(r["warnings"].dump().find("inference.gpu_layers 0") != std::string::npos);
 }
+
+TEST_CASE("FP4 weights store one 8-bit scale per group and no zero point: NVFP4 4.5 bits by default, MXFP4 4.25 at group 32") {
+    // Llama 3 70B: 68,452,360,192 parameters in the layers' linear layers; the input embedding and the
+    // output head are 128,256 x 8,192 = 1,050,673,152 each. ModelOpt's FP4 recipe keeps the head in
+    // 16 bits (as the embedding); gpt-fast's int4 quantizes it (every nn.Linear). NVFP4 (E2M1 + an
+    // E4M3 scale per 16) is 0.5 + 1/16 bytes per weight; int4 with an fp16 scale and zero per 32,
+    // 0.5 + 4/32.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+              {"inference", {{"tp", 8}, {"weight_precision", "fp4"}}}};
+    const json nv = run(s);
+    REQUIRE_FALSE(nv.contains("errors"));
+    CHECK(nv["inputs"]["inference"]["quant_group_size"] == 16);  // the effective group is echoed
+    const double linear = 68452360192.0, table = 1050673152.0;
+    CHECK(nv["inference"]["weights_bytes"].get<double>() == Approx(linear * (0.5 + 1.0 / 16) + 2 * table * 2).epsilon(1e-12));
+    s["inference"]["quant_group_size"] = 32;  // OCP MXFP4: an E8M0 scale per 32
+    CHECK(run(s)["inference"]["weights_bytes"].get<double>() == Approx(linear * (0.5 + 1.0 / 32) + 2 * table * 2).epsilon(1e-12));
+    s["inference"]["weight_precision"] = "int4";
+    s["inference"].erase("quant_group_size");
+    const json i4 = run(s);
+    CHECK(i4["inputs"]["inference"]["quant_group_size"] == 32);
+    CHECK(i4["inference"]["weights_bytes"].get<double>() == Approx((linear + table) * (0.5 + 4.0 / 32) + table * 2).epsilon(1e-12));
+}

@@ -44,4 +44,13 @@ inline double bytes_per_element(Precision p) {
     return 2.0;
 }
 
+// Bytes of scale (and zero point) stored per group of group-wise quantised weights: int4 an fp16
+// scale and an fp16 zero point (gpt-fast int4, G = 32; GPTQ/AWQ); fp4 one 8-bit scale and no zero
+// point: NVFP4 (E2M1 values, an E4M3 scale per 16; NVIDIA Blackwell, TensorRT Model Optimizer) and
+// OCP MXFP4 (an E8M0 scale per 32; gpt-oss's experts), 4.5 and 4.25 bits per weight. Other
+// precisions: none.
+inline double group_scale_bytes(Precision p) { return p == Precision::int4 ? 4.0 : p == Precision::fp4 ? 1.0 : 0.0; }
+// The quantisation group when none is given: 16 for fp4 (NVFP4), else 32 (gpt-fast's int4).
+inline int default_quant_group(Precision p) { return p == Precision::fp4 ? 16 : 32; }
+
 }  // namespace gpucalc

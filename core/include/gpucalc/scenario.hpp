@@ -146,7 +146,7 @@ struct InferenceConfig {
     double concurrent_requests = 0;  // or: requests in flight at the peak (Little's law sizes the traffic); 0 = none
     double peak_to_average = 2.0;    // provisioning headroom for the daily peak
     std::optional<double> latency_target_seconds_per_token;  // max decode time per output token
-    Count quant_group_size = 32;                             // int4/fp4 weights: one fp16 scale + zero per group
+    Count quant_group_size = 32;                             // int4/fp4 weights per scale (fp4 without one given: 16, NVFP4)
     double overhead_bytes = 1.0 * 1024 * 1024 * 1024;        // CUDA context, workspace, activations
     // Serving (issue 15). Continuous batching: the engine's cap on concurrent sequences
     // (TensorRT-LLM trtllm-bench caps max_batch_size at 4,096: tensorrt_llm/bench/build/tuning.py).
