@@ -142,3 +142,27 @@ TEST_CASE("inverse: how many GPUs for Llama 2 70B on 2T tokens in 30 days (round
     auto bad = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}}, {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}});
     CHECK(has_error(bad, "model"));
 }
+
+// A claim's explanation quotes the model's own figures; they must stay the model's (a newcomer
+// read "the most that fit is 74" beside the Serve section's 78 for the same scenario).
+TEST_CASE("the ChatGPT cost claim's explanation quotes the largest batch and the costs the model gives") {
+    const json r = to_nlohmann(reality_report());
+    for (const auto& c : r["claims"]) {
+        if (c["id"] != "chatgpt-500k-1m-day") continue;
+        const std::string text = c["explanation"].get<std::string>();
+        json s = c["scenario"];
+        const json est = run(s);
+        const long most = std::lround(est["inference"]["max_batch"].get<double>());
+        CHECK(text.find("the most that fit is " + std::to_string(most) + ")") != std::string::npos);
+        for (int b : {8, 16, 32, 64}) {
+            s["inference"]["batch"] = b;
+            const double m = run(s)["inference"]["cost_per_day_usd"].get<double>() / 1e6;
+            char quoted[32];
+            std::snprintf(quoted, sizeof quoted, b == 8 ? "$%.1fM a day" : "$%.2fM at %d", m, b);
+            INFO(quoted);
+            CHECK(text.find(quoted) != std::string::npos);
+        }
+        return;
+    }
+    FAIL("claim chatgpt-500k-1m-day not found");
+}
