@@ -195,13 +195,13 @@ class GpuCalc extends HTMLElement {
       } catch (e) {
         report = { errors: [{ code: 'malformed_json', field: '', message: 'The scenario is not valid JSON: ' + e.message }] };
       }
-    Forms.showErrors(this, sec, report.errors || []);
+    const marked = Forms.showErrors(this, sec, report.errors || []);
     this._persist();
     const res = this._sections[sec].querySelector('.results');
     res.textContent = '';
     if (report.errors) {
       delete this._last[sec];
-      this._setAnswer(sec, Card.blocked(sec, report.errors.length));
+      this._setAnswer(sec, Card.blocked(sec, report.errors.length, marked));
       this.dispatchEvent(new CustomEvent('gpucalc-error', { detail: { section: sec, errors: report.errors } }));
       return;
     }

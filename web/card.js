@@ -38,7 +38,9 @@ const Card = (function () {
 
   // No answer while a field cannot be read or the core refuses the scenario: the reasons, never a
   // stale figure beside them.
-  function blocked(sec, count) {
+  function blocked(sec, count, marked) {
+    // The fields named when every problem sits at one ("GPUs needs fixing"), else counted.
+    const named = marked && marked.length && marked.all ? marked.join(', ').replace(/, ([^,]*)$/, ' and $1') : '';
     return h(
       'div',
       { class: 'answer blocked', 'data-answer': sec },
@@ -47,7 +49,9 @@ const Card = (function () {
         { class: 'fit no', 'data-fit': 'error' },
         h('span', { class: 'mark', 'aria-hidden': 'true', text: '!' }),
         ' ',
-        'No answer yet: ' + (count === 1 ? 'one field needs' : count + ' fields need') + ' fixing (marked below).'
+        'No answer yet: ' +
+          (named ? named + (marked.length === 1 ? ' needs' : ' need') : count === 1 ? 'one field needs' : count + ' fields need') +
+          ' fixing (marked below).'
       )
     );
   }
@@ -78,5 +82,11 @@ const Card = (function () {
       .join(' \u00b7 ');
   }
 
-  return { card, blocked, waiting, layoutText };
+  // What a band holds: 9 in 10 published runs, or, widened for an extrapolation (more devices, sites,
+  // a longer sequence... than any published run: training.uncertainty.widened > 1), no published run.
+  function bandHolds(widened) {
+    return widened > 1 ? 'widened ' + F.ratio(widened) + ': beyond the published runs' : '9 in 10 published runs';
+  }
+
+  return { card, blocked, waiting, layoutText, bandHolds };
 })();

@@ -217,12 +217,14 @@ const Forms = (function () {
   }
 
   // Problems ({key, message} from reading the fields, or the core's {field, message}) next to
-  // their inputs, in the page's words; the rest in the section's error box. Returns the count.
+  // their inputs, in the page's words; the rest in the section's error box. Returns the labels of
+  // the fields marked (each once), for the answer card to name them.
   function showErrors(el, sec, errors) {
     const secEl = el._sections[sec];
     for (const e of secEl.querySelectorAll('.field-error')) e.textContent = '';
     for (const e of secEl.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
-    const unplaced = [];
+    const unplaced = [],
+      marked = [];
     for (const e of errors) {
       let key = e.key;
       if (!key && e.field) {
@@ -239,6 +241,8 @@ const Forms = (function () {
       const msg = Words.humanize(e.message, sec);
       if (input && !input.closest('[hidden]')) {
         input.setAttribute('aria-invalid', 'true');
+        const label = (Fields.spec(sec, key) || {}).label;
+        if (label && !marked.includes(label)) marked.push(label);
         const more = input.closest('details');
         if (more) more.open = true;
         const box = el._root.getElementById(input.id + '-error');
@@ -247,7 +251,8 @@ const Forms = (function () {
     }
     const generic = secEl.querySelector('#json-text-error') || secEl.querySelector('.section-error');
     if (generic) generic.textContent = unplaced.join(' ');
-    return errors.length;
+    marked.all = unplaced.length === 0; // every problem sits at a field
+    return marked;
   }
 
   // A form with fields the page cannot read: their problems, and what the core says of the fields it

@@ -13,7 +13,7 @@ const PlanCard = (function () {
       F.percent(mfu * band.low) +
       ' \u2013 ' +
       F.percent(capped ? Math.max(mfu, band.mfu_ceiling) : top) +
-      ' holds 9 in 10 published runs' +
+      (band.widened > 1 ? ' (' + Card.bandHolds(band.widened) + ')' : ' holds 9 in 10 published runs') +
       (capped ? ' (the top: the fastest matmul measured on this GPU)' : '')
     );
   }

@@ -82,7 +82,7 @@ const TrainSection = (function () {
         o.figures.push([
           'Range',
           range(F.duration(u.seconds_low), F.duration(u.seconds_high)),
-          F.usd(u.cost_usd_low) + ' \u2013 ' + F.usd(u.cost_usd_high) + ' (9 in 10 published runs)',
+          F.usd(u.cost_usd_low) + ' \u2013 ' + F.usd(u.cost_usd_high) + ' (' + Card.bandHolds(u.widened) + ')',
           'range'
         ]);
       else o.figures.push(['Range', 'none', 'MFU given: the band is yours', 'range']);
@@ -136,8 +136,7 @@ const TrainSection = (function () {
         'Run',
         t,
         [
-          ['days', 'Days'],
-          ['seconds', 'Wall-clock time'],
+          ['days', 'Wall-clock time'], // training.seconds is the same time: one row
           ['gpu_hours', 'GPU-hours'],
           ['cost_usd', 'Cost'],
           ['energy_kwh', 'Energy'],

@@ -207,8 +207,11 @@ void write_plan_band(jw::Val out, const Scenario& s) {
     const Efficiency eff = training_efficiency(*s.training, s.hardware->device);
     const ThroughputBand band = throughput_band(eff, s.model->is_moe(), band_scope(*s.model, *s.hardware, *s.training));
     const std::optional<double> ceiling = matmul_ceiling(eff.gen, s.hardware->device, s.training->precision);
-    out = {
-        {"low", band.lo}, {"high", band.hi}, {"basis", band.basis}, {"mfu_ceiling", ceiling ? jw::Scalar(*ceiling) : jw::Scalar(nullptr)}};
+    out = {{"low", band.lo},
+           {"high", band.hi},
+           {"basis", band.basis},
+           {"widened", band.widened},
+           {"mfu_ceiling", ceiling ? jw::Scalar(*ceiling) : jw::Scalar(nullptr)}};
 }
 }  // namespace
 

@@ -675,6 +675,7 @@ Band fleet_band(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cf
         cap_band(b, t.mfu, *ceiling * t.model_flops_per_token / t.hardware_flops_per_token, *ceiling,
                  hw.pools.size() == 1 ? hw.pools[0].device.name : "the fleet's fastest device");
     t.band_basis = b.basis;
+    t.band_widened = b.widened;
     t.mfu_low = t.mfu * b.lo, t.mfu_high = t.mfu * b.hi;
     return {b.lo, b.hi};
 }

@@ -216,7 +216,8 @@ void training_band_and_goodput_json(Val j, const TrainingResult& r) {
                         {"cost_usd_high", total_ok(ok, r.cost_usd_high)},
                         {"mfu_low", ok && r.mfu_low ? Scalar(*r.mfu_low) : Scalar(nullptr)},
                         {"mfu_high", ok && r.mfu_high ? Scalar(*r.mfu_high) : Scalar(nullptr)},
-                        {"band_basis", r.band_basis}};
+                        {"band_basis", r.band_basis},
+                        {"widened", r.band_widened}};
     j["goodput"] = r.goodput.value;
     j["goodput_breakdown"] = {{"failures_per_hour", r.goodput.failures_per_hour},
                               {"checkpoint_seconds", r.goodput.checkpoint_seconds},

@@ -452,6 +452,7 @@ ThroughputBand uncertainty_band(const Device& d, const Efficiency& eff, bool moe
     ThroughputBand band = throughput_band(eff, moe, scope);
     if (ceiling) cap_band(band, r.mfu, most, *ceiling, d.name);
     r.band_basis = band.basis;
+    r.band_widened = band.widened;
     r.mfu_low = r.mfu * band.lo;
     r.mfu_high = r.mfu * band.hi;
     return band;
@@ -671,6 +672,7 @@ ThroughputBand widened_band(const Band& b, bool moe, const std::vector<std::stri
     band.lo = b.widened_low(moe, widen);
     band.hi = b.widened_high(moe, widen);
     band.basis = b.basis_for(moe);
+    band.widened = widen;
     if (reasons.empty()) return band;
     band.basis += " (widened x" + jr::fmt_num(widen) + ", x" + jr::fmt_num(b.extrapolation) + " for each extrapolation: ";
     for (std::size_t i = 0; i < reasons.size(); ++i) band.basis += (i ? "; " : "") + reasons[i];

@@ -74,9 +74,11 @@ test('an invalid field shows its message inline, in words, and no stale result s
   assert.match(await err.textContent(), /^Count must be at least 1 and at most 100,000,000, not -5/);
   assert.equal(await field(page, 'cluster', 'count').getAttribute('aria-invalid'), 'true');
   assert.equal(await page.locator('gpu-calc [data-key="cluster.memory_bytes"]').count(), 0);
-  assert.match(await page.locator('gpu-calc [data-answer="cluster"]').textContent(), /No answer yet: one field needs fixing/);
+  // The card names the field (a newcomer read "one field needs fixing" and looked for which).
+  assert.match(await page.locator('gpu-calc [data-answer="cluster"]').textContent(), /No answer yet: Count needs fixing \(marked below\)/);
   await field(page, 'cluster', 'count').fill('lots');
   assert.match(await err.textContent(), /not a number: write a number like 1,000, 1k/);
+  assert.match(await page.locator('gpu-calc [data-answer="cluster"]').textContent(), /No answer yet: Count needs fixing/);
   assert.equal(await page.locator('gpu-calc [data-key="cluster.memory_bytes"]').count(), 0);
   await field(page, 'cluster', 'count').fill('4');
   assert.equal(await err.textContent(), '');

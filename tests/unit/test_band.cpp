@@ -48,6 +48,9 @@ TEST_CASE("a run on more devices than any calibration run widens the band's half
     CHECK(1 - out.lo == Approx((1 - in.lo) * 1.5).epsilon(1e-9));
     CHECK(out.hi - 1 == Approx((in.hi - 1) * 1.5).epsilon(1e-9));
     CHECK(out.basis.find("65536 devices (the calibration runs reach 16384)") != std::string::npos);
+    // The factor is reported, so that a reader is not told the band holds 9 in 10 published runs.
+    CHECK(run(llama70b(65536))["training"]["uncertainty"]["widened"].get<double>() == 1.5);
+    CHECK(run(llama70b(1024))["training"]["uncertainty"]["widened"].get<double>() == 1.0);
 }
 
 TEST_CASE("a DiLoCo run across sites compounds one widening per extrapolation: sites and local steps") {

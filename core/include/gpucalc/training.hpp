@@ -180,6 +180,7 @@ Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d);
 struct ThroughputBand {
     double lo = 1.0, hi = 1.0;
     std::string basis;
+    double widened = 1.0;  // the half-widths' factor for extrapolation (1: within the published runs' range)
 };
 // What an estimate covers, against the calibration runs' range (Band::max_*).
 struct BandScope {
@@ -256,6 +257,7 @@ struct TrainingResult {
     std::optional<double> seconds, gpu_hours, cost_usd, energy_kwh, co2_kg;
     std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high, mfu_low, mfu_high;
     std::string band_basis;
+    double band_widened = 1;  // ThroughputBand::widened (1 with a given MFU)
     std::string infeasible_reason;
     std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     std::vector<std::string> warnings;
