@@ -26,17 +26,35 @@ const ExplainSection = (function () {
 
   function answer(el, r) {
     const c = r.compare;
+    // Two precisions (a CPU lists no BF16 peak): the ratio at one precision both list beside it, or
+    // a GPU's BF16 against a CPU's FP32 reads as a 134x gap that is 9x like for like.
+    const mixed = c.precision_a !== c.precision_b;
+    const same = mixed && c.compute_ratio_same_precision !== null ? c.compute_ratio_same_precision : null;
+    const P = (p) => String(p).toUpperCase();
     const figs = [
       [
         'Compute',
         F.ratio(c.compute_ratio),
-        'A\u2019s peak over B\u2019s (' + c.precision_a.toUpperCase() + ' vs ' + c.precision_b.toUpperCase() + ')',
+        'A\u2019s peak over B\u2019s (' +
+          P(c.precision_a) +
+          ' vs ' +
+          P(c.precision_b) +
+          (mixed ? ': B lists no ' + P(c.precision_a) + ' peak' : '') +
+          ')' +
+          (same !== null ? '; both at ' + P(c.same_precision) + ': ' + F.ratio(same) : ''),
         'compute'
       ],
       ['Memory bandwidth', F.ratio(c.bandwidth_ratio), 'A over B', 'bandwidth']
     ];
     if (c.cpu_cores_equivalent !== null && c.cpu_cores_equivalent !== undefined)
-      figs.push(['CPU cores', F.count(c.cpu_cores_equivalent), 'of B match one ' + c.a.name, 'cores']);
+      figs.push([
+        'CPU cores',
+        F.count(c.cpu_cores_equivalent),
+        'of B match one ' +
+          c.a.name +
+          (same !== null ? ' (' + F.count((c.cpu_cores_equivalent * same) / c.compute_ratio) + ' at ' + P(c.same_precision) + ' both)' : ''),
+        'cores'
+      ]);
     return Card.card('explain', { lead: 'One ' + c.a.name + ' against one ' + c.b.name + ':', figures: figs });
   }
 

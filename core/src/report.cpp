@@ -504,6 +504,8 @@ void compare_json(Val j, const CompareRequest& req, const CompareResult& r) {
     j["peak_a_flops_per_second"] = r.peak_a;
     j["peak_b_flops_per_second"] = r.peak_b;
     j["compute_ratio"] = r.compute_ratio;
+    j["same_precision"] = r.same_precision.empty() ? jw::Scalar(nullptr) : jw::Scalar(r.same_precision);
+    j["compute_ratio_same_precision"] = opt(r.compute_ratio_same_precision);
     j["bandwidth_ratio"] = opt(r.bandwidth_ratio);
     j["flops_per_watt_a"] = opt(r.flops_per_watt_a);
     j["flops_per_watt_b"] = opt(r.flops_per_watt_b);

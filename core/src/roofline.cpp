@@ -102,6 +102,15 @@ CompareResult estimate_compare(const CompareRequest& req, Trace& trace) {
     if (req.a.price_usd && *req.a.price_usd > 0) r.flops_per_usd_a = peak_a / *req.a.price_usd;
     if (req.b.price_usd && *req.b.price_usd > 0) r.flops_per_usd_b = peak_b / *req.b.price_usd;
     if (req.b.cpu_cores) r.cpu_cores_equivalent = r.compute_ratio * *req.b.cpu_cores;
+    for (Precision p : {pa, Precision::fp8, Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp64}) {
+        const std::optional<double> a = req.a.peak(p), b = req.b.peak(p);
+        if (!a || !b || !(*b > 0)) continue;
+        r.same_precision = precision_name(p);
+        r.compute_ratio_same_precision = *a / *b;
+        trace.add("compare.compute_ratio_same_precision", "peak_A / peak_B, both at " + r.same_precision, {{"peak_A", *a}, {"peak_B", *b}},
+                  *r.compute_ratio_same_precision, "x", "datasheets (catalog): the fastest precision both list");
+        break;
+    }
     trace.add("compare.compute_ratio", "peak_A / peak_B", {{"peak_A", peak_a}, {"peak_B", peak_b}}, r.compute_ratio, "x",
               "datasheets (catalog); A at " + r.precision_a + ", B at " + r.precision_b);
     if (r.bandwidth_ratio)

@@ -322,6 +322,14 @@ test('explain section: A100 vs V100 on tensor cores, roofline chart and workload
   await field(page, 'explain', 'matmul_n').fill('4096');
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /GEMM 4096x4096x4096/);
   assert.match(await page.locator('gpu-calc .kernels').textContent(), /forward pass, 1 token.*memory-bound/);
+  // A GPU's BF16 against a CPU's FP32 (the catalog lists no CPU BF16 peak): the like-for-like ratio
+  // beside it (a newcomer read 134x; at FP32 both it is 9.07x: 66.9 / 7.37 TFLOP/s).
+  await field(page, 'explain', 'a').selectOption('nvidia-h100-sxm5-80gb');
+  await field(page, 'explain', 'b').selectOption('amd-epyc-9654');
+  await field(page, 'explain', 'precision').selectOption('bf16');
+  const sub = await page.locator('gpu-calc [data-answer="explain"] [data-figure="compute"] .sub').textContent();
+  assert.equal(sub, 'A\u2019s peak over B\u2019s (BF16 vs FP32: B lists no BF16 peak); both at FP32: 9.07\u00d7');
+  assert.match(await page.locator('gpu-calc [data-answer="explain"] [data-figure="cores"] .sub').textContent(), /\(871 at FP32 both\)$/);
   await context.close();
 });
 

@@ -72,3 +72,20 @@ TEST_CASE("workload timing: an N x N GEMM and one forward pass of a model on eac
     auto bad = run({{"roofline", {{"devices", {"nvidia-a100-sxm4-80gb"}}, {"model", {{"preset", "nope"}}}}}});
     CHECK(has_error(bad, "roofline.model.preset"));
 }
+
+TEST_CASE("a GPU's BF16 against a CPU's FP32 carries the ratio at one precision both list") {
+    // H100 SXM BF16 989.4 TFLOP/s, FP32 66.9; EPYC 9654 FP32 96 cores x 2.4 GHz x 32 = 7.3728 TFLOP/s
+    // (no BF16 peak in the catalog): 134x across precisions, 9.07x like for like.
+    const json r = run(json{{"compare", {{"a", "nvidia-h100-sxm5-80gb"}, {"b", "amd-epyc-9654"}}}});
+    const json& c = r["compare"];
+    CHECK(c["precision_a"] == "bf16");
+    CHECK(c["precision_b"] == "fp32");
+    CHECK(c["compute_ratio"].get<double>() == Approx(989.4e12 / 7.3728e12));
+    CHECK(c["same_precision"] == "fp32");
+    CHECK(c["compute_ratio_same_precision"].get<double>() == Approx(66.9e12 / 7.3728e12));
+    // Both at the precision asked for: the two ratios are one.
+    const json g =
+        run(json{{"compare", {{"a", "nvidia-a100-sxm4-80gb"}, {"b", "nvidia-v100-sxm2-32gb"}, {"precision", "fp16"}}}})["compare"];
+    CHECK(g["same_precision"] == "fp16");
+    CHECK(g["compute_ratio_same_precision"] == g["compute_ratio"]);
+}

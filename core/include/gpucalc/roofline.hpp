@@ -46,7 +46,11 @@ RooflineResult estimate_roofline(const RooflineRequest& req);
 struct CompareResult {
     std::string precision_a, precision_b;  // precision used on each side (B falls back when unsupported)
     double peak_a = 0, peak_b = 0;
-    double compute_ratio = 0;               // peak A / peak B: how many B match one A in compute
+    double compute_ratio = 0;  // peak A / peak B: how many B match one A in compute
+    // The ratio with both at one precision, the fastest both list (the one asked for when both have
+    // it): a GPU's BF16 against a CPU's FP32 (no CPU BF16 figure in the catalog) overstates the gap.
+    std::string same_precision;  // empty: no precision listed on both
+    std::optional<double> compute_ratio_same_precision;
     std::optional<double> bandwidth_ratio;  // bandwidth A / bandwidth B
     std::optional<double> flops_per_watt_a, flops_per_watt_b;
     std::optional<double> flops_per_usd_a, flops_per_usd_b;  // peak FLOP/s per purchase dollar
