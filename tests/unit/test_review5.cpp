@@ -234,3 +234,24 @@ TEST_CASE("DiLoCo's default batch (each site's own inner batch) is not taken for
     REQUIRE(r["training"]["tokens_per_step"].get<double>() > 62.9e6);
     CHECK(r["warnings"].dump().find("largest published pretraining batch") == std::string::npos);
 }
+
+TEST_CASE("a run on a count that is no power of two is a point of its own scaling curve") {
+    // A newcomer (2026-12-04): 1,000 H100s marked 'this run' between the curve's 640 and 1,280
+    // points, and the readout there showed 1,280 GPUs' figures.
+    const json r = run(json{{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+                            {"training", {{"tokens", 1e12}}},
+                            {"scaling", true}});
+    REQUIRE_FALSE(r.contains("errors"));
+    bool at_run = false;
+    double last = 0;
+    for (const json& p : r["scaling"]) {
+        CHECK(p["gpus"].get<double>() > last);  // in order of the count
+        last = p["gpus"].get<double>();
+        if (p["gpus"] == 1000) {
+            at_run = true;
+            CHECK(p["tokens_per_second"].get<double>() == Approx(r["training"]["tokens_per_second"].get<double>()).epsilon(1e-12));
+        }
+    }
+    CHECK(at_run);
+}
