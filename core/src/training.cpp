@@ -726,6 +726,16 @@ void level_curve(ScalingCurve& curve) {
     }
 }
 
+// The curve's data-parallel sizes: powers of two, and the run's own among them (1,000 GPUs at TP 8:
+// dp 125), so that the run is a point of its curve.
+std::vector<Count> curve_dps(const TrainingConfig& cfg) {
+    std::vector<Count> dps;
+    for (Count dp = 1; dp <= 1000000; dp *= 2) dps.push_back(dp);
+    const Count own = cfg.dp.value_or(0);
+    if (own > 0 && (own & (own - 1)) != 0 && own <= 1000000) dps.insert(std::upper_bound(dps.begin(), dps.end(), own), own);
+    return dps;
+}
+
 }  // namespace
 
 ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
@@ -751,13 +761,7 @@ ScalingCurve scaling_curve(const ModelSpec& m, const Hardware& hw, const Trainin
     // of an estimate with a curve.
     Hardware h = hw;
     TrainingConfig c = cfg;
-    // Powers of two, and the run's own data-parallel size among them (1,000 GPUs at TP 8: dp 125),
-    // so that the run is a point of its curve.
-    std::vector<Count> dps;
-    for (Count dp = 1; dp <= 1000000; dp *= 2) dps.push_back(dp);
-    const Count own = cfg.dp.value_or(0);
-    if (own > 0 && (own & (own - 1)) != 0 && own <= 1000000) dps.insert(std::upper_bound(dps.begin(), dps.end(), own), own);
-    for (const Count dp : dps) {
+    for (const Count dp : curve_dps(cfg)) {
         const Count gpus = dp * mp;
         if (static_cast<double>(gpus) > std::max(static_cast<double>(hw.count) * 4.0, static_cast<double>(mp))) break;
         if (dp * cfg.micro_batch > gb) break;
