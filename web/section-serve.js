@@ -257,7 +257,7 @@ const ServeSection = (function () {
           0,
           F.duration
         ),
-        t.speculative ? ServeNotes.draftStep(r) : ''
+        ...ServeNotes.afterStep(r)
       );
     if (t.cost_split)
       res.appendChild(

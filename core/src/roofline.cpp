@@ -15,7 +15,7 @@ std::vector<Kernel> typical_kernels(double n, const ModelSpec* model, double pro
     const std::string ns = jr::fmt_num(n);
     k.push_back({"gemm", "GEMM " + ns + "x" + ns + "x" + ns, 2 * n * n * n, 3 * n * n * 2});
     // Attention prefill with FlashAttention (seq 4096, head dim 128, one head): 4 s^2 d FLOPs, Q K V O once.
-    k.push_back({"attention_prefill", "Attention prefill (flash, seq 4096)", 4.0 * 4096 * 4096 * 128, 4.0 * 4096 * 128 * 2});
+    k.push_back({"attention_prefill", "Attention prefill (flash, seq 4096, one head)", 4.0 * 4096 * 4096 * 128, 4.0 * 4096 * 128 * 2});
     // The per-element kernels at a size whose time reads in everyday units (a per-weight time is
     // picoseconds): one billion 16-bit weights, a 4,096-token KV cache, one 4,096 x 8,192 activation.
     // LLM decode at batch 64: each 16-bit weight read once, used by 64 tokens (2 FLOPs each).

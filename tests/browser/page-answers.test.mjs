@@ -127,6 +127,17 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   );
   assert.match(await figure(page, 'serve', 'ttft').textContent(), /ms|s$/);
   assert.match(await figure(page, 'serve', 'cost').textContent(), /^\$/);
+  // Under the decode-step bar, how the step becomes the time per output token a user sees (a newcomer
+  // added the bar's parts up: 59 ms against the headline's 148).
+  assert.ok(r.inference.tpot_seconds > r.inference.decode_seconds_per_token, JSON.stringify(r.inference));
+  assert.match(
+    await page.locator('gpu-calc section[data-section="serve"] .results').textContent(),
+    new RegExp(
+      'A user waits [\\d.,]+\u00a0m?s per output token at batch ' +
+        r.inference.batch.toLocaleString('en-US') +
+        ': [\\d.,]+\u00a0m?s of decoding and [\\d.,]+\u00a0m?s of the new requests\u2019 prefills, which run between decode steps\\.'
+    )
+  );
   // The GPUs given are weighed against the traffic: the defaults' 8 are short of what the peak needs.
   const given = card(page, 'serve').locator('[data-gpus-given]');
   assert.equal(r.inputs.hardware.count < r.inference.gpus_needed, true);
