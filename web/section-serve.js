@@ -66,9 +66,7 @@ const ServeSection = (function () {
       o.figures.push([
         'Speed per user',
         tok(t.output_tokens_per_second_per_user),
-        F.duration(t.tpot_seconds) +
-          ' per output token' +
-          (o.fit === 'short' ? ', every copy busy (' + atBatch + '): the traffic is more than these GPUs serve' : ' ' + atBatch),
+        F.duration(t.tpot_seconds) + ' per output token' + (o.fit === 'short' ? ServeNotes.busy(atBatch) : ' ' + atBatch) + ServeNotes.alone(t),
         'speed'
       ]);
     o.figures.push([

@@ -147,6 +147,12 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.equal(await card(page, 'serve').locator('.fit').getAttribute('data-fit'), 'short');
   assert.match(await card(page, 'serve').locator('.fit').textContent(), /not enough for the traffic: [\d,]+ are needed\.$/);
   assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /every copy busy \(at the largest batch\)/);
+  // Beside the largest batch's speed, one user's alone (the batch curve's batch 1).
+  const one = r.inference.batch_curve.find((p) => p.batch === 1);
+  assert.match(
+    await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(),
+    new RegExp('; ' + one.output_tokens_per_second_per_user.toPrecision(3) + ' tok/s for one user alone$')
+  );
   await field(page, 'serve', 'count').fill(String(r.inference.gpus_needed));
   assert.equal(await given.getAttribute('data-gpus-given'), 'enough');
   // Enough GPUs: the speed a user sees is at the traffic's peak (Little's law), faster than at the largest batch.
