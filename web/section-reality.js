@@ -49,11 +49,12 @@ const RealitySection = (function () {
     });
   }
 
-  // The case of a claim to open: where the verdict shows (a case that holds, for "depends"); each
-  // evaluation carries the scenario it was judged on.
+  // The case of a claim to open: the one the claim is about (open_case: io.net's GPUs over the
+  // internet, not in one data centre), else where the verdict shows (a case that holds, for
+  // "depends"); each evaluation carries the scenario it was judged on.
   function claimScenario(c) {
     const ev = c.evaluations || [];
-    const pick = (c.verdict === 'depends' ? ev.find((e) => e.consistent) : null) || ev[0];
+    const pick = (Number.isInteger(c.open_case) ? ev[c.open_case] : null) || (c.verdict === 'depends' ? ev.find((e) => e.consistent) : null) || ev[0];
     return { scenario: JSON.parse(JSON.stringify((pick && pick.scenario) || c.scenario)), pick };
   }
 

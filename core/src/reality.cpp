@@ -81,6 +81,8 @@ json reality_report() {
                           {"text", c["text"]},
                           {"scenario", c["scenario"]},
                           {"explanation", c.value("explanation", std::string())},
+                          // The case "Open" loads (its index among the evaluations; null: the first that holds).
+                          {"open_case", c.contains("open_case") ? c["open_case"] : json(nullptr)},
                           {"verdict", v.is_null() ? json("error") : v["verdict"]},
                           {"reason", v.is_null() ? json(errors.empty() ? "" : errors[0].message) : v["reason"]},
                           {"evaluations", v.is_null() ? json::array() : v["evaluations"]}});

@@ -588,8 +588,14 @@ test('every famous run and claim opens in a form, with the result its verdict wa
     assert.equal(await page.evaluate(() => document.querySelector('gpu-calc').shadowRoot.activeElement?.id), 'h-' + sec, claim.id);
     const origin = page.locator(`gpu-calc section[data-section="${sec}"] .origin`);
     assert.match(await origin.textContent(), new RegExp(claim.verdict));
-    // The values the verdict was judged on are the ones on screen (for "depends": a case where it holds).
-    const pick = (claim.verdict === 'depends' ? claim.evaluations.find((e) => e.consistent) : null) || claim.evaluations[0];
+    // The values the verdict was judged on are the ones on screen: the claim's own case where it names
+    // one (io.net's GPUs over the internet with DiLoCo, not in one data centre), else for "depends" a
+    // case where it holds.
+    const pick =
+      (Number.isInteger(claim.open_case) ? claim.evaluations[claim.open_case] : null) ||
+      (claim.verdict === 'depends' ? claim.evaluations.find((e) => e.consistent) : null) ||
+      claim.evaluations[0];
+    if (claim.id.startsWith('ionet')) assert.equal(pick.scenario.hardware.network, 'internet-1g', JSON.stringify(pick.scenario));
     const r = await report(page, sec);
     for (const [metric, v] of Object.entries(pick.values)) {
       const got = metric.split('.').reduce((o, k) => o[k], r);

@@ -166,3 +166,18 @@ TEST_CASE("the ChatGPT cost claim's explanation quotes the largest batch and the
     }
     FAIL("claim chatgpt-500k-1m-day not found");
 }
+
+TEST_CASE("a claim's open_case, where given, names one of its evaluations, and one where the claim holds") {
+    const json r = to_nlohmann(reality_report());
+    int named = 0;
+    for (const auto& c : r["claims"]) {
+        if (c["open_case"].is_null()) continue;
+        INFO(c["id"]);
+        REQUIRE(c["open_case"].is_number_integer());
+        const auto i = c["open_case"].get<std::size_t>();
+        REQUIRE(i < c["evaluations"].size());
+        CHECK(c["evaluations"][i]["consistent"].get<bool>());
+        ++named;
+    }
+    CHECK(named >= 1);  // io.net's 1,000 H100s: the internet case with DiLoCo
+}
