@@ -4,15 +4,18 @@
 const PlanCard = (function () {
   const { h } = Dom;
 
-  // The plan's MFU band: its high end stops at the device's matmul ceiling (plan.band.mfu_ceiling:
-  // the fastest matmul measured on it, MAMF; no step's FLOP/s pass it).
-  function mfuRange(mfu, band) {
-    const top = mfu * band.high;
-    const capped = band.mfu_ceiling !== null && band.mfu_ceiling !== undefined && top > band.mfu_ceiling;
+  // The plan's MFU band: its high end stops where the plan's hardware FLOP/s (HFU: recomputation
+  // counted) reach the device's matmul ceiling (plan.band.mfu_ceiling: the fastest matmul measured
+  // on it, MAMF), as a training estimate's band does.
+  function mfuRange(b, band) {
+    const mfu = b.mfu,
+      top = mfu * band.high;
+    const most = band.mfu_ceiling !== null && band.mfu_ceiling !== undefined && b.hfu > 0 ? (band.mfu_ceiling * mfu) / b.hfu : null;
+    const capped = most !== null && top > most;
     return (
       F.percent(mfu * band.low) +
       ' \u2013 ' +
-      F.percent(capped ? Math.max(mfu, band.mfu_ceiling) : top) +
+      F.percent(capped ? Math.max(mfu, most) : top) +
       (band.widened > 1 ? ' (' + Card.bandHolds(band.widened) + ')' : ' holds 9 in 10 published runs') +
       (capped ? ' (the top: the fastest matmul measured on this GPU)' : '')
     );
@@ -38,7 +41,7 @@ const PlanCard = (function () {
       lead: Card.layoutText(Object.assign({}, b, { cp: b.training && b.training.cp, ep: b.training && b.training.ep })) + '.',
       figures: [
         ['Step time', F.duration(b.step_seconds), F.count(b.tokens_per_second) + ' tokens/s', 'step'],
-        ['MFU', F.percent(b.mfu), acc.band ? 'predicted; ' + mfuRange(b.mfu, acc.band) : 'predicted', 'mfu'],
+        ['MFU', F.percent(b.mfu), acc.band ? 'predicted; ' + mfuRange(b, acc.band) : 'predicted', 'mfu'],
         ['Memory per GPU', F.bytes(b.memory_per_gpu_bytes), 'worst pipeline stage', 'memory']
       ],
       // A model given by its parameter count: the shape the search laid out (as Train times it).

@@ -204,6 +204,10 @@ Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) 
 
 GemmKernel gemm_kernel(const Efficiency& e, bool fp8) {
     GemmKernel k;
+    // A generation with no FP8 GEMM measurement (gemm_fp8 0: Volta, Ampere, TPU, whose catalog
+    // devices list no FP8 peak; a custom device may) runs its FP8 GEMMs at the 16-bit efficiency of
+    // the FP8 peak (training warns).
+    fp8 = fp8 && e.gen.gemm_fp8 > 0;
     k.e_long = (fp8 ? e.gen.gemm_fp8 * e.fw.fp8_kernel : e.gen.gemm) * e.fw.gemm_kernel;
     k.k_half = e.gemm_k_half_given.value_or(fp8 ? e.gen.gemm_fp8_k_half : e.gen.gemm_k_half);
     return k;

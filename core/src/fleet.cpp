@@ -58,7 +58,7 @@ std::pair<double, double> site_wan(const Hardware& hw, double devices) {
     return {n.wan, n.wan_latency};
 }
 
-double peak16(const Device& d, Precision p) { return d.peak(p == Precision::fp8 ? Precision::bf16 : p).value_or(0); }
+double peak16(const Device& d, Precision p) { return d.peak(d.sixteen_bit(p)).value_or(0); }
 
 bool listed(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
@@ -661,19 +661,19 @@ Band fleet_band(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cf
     const std::vector<std::string> more = extrapolations(cal.band, scope);
     reasons.insert(reasons.end(), more.begin(), more.end());
     ThroughputBand b = widened_band(cal.band, m.is_moe(), reasons);
-    // The ceiling of the fastest pool: the fleet's MFU (against the pools' peaks together) stays under it.
-    std::optional<double> ceiling;
+    // The fleet's MFU is against the pools' peaks together: its ceiling is the pools' ceilings weighted
+    // by their peaks (none if a pool's generation has no measurement).
+    double weighted = 0, peaks = 0;
+    bool measured = true;
     for (const Pool& p : hw.pools) {
         const std::optional<double> c = matmul_ceiling(training_efficiency(cfg, p.device).gen, p.device, cfg.precision);
-        if (!c) {
-            ceiling.reset();
-            break;
-        }
-        ceiling = std::max(ceiling.value_or(0), *c);
+        const double peak = peak16(p.device, cfg.precision) * static_cast<double>(p.count);
+        measured = measured && c.has_value();
+        weighted += c.value_or(0) * peak, peaks += peak;
     }
-    if (ceiling && t.hardware_flops_per_token > 0)
-        cap_band(b, t.mfu, *ceiling * t.model_flops_per_token / t.hardware_flops_per_token, *ceiling,
-                 hw.pools.size() == 1 ? hw.pools[0].device.name : "the fleet's fastest device");
+    if (measured && peaks > 0 && t.fits && t.hardware_flops_per_token > 0)
+        cap_band(b, t.mfu, weighted / peaks * t.model_flops_per_token / t.hardware_flops_per_token, weighted / peaks,
+                 hw.pools.size() == 1 ? hw.pools[0].device.name : "the fleet's devices (weighted by their peaks)");
     t.band_basis = b.basis;
     t.band_widened = b.widened;
     t.mfu_low = t.mfu * b.lo, t.mfu_high = t.mfu * b.hi;

@@ -838,8 +838,14 @@ void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult&
         cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
     trace.add(
         "inference.weights_bytes",
-        "params x bytes_per_param (" + wp + "; int4/fp4 + 4 bytes per group; GGUF: bits per weight / 8) + tables kept in 16 bits",
-        {{"params", x.pc.total}, {"bytes_per_param", x.bytes_per_param}, {"params_kept_16bit", x.kept16_params}}, r.weights_bytes, "bytes",
+        "params x bytes_per_param (" + wp +
+            "; int4: + 4 bytes (fp16 scale and zero) per quant_group_size weights, fp4: + 1 byte (8-bit scale); GGUF: bits per weight / "
+            "8) + tables kept in 16 bits",
+        {{"params", x.pc.total},
+         {"bytes_per_param", x.bytes_per_param},
+         {"quant_group_size", static_cast<double>(cfg.quant_group_size)},
+         {"params_kept_16bit", x.kept16_params}},
+        r.weights_bytes, "bytes",
         cfg.weight_format != WeightFormat::native ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
                                                   : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
                                                     "ModelOpt FP8/FP4 configs disable *lm_head*");

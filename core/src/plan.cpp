@@ -99,18 +99,21 @@ struct Search {
     std::size_t k;
     bool fsdp_pp, pp_fixed, gb_fixed, sp_fixed, dp_fixed;
     bool best_only;
+    double shape_flops = 0;  // model_flops_per_token_training(shape): what recomputation is measured against
 };
 
 // The shared state of a search of `m` on `hw` (tm: m's training model, which must outlive it).
 Search make_search(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, const PlanOptions& opt, const TrainingModel& tm) {
-    return Search{m, hw, base, tm.in, tm.shape, training_efficiency(base, hw.device), network_levels(hw), hw.count,
-                  hw.device.usable_memory_bytes().value_or(0),  // unified memory: the GPU's share (as training.cpp)
-                  // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
-                  hw.device.peak(base.precision == Precision::fp8 ? Precision::bf16 : base.precision).value_or(0),
-                  m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, site_count(hw),
-                  static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)),
-                  training_field_given(base, "pp"), base.global_batch && training_field_given(base, "global_batch"),
-                  training_field_given(base, "sequence_parallel"), training_field_given(base, "dp") && base.dp, opt.best_only};
+    Search s{m, hw, base, tm.in, tm.shape, training_efficiency(base, hw.device), network_levels(hw), hw.count,
+             hw.device.usable_memory_bytes().value_or(0),  // unified memory: the GPU's share (as training.cpp)
+             // MFU against the dense 16-bit peak, also under FP8 (as training.cpp throughput)
+             hw.device.peak(hw.device.sixteen_bit(base.precision)).value_or(0),
+             m.has_architecture ? model_flops_per_token_training(m) : 6.0 * count_params(m).active, site_count(hw),
+             static_cast<std::size_t>(opt.top_k), zero_sharding_with_pipeline(framework_of(base, hw.device)),
+             training_field_given(base, "pp"), base.global_batch && training_field_given(base, "global_batch"),
+             training_field_given(base, "sequence_parallel"), training_field_given(base, "dp") && base.dp, opt.best_only};
+    s.shape_flops = std::max(1.0, model_flops_per_token_training(tm.shape));
+    return s;
 }
 
 // One (tp, cp, pp, ep) layout: its sizes, and whether the heads and the experts divide over them.
@@ -145,6 +148,7 @@ Plan make_plan(const Search& s, const TrainingConfig& c, const StepEstimate& e) 
     p.tokens_per_second = static_cast<double>(*c.global_batch) * s.m.seq_len / e.step.total;
     p.mfu = s.peak > 0 ? s.model_flops * p.tokens_per_second / (static_cast<double>(s.n) * s.peak) : 0;
     p.bubble_fraction = e.step.total > 0 ? e.step.pp_bubble / e.step.total : 0;
+    p.hfu = p.mfu * (1.0 + e.recompute_flops_per_token / s.shape_flops);  // as training.cpp throughput
     return p;
 }
 

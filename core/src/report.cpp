@@ -232,7 +232,9 @@ void training_json(Val j, const TrainingResult& r, const Hardware& hw) {
     training_memory_and_step_json(j, r);
     training_band_and_goodput_json(j, r);
     j["framework"] = r.framework;
-    j["mfu_peak_precision"] = r.config.precision == Precision::fp8 ? "bf16" : std::string(precision_name(r.config.precision));
+    j["mfu_peak_precision"] = r.mfu_precision                        ? std::string(precision_name(*r.mfu_precision))
+                              : r.config.precision == Precision::fp8 ? "bf16"
+                                                                     : std::string(precision_name(r.config.precision));
     j["tokens_per_second_per_device"] = when_ok(r.fits, r.tokens_per_second / static_cast<double>(r.devices));
     if (r.fleet)
         j["network"] = {{"sites", r.fleet_sites}, {"pools", r.fleet_pools}};
@@ -530,6 +532,7 @@ void write_plan(Val j, const Plan& p) {
          {"step_seconds", p.step_seconds},
          {"memory_per_gpu_bytes", p.memory_per_gpu_bytes},
          {"mfu", p.mfu},
+         {"hfu", p.hfu},
          {"tokens_per_second", p.tokens_per_second},
          {"bubble_fraction", p.bubble_fraction}};
     // The complete training section of this plan: drop it into a scenario to get the same layout.

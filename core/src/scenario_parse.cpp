@@ -795,6 +795,14 @@ void check_wan_fields(const Hardware& hw, const NetworkPreset* net, bool nodes_a
 }
 
 // A mixed fleet: training only, each pool's layout chosen by the plan search.
+
+// FP8 training runs attention, norms and the output layer in 16 bits, and its MFU is measured against
+// the 16-bit peak: a device must list one.
+std::string fp8_needs_16_bit(const Device& d) {
+    return "training.precision fp8 runs attention and the output layer in 16 bits and measures MFU against the 16-bit peak: " + d.name +
+           " lists no bf16 or fp16 peak (hardware.device.peak_flops_per_second)";
+}
+
 void check_mixed_fleet(Scenario& s, Errors& errors) {
     if (s.inference)
         add_error(errors, "unsupported", "hardware.pools",
@@ -829,6 +837,8 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
         else if (!d.peak(t.precision))
             add_error(errors, "unsupported", f,
                       d.name + " has no peak at the training precision " + std::string(precision_name(t.precision)));
+        else if (!d.peak(d.sixteen_bit(t.precision)))
+            add_error(errors, "unsupported", f, fp8_needs_16_bit(d));
     }
 }
 
@@ -920,6 +930,15 @@ void check_framework(const TrainingConfig& t, const Hardware& hw, Errors& errors
                   "(Megatron-LM 2021-2022) has none; use megatron");
 }
 
+// The training precision's peak on the device, and for FP8 a 16-bit one beside it.
+void check_precision_peaks(const Device& d, Precision p, Errors& errors) {
+    if (!d.peak(p))
+        add_error(errors, "unsupported", "training.precision",
+                  "training.precision " + std::string(precision_name(p)) + " has no published peak on " + d.name);
+    else if (!d.peak(d.sixteen_bit(p)))
+        add_error(errors, "unsupported", "training.precision", fp8_needs_16_bit(d));
+}
+
 void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
     if (s.training && !s.model && check == LayoutCheck::scenario) add_error(errors, "missing", "model", "training needs a model");
@@ -932,9 +951,7 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.training && s.hardware) {
         auto& t = *s.training;
         const Device& d = s.hardware->device;
-        if (!d.peak(t.precision))
-            add_error(errors, "unsupported", "training.precision",
-                      "training.precision " + std::string(precision_name(t.precision)) + " has no published peak on " + d.name);
+        check_precision_peaks(d, t.precision, errors);
         if (!t.sequence_parallel) t.sequence_parallel = t.tp > 1;
         check_framework(t, *s.hardware, errors);
     }

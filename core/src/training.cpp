@@ -337,9 +337,10 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
     r.tokens_per_step = static_cast<double>(*cfg.global_batch) * model.seq_len;
     // MFU is measured against the dense 16-bit peak, also when the GEMMs run in FP8 (tokens/s is the
     // convention-free figure).
-    const Precision mfu_precision = cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision;
+    const Precision mfu_precision = d.sixteen_bit(cfg.precision);
     const double peak = d.peak(mfu_precision).value_or(0);
     r.peak_flops_per_second = peak;
+    r.mfu_precision = mfu_precision;
     const double hw_per_token =
         r.model_flops_per_token * (1.0 + est.recompute_flops_per_token / std::max(1.0, model_flops_per_token_training(shaped)));
     r.hardware_flops_per_token = hw_per_token;
@@ -440,17 +441,18 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
 ThroughputBand uncertainty_band(const Device& d, const Efficiency& eff, bool moe, const BandScope& scope, TrainingResult& r) {
     const std::optional<double> ceiling = matmul_ceiling(eff.gen, d, r.config.precision);
     const double most = ceiling && r.hardware_flops_per_token > 0 ? *ceiling * r.model_flops_per_token / r.hardware_flops_per_token : 0;
-    if (ceiling && r.mfu > most)
-        r.warnings.push_back(std::string(r.mfu_given ? "training.mfu" : "the predicted MFU") + " (" +
-                             jr::fmt_num(std::round(r.mfu * 1000) / 10) +
-                             " %) is more than the device can do: its hardware FLOP/s would pass the fastest matmul measured on " + d.name +
-                             " (" + jr::fmt_num(std::round(*ceiling * 1000) / 10) + " % of its peak, MAMF)");
+    const auto pct = [](double x) { return jr::fmt_num(std::round(x * 1000) / 10) + " %"; };
+    if (ceiling && r.fits && r.mfu > most)
+        r.warnings.push_back(std::string(r.mfu_given ? "training.mfu" : "the predicted MFU") + " (" + pct(r.mfu) +
+                             ") is more than the device can do: its hardware FLOP/s (HFU " + pct(r.hfu) +
+                             ", recomputation counted) pass the fastest matmul measured on " + d.name + " (" + pct(*ceiling) +
+                             " of its peak, MAMF); at most MFU " + pct(most));
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
         return {};
     }
     ThroughputBand band = throughput_band(eff, moe, scope);
-    if (ceiling) cap_band(band, r.mfu, most, *ceiling, d.name);
+    if (ceiling && r.fits) cap_band(band, r.mfu, most, *ceiling, d.name);
     r.band_basis = band.basis;
     r.band_widened = band.widened;
     r.mfu_low = r.mfu * band.lo;
@@ -569,6 +571,21 @@ void explain_step_at_given_mfu(const TrainingResult& r, double model_step_second
         r.step_seconds, "s", "");
 }
 
+namespace {
+
+// Settings that have no effect, or rest on an assumption: said, never silent.
+void setting_warnings(const TrainingConfig& cfg, const Efficiency& eff, const Device& d, TrainingResult& r) {
+    if (cfg.shard_group && cfg.zero == 0)
+        r.warnings.push_back(
+            "training.shard_group has no effect at training.zero 0: nothing is sharded, the gradients are all-reduced over "
+            "every data-parallel rank");
+    if (cfg.precision == Precision::fp8 && !(eff.gen.gemm_fp8 > 0))
+        r.warnings.push_back("no FP8 GEMM measurement for " + eff.gen.name + ": its FP8 GEMMs are taken at the 16-bit GEMM efficiency (" +
+                             jr::fmt_num(eff.gen.gemm) + ") of " + d.name + "'s FP8 peak");
+}
+
+}  // namespace
+
 TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
                                  Trace& trace) {
     TrainingResult r;
@@ -593,6 +610,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
 
     const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
     if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
+    setting_warnings(cfg, eff, d, r);
     const NetworkLevels levels = network_levels(hw);
     r.network = levels;
     across_sites(cfg, levels, est, r);
@@ -684,17 +702,21 @@ ThroughputBand widened_band(const Band& b, bool moe, const std::vector<std::stri
 std::optional<double> matmul_ceiling(const GenerationEfficiency& g, const Device& d, Precision p) {
     if (g.mamf <= 0) return std::nullopt;
     if (p != Precision::fp8) return g.mamf;
-    const double bf16 = d.peak(Precision::bf16).value_or(0), fp8 = d.peak(Precision::fp8).value_or(0);
-    if (g.mamf_fp8 <= 0 || bf16 <= 0 || fp8 <= 0) return std::nullopt;
-    return std::max(g.mamf, g.mamf_fp8 * fp8 / bf16);
+    const double bf16 = d.peak(d.sixteen_bit(p)).value_or(0), fp8 = d.peak(Precision::fp8).value_or(0);
+    if (bf16 <= 0 || fp8 <= 0) return std::nullopt;
+    // No FP8 measurement on the generation: its FP8 GEMMs are modelled at the 16-bit efficiency of the
+    // FP8 peak (gemm_kernel), and so is their ceiling.
+    return std::max(g.mamf, (g.mamf_fp8 > 0 ? g.mamf_fp8 : g.mamf) * fp8 / bf16);
 }
 
 void cap_band(ThroughputBand& b, double mfu, double most, double ceiling, const std::string& device) {
     if (!(mfu > 0) || mfu * b.hi <= most) return;
     b.hi = std::max(1.0, most / mfu);
-    b.basis += "; the high end stops at MFU " + jr::fmt_num(std::round(most * 1000) / 10) + " %, where the step's hardware FLOP/s reach " +
-               "the fastest matmul measured on " + device + " (" + jr::fmt_num(std::round(ceiling * 1000) / 10) +
-               " % of its peak; MAMF, S. Bekman, ml-engineering, 'Maximum Achievable Matmul FLOPS comparison table')";
+    const std::string mamf = "the fastest matmul measured on " + device + " (" + jr::fmt_num(std::round(ceiling * 1000) / 10) +
+                             " % of its peak; MAMF, S. Bekman, ml-engineering, 'Maximum Achievable Matmul FLOPS comparison table')";
+    b.basis += most >= mfu ? "; the high end stops at MFU " + jr::fmt_num(std::round(most * 1000) / 10) +
+                                 " %, where the step's hardware FLOP/s reach " + mamf
+                           : "; no high end above the estimate, whose hardware FLOP/s already pass " + mamf;
 }
 
 ThroughputBand throughput_band(const Efficiency& eff, bool moe, const BandScope& scope) {
@@ -730,9 +752,10 @@ void level_curve(ScalingCurve& curve) {
 // dp 125), so that the run is a point of its curve.
 std::vector<Count> curve_dps(const TrainingConfig& cfg) {
     std::vector<Count> dps;
-    for (Count dp = 1; dp <= 1000000; dp *= 2) dps.push_back(dp);
+    // Up to hardware.count's largest (1e8): the loop stops at 4x the run's count.
+    for (Count dp = 1; dp <= 100000000; dp *= 2) dps.push_back(dp);
     const Count own = cfg.dp.value_or(0);
-    if (own > 0 && (own & (own - 1)) != 0 && own <= 1000000) dps.insert(std::upper_bound(dps.begin(), dps.end(), own), own);
+    if (own > 0 && (own & (own - 1)) != 0 && own <= 100000000) dps.insert(std::upper_bound(dps.begin(), dps.end(), own), own);
     return dps;
 }
 

@@ -527,7 +527,7 @@ struct ComputeTerms {
 // Peaks, bandwidth, tokens and recomputation factors of the layout on the device.
 ComputeTerms compute_terms(const StepInputs& in, const TrainingConfig& cfg, const Device& d, const Efficiency& eff, const StepLayout& L) {
     ComputeTerms c;
-    c.peak16 = d.peak(cfg.precision == Precision::fp8 ? Precision::bf16 : cfg.precision).value_or(0);
+    c.peak16 = d.peak(d.sixteen_bit(cfg.precision)).value_or(0);
     c.peak_gemm = L.fp8 ? d.peak(Precision::fp8).value_or(0) : c.peak16;
     c.bw = d.memory_bandwidth_bytes_per_second.value_or(0) * eff.gen.memory;
     c.tokens = L.b * in.seq / L.cp;
@@ -931,6 +931,7 @@ struct DpGroup {
     // are neighbours, so the ranks holding the same experts are ep x expert_tp apart: with EP 8 in a
     // node, one per node, each reduction crossing the node's network through one GPU's NIC).
     double expert_shard, expert_stride;
+    double expert_local;  // ranks holding the same experts inside one site
 };
 
 // Seconds of one collective over the parameters of a device, `bytes_per_param` each: the dense part
@@ -973,10 +974,9 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
     // every micro-batch's gradients are reduce-scattered, each behind that micro-batch's backward
     // (deepspeedai/DeepSpeed#2252: "for zero stage 2 (and 3), gradient reduction is required after
     // every backward because of gradient partitioning"; FSDP SHARD_GRAD_OP likewise).
-    const double expert_local = std::max(1.0, grp.local * grp.expert_shard / grp.shard);
     const double t_rs = param_ring(links, r, grp, 1.0, L.gbytes, grp.shard, grp.expert_shard);
     const double t_dp = L.zero >= 1 ? t_rs + param_ring(links, r, grp, 1.0, L.wbytes, grp.shard, grp.expert_shard)
-                                    : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, expert_local);
+                                    : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
     r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(links, r, grp);
     r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
@@ -986,9 +986,13 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
 // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups;
 // returns its time before overlap.
 double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
-    const double grad_shard = r.params_per_gpu * L.gbytes / grp.shard;
-    const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard);
-    r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas;
+    // The routed experts' shards over their own replicas (one site; across sites as one group, as param_ring).
+    const double e = links.net.sites > 1 ? 0.0 : r.expert_params_per_gpu;
+    const double grad_shard = (r.params_per_gpu - e) * L.gbytes / grp.shard, expert_shard = e * L.gbytes / grp.expert_shard;
+    const double expert_replicas = grp.expert_local / grp.expert_shard;
+    const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard) +
+                         links.fabric.ring(2.0, expert_shard, expert_replicas, grp.expert_stride * grp.expert_shard);
+    r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas + 2.0 * expert_shard * (expert_replicas - 1.0) / expert_replicas;
     r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
     return t_rep;
 }
@@ -1036,7 +1040,8 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     // dpc / sites ranks there) and the sites exchange over the WAN (below).
     DpGroup grp;
     grp.local = dpc / L.sg_dp;
-    grp.shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc))));
+    // ZeRO-0 shards nothing: a shard group has no effect there (training warns).
+    grp.shard = L.zero >= 1 ? std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc)))) : dpc;
     if (L.sg_dp > 1) grp.shard = std::min(grp.shard, grp.local);
     grp.replicas = grp.local / grp.shard;
     // Neighbouring data-parallel ranks (CP ranks reduce with them): tp x cp apart in one site (pipeline
@@ -1044,6 +1049,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.stride = links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
     grp.expert_shard = std::max(1.0, grp.shard * L.t / (L.et * L.ep));
     grp.expert_stride = L.et * L.ep;
+    grp.expert_local = std::max(1.0, grp.local * L.t / (L.et * L.ep));
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)

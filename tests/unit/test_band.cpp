@@ -190,3 +190,55 @@ TEST_CASE("the plan search gives the device's matmul ceiling with its band (none
     s["hardware"]["device"] = "nvidia-v100-sxm2-32gb";
     CHECK(json::parse(gpucalc::plan_json(s.dump()))["plan"]["band"]["mfu_ceiling"].is_null());
 }
+
+// Red team (2026-12-04): FP8 training on a generation with no FP8 GEMM measurement ran its GEMMs in
+// no time (gemm_fp8 0) and passed 100 % of the FP8 peak; a device listing no 16-bit peak gave MFU 0.
+TEST_CASE("FP8 training without an FP8 GEMM measurement runs its GEMMs at the 16-bit efficiency, says so, and stays under the ceiling") {
+    const json s = {
+        {"model", {{"preset", "llama3-8b"}}},
+        {"hardware", {{"device", {{"base", "nvidia-a100-sxm4-80gb"}, {"peak_flops_per_second", {{"fp8", 6.24e14}}}}}, {"count", 8}}},
+        {"training", {{"tokens", 1e11}, {"precision", "fp8"}, {"tp", 1}, {"pp", 1}, {"zero", 3}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& t = r["training"];
+    CHECK(t["step_breakdown_seconds"]["gemm"].get<double>() > 0);
+    CHECK(t["hfu"].get<double>() <= 0.869 * 2);  // Ampere's 16-bit MAMF on an FP8 peak twice the BF16 one
+    CHECK(t["uncertainty"]["mfu_high"].get<double>() <= 0.869 * 2 * t["mfu"].get<double>() / t["hfu"].get<double>() + 1e-12);
+    bool warned = false;
+    for (const json& w : r["warnings"])
+        warned = warned || w.get<std::string>().find("no FP8 GEMM measurement for NVIDIA Ampere") != std::string::npos;
+    CHECK(warned);
+}
+
+TEST_CASE("FP8 training measures MFU against fp16 where a device lists no bf16 peak, and refuses a device with no 16-bit peak") {
+    json s = {{"model", {{"preset", "llama3-8b"}}},
+              {"hardware",
+               {{"device",
+                 {{"memory_bytes", 80e9},
+                  {"memory_bandwidth_bytes_per_second", 3e12},
+                  {"peak_flops_per_second", {{"fp8", 2e15}, {"fp16", 1e15}}}}},
+                {"count", 8}}},
+              {"training", {{"tokens", 1e11}, {"precision", "fp8"}}}};
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["mfu_peak_precision"] == "fp16");
+    CHECK(r["training"]["mfu"].get<double>() > 0);
+    CHECK(r["training"]["step_breakdown_seconds"]["attention"].get<double>() > 0);
+    s["hardware"]["device"]["peak_flops_per_second"].erase("fp16");
+    CHECK(has_error(run(s), "training.precision", "unsupported"));
+}
+
+TEST_CASE("a fleet's ceiling is its pools' ceilings weighted by their peaks, and the cap's words match its figures") {
+    const json s = {
+        {"model", {{"preset", "llama3-8b"}}},
+        {"hardware",
+         {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}, {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}}}}},
+        {"training", {{"tokens", 1e12}, {"efficiency", {{"gemm", 1}, {"attention", 1}, {"memory", 1}}}}}};
+    const json t = run(s)["training"];
+    // H100 989.4 TFLOP/s at 80.3 %, A100 312 at 86.9 %: (989.4 x 0.803 + 312 x 0.869) / 1,301.4.
+    const double weighted = (989.4 * 0.803 + 312 * 0.869) / (989.4 + 312);
+    const double most = weighted * t["mfu"].get<double>() / t["hfu"].get<double>();
+    const double high = t["uncertainty"]["mfu_high"].get<double>();
+    CHECK(high == Approx(std::max(most, t["mfu"].get<double>())).epsilon(1e-9));
+    CHECK(t["uncertainty"]["band_basis"].get<std::string>().find("weighted by their peaks") != std::string::npos);
+}

@@ -419,3 +419,33 @@ TEST_CASE("ZeRO-3 gathers the routed experts over their expert-data-parallel gro
     CHECK(t["dp_comm_bytes_per_step"].get<double>() == Approx(per_param * (dense * 63 / 64 + experts * 7 / 8)).epsilon(1e-9));
     CHECK(t["step_breakdown_seconds"]["dp_comm"].get<double>() >= per_param * experts * 7 / 8 / nic);
 }
+
+// Hybrid sharding (shard_group 8) with EP 8: the experts' expert-data-parallel group is 64 / 8 = 8
+// ranks, sharded over max(1, 8 x 1 / 8) = 1, so their fp32 gradients (4 B) are all-reduced whole
+// across its 8 replicas: 2 x 7/8 x 4 x experts. The dense part reduce-scatters inside its group of 8
+// (ZeRO-1: 4 B gradients + 2 B weights, 7/8 of them) and all-reduces its shard across 8 replicas.
+// The red team found the experts charged at 1/8 of their gradients.
+TEST_CASE("hybrid sharding all-reduces the routed experts over their own replicas") {
+    const json t = run(
+        json{{"model", {{"preset", "mixtral-8x7b"}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+             {"training",
+              {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"ep", 8}, {"zero", 1}, {"shard_group", 8}, {"recompute", "full"}}}})["training"];
+    const ModelSpec& m = *find_model_preset("mixtral-8x7b");
+    const double experts = 32 * 8 * 3.0 * 4096 * 14336 / 8;
+    const double dense = count_params(m).total - 8 * experts - 4096;  // the final norm: see above
+    const double expected = (4 + 2) * dense * 7 / 8 + 2 * (dense * 4 / 8) * 7 / 8 + 2 * (experts * 4) * 7 / 8;
+    CHECK(t["dp_comm_bytes_per_step"].get<double>() == Approx(expected).epsilon(1e-9));
+}
+
+TEST_CASE("a plan's HFU is the training estimate's for the same layout") {
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "full"}}}};
+    json q = s;
+    q["plan"] = {{"top_k", 1}};
+    const json p = json::parse(gpucalc::plan_json(q.dump()))["plan"]["best"][0];
+    const json t = run(s)["training"];
+    CHECK(p["hfu"].get<double>() == Approx(t["hfu"].get<double>()).epsilon(1e-9));
+    CHECK(p["hfu"].get<double>() > p["mfu"].get<double>());  // recomputation counted
+}

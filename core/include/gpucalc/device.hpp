@@ -103,6 +103,12 @@ struct Device {
         return *memory_bytes * usable_memory_fraction.value_or(1.0);
     }
     std::optional<double> peak(Precision p) const { return peak_flops_per_second[static_cast<int>(p)]; }
+    // The 16-bit precision training at `p` measures MFU against and runs its non-GEMM work in: p itself,
+    // and for FP8 training bf16, or fp16 on a device that lists no bf16 peak.
+    Precision sixteen_bit(Precision p) const {
+        if (p != Precision::fp8) return p;
+        return peak(Precision::bf16) || !peak(Precision::fp16) ? Precision::bf16 : Precision::fp16;
+    }
     // Per-direction scale-up bandwidth (vendors print the bidirectional sum).
     std::optional<double> scale_up_bytes_per_second() const {
         if (!scale_up_bytes_per_second_bidirectional) return std::nullopt;

@@ -16,6 +16,7 @@ namespace gpucalc {
 struct Plan {
     TrainingConfig config;
     double step_seconds = 0, memory_per_gpu_bytes = 0, mfu = 0, tokens_per_second = 0, bubble_fraction = 0;
+    double hfu = 0;  // MFU with the recomputed FLOPs counted (as TrainingResult::hfu)
 };
 
 struct PlanResult {

@@ -257,7 +257,8 @@ struct TrainingResult {
     std::optional<double> seconds, gpu_hours, cost_usd, energy_kwh, co2_kg;
     std::optional<double> seconds_low, seconds_high, cost_usd_low, cost_usd_high, mfu_low, mfu_high;
     std::string band_basis;
-    double band_widened = 1;  // ThroughputBand::widened (1 with a given MFU)
+    std::optional<Precision> mfu_precision;  // the peak MFU is measured against (Device::sixteen_bit)
+    double band_widened = 1;                 // ThroughputBand::widened (1 with a given MFU)
     std::string infeasible_reason;
     std::optional<double> gpu_hour_usd;  // $/GPU-hour used (given or the catalog\'s); none: no price known, costs are null
     std::vector<std::string> warnings;
