@@ -1188,14 +1188,20 @@ double turn_batch(const Model& x) {
     return hi;
 }
 
-// Curve: at batch 1, 2, 4, ... up to the largest that fits (at most 2^16), the decode step alone
-// and the served speeds as the headline counts them (the cycle's prefills included, speculative
-// decoding applied), so the curve passes through the headline's batch.
-std::vector<BatchPoint> batch_curve(const Model& x, double max_batch) {
+// Curve: at batch 1, 2, 4, ... up to the largest that fits (at most 2^16), and at the batch served
+// and the largest that fits themselves, the decode step alone and the served speeds as the headline
+// counts them (the cycle's prefills included, speculative decoding applied), so the curve passes
+// through the headline's batch (a newcomer saw the chart mark 256 for a batch of 414).
+std::vector<BatchPoint> batch_curve(const Model& x, double max_batch, double served) {
     const double osl = static_cast<double>(x.cfg.output_tokens);
     const double G = x.gpus;
+    std::vector<double> batches;
+    for (double bb = 1; bb <= 65536; bb *= 2) batches.push_back(bb);
+    for (const double b : {served, max_batch})
+        if (b >= 1 && b <= 65536 && b == std::floor(b) && std::find(batches.begin(), batches.end(), b) == batches.end())
+            batches.insert(std::upper_bound(batches.begin(), batches.end(), b), b);
     std::vector<BatchPoint> curve;
-    for (double bb = 1; bb <= 65536; bb *= 2) {
+    for (const double bb : batches) {
         const Cycle y = cycle(x, bb);
         const DecodeTerms& t = y.dec;
         const bool fits = bb <= std::max(1.0, max_batch);
@@ -1599,7 +1605,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     const Cycle y = cycle(x, r.batch);
     speed_figures(r, x, y);
     r.turn_batch = turn_batch(x);
-    r.curve = batch_curve(x, r.max_batch);
+    r.curve = batch_curve(x, r.max_batch, r.batch);
 
     // What the cluster can serve.
     r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / x.gpus) : 0;

@@ -737,3 +737,30 @@ TEST_CASE("requests in flight below a millionth, or beside separate prefill and 
     s["inference"] = {{"concurrent_requests", 100}, {"disaggregated", true}};
     CHECK(has_error(run(s), "inference.concurrent_requests", "unsupported"));
 }
+
+TEST_CASE("the batch curve holds the batch served and the largest that fits, in order, when they are no powers of two") {
+    // A newcomer (2026-12-04): Llama 3 70B on H100s at the largest batch, 414, and the chart marked
+    // 256, the nearest point of a curve of powers of two.
+    const json r = run(json{{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                            {"inference", {{"tp", 4}, {"prompt_tokens", 1000}, {"output_tokens", 200}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& inf = r["inference"];
+    const double served = inf["batch"].get<double>(), most = inf["max_batch"].get<double>();
+    REQUIRE(served == most);  // no batch given: the largest that fits
+    REQUIRE(std::fmod(std::log2(served), 1.0) != 0.0);
+    bool at = false;
+    double last = 0;
+    for (const json& p : inf["batch_curve"]) {
+        const double b = p["batch"].get<double>();
+        CHECK(b > last);
+        last = b;
+        CHECK(p["fits"].get<bool>() == (b <= most));
+        if (b == served) {
+            at = true;
+            CHECK(p["output_tokens_per_second_per_user"].get<double>() ==
+                  Approx(inf["output_tokens_per_second_per_user"].get<double>()).epsilon(1e-12));
+        }
+    }
+    CHECK(at);
+}
