@@ -72,6 +72,13 @@ test('Train across 5 sites on 1 Gb/s with 100 local steps: the network table, th
     await page.locator('gpu-calc section[data-section="train"] table.kv caption').filter({ hasText: 'Network:' }).textContent(),
     /5 sites of 200 GPUs, joined by Internet, 1 Gb\/s/
   );
+  // The band is widened for the extrapolation (sites and local steps beyond every published run): the
+  // Range says so instead of "9 in 10 published runs" (a newcomer's internet run of 1,000 H100s).
+  assert.ok(report.training.uncertainty.widened > 1, JSON.stringify(report.training.uncertainty));
+  assert.match(
+    await page.locator('gpu-calc [data-answer="train"] [data-figure="range"] .sub').textContent(),
+    new RegExp('\\(widened ' + (await fmt(page, 'ratio', report.training.uncertainty.widened)) + ': beyond the published runs\\)$')
+  );
   const caveat = await page.locator('gpu-calc [data-key="training.local_sgd"]').textContent();
   assert.match(caveat, /DiLoCo with 100 local steps: published perplexity at the same tokens ranges from -1\.8\u00a0% to \+2\.9\u00a0%/);
   assert.match(caveat, /arXiv:2311\.08105/);
