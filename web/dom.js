@@ -81,8 +81,10 @@ const Dom = (function () {
     const text = unit === 'fraction' ? F.percent(x) : (Number.isInteger(x) ? F.exact(x) : F.exact(Number(x.toPrecision(4)))) + (unit ? ' ' + unit : '');
     return h('span', { title: F.exact(x), text });
   }
-  function derivation(ex) {
-    const d = h('details', { class: 'work' }, h('summary', { text: 'show the work' }));
+  // `name`: what the figure is ("Days"), so that each toggle has its own accessible name (a keyboard
+  // user heard sixteen "show the work" in a row).
+  function derivation(ex, name) {
+    const d = h('details', { class: 'work' }, h('summary', { text: 'show the work', 'aria-label': 'show the work: ' + name }));
     d.addEventListener('toggle', () => {
       if (!d.open || d.childNodes.length > 1) return;
       const vals = h('ul');
@@ -132,7 +134,10 @@ const Dom = (function () {
   function attachDerivations(cells, explain) {
     if (!explain || !cells.length) return;
     const attach = (all) => {
-      for (const [cell, k] of cells) if (all && all[k]) cell.appendChild(derivation(all[k]));
+      for (const [cell, k] of cells) {
+        const th = cell.closest('tr') && cell.closest('tr').querySelector('th');
+        if (all && all[k]) cell.appendChild(derivation(all[k], th ? th.textContent : Words.label(k)));
+      }
     };
     if (typeof explain === 'function') idle(() => attach(explain()), 500);
     else attach(explain);

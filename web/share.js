@@ -26,7 +26,7 @@ const Share = (function () {
       '" scenario=\'' +
       attr(scenarioText(el, sec)) +
       "'>" +
-      'Loading gpucalc\u2026 (if this stays, the script or WebAssembly was blocked: see the README)</gpu-calc>'
+      'Loading gpucalc\u2026 (if this stays: the calculator needs JavaScript and WebAssembly, and gpucalc-embed.js beside this page)</gpu-calc>'
     );
   }
 

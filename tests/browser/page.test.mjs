@@ -136,6 +136,8 @@ test('derivations on demand: the estimate is asked without them, "show the work"
   assert.equal(r.explain, undefined);
   assert.equal(r.inputs.explain, false);
   const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
+  // Each toggle has its own accessible name: the figure it explains.
+  assert.equal(await work.locator('summary').getAttribute('aria-label'), 'show the work: Wall-clock time');
   await work.locator('summary').click();
   const formula = await work.locator('code').first().textContent();
   assert.match(formula, /seconds/);
