@@ -125,7 +125,7 @@ FieldTable<TrainingConfig> training_fields() {
     using T = TrainingConfig;
     static constexpr Field<T> t[] = {
         field<&T::tokens>(number_spec("tokens", "tokens", {1, 1e30, false}, "tokens to train on (run totals need it)")),
-        field<&T::mfu>(number_spec("mfu", "fraction", fraction_open, "given model FLOPs utilisation, used instead of the prediction",
+        field<&T::mfu>(number_spec("mfu", "fraction", utilisation, "given model FLOPs utilisation, used instead of the prediction",
                                    "predicted by the performance model")),
         field<&T::precision>(choice_spec("precision", kTrainingPrecision, "precision of the matrix multiplies")),
         field<&T::global_batch>(
@@ -178,7 +178,7 @@ FieldTable<TrainingConfig> training_fields() {
             boolean_spec("fp32_gradients", "gradients accumulated and reduced in fp32 (+2 bytes/param, 2x the reduce bytes)",
                          "the framework's: megatron and fsdp true (main_grad buffers / fp32 reduce), deepspeed false")),
         field<&T::goodput>(
-            number_spec("goodput", "fraction", fraction_open,
+            number_spec("goodput", "fraction", utilisation,
                         "fraction of wall time spent on useful steps (failures, restarts, checkpoints); 1 turns the model off",
                         "from the cluster's failure rate and checkpoint/restart times")),
         field<&T::layout>(choice_spec("layout", kTrainingLayout,

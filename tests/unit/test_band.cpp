@@ -242,3 +242,14 @@ TEST_CASE("a fleet's ceiling is its pools' ceilings weighted by their peaks, and
     CHECK(high == Approx(std::max(most, t["mfu"].get<double>())).epsilon(1e-9));
     CHECK(t["uncertainty"]["band_basis"].get<std::string>().find("weighted by their peaks") != std::string::npos);
 }
+
+TEST_CASE("a given MFU or goodput below 0.0001 is refused naming the field (5e-324 made the step infinite)") {
+    for (const char* k : {"mfu", "goodput"}) {
+        json s = {{"model", {{"preset", "llama3-8b"}}},
+                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                  {"training", {{"tokens", 1e11}, {k, 5e-324}}}};
+        CHECK(has_error(run(s), std::string("training.") + k, "range"));
+        s["training"][k] = 1e-4;
+        CHECK_FALSE(run(s).contains("errors"));
+    }
+}

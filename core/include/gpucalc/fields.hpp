@@ -153,7 +153,9 @@ constexpr FieldSpec boolean_spec(std::string_view name, std::string_view doc, st
 constexpr FieldSpec choice_spec(std::string_view name, Span<Choice> choices, std::string_view doc, std::string_view default_doc = {}) {
     return FieldSpec{name, FieldKind::choice, {}, 0, 0, false, choices, doc, default_doc};
 }
-constexpr Bounds fraction_open{0, 1, true};     // (0, 1]
+constexpr Bounds fraction_open{0, 1, true};  // (0, 1]
+// A utilisation or goodput: [0.0001, 1] (below, a run's time overflows: 5e-324 gave an infinite step).
+constexpr Bounds utilisation{1e-4, 1, false};
 constexpr Bounds fraction_closed{0, 1, false};  // [0, 1]
 constexpr Bounds positive_up_to(double max) { return Bounds{0, max, true}; }
 constexpr Bounds non_negative_up_to(double max) { return Bounds{0, max, false}; }
