@@ -1177,8 +1177,12 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
     trace.add(
         "training.step_breakdown_seconds.dp_comm",
         "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute) "
-        "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute))",
+        "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute)); each collective over the dense "
+        "parameters' data-parallel group and, for the routed experts, their expert-data-parallel group (dp x cp x tp / (ep x "
+        "expert_tp) ranks, ep x expert_tp apart)",
         {{"bytes_per_step", e.dp_bytes},
+         {"params_per_gpu", e.params_per_gpu},
+         {"expert_params_per_gpu", e.expert_params_per_gpu},
          {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
          {"fsdp_overlap", eff.fw.fsdp_overlap},
          {"dp_overlap", eff.fw.dp_overlap}},

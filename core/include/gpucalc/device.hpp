@@ -121,7 +121,8 @@ struct Device {
 inline constexpr double kAssumedScaleOutBytesPerSecond = 12.5e9;
 inline std::string assumed_scale_out_warning(const std::string& device_name) {
     return "no published scale-out bandwidth for " + device_name +
-           ": a 100 GbE NIC per device (12.5 GB/s) is assumed; set hardware.scale_out_bytes_per_second";
+           ": a 100 GbE NIC per device (12.5 GB/s) is assumed between machines; set hardware.scale_out_bytes_per_second, or, for "
+           "cards in one machine (they then talk over PCIe), hardware.devices_per_node";
 }
 
 }  // namespace gpucalc
