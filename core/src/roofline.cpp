@@ -45,7 +45,9 @@ namespace {
 // Precision for the roofline: the requested one, else the best the device has (CPUs: fp32).
 std::pair<Precision, double> pick_peak(const Device& d, Precision want) {
     if (auto p = d.peak(want)) return {want, *p};
-    for (Precision alt : {Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp64})
+    // A device with only low-precision peaks (a custom FP8 accelerator) is compared at those.
+    for (Precision alt :
+         {Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp64, Precision::fp8, Precision::int8, Precision::fp4})
         if (auto p = d.peak(alt)) return {alt, *p};
     return {want, 0.0};
 }
@@ -102,7 +104,8 @@ CompareResult estimate_compare(const CompareRequest& req, Trace& trace) {
     if (req.a.price_usd && *req.a.price_usd > 0) r.flops_per_usd_a = peak_a / *req.a.price_usd;
     if (req.b.price_usd && *req.b.price_usd > 0) r.flops_per_usd_b = peak_b / *req.b.price_usd;
     if (req.b.cpu_cores) r.cpu_cores_equivalent = r.compute_ratio * *req.b.cpu_cores;
-    for (Precision p : {pa, Precision::fp8, Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp64}) {
+    for (Precision p :
+         {pa, Precision::fp8, Precision::bf16, Precision::fp16, Precision::fp32, Precision::fp64, Precision::int8, Precision::fp4}) {
         const std::optional<double> a = req.a.peak(p), b = req.b.peak(p);
         if (!a || !b || !(*b > 0)) continue;
         r.same_precision = precision_name(p);

@@ -89,3 +89,14 @@ TEST_CASE("a GPU's BF16 against a CPU's FP32 carries the ratio at one precision 
     CHECK(g["same_precision"] == "fp16");
     CHECK(g["compute_ratio_same_precision"] == g["compute_ratio"]);
 }
+
+TEST_CASE("a device with only an FP8 peak is compared at FP8, not at a bf16 peak it lacks (ratio 0 before)") {
+    const json c =
+        run(json{{"compare",
+                  {{"a", {{"memory_bytes", 8e10}, {"memory_bandwidth_bytes_per_second", 3e12}, {"peak_flops_per_second", {{"fp8", 1e15}}}}},
+                   {"b", "nvidia-h100-sxm5-80gb"}}}})["compare"];
+    CHECK(c["precision_a"] == "fp8");
+    CHECK(c["compute_ratio"].get<double>() == Approx(1e15 / 989.4e12));
+    CHECK(c["same_precision"] == "fp8");  // the H100's 1,978.9 TFLOP/s FP8
+    CHECK(c["compute_ratio_same_precision"].get<double>() == Approx(1e15 / 1978.9e12));
+}
