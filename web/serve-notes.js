@@ -192,9 +192,11 @@ const ServeNotes = (function () {
     return out;
   }
 
+  // The speed's words when every copy is busy and the traffic still outruns them.
+  const busy = (atBatch) => ', every copy busy (' + atBatch + '): the traffic is more than these GPUs serve';
+
   // Beside a speed at a large batch, what one user alone gets (the batch curve's batch 1): a newcomer
   // read 2.66 tok/s at the largest batch as "unusable" for a model that answers one user at ~34.
-  const busy = (atBatch) => ', every copy busy (' + atBatch + '): the traffic is more than these GPUs serve';
   function alone(t) {
     const one = (t.batch_curve || []).find((p) => p.batch === 1 && p.fits);
     return t.batch > 1 && one ? '; ' + F.count(one.output_tokens_per_second_per_user) + ' tok/s for one user alone' : '';

@@ -18,6 +18,9 @@ namespace gpucalc {
 
 namespace {
 
+// A fraction as a percentage with one decimal: "61.4 %".
+std::string percent_text(double x) { return jr::fmt_num(std::round(x * 1000) / 10) + " %"; }
+
 // Goodput constants (sourced; see docs/MODEL.md "Goodput"):
 // Llama 3 405B: 419 unexpected interruptions in 54 days on up to 16,384 H100 (Dubey et al. 2024,
 // arXiv:2407.21783 Sec. 3.3.4, Table 5) = 419 / (54 x 24 x 16,384) per GPU-hour.
@@ -353,7 +356,7 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
         if (est.step.total > 0 && r.step_seconds > 0)
             r.warnings.push_back("training.mfu given: the step (" + jr::fmt_num(r.step_seconds) +
                                  " s) follows it; step_breakdown_seconds is the model's own step (" + jr::fmt_num(est.step.total) +
-                                 " s, MFU " + jr::fmt_num(std::round(r.mfu_predicted * 1000) / 10) + " %), split by what takes the time");
+                                 " s, MFU " + percent_text(r.mfu_predicted) + "), split by what takes the time");
     } else {
         r.mfu = r.mfu_predicted;
         r.step_seconds = est.step.total;
@@ -441,12 +444,11 @@ void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& tr
 ThroughputBand uncertainty_band(const Device& d, const Efficiency& eff, bool moe, const BandScope& scope, TrainingResult& r) {
     const std::optional<double> ceiling = matmul_ceiling(eff.gen, d, r.config.precision);
     const double most = ceiling && r.hardware_flops_per_token > 0 ? *ceiling * r.model_flops_per_token / r.hardware_flops_per_token : 0;
-    const auto pct = [](double x) { return jr::fmt_num(std::round(x * 1000) / 10) + " %"; };
     if (ceiling && r.fits && r.mfu > most)
-        r.warnings.push_back(std::string(r.mfu_given ? "training.mfu" : "the predicted MFU") + " (" + pct(r.mfu) +
-                             ") is more than the device can do: its hardware FLOP/s (HFU " + pct(r.hfu) +
-                             ", recomputation counted) pass the fastest matmul measured on " + d.name + " (" + pct(*ceiling) +
-                             " of its peak, MAMF); at most MFU " + pct(most));
+        r.warnings.push_back(std::string(r.mfu_given ? "training.mfu" : "the predicted MFU") + " (" + percent_text(r.mfu) +
+                             ") is more than the device can do: its hardware FLOP/s (HFU " + percent_text(r.hfu) +
+                             ", recomputation counted) pass the fastest matmul measured on " + d.name + " (" + percent_text(*ceiling) +
+                             " of its peak, MAMF); at most MFU " + percent_text(most));
     if (r.mfu_given) {
         r.band_basis = "MFU given: no model uncertainty";
         return {};
@@ -712,10 +714,9 @@ std::optional<double> matmul_ceiling(const GenerationEfficiency& g, const Device
 void cap_band(ThroughputBand& b, double mfu, double most, double ceiling, const std::string& device) {
     if (!(mfu > 0) || mfu * b.hi <= most) return;
     b.hi = std::max(1.0, most / mfu);
-    const std::string mamf = "the fastest matmul measured on " + device + " (" + jr::fmt_num(std::round(ceiling * 1000) / 10) +
-                             " % of its peak; MAMF, S. Bekman, ml-engineering, 'Maximum Achievable Matmul FLOPS comparison table')";
-    b.basis += most >= mfu ? "; the high end stops at MFU " + jr::fmt_num(std::round(most * 1000) / 10) +
-                                 " %, where the step's hardware FLOP/s reach " + mamf
+    const std::string mamf = "the fastest matmul measured on " + device + " (" + percent_text(ceiling) +
+                             " of its peak; MAMF, S. Bekman, ml-engineering, 'Maximum Achievable Matmul FLOPS comparison table')";
+    b.basis += most >= mfu ? "; the high end stops at MFU " + percent_text(most) + ", where the step's hardware FLOP/s reach " + mamf
                            : "; no high end above the estimate, whose hardware FLOP/s already pass " + mamf;
 }
 

@@ -355,8 +355,9 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // The data-parallel reduction's largest shard: the first (and last) stage's layers and embedding,
     // or a middle stage's layers.
     const double first_extra = emb_tables * in.params_embedding / t + in.params_positions;
-    r.params_per_gpu = std::max(Lm * per_layer + first_extra, Ls * per_layer);
-    r.expert_params_per_gpu = (Lm * per_layer + first_extra >= Ls * per_layer ? Lm : Ls) * in.expert_params_per_layer / (w.expert_tp * ep);
+    const double largest = Lm * per_layer + first_extra >= Ls * per_layer ? Lm : Ls;  // layers of that shard
+    r.params_per_gpu = largest == Lm ? Lm * per_layer + first_extra : Ls * per_layer;
+    r.expert_params_per_gpu = largest * in.expert_params_per_layer / (w.expert_tp * ep);
     w.dense_gpu = Lm * w.dense_per_layer / t + first_extra;
     w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
     r.first_stage_layers = Lm;
@@ -931,7 +932,9 @@ struct DpGroup {
     // are neighbours, so the ranks holding the same experts are ep x expert_tp apart: with EP 8 in a
     // node, one per node, each reduction crossing the node's network through one GPU's NIC).
     double expert_shard, expert_stride;
-    double expert_local;  // ranks holding the same experts inside one site
+    double expert_local;   // ranks holding the same experts inside one site
+    double expert_params;  // of the device's parameters, those reduced over the expert group (0 across sites:
+                           // every parameter goes through the data-parallel group's ring, as before)
 };
 
 // Seconds of one collective over the parameters of a device, `bytes_per_param` each: the dense part
@@ -939,16 +942,14 @@ struct DpGroup {
 // across sites every parameter goes through the data-parallel group's ring, as before).
 double param_ring(const Links& links, const StepEstimate& r, const DpGroup& grp, double f, double bytes_per_param, double n,
                   double expert_n) {
-    if (links.net.sites > 1 || !(r.expert_params_per_gpu > 0))
-        return links.fabric.ring(f, r.params_per_gpu * bytes_per_param, n, grp.stride);
-    return links.fabric.ring(f, (r.params_per_gpu - r.expert_params_per_gpu) * bytes_per_param, n, grp.stride) +
-           links.fabric.ring(f, r.expert_params_per_gpu * bytes_per_param, expert_n, grp.expert_stride);
+    // (ring() is 0 for no bytes: a dense model's second term.)
+    return links.fabric.ring(f, (r.params_per_gpu - grp.expert_params) * bytes_per_param, n, grp.stride) +
+           links.fabric.ring(f, grp.expert_params * bytes_per_param, expert_n, grp.expert_stride);
 }
 
 // Parameters a device sends per collective over its groups: (n - 1) / n of each part's.
-double shard_share(const Links& links, const StepEstimate& r, const DpGroup& grp) {
-    if (links.net.sites > 1) return r.params_per_gpu * (grp.shard - 1.0) / grp.shard;  // as param_ring
-    const double e = r.expert_params_per_gpu, d = r.params_per_gpu - e;
+double shard_share(const StepEstimate& r, const DpGroup& grp) {
+    const double e = grp.expert_params, d = r.params_per_gpu - e;
     return d * (grp.shard - 1.0) / grp.shard + e * (grp.expert_shard - 1.0) / grp.expert_shard;
 }
 
@@ -961,7 +962,7 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
     const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
     const double t_mb = param_ring(links, r, grp, 1.0, per_param, grp.shard, grp.expert_shard) +
                         (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
-    r.dp_bytes = L.m * per_param * shard_share(links, r, grp);
+    r.dp_bytes = L.m * per_param * shard_share(r, grp);
     r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
 }
 
@@ -978,7 +979,7 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
     const double t_dp = L.zero >= 1 ? t_rs + param_ring(links, r, grp, 1.0, L.wbytes, grp.shard, grp.expert_shard)
                                     : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
-    r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(links, r, grp);
+    r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(r, grp);
     r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
     return t_dp;
 }
@@ -986,8 +987,8 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
 // Hybrid sharding: each rank all-reduces its gradient shard with its peers in the other groups;
 // returns its time before overlap.
 double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpGroup& grp, StepEstimate& r) {
-    // The routed experts' shards over their own replicas (one site; across sites as one group, as param_ring).
-    const double e = links.net.sites > 1 ? 0.0 : r.expert_params_per_gpu;
+    // The routed experts' shards over their own replicas.
+    const double e = grp.expert_params;
     const double grad_shard = (r.params_per_gpu - e) * L.gbytes / grp.shard, expert_shard = e * L.gbytes / grp.expert_shard;
     const double expert_replicas = grp.expert_local / grp.expert_shard;
     const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard) +
@@ -1050,6 +1051,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.expert_shard = std::max(1.0, grp.shard * L.t / (L.et * L.ep));
     grp.expert_stride = L.et * L.ep;
     grp.expert_local = std::max(1.0, grp.local * L.t / (L.et * L.ep));
+    grp.expert_params = links.net.sites > 1 ? 0.0 : r.expert_params_per_gpu;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)
