@@ -31,7 +31,11 @@ const FinetuneSection = (function () {
         F.bytes(t.memory_per_gpu_bytes.total) +
         ' of ' +
         F.bytes(t.memory_capacity_bytes) +
-        ' per GPU.'
+        ' per GPU' +
+        ({
+          fsdp: ', the weights, gradients and optimizer states sharded over them (FSDP).',
+          fsdp_cpu_offload: ', the weights and states held in CPU memory (FSDP offload).'
+        }[t.sharding] || '.')
       : method + ' does not fit: ' + Words.humanize(t.infeasible_reason, 'finetune') + '.';
     o.figures.push([
       'Biggest batch',

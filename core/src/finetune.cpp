@@ -425,6 +425,7 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
 // The memory of a run: weights, activations, the peak and what fits.
 Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, FinetuneResult& r) {
     r.devices = u.N;
+    r.sharding = cfg.cpu_offload ? "fsdp_cpu_offload" : u.N > 1 ? "fsdp" : "none";
     r.params_total = u.pc.total;
     // LoRA's adapters are sized from the architecture's matrices: unknown (null, with fit_memory's
     // warning) for a model given by parameter count only, whose sizes below then leave them out.

@@ -102,6 +102,7 @@ struct ModeResult {
     StepTime breakdown;
     double pp_wan = 0, pp_wan_bytes = 0, pp_bound = 0;
     double exchange_bytes = 0, sync_bytes = 0, moved_per_step = 0;  // across sites, per site (data parallel)
+    double dp_bytes = 0;  // bytes one device of the pool that sets dp_comm sends in its pool's data-parallel collectives per step
 };
 
 std::string pool_label(const Pool& p) { return jr::fmt_num(static_cast<double>(p.count)) + " x " + p.device.name + " (" + p.site + ")"; }
@@ -182,7 +183,7 @@ bool share_batch(const ModelSpec& m, const Hardware& hw, const TrainingConfig& c
         const Hardware h = pool_hardware(hw, p);
         const TrainingResult r = estimate_training(m, h, c, costs, none);
         fits = fits && r.fits;
-        if (r.step_seconds > inner) inner = r.step_seconds, slowest = i, out.breakdown = r.step;
+        if (r.step_seconds > inner) inner = r.step_seconds, slowest = i, out.breakdown = r.step, out.dp_bytes = r.dp_comm_bytes_per_step;
         tokens += b * m.seq_len;
         out.pools.push_back(share_pool(p, c, b, pa.alone[i], r, cfg.precision));
     }
@@ -398,7 +399,7 @@ bool round_layers(const PipeSearch& s, PipeTry& c, double assigned) {
 // The stages of a candidate: the slowest stage's micro-batch time and estimate, the slowest pool's
 // data-parallel reduction and optimizer step, whether every stage fits, each pool's figures.
 struct Stages {
-    double t_mb = 0, dp_opt = 0;
+    double t_mb = 0, dp_opt = 0, dp_bytes = 0;  // dp_bytes: of the stage whose reduction and optimizer step are slowest
     StepEstimate slowest;
     bool fits = true;
     std::vector<FleetPool> fps;
@@ -428,7 +429,7 @@ Stages run_stages(const PipeSearch& s, const PipeTry& c) {
         const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
         const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
         if (e.microbatch_seconds > st.t_mb) st.t_mb = e.microbatch_seconds, st.slowest = e;
-        st.dp_opt = std::max(st.dp_opt, e.step.dp_comm + e.step.optimizer);
+        if (e.step.dp_comm + e.step.optimizer > st.dp_opt) st.dp_opt = e.step.dp_comm + e.step.optimizer, st.dp_bytes = e.dp_bytes;
         st.fps.push_back(stage_pool(s, c, i, e));
         st.fits = st.fits && st.fps.back().fits;
     }
@@ -500,6 +501,7 @@ void keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, con
     best.breakdown.pp_bubble = (c.stages - 1.0) * st.t_mb;
     best.breakdown.pp_comm += pp_wan;
     best.breakdown.dp_comm = st.dp_opt;
+    best.dp_bytes = st.dp_bytes;
     best.breakdown.optimizer = 0;
     best.breakdown.total = step;
 }
@@ -603,6 +605,8 @@ void fleet_throughput(const ModeResult& r, const TrainingConfig& cfg, double dev
     t.step = r.breakdown;
     t.step.outer_comm = cfg.local_steps > 1 ? r.exposed : 0.0;
     if (cfg.local_steps == 1) t.step.dp_comm += r.exposed;
+    // Inside the pools; the exchange between pools and sites is under wan (bytes per site).
+    t.dp_comm_bytes_per_step = r.dp_bytes;
     t.step.total = r.step;
     t.step_seconds = r.step;
     t.tokens_per_step = r.tokens_per_step;

@@ -609,13 +609,13 @@ struct SloPrecisions {
     std::vector<Precision> weights, kvs;
 };
 
-// The configured precisions, and lower ones when search_precision (fp8 weights only where the
-// hardware multiplies fp8).
+// The configured precisions, and lower ones when search_precision (fp8 and fp4 weights only where
+// the hardware multiplies them: fp4 is NVFP4 on Blackwell, its GEMMs at the FP4 peak).
 SloPrecisions slo_precisions(const InferenceConfig& cfg, const Device& d) {
     SloPrecisions p{{cfg.weight_precision}, {cfg.kv_precision}};
     if (cfg.slo->search_precision && cfg.weight_format == WeightFormat::native) {
-        for (Precision w : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4}) {
-            if (w == Precision::fp8 && !d.peak(Precision::fp8)) continue;  // fp8 weights only where the hardware multiplies fp8
+        for (Precision w : {Precision::bf16, Precision::fp8, Precision::int8, Precision::int4, Precision::fp4}) {
+            if ((w == Precision::fp8 || w == Precision::fp4) && !d.peak(w)) continue;
             if (bytes_per_element(w) < bytes_per_element(cfg.weight_precision) &&
                 std::find(p.weights.begin(), p.weights.end(), w) == p.weights.end())
                 p.weights.push_back(w);

@@ -433,6 +433,7 @@ void finetune_json(Val j, const FinetuneResult& r) {
     j["params"] = r.params_total;
     j["trainable_params"] = opt(r.trainable_params);  // null: LoRA sizes unknown without the architecture
     j["devices"] = r.devices;
+    j["sharding"] = r.sharding;
     j["memory_per_gpu_bytes"] = {{"weights", m.weights},           {"master_weights", m.master},   {"gradients", m.gradients},
                                  {"optimizer", m.optimizer},       {"activations", m.activations}, {"logits", m.logits},
                                  {"fsdp_working", m.fsdp_working}, {"overhead", m.overhead},       {"total", m.total}};

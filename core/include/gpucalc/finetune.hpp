@@ -42,6 +42,10 @@ struct FinetuneResult {
     double params_total = 0;
     std::optional<double> trainable_params;  // null: LoRA/QLoRA on a model given by parameter count only (its matrices unknown)
     double devices = 1;
+    // How the devices share the run: "none" (one device), "fsdp" (weights, gradients and optimizer
+    // states fully sharded over the devices, as torchtune's and Hugging Face's multi-GPU recipes do),
+    // "fsdp_cpu_offload" (the same, held in host memory).
+    std::string sharding = "none";
     FinetuneMemory memory;
     double memory_capacity_bytes = 0;
     double peak_active_bytes = 0;  // total without the fixed overhead (what allocators report as "active")
