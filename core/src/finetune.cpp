@@ -166,7 +166,13 @@ Sizes weight_memory(const Run& u, const FinetuneConfig& cfg, double trainable, F
     z.base = u.qlora ? z.layer_linear * kNf4BitsPerParam / 8.0 + (u.pc.total - z.layer_linear) * 2.0 : u.pc.total * 2.0;
     const double adapters = u.full ? 0.0 : trainable * (cfg.master_weights ? 4.0 : 2.0);
     const double shard = cfg.cpu_offload ? 0.0 : 1.0 / u.N;  // FSDP shards parameters, gradients and states over N devices
-    mem.weights = (z.base + adapters) * shard;
+    // Full fine-tuning with an FP32 master copy under FSDP: PyTorch FSDP's MixedPrecision
+    // (param_dtype bf16) keeps the sharded parameters in FP32, the master, and casts a unit to 16 bits
+    // only while it is gathered (fsdp_working): 4 + 4 + 8 = 16 B per parameter, as ZeRO's 2 + 2 + 12
+    // (Rajbhandari et al. 2020, Sec. 3.1). On one device, autocast's cache holds 16-bit copies of the
+    // weights through the forward pass (torch.autocast weight-cast cache), counted as weights.
+    const bool fp32_sharded = u.full && cfg.master_weights && u.N > 1 && !cfg.cpu_offload;
+    mem.weights = fp32_sharded ? 0.0 : (z.base + adapters) * shard;
     mem.master = u.full && cfg.master_weights ? trainable * 4.0 * shard : 0.0;
     const double grad_bytes = cfg.master_weights ? 4.0 : 2.0;
     z.grads = trainable * grad_bytes * (cfg.optimizer_in_backward ? 1.0 / u.layers : 1.0);
@@ -199,7 +205,10 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
     mem.logits = u.s * u.b * u.V * (cfg.chunked_cross_entropy ? kLogitBytes + kLogitGradBytes / kChunks : kLogitBytes + kLogitFp32Bytes);
     // Full fine-tuning: the output projection's (or tied embedding's) gradient, V x h in the gradient
     // dtype, is allocated in the loss backward while the logits are alive; FSDP reduce-scatters it after.
-    z.head_grad = u.full ? u.V * h * (cfg.master_weights ? 4.0 : 2.0) : 0.0;
+    // Under FSDP the unsharded gradient is in the 16-bit compute dtype even with an FP32 master copy
+    // (MixedPrecision param_dtype); on one device it is the FP32 parameters' dtype.
+    const bool fp32_grad = cfg.master_weights && (u.N == 1 || cfg.cpu_offload);
+    z.head_grad = u.full ? u.V * h * (fp32_grad ? 4.0 : 2.0) : 0.0;
 }
 
 // What would shrink a run that does not fit, among what it does not already do.
@@ -379,7 +388,10 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
                   {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, trainable, "parameters",
                   "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
     trace.add("finetune.memory_per_gpu_bytes.weights",
-              u.qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters" : "params x 2 B + adapters",
+              u.qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters"
+              : u.full && cfg.master_weights && u.N > 1 && !cfg.cpu_offload
+                  ? "0: FSDP keeps the FP32 master shard only (16-bit while gathered)"
+                  : "params x 2 B + adapters",
               {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"devices", u.N}}, mem.weights, "bytes",
               u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
     trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",

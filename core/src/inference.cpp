@@ -330,11 +330,12 @@ struct Model {
     // TP all-reduces (after attention and after the MLP, 16-bit activations, ring) of `tokens`
     // tokens; `latency` false when the calls are shared with other work (prefill chunks ride on
     // decode steps, whose calls are already counted).
-    double tp_allreduce(double tokens, bool latency = true) const {
+    // (`depth` layers of `width`: the target's unless a draft model's are given.)
+    double tp_allreduce(double tokens, bool latency = true, double depth = 0, double width = 0) const {
         if (t <= 1) return 0;
         const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) : 0.0) +
-                                2.0 * (t - 1.0) / t * tokens * hidden * 2.0 / std::max(1.0, link);
-        return layers * 2.0 * per_call;
+                                2.0 * (t - 1.0) / t * tokens * (width > 0 ? width : hidden) * 2.0 / std::max(1.0, link);
+        return (depth > 0 ? depth : layers) * 2.0 * per_call;
     }
     // EP all-to-alls per MoE layer: dispatch (FP8 when the weights are FP8, as DeepSeek-V3's serving
     // does; else 16-bit) and combine (16-bit) of tokens x k hidden vectors, (ep-1)/ep of them remote;
@@ -362,14 +363,15 @@ struct Model {
         if (!m.has_architecture) return 0;
         return forward_flops_per_token(m, ctx) - forward_flops_per_token(m, 0);
     }
-    // Attention FLOPs of one decoded token over ctx cached tokens. MLA decodes in the absorbed form
+    // Attention FLOPs of one decoded token at context ctx (a sliding window caps what its layers
+    // attend to, once: attention_flops_per_token windows the context itself). MLA decodes in the absorbed form
     // (DeepSeek-V2, arXiv:2405.04434 Sec. 2.1.3: W_UK folded into the query, W_UV into the output):
     // each head scores the kv_lora_rank + rope wide latent key and mixes the kv_lora_rank wide latent
     // value, 2 x heads x ctx x (2 kv_lora_rank + rope) per layer (576 + 512 for DeepSeek-V3;
     // deepseek-ai/FlashMLA docs/20250422-new-kernel-deep-dive.md, "Theoretical Analysis").
     double decode_attention_flops_per_token(double ctx) const {
         if (!m.is_mla()) return attention_flops_per_token(ctx);
-        return 2.0 * m.layers * m.heads * ctx * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
+        return 2.0 * m.layers * m.heads * kv_context(ctx) * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim);
     }
 
     // The tokens a sequence's KV cache holds at context ctx, averaged over the layers (a sliding
@@ -377,9 +379,10 @@ struct Model {
     double kv_context(double ctx) const { return attended_tokens(m, ctx); }
     // Attention FLOPs of one decode step for sg sequences on one device at the GPU's attention
     // efficiency: heads split over tp ranks, unless each rank attends to its own sequences (DP attention).
-    double attention_flops_seconds(double sg, double kv_ctx) const {
+    // (ctx: the context, not yet windowed; windowing it twice halved a windowed model's attention.)
+    double attention_flops_seconds(double sg, double ctx) const {
         const double head_split = cfg.attention_dp && m.is_mla() ? 1.0 : t;
-        return safe_div(sg * decode_attention_flops_per_token(kv_ctx) / head_split, peak16 * eff.attention);
+        return safe_div(sg * decode_attention_flops_per_token(ctx) / head_split, peak16 * eff.attention);
     }
 
     // One decode step for b sequences at mean context ctx.
@@ -404,7 +407,7 @@ struct Model {
         const double sg = seqs_per_gpu(b);
         x.kv_cache = safe_div(sg * kv_ctx * kv_token_gpu * gpu_layer_fraction, bw * eff.memory) +
                      safe_div(sg * kv_ctx * kv_token_gpu * (1 - gpu_layer_fraction), host_bw * eff.memory);
-        x.attention = std::max(x.kv_cache, attention_flops_seconds(sg, kv_ctx));
+        x.attention = std::max(x.kv_cache, attention_flops_seconds(sg, ctx));
         x.kernel_overhead = layers * eff.kernel_seconds_per_layer;
         x.sequence_overhead = sg * eff.seconds_per_sequence_step;
         x.tp_comm = tp_allreduce(gt);
@@ -417,7 +420,8 @@ struct Model {
 
     // One step of a speculative draft model: dense, in the target's weight precision, on the device,
     // split over the same tp ranks; its depth is draft_params / active parameters of the target's
-    // (the assumption behind its layers, KV reads and all-reduces; its width is unknown). It was
+    // (the assumption behind its layers, KV reads and all-reduces; its width is unknown), or its own
+    // layers and width where draft_model gives its architecture. It was
     // timed as a share of the target's step, which at a large MoE batch read every expert (3.6x
     // too slow for Mixtral), left out the draft's attention and all-reduces (a draft as large as
     // the target gave a 1.5x speed-up) and read a device-resident draft from host memory (red-team).
@@ -435,12 +439,16 @@ struct Model {
             d.dequantization = safe_div(P / t * dequant_ops, fp32 * eff.dequant_alu) + draft_layers * eff.dequant_kernel_seconds_per_layer;
         // Its KV cache on the device: its reads (its own KV per token, or the target's x depth), or the
         // target's attention FLOPs x depth where those take longer.
-        const double kv_ctx = kv_context(ctx), sg = seqs_per_gpu(b);
+        const double sg = seqs_per_gpu(b);
         d.kv_cache = safe_div(sg * draft_context(ctx) * draft_kv_token_gpu(), bw * eff.memory);
-        d.attention = std::max(d.kv_cache, attention_flops_seconds(sg, kv_ctx) * depth);
+        d.attention = std::max(d.kv_cache, attention_flops_seconds(sg, ctx) * depth);
         d.kernel_overhead = draft_layers * eff.kernel_seconds_per_layer;
         d.sequence_overhead = target.sequence_overhead;
-        d.tp_comm = target.tp_comm * depth;
+        // Two all-reduces per draft layer on the same tp ranks (vLLM's draft_tensor_parallel_size
+        // defaults to the target's): at the draft's own depth and width where its architecture is
+        // known (a 32-layer 8B draft of an 80-layer 70B target pays 32 / 80 of the target's
+        // latency-bound all-reduces, not its 11 % share of the parameters), else the target's x depth.
+        d.tp_comm = a ? tp_allreduce(group_tokens(b), true, a->layers, a->hidden) : target.tp_comm * depth;
         d.total = d.weights + d.compute + d.dequantization + d.attention + d.kernel_overhead + d.sequence_overhead + d.tp_comm;
         return d;
     }
@@ -1095,6 +1103,7 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
         trace.add("inference.decode_seconds_per_token", "(gamma x draft_step + verify_step) / tokens_per_step",
                   {{"gamma", static_cast<double>(cfg.speculative->draft_tokens)},
                    {"draft_step", y.draft.total},
+                   {"draft_tp_comm", y.draft.tp_comm},
                    {"verify_step", y.verify.total},
                    {"tokens_per_step", y.spec_tokens},
                    {"plain_step", t.total},

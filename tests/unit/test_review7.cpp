@@ -107,3 +107,75 @@ TEST_CASE("the latency-target search tries FP4 weights where the hardware multip
     CHECK(weights_tried("nvidia-h100-sxm5-80gb").count("fp4") == 0);  // Hopper has no FP4 tensor cores
     CHECK(weights_tried("nvidia-h100-sxm5-80gb").count("int4") == 1);
 }
+
+TEST_CASE("a draft model given by its architecture pays all-reduces at its own depth and width") {
+    // Before: a Llama 3 8B draft of Llama 3 70B at TP 8 paid the target's all-reduces x 8.03 / 70.55
+    // (its parameter share, 0.40 ms) where its 32 layers pay 2 each (1.41 ms); the speed-up was 1.69.
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                        {"inference",
+                         {{"tp", 8},
+                          {"batch", 1},
+                          {"prompt_tokens", 1024},
+                          {"output_tokens", 512},
+                          {"speculative", {{"draft_model", {{"preset", "llama3-8b"}}}, {"draft_tokens", 4}, {"acceptance_rate", 0.7}}}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& v = r["explain"]["inference.decode_seconds_per_token"]["values"];
+    const json& ar = r["explain"]["inference.decode_breakdown_seconds.tp_comm"]["values"];
+    const double base = ar["collective_base_seconds"].get<double>(), hop = ar["collective_per_hop_seconds"].get<double>();
+    const double link = ar["link_bytes_per_second"].get<double>();
+    // Llama 3 8B config.json: 32 layers, hidden 4096; one token per sequence per draft step, batch 1;
+    // a ring all-reduce of 16-bit activations (Patarasuk and Yuan 2009): 2 (tp - 1) / tp of them sent.
+    const double per_call = base + hop * std::log2(8.0) + 2.0 * 7 / 8 * 1 * 4096 * 2 / link;
+    CHECK(v["draft_tp_comm"].get<double>() == Approx(32 * 2 * per_call).epsilon(1e-12));
+    CHECK(v["draft_tp_comm"].get<double>() == Approx(1.4107e-3).epsilon(1e-3));  // 64 x 22.04 us
+    // Leviathan et al. 2023 Eq. 1: (1 - 0.7^5) / (1 - 0.7) = 2.7731 tokens per verification.
+    CHECK(r["inference"]["speculative"]["speedup"].get<double>() < 1.45);
+}
+
+TEST_CASE("a decoded token's attention FLOPs apply a sliding window once") {
+    // A 32-layer model with 128 heads of 128 and one KV head (so FLOPs, not KV reads, bound its
+    // attention), half its layers windowed at 128 tokens, decoding at a 32,769-token context.
+    // Before: the context was windowed twice (16,448 then 8,288 tokens), so the FLOPs term fell
+    // under the KV reads and the windowed attention took 1.53 ms instead of 2.23.
+    auto attention = [](int window) {
+        json m = {{"layers", 32},        {"hidden", 8192},       {"heads", 128},   {"kv_heads", 1},    {"head_dim", 128},
+                  {"ffn_hidden", 16384}, {"ffn_kind", "swiglu"}, {"vocab", 32000}, {"seq_len", 65536}, {"position_embedding", "rope"},
+                  {"biases", false},     {"norm", "rmsnorm"}};
+        if (window) m["sliding_window"] = window, m["full_attention_layers"] = 16;
+        const json r =
+            run({{"model", m},
+                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                 {"inference", {{"tp", 1}, {"batch", 32}, {"kv_precision", "fp8"}, {"prompt_tokens", 32768}, {"output_tokens", 2}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        const json& d = r["inference"]["decode_breakdown_seconds"];
+        CHECK(d["attention"].get<double>() > d["kv_cache"].get<double>());  // FLOP-bound, both
+        return d["attention"].get<double>();
+    };
+    // Attended tokens averaged over the layers: (16 x 32,769 + 16 x 128) / 32 = 16,448.5, against
+    // 32,769 with no window; attention FLOPs scale with them (2 x heads x (qk + v) x tokens per layer).
+    CHECK(attention(128) / attention(0) == Approx(16448.5 / 32769).epsilon(1e-9));
+}
+
+TEST_CASE("full fine-tuning with an FP32 master copy under FSDP holds 16 bytes per parameter, not 18") {
+    // Llama 3 8B (8,030,261,248 parameters, vocabulary 128,256, hidden 4096) on 8 A100 with
+    // master_weights. Before: a 16-bit weight shard sat beside the FP32 master shard (2 + 4 + 4 + 8
+    // bytes per parameter) and the head's gradient was FP32 (the FSDP step-time model's framework
+    // holds neither): 22.7 GB per GPU instead of 19.7.
+    const double P = 8030261248.0;
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}},
+                        {"finetune", {{"method", "full"}, {"batch", 2}, {"seq_len", 4096}, {"master_weights", true}, {"tokens", 1e9}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& m = r["finetune"]["memory_per_gpu_bytes"];
+    CHECK(m["weights"].get<double>() == 0);
+    CHECK(m["master_weights"].get<double>() == Approx(P * 4 / 8).epsilon(1e-12));
+    CHECK(m["optimizer"].get<double>() == Approx(P * 8 / 8).epsilon(1e-12));  // AdamW m and v in FP32
+    CHECK(m["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 2).epsilon(1e-12));
+    // On one device, autocast's cached 16-bit weights and the FP32 head gradient stay.
+    const json one = run({{"model", {{"preset", "llama3-8b"}}},
+                          {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1}}},
+                          {"finetune", {{"method", "full"}, {"batch", 1}, {"seq_len", 1024}, {"master_weights", true}}}});
+    CHECK(one["finetune"]["memory_per_gpu_bytes"]["weights"].get<double>() == Approx(P * 2).epsilon(1e-12));
+    CHECK(one["finetune"]["memory_per_gpu_bytes"]["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 4).epsilon(1e-12));
+}
