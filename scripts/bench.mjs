@@ -4,8 +4,9 @@
 //  - the scaling curve; the plan search, as ns per plan evaluated by the model (natively and in wasm)
 //  - the weight: every file the page loads (recorded in Chromium), raw and gzip, and the module
 //  - cold file:// load in headless Chromium, median of 5 fresh browser contexts: first result,
-//    first painted answer, module unpacked and ready; whole-page recompute; and the floor: when a
-//    page that loads one empty script runs it, in the same contexts
+//    first painted answer (the default page's is the build's recording, web/boot.js), module
+//    unpacked, ready and answering; whole-page recompute; the floor: when a page that loads one
+//    empty script runs it, in the same contexts; and a first question the build did not record
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -148,7 +149,8 @@ try {
   const browser = await launch();
   const first = [],
     painted = [],
-    ready = [];
+    ready = [],
+    live = [];
   let recompute = 0;
   // This machine's floor, measured in the same fresh contexts: a page that loads one empty script
   // from file:// (the browser's own start, before any of the page's code can run).
@@ -196,9 +198,11 @@ try {
         first: at('gpucalc-first-result'),
         painted: at('gpucalc-first-paint') ?? at('bench-first-painted-answer'),
         ready: at('gpucalc-module-ready'),
-        unpacked: at('gpucalc-module-unpacked')
+        unpacked: at('gpucalc-module-unpacked'),
+        live: at('gpucalc-live')
       };
     });
+    if (marks.live !== null) live.push(marks.live / 1e3);
     if (marks.unpacked !== null) unpacked.push(marks.unpacked / 1e3);
     first.push(marks.first / 1e3);
     painted.push(marks.painted / 1e3);
@@ -218,14 +222,33 @@ try {
     loaded = loaded || [...files];
     await ctx.close();
   }
+  // A first question the build did not record (a shared link): the module answers it.
+  const other = { model: { preset: 'llama3-8b' }, hardware: { device: 'nvidia-a100-sxm4-80gb', count: 64 }, training: { tokens: 1e12 } };
+  const otherFirst = [],
+    otherPainted = [];
+  for (let i = 0; i < CONTEXTS; i++) {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(pageUrl() + '#section=train&scenario=' + encodeURIComponent(JSON.stringify(other)));
+    await page.waitForFunction(() => performance.getEntriesByName('gpucalc-first-answer-painted').length > 0, null, { timeout: 30000 });
+    const m = await page.evaluate(() => ['gpucalc-first-result', 'gpucalc-first-answer-painted'].map((n) => performance.getEntriesByName(n)[0].startTime));
+    otherFirst.push(m[0] / 1e3);
+    otherPainted.push(m[1] / 1e3);
+    await ctx.close();
+  }
   await browser.close();
   console.log(
     `\nCold file:// load in headless Chromium, median of ${CONTEXTS} fresh contexts: first result ${ms(median(first))}, first painted answer ${ms(median(painted))}` +
-      (ready.length ? ` (module ready at ${ms(median(ready))}${unpacked.length ? `, its binary unpacked at ${ms(median(unpacked))}` : ''})` : '') +
+      (ready.length ? ` (module ready at ${ms(median(ready))}${unpacked.length ? `, its binary unpacked at ${ms(median(unpacked))}` : ''}` : '') +
+      (live.length ? `, answering from ${ms(median(live))}` : '') +
+      (ready.length ? ')' : '') +
       `; whole-page recompute (6 sections with their charts; the plan search runs in a worker): ${ms(recompute)}`
   );
   console.log(
     `  this machine's floor, in the same contexts: a page that loads one empty script from file:// runs it at ${ms(median(floor))}; the first result comes ${ms(median(first) - median(floor))} after that`
+  );
+  console.log(
+    `  the default page's first answer is the build's recording (web/boot.js); a first question it did not record (a link to Llama 3 8B on 64 A100), answered by the module: first result ${ms(median(otherFirst))}, painted ${ms(median(otherPainted))}`
   );
 } catch (e) {
   console.log('\nbrowser figures skipped: ' + e.message.split('\n')[0]);

@@ -8,7 +8,9 @@ import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { Script } from 'node:vm';
+import { Script, createContext, runInContext } from 'node:vm';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 // [file, the namespace it declares], dependencies first.
 export const PAGE_MODULES = [
@@ -75,6 +77,7 @@ async function main() {
     '\ufeff/* gpucalc — https://github.com/ (MIT). */',
     read(moduleJs).replace(/^\ufeff/, ''),
     'globalThis.__gpucalcCss = ' + JSON.stringify(smallCss(css)) + ';',
+    'globalThis.__gpucalcFirst = ' + JSON.stringify(await recordFirst(root, moduleJs)) + ';',
     await small(read(join(root, 'web', 'format.js')) + '\n;\n' + pageScript(root))
   ];
   mkdirSync(site, { recursive: true });
@@ -82,6 +85,35 @@ async function main() {
   for (const f of ['index.html', 'embed.html', 'frame.html', 'page.css']) copyFileSync(join(root, 'web', f), join(site, f));
   copyFileSync(moduleJs, join(site, 'gpucalc.js'));
   console.log('site written to ' + site);
+}
+
+// The default page's first answer, recorded with the module being bundled (web/boot.js shows it
+// before the module has started; the module gives the same bytes for the same question): the first
+// section's request as the page builds it from its default state (its own modules, run here), the
+// module's answer without derivations, and the option lists its form needs (ids, names and the
+// fields that group them; the full catalogs come from the module). Measured 2026-12-05 (node
+// scripts/bench.mjs): +4 KB gzip; the first answer on a cold load ~200 ms earlier.
+export async function recordFirst(root, moduleJs) {
+  const files = ['dom.js', 'guard.js', 'parse.js', 'fields.js', 'words.js', 'state.js', 'scenario.js'];
+  const src = files.map((f) => readFileSync(join(root, 'web', f), 'utf8')).join('\n;\n') + '\n;({ State, Scenario });';
+  const { State, Scenario } = runInContext(src, createContext({}));
+  const st = State.sanitizeState(State.cloneDefaults());
+  const section = State.SECTIONS.includes(st.view.section) ? st.view.section : State.SECTIONS[0]; // as the element's _firstSection, all shown
+  const built = Scenario.build[section](st[section], st);
+  if (built.problems.length) throw new Error('the default ' + section + ' form does not build: ' + JSON.stringify(built.problems));
+  const request = Scenario.requestText(built);
+  const m = await createRequire(import.meta.url)(resolve(moduleJs))();
+  const answer = m.estimate(request);
+  if (JSON.parse(answer).errors) throw new Error('the default ' + section + ' question has no answer: ' + answer);
+  const list = (text, key, fields) => JSON.parse(text)[key].map((x) => Object.fromEntries(fields.map((f) => [f, x[f]])));
+  return {
+    section,
+    request,
+    answer,
+    devices: list(m.devices(), 'devices', ['id', 'name', 'kind']),
+    models: list(m.presets(), 'models', ['id', 'name', 'params']),
+    networks: list(m.networks(), 'networks', ['id', 'name', 'level'])
+  };
 }
 
 // The element's CSS without comments and spare whitespace (-0.6 kB gzip); quoted strings are kept

@@ -38,14 +38,17 @@ class GpuCalc extends HTMLElement {
     }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
-    Promise.all([this._core.call('devices'), this._core.call('presets'), this._core.call('networks')]).then((answers) => {
-      const [d, p, n] = answers.map((a) => JSON.parse(a));
-      if (!d.devices || !p.models || !n.networks) return this._startFailed(loading, (d.errors || p.errors || n.errors)[0].message);
-      this._devices = d.devices;
-      this._presets = p.models;
-      this._networks = n.networks;
-      this._render();
-    });
+    Boot.start(this, loading);
+  }
+  // Runs fn once the module answers (at once if it does): what was asked before it did waits.
+  _whenLive(fn) {
+    if (this._live) fn();
+    else (this._waiting = this._waiting || []).push(fn);
+  }
+  // The section computed first: the state's, where this element shows it, else the first shown.
+  _firstSection() {
+    const vis = this._visibleSections();
+    return vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
   }
 
   _startFailed(box, why) {
@@ -58,22 +61,7 @@ class GpuCalc extends HTMLElement {
   // Asks the module through the shared handle (web/core.js): if the module throws, the handle
   // re-creates it and `again` (the same step) runs once more. Returns the parsed answer.
   _ask(name, arg, again) {
-    const out = this._core.tryCall(name, arg);
-    if (out !== null) return JSON.parse(out);
-    const retry = again && !this._retrying;
-    if (retry)
-      this._core.load().then(
-        () => {
-          this._retrying = true;
-          try {
-            again();
-          } finally {
-            this._retrying = false;
-          }
-        },
-        () => {}
-      );
-    return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
+    return Boot.ask(this, name, arg, again);
   }
 
   _initialState() {
@@ -131,12 +119,15 @@ class GpuCalc extends HTMLElement {
       PlanSection.redraw(this);
     });
     const vis = this._visibleSections();
-    const first = vis.includes(this._state.view.section) ? this._state.view.section : vis[0];
+    const first = this._firstSection();
     this._update(first);
     if (first !== vis[0]) Lazy.pin(this, first);
-    Lazy.fill(
-      this,
-      vis.filter((s) => s !== first)
+    // The other sections once the module answers (with the first answer recorded, it starts after it).
+    this._whenLive(() =>
+      Lazy.fill(
+        this,
+        vis.filter((s) => s !== first)
+      )
     );
   }
   // Builds a section's form (once); the Plan form shows Train's run from the start, not from its first search.
@@ -176,16 +167,14 @@ class GpuCalc extends HTMLElement {
     const built = Scenario.build[sec](this._state[sec], this._state);
     if (sec !== 'json') Forms.showParsed(this, sec, built.parsed);
     // Asked without derivations unless the scenario says otherwise: _derivations fetches them later.
-    const text =
-      typeof built.scenario === 'string'
-        ? built.scenario
-        : JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
+    const text = Scenario.requestText(built);
     const why = sec === 'json' ? Guard.check(text, Guard.MAX_EDITOR_CHARS) : null;
     let report = built.problems.length
       ? { errors: Forms.withCoreErrors(this, sec, built, text) }
       : why
         ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] }
         : this._ask('estimate', text, () => this._update(sec));
+    if (report.pending) return this._setAnswer(sec, Card.waiting(sec, 'Computing\u2026'));
     // The editor's text as a value (kept with the answer): the core refuses all that JSON.parse does
     // but a byte-order mark, so this fails only if they ever disagree, and then the answer is an error.
     let scenario = built.scenario;
@@ -222,7 +211,9 @@ class GpuCalc extends HTMLElement {
     const last = this._last[sec];
     if (!last) return null;
     if (last.report.explain) return last.report.explain;
-    return () => {
+    const get = () => {
+      // Before the module answers: a promise of them (Dom.attachDerivations waits for it).
+      if (!this._live) return new Promise((done) => this._whenLive(() => done(get())));
       // An answer already replaced by newer input needs none; a failed fetch is not kept: the retry
       // (a fresh module, the section computed again) asks afresh.
       if (this._last[sec] !== last || last.explainFailed) return null;
@@ -236,6 +227,7 @@ class GpuCalc extends HTMLElement {
       }
       return last.explain;
     };
+    return get;
   }
 
   // Opens a scenario in the form that holds it (or the Scenario JSON section), computes it there

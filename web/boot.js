@@ -1,6 +1,7 @@
 // How the element starts: its state from the defaults, the scenario attribute, the address
-// (#s=<state> with sync-url, #section=...&scenario=... with hash-params) or the saved state. What
-// cannot be used is said in a notice, never silently replaced by the defaults.
+// (#s=<state> with sync-url, #section=...&scenario=... with hash-params) or the saved state (what
+// cannot be used is said in a notice, never silently replaced by the defaults); its first answer
+// (recorded by the build for the default page) and the module; how it asks the module.
 // Part of the page bundle (scripts/bundle.mjs).
 const Boot = (function () {
   // A scenario's text (the scenario attribute, a frame's #scenario=) into the state; what cannot be
@@ -63,5 +64,89 @@ const Boot = (function () {
     return State.sanitizeState(st);
   }
 
-  return { initialState, scenarioInto };
+  // The calculator's start. Where the build recorded this element's first question (the default
+  // page; scripts/bundle.mjs records it with the module it bundles, whose answers are the same
+  // bytes), that answer and the form's option lists are shown at once, and the module starts after
+  // that first frame: it is unpacked and compiled while the reader reads. Else the module first.
+  // Until the module answers (el._live), other questions wait for it (el._whenLive).
+  function start(el, loading) {
+    const rec = recorded(el);
+    if (!rec) return catalogs(el, loading);
+    el._recorded = rec;
+    el._devices = rec.devices;
+    el._presets = rec.models;
+    el._networks = rec.networks;
+    el._render();
+    let started = false;
+    const go = () => {
+      if (!started) catalogs(el, loading);
+      started = true;
+    };
+    requestAnimationFrame(() => setTimeout(go, 0));
+    setTimeout(go, 200); // a hidden frame paints nothing
+  }
+
+  // The recording, if this element's first question is the one recorded.
+  function recorded(el) {
+    const rec = globalThis.__gpucalcFirst;
+    const sec = el._firstSection();
+    if (!rec || rec.section !== sec || typeof requestAnimationFrame !== 'function') return null;
+    const built = Scenario.build[sec](el._state[sec], el._state);
+    return !built.problems.length && Scenario.requestText(built) === rec.request ? rec : null;
+  }
+
+  // The catalogs from the module; then every answer is the module's.
+  function catalogs(el, loading) {
+    const core = el._core;
+    Promise.all([core.call('devices'), core.call('presets'), core.call('networks')]).then((answers) => {
+      const [d, p, n] = answers.map((a) => JSON.parse(a));
+      if (!d.devices || !p.models || !n.networks) {
+        if (el._recorded) el._notices.after(loading); // above the recorded answer, which stays
+        el._recorded = null;
+        return el._startFailed(loading, (d.errors || p.errors || n.errors)[0].message);
+      }
+      el._devices = d.devices;
+      el._presets = p.models;
+      el._networks = n.networks;
+      const shown = !!el._recorded;
+      el._recorded = null;
+      el._live = true;
+      performance.mark('gpucalc-live');
+      if (!shown) return el._render();
+      const waiting = el._waiting || [];
+      el._waiting = [];
+      for (const fn of waiting) fn();
+    });
+  }
+
+  // Asks the module through the shared handle (web/core.js): if the module throws, the handle
+  // re-creates it and `again` (the same step) runs once more. Returns the parsed answer. Before
+  // the module answers: the recorded answer to the recorded question, else a pending answer and
+  // `again` once it does.
+  function ask(el, name, arg, again) {
+    const rec = el._recorded;
+    if (rec && name === 'estimate' && arg === rec.request) return JSON.parse(rec.answer);
+    if (!el._live) {
+      if (again) el._whenLive(again);
+      return { pending: true, errors: [{ code: 'loading', field: '', message: 'The calculator is still loading; this is computed once it is ready.' }] };
+    }
+    const out = el._core.tryCall(name, arg);
+    if (out !== null) return JSON.parse(out);
+    const retry = again && !el._retrying;
+    if (retry)
+      el._core.load().then(
+        () => {
+          el._retrying = true;
+          try {
+            again();
+          } finally {
+            el._retrying = false;
+          }
+        },
+        () => {}
+      );
+    return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
+  }
+
+  return { initialState, scenarioInto, start, ask };
 })();

@@ -139,7 +139,12 @@ const Dom = (function () {
         if (all && all[k]) cell.appendChild(derivation(all[k], th ? th.textContent : Words.label(k)));
       }
     };
-    if (typeof explain === 'function') idle(() => attach(explain()), 500);
+    if (typeof explain === 'function')
+      idle(() => {
+        const got = explain(); // the derivations, or a promise of them (the module still starting)
+        if (got && typeof got.then === 'function') got.then(attach);
+        else attach(got);
+      }, 500);
     else attach(explain);
   }
 

@@ -210,5 +210,12 @@ const Scenario = (function () {
     return Array.isArray(sp.options) ? sp.options.map((o) => o[0]) : [];
   }
 
-  return { build, gpusNeeded, toState, getPath, setPath, fromSpecs };
+  // The text a section's built scenario is asked with: without derivations unless it says otherwise
+  // (the page fetches them later, when idle). scripts/bundle.mjs records the default page's first one.
+  function requestText(built) {
+    if (typeof built.scenario === 'string') return built.scenario;
+    return JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
+  }
+
+  return { build, gpusNeeded, toState, getPath, setPath, fromSpecs, requestText };
 })();
