@@ -954,12 +954,15 @@ double shard_share(const StepEstimate& r, const DpGroup& grp) {
 }
 
 // ZeRO-3/FSDP: the gathers and reduce-scatters of every micro-batch; sets the step's bytes and exposed time.
-void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, const ComputeTerms& c,
-               const DpGroup& grp, double compute_mb, StepEstimate& r) {
-    // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward (and again for a
-    // full recomputation) and reduce-scatters its gradients; prefetching overlaps them with compute.
-    const double per_param = 2.0 * L.wbytes + L.gbytes + (L.full ? L.wbytes : 0.0);
-    const double n_coll = L.Ls * (3.0 + c.rc);  // per layer: gather forward, gather backward, reduce-scatter
+void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, const DpGroup& grp,
+               double compute_mb, StepEstimate& r) {
+    // ZeRO-3/FSDP: every micro-batch gathers the weights forward and backward and reduce-scatters
+    // its gradients; prefetching overlaps them with compute. A full recomputation gathers nothing
+    // more: the checkpointed block sits inside its FSDP unit (torchtitan applies activation
+    // checkpointing, then fully_shard, per block), so its forward is recomputed inside the
+    // backward's gather (facebookresearch/fairscale#777: "bwd during bwd - NO all gather").
+    const double per_param = 2.0 * L.wbytes + L.gbytes;
+    const double n_coll = L.Ls * 3.0;  // per layer: gather forward, gather backward, reduce-scatter
     const double t_mb = param_ring(links, r, grp, 1.0, per_param, grp.shard, grp.expert_shard) +
                         (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
     r.dp_bytes = L.m * per_param * shard_share(r, grp);
@@ -1031,8 +1034,8 @@ void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const 
 
 // Exposed data-parallel communication per step: ZeRO/FSDP collectives inside a site, hybrid
 // sharding's all-reduce across shard groups, and the exchange across sites.
-void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L,
-                        const ComputeTerms& c, double compute_mb, StepEstimate& r) {
+void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Links& links, const StepLayout& L, double compute_mb,
+                        StepEstimate& r) {
     const double dpc = L.dp * L.cp;  // ranks that hold the same weights and reduce gradients together
     if (!(dpc > 1)) return;
     // ZeRO shards within groups of `shard` ranks (all of them unless hybrid sharding is set); with
@@ -1055,7 +1058,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)
-        fsdp_comm(cfg, fw, links, L, c, grp, compute_mb, r);
+        fsdp_comm(cfg, fw, links, L, grp, compute_mb, r);
     else
         raw_intra = gradient_reduction(links, L, grp, r);
     if (L.zero >= 1 && grp.replicas > 1) raw_intra += hybrid_shard_reduction(links, L, grp, r);
@@ -1277,7 +1280,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
 
     // ---- per optimizer step ----
     const double compute_mb = microbatches_in_step(L, mb, r);
-    data_parallel_comm(cfg, fw, links, L, c, compute_mb, r);
+    data_parallel_comm(cfg, fw, links, L, compute_mb, r);
     pipeline_across_sites(in, links, L, c, r);
     r.step.optimizer = optimizer_seconds(cfg, L, wp, c.bw);
     step_total(cfg, L, r);

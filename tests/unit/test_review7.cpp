@@ -179,3 +179,29 @@ TEST_CASE("full fine-tuning with an FP32 master copy under FSDP holds 16 bytes p
     CHECK(one["finetune"]["memory_per_gpu_bytes"]["weights"].get<double>() == Approx(P * 2).epsilon(1e-12));
     CHECK(one["finetune"]["memory_per_gpu_bytes"]["head_gradient"].get<double>() == Approx(128256.0 * 4096 * 4).epsilon(1e-12));
 }
+
+TEST_CASE("FSDP with full recomputation gathers each layer twice per micro-batch and not three times") {
+    // Before: m x (2 + 2 + 4 + 2) bytes per parameter (a third gather for the recomputed forward):
+    // 158.1 GB per step for Llama 3 8B on 64 H100, micro-batch 2, 2 micro-batches. PyTorch FSDP wraps
+    // the checkpointed block (torchtitan: activation checkpointing, then fully_shard, per block), so
+    // the recomputation runs inside the backward's gather (fairscale#777): 126.5 GB, as without it.
+    auto bytes = [](const char* recompute) {
+        const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                            {"training",
+                             {{"tp", 1},
+                              {"pp", 1},
+                              {"dp", 64},
+                              {"zero", 3},
+                              {"framework", "fsdp"},
+                              {"micro_batch", 2},
+                              {"global_batch", 256},
+                              {"recompute", recompute}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["training"]["dp_comm_bytes_per_step"].get<double>();
+    };
+    CHECK(bytes("full") == Approx(bytes("none")).epsilon(1e-12));
+    // 2 micro-batches x (2 B gather forward + 2 B gather backward + 4 B FP32 reduce-scatter) per parameter
+    CHECK(bytes("full") / (2 * 8) > 7.5e9);
+    CHECK(bytes("full") / (2 * 8) < 8.04e9);
+}
