@@ -331,6 +331,12 @@ void step_figures(const Device& d, const StepEstimate& est, TrainingResult& r) {
     r.memory_capacity_bytes = cap.value_or(0);
     r.fits = cap ? r.memory.total <= *cap : false;
     r.step = est.step;
+    if (r.fits && cap && est.middle_stage_bytes > *cap)
+        r.warnings.push_back("a middle pipeline stage holds one layer more than the first and one micro-batch fewer in flight: about " +
+                             jr::fmt_num(est.middle_stage_bytes / units::GiB) + " GiB by these formulas, above the " +
+                             jr::fmt_num(*cap / units::GiB) + " GiB of " + d.name +
+                             " (memory_per_gpu_bytes sizes the first stage, as Meta's Llama 3.1 405B layout, TP 8 PP 16 without "
+                             "recomputation, ran on 80 GB H100s; with less slack, recompute or use more stages)");
 }
 
 // Throughput: tokens per step and per second, MFU (predicted, or given), HFU and FLOP/s per device.

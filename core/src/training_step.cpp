@@ -446,6 +446,19 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
     const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
     r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
     r.memory.total = sub + r.memory.overhead;
+    // Uneven stages: a middle stage holds one layer more than the first and a micro-batch fewer in
+    // flight (1F1B: stage i holds p - i; Narayanan et al. 2021 Sec. 2.2), and no embedding. It is
+    // not what the memory sizes (place_weights says why); about what it holds (its states in
+    // proportion to its parameters), for the warning that it may not fit.
+    if (L.uneven && L.p > 2 && !L.dualpipe && r.first_stage_params > 0) {
+        const double states = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.outer_optimizer;
+        const double mid_params = L.Ls * (w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep));
+        const double stage = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
+        const double rest = std::max(0.0, r.memory.activations - stage);  // the layer being recomputed (or the logits' excess)
+        const double mid =
+            states * mid_params / r.first_stage_params + r.activation_bytes_per_layer * L.Ls * std::max(1.0, r.in_flight - 1.0) + rest;
+        r.middle_stage_bytes = mid * (1.0 + cfg.fragmentation) + cfg.overhead_bytes;
+    }
     return w;
 }
 

@@ -205,3 +205,27 @@ TEST_CASE("FSDP with full recomputation gathers each layer twice per micro-batch
     CHECK(bytes("full") / (2 * 8) > 7.5e9);
     CHECK(bytes("full") / (2 * 8) < 8.04e9);
 }
+
+TEST_CASE("uneven pipeline stages warn when a middle stage would not fit by the memory formulas") {
+    // Llama 3.1 405B (126 layers) on 16 stages: the first holds 7 layers and 16 micro-batches in
+    // flight (77.5 GiB, sized), the second 8 layers and 15 (1F1B: stage i holds p - i, Narayanan
+    // et al. 2021 Sec. 2.2): 8 x 15 = 120 layer-micro-batches of activations against 7 x 16 = 112,
+    // and 8 layers' weights and states against 7 and the embedding: about 82.5 GiB, above an H100's
+    // 80. Before: "fits" with nothing said.
+    const json r =
+        run({{"model", {{"preset", "llama3.1-405b"}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}}},
+             {"training",
+              {{"tp", 8}, {"pp", 16}, {"dp", 128}, {"zero", 1}, {"micro_batch", 1}, {"global_batch", 2048}, {"recompute", "none"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["fits"] == true);
+    const std::string w = r["warnings"].dump();
+    CHECK(w.find("a middle pipeline stage holds one layer more than the first") != std::string::npos);
+    CHECK(w.find("about 82.5") != std::string::npos);
+    // With full recomputation there is room: no warning.
+    json sc = {
+        {"model", {{"preset", "llama3.1-405b"}}},
+        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}}},
+        {"training", {{"tp", 8}, {"pp", 16}, {"dp", 128}, {"zero", 1}, {"micro_batch", 1}, {"global_batch", 2048}, {"recompute", "full"}}}};
+    CHECK(run(sc)["warnings"].dump().find("middle pipeline stage") == std::string::npos);
+}

@@ -90,6 +90,7 @@ struct StepEstimate {
     double first_stage_params = 0;              // parameters the first stage holds (before ZeRO sharding)
     double microbatches = 0;                    // per step per pipeline
     double in_flight = 0;                       // micro-batches whose activations the first stage holds
+    double middle_stage_bytes = 0;              // uneven stages: about what a middle stage holds (not sized; warned above capacity)
     double activation_bytes_per_layer = 0;
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision
