@@ -70,6 +70,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.ep_overlap = value(f, "ep_overlap", p.ep_overlap, fitted);
     p.cp_overlap = value(f, "cp_overlap", p.cp_overlap, fitted);
     p.cp_allgather = f.value("cp_allgather", false);
+    p.root_unit_gathered = f.value("root_unit_gathered", false);
     p.kv_repeated = f.value("kv_repeated", false);
     p.pp_scatter_gather = f.value("pp_scatter_gather", false);
     p.pp_comm_overlap = f.value("pp_comm_overlap", false);

@@ -252,9 +252,10 @@ struct StepLayout {
     bool uneven;                    // pp does not divide the layers: a middle stage or the last is the slowest
     double zero, wbytes, gbytes;    // ZeRO stage; bytes per weight and per gradient
     bool diloco, sp, full, selective, flash, fp8;
-    bool op_sac;    // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
-    bool dualpipe;  // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
-    bool eager;     // torchtitan without torch.compile (training.compile false)
+    bool op_sac;         // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
+    bool dualpipe;       // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
+    bool eager;          // torchtitan without torch.compile (training.compile false)
+    bool root_gathered;  // ZeRO-3 without pipelining on a framework whose root unit stays gathered (root_unit_gathered)
 };
 
 // Bytes per parameter of the sharded model states. PyTorch FSDP (and torchtitan, llm-foundry) under
@@ -318,6 +319,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.dualpipe = cfg.dualpipe && L.p > 1;
     L.eager = !cfg.compile && cfg.framework == Framework::torchtitan;
     L.zero = static_cast<double>(cfg.zero);
+    L.root_gathered = L.zero >= 3 && L.p == 1 && fw.root_unit_gathered;
     L.wbytes = weight_bytes(cfg);
     L.gbytes = gradient_bytes(cfg, fw, L.wbytes);
     return L;
@@ -390,6 +392,17 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
         r.memory.weights += 2.0 * layer_gpu * wbytes;
         r.memory.gradients += layer_gpu * gbytes;
         r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
+        // PyTorch FSDP's root unit (the embeddings and output layer, with the final norm) is not
+        // resharded after the forward (fully_shard: reshard_after_forward defaults to False for the
+        // root; FSDP1 keeps the root's parameters for the backward too): gathered through the step,
+        // with the output layer's unsharded gradient from the loss backward to the root's reduce-scatter.
+        if (L.root_gathered) {
+            const double root = (in.tied == 0.0 ? 2.0 : 1.0) * in.params_embedding / L.t + in.params_positions;
+            const double head = in.params_embedding / L.t;
+            r.memory.weights += root * wbytes;
+            r.memory.gradients += head * gbytes;
+            r.zero3_buffer_bytes += root * wbytes + head * gbytes;
+        }
     }
 }
 

@@ -45,6 +45,7 @@ struct FrameworkProfile {
     double fsdp_overlap = 0.8;                // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
     double ep_overlap = 0;                    // fraction of expert all-to-all hidden behind computation
     double cp_overlap = 0.9;                  // fraction of context-parallel KV exchange hidden behind attention
+    bool root_unit_gathered = false;          // ZeRO-3: the root unit (embeddings, output layer) stays gathered through the step
     bool cp_allgather = false;                // torch context_parallel: K/V all-gathered per pass, gradients on an fp32 ring
     bool kv_repeated = false;                 // K/V heads repeated to every query head before attention (what CP exchanges)
     bool pp_scatter_gather = false;           // pipeline sends split over the tensor-parallel ranks (Megatron)
