@@ -60,7 +60,7 @@ const FinetuneSection = (function () {
       o.notes.push(
         h('p', {
           class: 'note',
-          text: 'Full fine-tuning here keeps the weights, gradients and AdamW states in 16 bits with no FP32 master copy (2 + 2 + 4 bytes per parameter, as torchtune\u2019s bf16 recipes do). Mixed precision with an FP32 master copy and FP32 states takes 16 bytes per parameter: \u201cFP32 master weights\u201d under More settings.'
+          text: 'Full fine-tuning here keeps the weights, gradients and AdamW states in 16 bits with no FP32 master copy (2 + 2 + 4 bytes per parameter, as torchtune\u2019s bf16 recipes do). Mixed precision with an FP32 master copy and FP32 states takes 16 bytes per parameter sharded over several GPUs (18 on one, where autocast keeps 16-bit copies of the weights): \u201cFP32 master weights\u201d under More settings.'
         })
       );
     if (t.fits && t.step_seconds !== null) o.figures.push(['Step time', F.duration(t.step_seconds), F.count(t.tokens_per_second) + ' tokens/s', 'step']);
