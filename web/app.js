@@ -42,7 +42,7 @@ class GpuCalc extends HTMLElement {
   }
   // Runs fn once the module answers (at once if it does): what was asked before it did waits.
   _whenLive(fn) {
-    if (this._live) fn();
+    if (this._live || this._failed) fn();
     else (this._waiting = this._waiting || []).push(fn);
   }
   // The section computed first: the state's, where this element shows it, else the first shown.
@@ -174,7 +174,14 @@ class GpuCalc extends HTMLElement {
       : why
         ? { errors: [{ code: 'refused', field: '', message: 'Not evaluated: ' + why + '.' }] }
         : this._ask('estimate', text, () => this._update(sec));
-    if (report.pending) return this._setAnswer(sec, Card.waiting(sec, 'Computing\u2026'));
+    if (report.pending) {
+      // Waiting for the module: nothing of the previous answer stays (its details, its exports).
+      delete this._last[sec];
+      this._sections[sec].querySelector('.results').textContent = '';
+      Forms.showErrors(this, sec, []);
+      this._persist();
+      return this._setAnswer(sec, Card.waiting(sec, 'Computing\u2026'));
+    }
     // The editor's text as a value (kept with the answer): the core refuses all that JSON.parse does
     // but a byte-order mark, so this fails only if they ever disagree, and then the answer is an error.
     let scenario = built.scenario;

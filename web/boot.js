@@ -52,6 +52,11 @@ const Boot = (function () {
       const fromHash = State.decodeHash(hash);
       const saved = fromHash ? null : State.loadStored();
       const got = fromHash || saved;
+      if (!fromHash && /^#s=/.test(hash))
+        el._notice(
+          'The settings in the link could not be read (is it cut short?); ' + (saved ? 'your saved settings' : 'the defaults') + ' are shown instead.',
+          true
+        );
       if (got) st = got.state;
       if (got && got.problems.length) {
         // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
@@ -101,9 +106,14 @@ const Boot = (function () {
     Promise.all([core.call('devices'), core.call('presets'), core.call('networks')]).then((answers) => {
       const [d, p, n] = answers.map((a) => JSON.parse(a));
       if (!d.devices || !p.models || !n.networks) {
-        if (el._recorded) el._notices.after(loading); // above the recorded answer, which stays
+        const why = (d.errors || p.errors || n.errors)[0].message;
+        el._startFailed(loading, why);
+        if (!el._recorded) return;
+        // Above the recorded answer, which stays; what waited for the module now says it could not start.
+        el._notices.after(loading);
         el._recorded = null;
-        return el._startFailed(loading, (d.errors || p.errors || n.errors)[0].message);
+        el._failed = why;
+        return drain(el);
       }
       el._devices = d.devices;
       el._presets = p.models;
@@ -113,10 +123,15 @@ const Boot = (function () {
       el._live = true;
       performance.mark('gpucalc-live');
       if (!shown) return el._render();
-      const waiting = el._waiting || [];
-      el._waiting = [];
-      for (const fn of waiting) fn();
+      drain(el);
     });
+  }
+
+  // Runs what waited for the module (el._whenLive), once.
+  function drain(el) {
+    const waiting = el._waiting || [];
+    el._waiting = [];
+    for (const fn of waiting) fn();
   }
 
   // Asks the module through the shared handle (web/core.js): if the module throws, the handle
@@ -126,6 +141,7 @@ const Boot = (function () {
   function ask(el, name, arg, again) {
     const rec = el._recorded;
     if (rec && name === 'estimate' && arg === rec.request) return JSON.parse(rec.answer);
+    if (el._failed) return { errors: [{ code: 'internal', field: '', message: 'The calculator could not start: ' + el._failed }] };
     if (!el._live) {
       if (again) el._whenLive(again);
       return { pending: true, errors: [{ code: 'loading', field: '', message: 'The calculator is still loading; this is computed once it is ready.' }] };

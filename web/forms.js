@@ -263,6 +263,7 @@ const Forms = (function () {
     if (typeof built.scenario === 'string') return errors;
     const unread = new Set(built.problems.map((p) => (Fields.spec(sec, p.key) || {}).path));
     const core = el._ask('estimate', text, () => el._update(sec));
+    if (core.pending) return errors; // the module still starting: the form's own problems only
     // An error on a readable field that names an unreadable one (the core's messages name fields by
     // path) comes from that field's default, not from the reader: left out.
     const named = (e) => [...unread].some((p) => p && String(e.message).includes(p));

@@ -70,7 +70,8 @@ const IO = (function () {
     const lean = last.report.inputs && last.report.inputs.explain === false && last.scenario && !('explain' in last.scenario);
     if (!lean) return last.report;
     const full = el._ask('estimate', JSON.stringify(last.scenario));
-    return full.errors ? last.report : full; // the module failing now: the answer on screen, without derivations
+    if (full.errors) say(el, 'The report is exported without its derivations: the calculator ' + (full.pending ? 'is still starting.' : 'failed to add them.'));
+    return full.errors ? last.report : full; // the module starting or failing now: the answer on screen, without derivations
   }
 
   // One CSV cell. Numbers are written as numbers (negative ones stay readable); text is quoted, and
@@ -141,6 +142,10 @@ const IO = (function () {
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
     if (why) return fail(why + '.');
     const report = el._ask('estimate', text, () => el.importScenario(text));
+    if (report.pending) {
+      say(el, 'The calculator is still starting: the scenario is imported as soon as it is ready.');
+      return null;
+    }
     if (report.errors) return fail(report.errors.map((e) => Words.humanize(e.message)).join('; '));
     const sc = JSON.parse(text);
     const mapped = Scenario.toState(sc);

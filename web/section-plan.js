@@ -87,12 +87,12 @@ const PlanSection = (function () {
     const check = built.problems.length
       ? { errors: built.problems }
       : el._ask('plan', JSON.stringify(Object.assign({}, scenario, { plan: { tp: 1, top_k: 1, max_vpp: 1, max_micro_batch: 1 } })), () => start(el));
-    const marked = Forms.showErrors(el, 'plan', check.errors || []);
+    const marked = Forms.showErrors(el, 'plan', check.pending ? [] : check.errors || []);
     el._persist();
     const res = el._sections.plan.querySelector('.results');
     if (check.errors) {
       res.textContent = '';
-      el._setAnswer('plan', Card.blocked('plan', check.errors.length, marked));
+      el._setAnswer('plan', check.pending ? Card.waiting('plan', 'Computing\u2026') : Card.blocked('plan', check.errors.length, marked));
       el._planUi.status.textContent = '';
       return;
     }

@@ -186,6 +186,7 @@ const RealitySection = (function () {
   function renderTables(el, box) {
     box.textContent = '';
     const rep = el._reality || el._ask('reality', undefined, () => renderTables(el, box));
+    if (rep.pending) return box.appendChild(h('p', { class: 'prose', text: 'Computing\u2026' }));
     if (rep.errors) {
       box.appendChild(h('p', { class: 'field-error', text: rep.errors.map((e) => e.message).join(' ') }));
       return;
@@ -235,7 +236,8 @@ const RealitySection = (function () {
     NetworkView.compare(el, res, a);
     res.appendChild(h('p', { class: 'prose', text: Words.humanize(a.formula) + '. ' + a.source + '.' }));
     const g = el._ask('estimate', JSON.stringify(Scenario.gpusNeeded(el._state.reality)), () => el._update('reality'));
-    if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));
+    if (g.pending) res.appendChild(h('p', { class: 'prose', text: 'Computing\u2026' }));
+    else if (g.errors) res.appendChild(h('p', { class: 'field-error', text: g.errors.map((e) => Words.humanize(e.message, 'reality')).join(' ') }));
     else if (g.inverse.infeasible_reason)
       res.appendChild(
         h('p', {

@@ -92,3 +92,66 @@ test('a page whose first question is not the recorded one computes it with the m
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a change made before the module answers leaves nothing of the previous answer: no details, no export', async () => {
+  const { context, page, errors } = await fresh(
+    pageUrl(),
+    "const i = el.shadowRoot.getElementById('train-count'); i.value = '2048'; i.dispatchEvent(new Event('input', { bubbles: true })); " +
+      "return { live: !!el._live, results: el.shadowRoot.querySelector('section[data-section=\"train\"] .results').textContent, exported: el.exportScenario('train') };"
+  );
+  await page.waitForFunction(() => globalThis.__atFirst, null, { timeout: 20000 });
+  assert.deepEqual(await page.evaluate(() => globalThis.__atFirst), { live: false, results: '', exported: null });
+  await live(page);
+  await page.waitForFunction(() => document.querySelector('gpu-calc').exportScenario('train')?.hardware.count === 2048, null, { timeout: 20000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('where the module cannot start (a CSP without wasm-unsafe-eval), the recorded answer stays under the failure and changes say it, not "Computing"', async () => {
+  const { writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { site } = await import('../node/common.mjs');
+  const file = join(site, 'test-first-nowasm.html');
+  writeFileSync(
+    file,
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src \'none\'; script-src \'self\'; style-src \'self\'"><title>no wasm</title></head><body><gpu-calc></gpu-calc><script src="gpucalc-embed.js"></script></body></html>'
+  );
+  try {
+    const { context, page } = await fresh(pageUrl('test-first-nowasm.html'));
+    const failed = page.locator('gpu-calc .loading.failed');
+    await failed.waitFor({ timeout: 20000 });
+    assert.match(await failed.textContent(), /could not start: this page\u2019s Content-Security-Policy does not allow WebAssembly/);
+    assert.match(await page.locator('gpu-calc [data-answer="train"]').textContent(), /Fits in memory/); // the recorded answer, above which the failure is said
+    await page.locator('gpu-calc #train-count').fill('2048');
+    const card = page.locator('gpu-calc section[data-section="train"] .answer-slot');
+    await page.waitForFunction(
+      () => !/Computing/.test(document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="train"] .answer-slot').textContent)
+    );
+    assert.doesNotMatch(await card.textContent(), /Computing/);
+    const errs = await page.evaluate(
+      () =>
+        new Promise((done) => {
+          const el = document.querySelector('gpu-calc');
+          el.addEventListener('gpucalc-error', (e) => done(e.detail.errors.map((x) => x.message)), { once: true });
+          const i = el.shadowRoot.getElementById('train-count');
+          i.value = '4096';
+          i.dispatchEvent(new Event('input', { bubbles: true }));
+        })
+    );
+    assert.match(errs.join(' '), /could not start/);
+    await context.close();
+  } finally {
+    rmSync(file, { force: true });
+  }
+});
+
+test('a #s= link that cannot be read says so (a cut-short link is not silently replaced by saved settings or defaults)', async () => {
+  const { context, page, errors } = await fresh(pageUrl() + '#s=eyJ0cmFpbiI6eyJjb3VudCI6IjQwOTYi');
+  await page.waitForFunction(() => performance.getEntriesByName('gpucalc-first-result').length > 0, null, { timeout: 20000 });
+  assert.match(
+    await page.locator('gpu-calc .notices').textContent(),
+    /The settings in the link could not be read \(is it cut short\?\); the defaults are shown instead\./
+  );
+  assert.deepEqual(errors, []);
+  await context.close();
+});

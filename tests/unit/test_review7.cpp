@@ -9,6 +9,23 @@ namespace {
 
 json pool(const char* device, int count, const char* site) { return {{"device", device}, {"count", count}, {"site", site}}; }
 
+// Llama 3 8B at ZeRO-3 on 64 H100 (DP 64, micro-batch 2, 2 micro-batches per step).
+json fsdp_llama3_8b(const char* framework, const char* recompute) {
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training",
+                         {{"tp", 1},
+                          {"pp", 1},
+                          {"dp", 64},
+                          {"zero", 3},
+                          {"framework", framework},
+                          {"micro_batch", 2},
+                          {"global_batch", 256},
+                          {"recompute", recompute}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    return r;
+}
+
 }  // namespace
 
 TEST_CASE("a mixed fleet reports the bytes its data-parallel collectives send and not 0 beside their time") {
@@ -186,18 +203,7 @@ TEST_CASE("FSDP with full recomputation gathers each layer twice per micro-batch
     // the checkpointed block (torchtitan: activation checkpointing, then fully_shard, per block), so
     // the recomputation runs inside the backward's gather (fairscale#777): 126.5 GB, as without it.
     auto bytes = [](const char* recompute) {
-        const json r = run({{"model", {{"preset", "llama3-8b"}}},
-                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
-                            {"training",
-                             {{"tp", 1},
-                              {"pp", 1},
-                              {"dp", 64},
-                              {"zero", 3},
-                              {"framework", "fsdp"},
-                              {"micro_batch", 2},
-                              {"global_batch", 256},
-                              {"recompute", recompute}}}});
-        REQUIRE_FALSE(r.contains("errors"));
+        const json r = fsdp_llama3_8b("fsdp", recompute);
         return r["training"]["dp_comm_bytes_per_step"].get<double>();
     };
     CHECK(bytes("full") == Approx(bytes("none")).epsilon(1e-12));
@@ -237,18 +243,7 @@ TEST_CASE("PyTorch FSDP holds its root unit gathered through the step: embedding
     // gradient (4 B: fsdp reduces in fp32) from the loss backward. Before: only two gathered
     // layers (1.745 GB), 2.1 GB short of the root alone.
     auto buffer = [](const char* framework) {
-        const json r = run({{"model", {{"preset", "llama3-8b"}}},
-                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
-                            {"training",
-                             {{"tp", 1},
-                              {"pp", 1},
-                              {"dp", 64},
-                              {"zero", 3},
-                              {"framework", framework},
-                              {"micro_batch", 2},
-                              {"global_batch", 256},
-                              {"recompute", "full"}}}});
-        REQUIRE_FALSE(r.contains("errors"));
+        const json r = fsdp_llama3_8b(framework, "full");
         return r["training"]["zero3_buffer_bytes"].get<double>();
     };
     const double table = 128256.0 * 4096;
