@@ -132,15 +132,16 @@ Run run_of(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg
 
 // Sizes shared by the memory, the step time and the derivations.
 struct Sizes {
-    double layer_linear = 0;  // parameters of the layers' linear weights
-    double base = 0;          // bytes of the base weights, all devices
-    double grads = 0;         // bytes of the gradients, all devices
-    double state_bytes = 0;   // optimizer state bytes per trainable parameter
-    double layer_full = 0;    // one layer's activations
-    double kept = 0;          // activations held through the forward pass (checkpointed inputs, or every layer's)
-    double working = 0;       // one recomputed layer's activations (checkpointing), else 0
-    double head_grad = 0;     // the output projection's weight gradient during the loss backward (full)
-    double fixed = 0;         // memory that does not grow with the tokens per device
+    double layer_linear = 0;    // parameters of the layers' linear weights
+    double base = 0;            // bytes of the base weights, all devices
+    double grads = 0;           // bytes of the gradients, all devices
+    double state_bytes = 0;     // optimizer state bytes per trainable parameter
+    double layer_full = 0;      // one layer's activations
+    double kept = 0;            // activations held through the forward pass (checkpointed inputs, or every layer's)
+    double working = 0;         // one recomputed layer's activations (checkpointing), else 0
+    double head_grad = 0;       // the output projection's weight gradient during the loss backward (full)
+    double fixed = 0;           // memory that does not grow with the tokens per device
+    bool fp32_sharded = false;  // full fine-tuning with an FP32 master copy under FSDP: no 16-bit copy kept
 };
 
 // Bytes of optimizer state per trainable parameter.
@@ -171,8 +172,8 @@ Sizes weight_memory(const Run& u, const FinetuneConfig& cfg, double trainable, F
     // only while it is gathered (fsdp_working): 4 + 4 + 8 = 16 B per parameter, as ZeRO's 2 + 2 + 12
     // (Rajbhandari et al. 2020, Sec. 3.1). On one device, autocast's cache holds 16-bit copies of the
     // weights through the forward pass (torch.autocast weight-cast cache), counted as weights.
-    const bool fp32_sharded = u.full && cfg.master_weights && u.N > 1 && !cfg.cpu_offload;
-    mem.weights = fp32_sharded ? 0.0 : (z.base + adapters) * shard;
+    z.fp32_sharded = u.full && cfg.master_weights && u.N > 1 && !cfg.cpu_offload;
+    mem.weights = z.fp32_sharded ? 0.0 : (z.base + adapters) * shard;
     mem.master = u.full && cfg.master_weights ? trainable * 4.0 * shard : 0.0;
     const double grad_bytes = cfg.master_weights ? 4.0 : 2.0;
     z.grads = trainable * grad_bytes * (cfg.optimizer_in_backward ? 1.0 / u.layers : 1.0);
@@ -388,10 +389,9 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
                   {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, trainable, "parameters",
                   "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
     trace.add("finetune.memory_per_gpu_bytes.weights",
-              u.qlora ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters"
-              : u.full && cfg.master_weights && u.N > 1 && !cfg.cpu_offload
-                  ? "0: FSDP keeps the FP32 master shard only (16-bit while gathered)"
-                  : "params x 2 B + adapters",
+              u.qlora          ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters"
+              : z.fp32_sharded ? "0: FSDP keeps the FP32 master shard only (16-bit while gathered)"
+                               : "params x 2 B + adapters",
               {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"devices", u.N}}, mem.weights, "bytes",
               u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
     trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",

@@ -328,6 +328,8 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
 // Where the parameters live: per device of the first stage, and the ZeRO groups that shard them.
 struct WeightPlacement {
     double dense_per_layer;            // parameters of a layer outside its routed experts
+    double per_layer_gpu;              // a layer's parameters on one device (dense / tp, experts / (expert_tp x ep))
+    double first_extra;                // the first stage's embedding (and learned positions) on one device
     double expert_tp;                  // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
     double dense_gpu, expert_gpu;      // first stage, per device, before ZeRO sharding
     double shard_dense, shard_expert;  // ranks that shard them under ZeRO
@@ -353,10 +355,10 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // these activation formulas it would put Meta's Llama 3.1 405B layout (TP8 PP16, 16 micro-batches,
     // no recomputation, which ran on 80 GB H100s) at 82-87 GiB.
     const double Lm = L.uneven ? L.Ls_last : Ls;
-    const double per_layer = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
+    const double per_layer = w.per_layer_gpu = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
     // The data-parallel reduction's largest shard: the first (and last) stage's layers and embedding,
     // or a middle stage's layers.
-    const double first_extra = emb_tables * in.params_embedding / t + in.params_positions;
+    const double first_extra = w.first_extra = emb_tables * in.params_embedding / t + in.params_positions;
     const double largest = Lm * per_layer + first_extra >= Ls * per_layer ? Lm : Ls;  // layers of that shard
     r.params_per_gpu = largest == Lm ? Lm * per_layer + first_extra : Ls * per_layer;
     r.expert_params_per_gpu = largest * in.expert_params_per_layer / (w.expert_tp * ep);
@@ -388,7 +390,7 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
     }
     if (L.zero >= 3) {
         // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
-        const double layer_gpu = w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep);
+        const double layer_gpu = w.per_layer_gpu;
         r.memory.weights += 2.0 * layer_gpu * wbytes;
         r.memory.gradients += layer_gpu * gbytes;
         r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
@@ -397,7 +399,7 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
         // root; FSDP1 keeps the root's parameters for the backward too): gathered through the step,
         // with the output layer's unsharded gradient from the loss backward to the root's reduce-scatter.
         if (L.root_gathered) {
-            const double root = (in.tied == 0.0 ? 2.0 : 1.0) * in.params_embedding / L.t + in.params_positions;
+            const double root = w.first_extra;  // without pipelining: both tables unless tied
             const double head = in.params_embedding / L.t;
             r.memory.weights += root * wbytes;
             r.memory.gradients += head * gbytes;
@@ -465,7 +467,7 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
     // proportion to its parameters), for the warning that it may not fit.
     if (L.uneven && L.p > 2 && !L.dualpipe && r.first_stage_params > 0) {
         const double states = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.outer_optimizer;
-        const double mid_params = L.Ls * (w.dense_per_layer / L.t + in.expert_params_per_layer / (w.expert_tp * L.ep));
+        const double mid_params = L.Ls * w.per_layer_gpu;
         const double stage = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
         const double rest = std::max(0.0, r.memory.activations - stage);  // the layer being recomputed (or the logits' excess)
         const double mid =
