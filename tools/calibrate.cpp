@@ -182,7 +182,7 @@ RunEstimate estimate_row(const Row& row) {
 // Predicted tokens/s per device for a row under the current calibration.
 double predict(const Row& row, std::string* note = nullptr) {
     const TrainingResult r = estimate_row(row).result;
-    if (note) *note = r.fits ? "" : "does not fit: " + r.infeasible_reason;
+    if (note) *note = r.fits ? "" : r.infeasible_reason.empty() ? "does not fit" : r.infeasible_reason;  // the reason says so itself
     return r.tokens_per_second / static_cast<double>(row.scenario.hardware->count);
 }
 

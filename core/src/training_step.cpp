@@ -169,6 +169,10 @@ StepInputs step_inputs(const ModelSpec& m) {
         in.max_routed_nodes = m.max_routed_nodes;
         in.shared_experts = m.shared_experts;
         in.expert_ffn_width = expert_width;
+        in.dense_mlp_layers = dense_layers;
+        in.dense_layer_params = c.attention_per_layer + c.norms_per_layer + c.mlp_dense_per_layer;
+        in.routed_params_per_moe_layer = c.expert_per_layer * m.experts;
+        in.moe_layer_params = c.attention_per_layer + c.norms_per_layer + c.mlp_moe_per_layer_total - in.routed_params_per_moe_layer;
     }
     in.vocab = m.vocab;
     in.seq = m.seq_len;
@@ -325,24 +329,150 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     return L;
 }
 
-// Where the parameters live: per device of the first stage, and the ZeRO groups that shard them.
+// Where the parameters live: per device of the sized stage, and the ZeRO groups that shard them.
 struct WeightPlacement {
-    double dense_per_layer;            // parameters of a layer outside its routed experts
-    double per_layer_gpu;              // a layer's parameters on one device (dense / tp, experts / (expert_tp x ep))
-    double first_extra;                // the first stage's embedding (and learned positions) on one device
-    double expert_tp;                  // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
-    double dense_gpu, expert_gpu;      // first stage, per device, before ZeRO sharding
-    double shard_dense, shard_expert;  // ranks that shard them under ZeRO
+    double dense_per_layer;        // parameters of a layer outside its routed experts (averaged over the layers)
+    double per_layer_gpu;          // the largest layer's parameters on one device (dense / tp, experts / (expert_tp x ep))
+    double first_extra;            // the first stage's embedding (and learned positions) on one device
+    double expert_tp;              // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
+    double dense_gpu, expert_gpu;  // the sized device, before ZeRO sharding
+    double dense_layer_gpu = 0, moe_layer_gpu = 0,
+           routed_layer_gpu = 0;  // MoE: a dense-MLP layer, an MoE layer outside and inside its routed experts, on one device
+    double head_gpu = 0;          // the last stage's output layer on one device
+    double second_params = 0, second_layers = 0;  // the second stage's device (its parameters before ZeRO)
+    double heavy_stage = 0;  // MoE: a later stage holding more routed-expert layers than the first (heaviest_expert_stage), or 0
+    double heavy_dense = 0, heavy_routed = 0, heavy_layers = 0;  // its device's parameters and layers
+    double shard_dense, shard_expert;                            // ranks that shard them under ZeRO
     // Parameters per device once ZeRO shards what its stage shards (1: optimizer state, 2: gradients, 3: weights).
     double sharded(double zero, double stage) const {
         return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
     }
 };
 
-// Places the parameters on the stages and over the ZeRO groups; sets params_per_gpu and the first stage's layers and parameters.
+// The layers of pipeline stage j as stage_split places them: the first stage's (one fewer with
+// uneven stages), L.Ls on each stage after it, what is left on the last.
+struct StageLayers {
+    double start, n;
+};
+[[gnu::always_inline]] inline StageLayers stage_layers(const StepInputs& in, const StepLayout& L, double j) {
+    const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
+    if (j <= 0.0) return {0.0, first};
+    const double start = std::min(in.layers, first + (j - 1.0) * L.Ls);
+    return {start, std::min(j >= L.p - 1.0 ? in.layers : start + L.Ls, in.layers) - start};
+}
+
+// The parameters on one device of pipeline stage j, before ZeRO sharding: its layers as they are
+// (an MoE model's leading dense-MLP layers sit on the first stages and hold no routed experts), the
+// first stage's embedding and the last stage's output layer (a copy of a tied embedding: Megatron-LM
+// keeps one on the last stage under pipelining).
+struct StageWeights {
+    double dense = 0, routed = 0, moe_layers = 0, layers = 0;
+    StageWeights& operator+=(const StageWeights& o) {
+        dense += o.dense, routed += o.routed, moe_layers += o.moe_layers, layers += o.layers;
+        return *this;
+    }
+};
+[[gnu::always_inline]] inline StageWeights stage_weights(const StepInputs& in, const StepLayout& L, const WeightPlacement& w, double j) {
+    const StageLayers s = stage_layers(in, L, j);
+    StageWeights sw;
+    sw.layers = s.n;
+    if (in.experts > 0) {
+        const double moe = sw.moe_layers = s.n - std::clamp(in.dense_mlp_layers - s.start, 0.0, s.n);
+        sw.dense = (s.n - moe) * w.dense_layer_gpu + moe * w.moe_layer_gpu;
+        sw.routed = moe * w.routed_layer_gpu;
+    } else {
+        sw.dense = s.n * w.per_layer_gpu;
+    }
+    if (j <= 0.0) sw.dense += w.first_extra;
+    if (L.p > 1.0 && j >= L.p - 1.0) sw.dense += w.head_gpu;
+    return sw;
+}
+
+// A device's stages: stage j, and under DualPipe stage p - 1 - j too (DeepSeek-V3, arXiv:2412.19437
+// Sec. 3.2.1: each device holds a stage of each direction, two copies of the parameters, Table 2's 2x).
+[[gnu::always_inline]] inline StageWeights device_weights(const StepInputs& in, const StepLayout& L, const WeightPlacement& w, double j) {
+    StageWeights sw = stage_weights(in, L, w, j);
+    if (L.dualpipe) sw += stage_weights(in, L, w, L.p - 1.0 - j);
+    return sw;
+}
+
+// The layers whose activations device j keeps per micro-batch in flight. Under DualPipe its p + 1 in
+// flight (Table 2) are each direction's 1F1B share: p - j micro-batches of stage j, j + 1 of stage
+// p - 1 - j; the weighted mean of the two stages' layers.
+[[gnu::always_inline]] inline double activation_layers(const StepInputs& in, const StepLayout& L, double j) {
+    const double n = stage_layers(in, L, j).n;
+    if (!L.dualpipe) return n;
+    return ((L.p - j) * n + (j + 1.0) * stage_layers(in, L, L.p - 1.0 - j).n) / (L.p + 1.0);
+}
+
+// MoE: the first stage past the leading dense-MLP layers (the first to hold the most routed-expert
+// layers).
+double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
+    const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
+    return std::min(L.p - 1.0, 1.0 + std::max(0.0, std::ceil((in.dense_mlp_layers - first) / std::max(1.0, L.Ls))));
+}
+
+// The first stage's device; the data-parallel reduction's largest shard (params_per_gpu): the first
+// stage's layers and embedding, a middle stage's layers, the last stage's with the output layer, or
+// an MoE model's heaviest expert stage; and that stage (w.heavy_*) when it holds more routed-expert
+// layers than the first (memory_per_device sizes it too).
+StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r);
+StageWeights place_stages(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r) {
+    const double p = L.p;
+    if (!(in.experts > 0) && !L.dualpipe) {
+        // The plan search's common case, the same figures by a shorter path: a dense model's stages
+        // differ only in their layers and the embedding or output layer, and the last stage (at most
+        // the first's layers, an output layer no larger than the embedding) never exceeds the first.
+        StageWeights first;
+        first.layers = r.first_stage_layers = stage_layers(in, L, 0.0).n;
+        first.dense = first.layers * w.per_layer_gpu + w.first_extra;
+        r.params_per_gpu = first.dense;
+        if (p > 1.0) {
+            w.second_layers = stage_layers(in, L, 1.0).n;
+            w.second_params = w.second_layers * w.per_layer_gpu + (p <= 2.0 ? w.head_gpu : 0.0);
+            r.params_per_gpu = std::max(first.dense, w.second_params);
+        }
+        r.expert_params_per_gpu = 0.0;
+        return first;
+    }
+    return place_stages_by_layer(in, L, w, r);
+}
+
+// place_stages for MoE models and DualPipe: each stage by the layers it holds (device_weights).
+StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r) {
+    const double p = L.p;
+    const StageWeights first = device_weights(in, L, w, 0.0);
+    StageWeights largest = first;
+    auto consider = [&](const StageWeights& sw) {
+        if (sw.dense + sw.routed > largest.dense + largest.routed) largest = sw;
+    };
+    const StageWeights second = p > 1.0 ? device_weights(in, L, w, 1.0) : first;
+    w.second_params = second.dense + second.routed;
+    w.second_layers = second.layers;
+    consider(second);
+    if (p > 2.0) consider(device_weights(in, L, w, p - 1.0));
+    if (in.experts > 0 && p > 1.0) {
+        const double j = heaviest_expert_stage(in, L);
+        const StageWeights heavy = j > 1.0 ? device_weights(in, L, w, j) : second;
+        consider(heavy);
+        if (heavy.moe_layers > first.moe_layers) {
+            w.heavy_stage = j;
+            w.heavy_dense = heavy.dense;
+            w.heavy_routed = heavy.routed;
+            w.heavy_layers = activation_layers(in, L, j);
+        }
+    }
+    r.params_per_gpu = largest.dense + largest.routed;
+    r.expert_params_per_gpu = largest.routed;
+    r.first_stage_layers = activation_layers(in, L, 0.0);
+    return first;
+}
+
+// Places the parameters on the stages and over the ZeRO groups; sizes the first stage's device
+// (sized_stage 0) and the data-parallel reduction's largest shard.
 WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
     WeightPlacement w;
-    const double t = L.t, p = L.p, cp = L.cp, ep = L.ep, dp = L.dp, Ls = L.Ls;
+    const double t = L.t, p = L.p, cp = L.cp, ep = L.ep, dp = L.dp;
     const double emb_tables = (p == 1 && in.tied == 0.0) ? 2.0 : 1.0;
     w.dense_per_layer = in.params_total_layers - in.expert_params_per_layer;
     // Experts split over expert_tp ranks (tp, or 1 under MoE parallel folding) and sharded over ep
@@ -353,18 +483,22 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // taking a layer's slot (stage_split: ceil((layers + 2) / pp) - 1 layers). The second stage, a
     // middle one with one layer more and (at most) a micro-batch fewer in flight, is not sized: by
     // these activation formulas it would put Meta's Llama 3.1 405B layout (TP8 PP16, 16 micro-batches,
-    // no recomputation, which ran on 80 GB H100s) at 82-87 GiB.
-    const double Lm = L.uneven ? L.Ls_last : Ls;
-    const double per_layer = w.per_layer_gpu = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
-    // The data-parallel reduction's largest shard: the first (and last) stage's layers and embedding,
-    // or a middle stage's layers.
-    const double first_extra = w.first_extra = emb_tables * in.params_embedding / t + in.params_positions;
-    const double largest = Lm * per_layer + first_extra >= Ls * per_layer ? Lm : Ls;  // layers of that shard
-    r.params_per_gpu = largest == Lm ? Lm * per_layer + first_extra : Ls * per_layer;
-    r.expert_params_per_gpu = largest * in.expert_params_per_layer / (w.expert_tp * ep);
-    w.dense_gpu = Lm * w.dense_per_layer / t + first_extra;
-    w.expert_gpu = Lm * in.expert_params_per_layer / (w.expert_tp * ep);
-    r.first_stage_layers = Lm;
+    // no recomputation, which ran on 80 GB H100s) at 82-87 GiB. An MoE model's stage with more
+    // routed-expert layers than the first is sized too (memory_per_device).
+    w.per_layer_gpu = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
+    if (in.experts > 0) {
+        w.dense_layer_gpu = in.dense_layer_params / t;
+        w.moe_layer_gpu = in.moe_layer_params / t;
+        w.routed_layer_gpu = in.routed_params_per_moe_layer / (w.expert_tp * ep);
+        const double moe_layer = w.moe_layer_gpu + w.routed_layer_gpu;
+        w.per_layer_gpu = in.dense_mlp_layers > 0 ? std::max(moe_layer, w.dense_layer_gpu) : moe_layer;
+    }
+    w.head_gpu = in.params_embedding / t;
+    w.first_extra = emb_tables * in.params_embedding / t + in.params_positions;
+    const StageWeights first = place_stages(in, L, w, r);
+    w.dense_gpu = first.dense;
+    w.expert_gpu = first.routed;
+    r.sized_stage = 0.0;
     r.first_stage_params = w.dense_gpu + w.expert_gpu;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp x tp / (ep x expert_tp).
@@ -377,23 +511,20 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
 }
 
 // Weights, gradients and optimizer state per device under ZeRO, with ZeRO-3's gathered layers.
-void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w, StepEstimate& r) {
+// Returns the ZeRO-3 gathered buffers' bytes (in the weights and gradients), 0 below ZeRO-3.
+[[gnu::always_inline]] inline double weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L,
+                                                         const WeightPlacement& w, MemoryPerGpu& mem) {
     const double wbytes = L.wbytes, gbytes = L.gbytes;
     const StateBytes sb = state_bytes(cfg, wbytes, gbytes);
-    r.memory.weights = w.sharded(L.zero, 3) * sb.weight;
-    r.memory.gradients = w.sharded(L.zero, 2) * sb.gradient;
-    r.memory.optimizer = w.sharded(L.zero, 1) * sb.optimizer;
-    if (L.dualpipe) {  // each device holds a stage of each direction: 2x the parameters (DeepSeek-V3 Table 2)
-        r.memory.weights *= 2.0;
-        r.memory.gradients *= 2.0;
-        r.memory.optimizer *= 2.0;
-    }
+    mem.weights = w.sharded(L.zero, 3) * sb.weight;
+    mem.gradients = w.sharded(L.zero, 2) * sb.gradient;
+    mem.optimizer = w.sharded(L.zero, 1) * sb.optimizer;
     if (L.zero >= 3) {
         // FSDP/ZeRO-3 gathers whole layers: the current and the prefetched one, and one layer's unsharded gradients.
         const double layer_gpu = w.per_layer_gpu;
-        r.memory.weights += 2.0 * layer_gpu * wbytes;
-        r.memory.gradients += layer_gpu * gbytes;
-        r.zero3_buffer_bytes = layer_gpu * (2.0 * wbytes + gbytes);
+        mem.weights += 2.0 * layer_gpu * wbytes;
+        mem.gradients += layer_gpu * gbytes;
+        double buffer = layer_gpu * (2.0 * wbytes + gbytes);
         // PyTorch FSDP's root unit (the embeddings and output layer, with the final norm) is not
         // resharded after the forward (fully_shard: reshard_after_forward defaults to False for the
         // root; FSDP1 keeps the root's parameters for the backward too): gathered through the step,
@@ -401,11 +532,13 @@ void weight_state_memory(const StepInputs& in, const TrainingConfig& cfg, const 
         if (L.root_gathered) {
             const double root = w.first_extra;  // without pipelining: both tables unless tied
             const double head = in.params_embedding / L.t;
-            r.memory.weights += root * wbytes;
-            r.memory.gradients += head * gbytes;
-            r.zero3_buffer_bytes += root * wbytes + head * gbytes;
+            mem.weights += root * wbytes;
+            mem.gradients += head * gbytes;
+            buffer += root * wbytes + head * gbytes;
         }
+        return buffer;
     }
+    return 0.0;
 }
 
 // Bytes per device one layer keeps under per-op selective checkpointing (torchtitan 'op' SAC,
@@ -422,9 +555,16 @@ double op_sac_bytes_per_layer(const StepInputs& in, const StepLayout& L) {
     return 2.0 * tokens * (h / (L.sp ? t : 1.0) + split + w2);
 }
 
+// What every stage's device stores besides its layers' in-flight activations: the layer being
+// recomputed, and the last stage's fp32 logits for the loss.
+struct ActivationExtras {
+    double recomputed, logits;
+};
+
 // Stored activations per device: the first stage's layers x its in-flight micro-batches, the layer
 // being recomputed and the logits.
-void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act, StepEstimate& r) {
+ActivationExtras activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act,
+                                   StepEstimate& r) {
     const double t = L.t, p = L.p, v = L.v, b = L.b, cp = L.cp, m = L.m;
     const bool sp = L.sp;
     // activation_bytes_per_layer(in, cfg), from the tensors just computed (the plan search's hot path).
@@ -437,43 +577,80 @@ void activation_memory(const StepInputs& in, const TrainingConfig& cfg, const St
     // step has (Korthikanti et al. 2022 Sec. 4.2.3 assumes m >= p).
     // DualPipe: p + 1 (DeepSeek-V3, arXiv:2412.19437 Table 2).
     r.in_flight = L.dualpipe ? std::min(m, p + 1.0) : p > 1 ? std::min(m, p * (v > 1 ? 1.0 + (p - 1.0) / (p * v) : 1.0)) : 1.0;
+    r.sized_in_flight = r.in_flight;
     const double stage = r.activation_bytes_per_layer * r.first_stage_layers;
-    const double recomputed =
-        L.full ? act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores) : 0.0;  // the layer being recomputed
-    const double logits = 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
+    ActivationExtras x;
+    x.recomputed = L.full ? act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores) : 0.0;  // the layer being recomputed
+    x.logits = 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
     // The device that holds the most: the first stage (its in-flight micro-batches) or the last (one
     // micro-batch and the logits; the same device without pipelining, and under DualPipe, whose every
     // device holds a first and a last stage) (Korthikanti et al. 2022 Sec. 4.2.3, 4.3).
-    const double first = stage * r.in_flight + recomputed, last = stage + recomputed + logits;
-    r.memory.activations = p > 1 && !L.dualpipe ? std::max(first, last) : first + logits;
+    const double first = stage * r.in_flight + x.recomputed, last = stage + x.recomputed + x.logits;
+    r.memory.activations = p > 1 && !L.dualpipe ? std::max(first, last) : first + x.logits;
+    return x;
 }
 
-// Memory per device (the first pipeline stage: most in-flight micro-batches, plus an embedding).
-WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act,
-                                  StepEstimate& r) {
-    const WeightPlacement w = place_weights(in, cfg, L, r);
-    weight_state_memory(in, cfg, L, w, r);
-    activation_memory(in, cfg, L, act, r);
+// The total from the parts: DiLoCo's outer state, the overhead allowance.
+[[gnu::always_inline]] inline void memory_total(const TrainingConfig& cfg, const StepLayout& L, const WeightPlacement& w,
+                                                MemoryPerGpu& mem) {
     // DiLoCo keeps the weights of the last outer step (the anchor the pseudo-gradient is taken from)
     // and the outer Nesterov momentum, both fp32 (Douillard et al. 2023, arXiv:2311.08105, Algorithm 1),
     // sharded like the optimizer state; INTELLECT-1 keeps them in host memory (PRIME README, "CPU Off-Loading").
-    if ((L.diloco || cfg.outer_state) && !cfg.outer_offload) r.memory.outer_optimizer = w.sharded(L.zero, 1) * 8.0;
-    const double sub = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.activations + r.memory.outer_optimizer;
-    r.memory.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
-    r.memory.total = sub + r.memory.overhead;
+    if ((L.diloco || cfg.outer_state) && !cfg.outer_offload) mem.outer_optimizer = w.sharded(L.zero, 1) * 8.0;
+    const double sub = mem.weights + mem.gradients + mem.optimizer + mem.activations + mem.outer_optimizer;
+    mem.overhead = cfg.overhead_bytes + cfg.fragmentation * sub;
+    mem.total = sub + mem.overhead;
+}
+
+// MoE: the device of the first stage past the leading dense-MLP layers when it holds more
+// routed-expert layers than the first stage (DeepSeek-V3 at PP16: the first stage's 3 layers are
+// dense, the second's 4 hold 256 experts each). Sized like the first (its states as placed, its
+// layers' activations for the micro-batches stage j holds in flight: 1F1B, p - j; DualPipe,
+// activation_layers) and kept when it needs more.
+[[gnu::noinline]] void size_heaviest_expert_stage(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L,
+                                                  const ActivationExtras& x, WeightPlacement& w, StepEstimate& r) {
+    const double j = w.heavy_stage;
+    WeightPlacement wj = w;
+    wj.dense_gpu = w.heavy_dense;
+    wj.expert_gpu = w.heavy_routed;
+    MemoryPerGpu mem;
+    // Its ZeRO-3 buffers are the first stage's: the largest layer, and no root unit under pipelining.
+    weight_state_memory(in, cfg, L, wj, mem);
+    const double in_flight = L.dualpipe ? r.in_flight : std::max(1.0, r.in_flight - j);
+    const double last = (L.dualpipe || j >= L.p - 1.0) ? x.logits : 0.0;
+    mem.activations = r.activation_bytes_per_layer * w.heavy_layers * in_flight + x.recomputed + last;
+    memory_total(cfg, L, wj, mem);
+    if (!(mem.total > r.memory.total)) return;
+    r.memory = mem;
+    r.sized_stage = j;
+    r.first_stage_layers = w.heavy_layers;
+    r.first_stage_params = wj.dense_gpu + wj.expert_gpu;
+    r.sized_in_flight = in_flight;
+    r.middle_stage_bytes = 0.0;  // the warning is about a middle stage beside a sized first stage
+    w = wj;
+}
+
+// Memory per device: the first pipeline stage (most in-flight micro-batches, plus an embedding), or
+// an MoE model's heaviest expert stage.
+WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const LayerActivations& act,
+                                  StepEstimate& r) {
+    WeightPlacement w = place_weights(in, cfg, L, r);
+    r.zero3_buffer_bytes = weight_state_memory(in, cfg, L, w, r.memory);
+    const ActivationExtras x = activation_memory(in, cfg, L, act, r);
+    memory_total(cfg, L, w, r.memory);
     // Uneven stages: a middle stage holds one layer more than the first and a micro-batch fewer in
     // flight (1F1B: stage i holds p - i; Narayanan et al. 2021 Sec. 2.2), and no embedding. It is
     // not what the memory sizes (place_weights says why); about what it holds (its states in
     // proportion to its parameters), for the warning that it may not fit.
     if (L.uneven && L.p > 2 && !L.dualpipe && r.first_stage_params > 0) {
         const double states = r.memory.weights + r.memory.gradients + r.memory.optimizer + r.memory.outer_optimizer;
-        const double mid_params = L.Ls * w.per_layer_gpu;
         const double stage = r.activation_bytes_per_layer * r.first_stage_layers * r.in_flight;
         const double rest = std::max(0.0, r.memory.activations - stage);  // the layer being recomputed (or the logits' excess)
-        const double mid =
-            states * mid_params / r.first_stage_params + r.activation_bytes_per_layer * L.Ls * std::max(1.0, r.in_flight - 1.0) + rest;
+        const double mid = states * w.second_params / r.first_stage_params +
+                           r.activation_bytes_per_layer * w.second_layers * std::max(1.0, r.in_flight - 1.0) + rest;
         r.middle_stage_bytes = mid * (1.0 + cfg.fragmentation) + cfg.overhead_bytes;
     }
+    if (w.heavy_stage > 0.0) size_heaviest_expert_stage(in, cfg, L, x, w, r);
     return w;
 }
 
@@ -487,9 +664,11 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
         "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp x tp / (ep x expert_tp) (DeepSpeed-MoE "
         "Sec. 5.2; MoE parallel folding, arXiv:2504.14960)";
     trace.add("training.memory_per_gpu_bytes.weights",
-              "first_stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ 2 "
-              "gathered layers under ZeRO-3)",
-              {{"first_stage_params", e.first_stage_params},
+              "stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ 2 "
+              "gathered layers under ZeRO-3); the stage sized: the first (sized_stage 0), or an MoE model's first stage holding the "
+              "most routed-expert layers when that device needs more (DualPipe: a device's two stages)",
+              {{"stage_params", e.first_stage_params},
+               {"sized_stage", e.sized_stage},
                {"bytes_per_param", wbytes},
                {"zero", static_cast<double>(cfg.zero)},
                {"dp", dp},
@@ -497,15 +676,14 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
                {"ep", ep},
                {"expert_tp", expert_tensor_parallel(cfg)}},
               e.memory.weights, "bytes", zero_src);
-    trace.add(
-        "training.memory_per_gpu_bytes.gradients",
-        "first_stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
-        {{"first_stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
-        e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
+    trace.add("training.memory_per_gpu_bytes.gradients",
+              "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
+              {{"stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+              e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     trace.add("training.memory_per_gpu_bytes.optimizer",
-              "first_stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp : 1)  (Adam: fp32 master + m, v = 12; 8 when the "
+              "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp : 1)  (Adam: fp32 master + m, v = 12; 8 when the "
               "weights are the fp32 master: fp32 training, FSDP's sharded parameters; SGD: 8 or 4)",
-              {{"first_stage_params", e.first_stage_params},
+              {{"stage_params", e.first_stage_params},
                {"bytes_per_param_of_state", sb.optimizer},
                {"zero", static_cast<double>(cfg.zero)},
                {"dp", dp}},
@@ -516,13 +694,15 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
 void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
     const double cp = static_cast<double>(cfg.cp);
     trace.add("training.memory_per_gpu_bytes.activations",
-              "max(first stage: activation_bytes_per_layer x first_stage_layers x in_flight_microbatches, last stage: the same x 1 "
-              "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum); per layer s/cp x b x h x "
+              "max(first stage: activation_bytes_per_layer x stage_layers x in_flight_microbatches, last stage: the same x 1 "
+              "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum; an MoE stage j sized instead: "
+              "its layers x (p - j) in flight); per layer s/cp x b x h x "
               "[(Q, K, V, attention output at their widths + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full "
               "recompute: 2 s/cp b h / (SP ? tp : 1)",
               {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
-               {"first_stage_layers", e.first_stage_layers},
-               {"in_flight_microbatches", e.in_flight},
+               {"stage_layers", e.first_stage_layers},
+               {"sized_stage", e.sized_stage},
+               {"in_flight_microbatches", e.sized_in_flight},
                {"seq", in.seq},
                {"micro_batch", static_cast<double>(cfg.micro_batch)},
                {"hidden", in.hidden},

@@ -66,6 +66,11 @@ struct StepInputs {
     double window_mean() const { return full_attention_fraction * seq + (1.0 - full_attention_fraction) * window; }
     double expert_params_per_layer = 0, moe_layer_fraction = 0, experts = 0, experts_per_token = 0, max_routed_nodes = 0,
            expert_ffn_width = 0, shared_experts = 0;
+    // MoE: the layers as they are, for sizing a pipeline stage by the layers it holds (training_step.cpp
+    // stage_weights): the leading layers with a dense MLP (DeepSeek-V3: 3 of 61), the parameters of such
+    // a layer, an MoE layer's parameters outside its routed experts (attention, norms, shared experts,
+    // router) and its routed experts'.
+    double dense_mlp_layers = 0, dense_layer_params = 0, moe_layer_params = 0, routed_params_per_moe_layer = 0;
     // Stored attention tensors per token in units of hidden bytes: Q, K, V and the attention output
     // at their real widths (heads x head dims, kv heads for K and V), 2 bytes each.
     double attn_stored = 0;
@@ -86,11 +91,16 @@ struct StepEstimate {
     double zero3_buffer_bytes = 0;              // ZeRO-3/FSDP gathered layers (in weights) and their unsharded gradients (in gradients)
     double layers_per_stage = 0;                // layers of the slowest stage (training_step.cpp stage_split)
     bool output_layer_on_slowest_stage = true;  // the slowest stage is the last, with the output layer and the loss
-    double first_stage_layers = 0;              // layers on the first stage (memory): one fewer with uneven stages
-    double first_stage_params = 0;              // parameters the first stage holds (before ZeRO sharding)
-    double microbatches = 0;                    // per step per pipeline
-    double in_flight = 0;                       // micro-batches whose activations the first stage holds
-    double middle_stage_bytes = 0;              // uneven stages: about what a middle stage holds (not sized; warned above capacity)
+    // The stage whose device the memory sizes (memory_per_device): the first (the most micro-batches in
+    // flight, the embedding) or, for MoE, the first stage holding the most routed-expert layers when it
+    // holds more than the first stage does.
+    double sized_stage = 0;         // its index (0: the first)
+    double first_stage_layers = 0;  // its layers: the first stage's carries one fewer with uneven stages
+    double first_stage_params = 0;  // parameters its device holds (before ZeRO sharding; DualPipe: both stages)
+    double microbatches = 0;        // per step per pipeline
+    double in_flight = 0;           // micro-batches whose activations the first stage holds
+    double sized_in_flight = 0;     // micro-batches whose activations the sized stage holds
+    double middle_stage_bytes = 0;  // uneven stages: about what a middle stage holds (not sized; warned above capacity)
     double activation_bytes_per_layer = 0;
     double gemm_efficiency = 0;       // fraction of the GEMM peak at this width
     double gemm_peak = 0;             // FLOP/s of the GEMM precision

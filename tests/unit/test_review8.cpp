@@ -1,0 +1,70 @@
+// Fixes of 2026-12-05 (second session): what the previous stop's closing note left. Each test states what was shown before.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// DeepSeek-V3 (61 layers, the first 3 with a dense MLP) on 256 H800: TP1 PP16 EP8 DP16, ZeRO-1, BF16,
+// full recomputation, micro-batch 1. Uneven stages (stage_split): the first holds ceil(63 / 16) - 1 =
+// 3 layers, the next ones ceil((61 - 6) / 14) = 4.
+json deepseek_pp16(bool dualpipe) {
+    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 256}}},
+                        {"training",
+                         {{"tp", 1},
+                          {"pp", 16},
+                          {"dp", 16},
+                          {"ep", 8},
+                          {"zero", 1},
+                          {"precision", "bf16"},
+                          {"micro_batch", 1},
+                          {"global_batch", 256},
+                          {"recompute", "full"},
+                          {"dualpipe", dualpipe}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    return r;
+}
+
+// One MoE layer of DeepSeek-V3 on one device at TP1 EP8, by hand from its config.json (hidden 7168,
+// 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head 128, 256 routed
+// experts and 1 shared of width 2048, router with a bias):
+// attention q 7168x1536 + 1536 + 1536x128x192 = 48,760,320; kv 7168x576 + 512 + 512x128x256 =
+// 20,906,496; o 128x128x7168 = 117,440,512; two norms 14,336; shared expert 3x7168x2048 = 44,040,192;
+// router 7168x256 + 256 = 1,835,264: 232,997,120 outside the routed experts, and 256 x 44,040,192 / 8
+// = 1,409,286,144 routed.
+constexpr double deepseek_moe_layer_on_ep8 = 232'997'120.0 + 1'409'286'144.0;
+
+}  // namespace
+
+TEST_CASE("an MoE model's memory sizes the pipeline stage holding the most routed experts") {
+    // Before: the routed experts were spread evenly over all 61 layers, so the first stage (3 dense
+    // layers, no experts) was charged 3 x 58/61 of an MoE layer's experts and sized at ~5.7 B
+    // parameters per device, while the second stage holds 4 whole MoE layers: 6.57 B.
+    const json r = deepseek_pp16(false);
+    const json& mem = r["training"]["memory_per_gpu_bytes"];
+    // BF16 weights, unsharded under ZeRO-1: 2 bytes x 4 MoE layers.
+    CHECK(mem["weights"].get<double>() == Approx(2.0 * 4.0 * deepseek_moe_layer_on_ep8).epsilon(1e-9));
+    // Its fp32 gradients (Megatron's main_grad): 4 bytes each.
+    CHECK(mem["gradients"].get<double>() == Approx(4.0 * 4.0 * deepseek_moe_layer_on_ep8).epsilon(1e-9));
+}
+
+TEST_CASE("under DualPipe a device holds the parameters of both its stages") {
+    // Before: twice the first stage's (averaged) parameters. Device 1 holds stages 1 and 14, 4 MoE
+    // layers each (DeepSeek-V3 Sec. 3.2.1: a stage of each direction per device).
+    const json r = deepseek_pp16(true);
+    CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() == Approx(2.0 * 8.0 * deepseek_moe_layer_on_ep8).epsilon(1e-9));
+}
+
+TEST_CASE("a dense model's memory still sizes the first pipeline stage") {
+    // Llama 2 70B (80 layers) at TP8 PP4 on 64 A100: 20 layers per stage, the first with the embedding
+    // 32,000 x 8,192. A layer: attention 8192 x (8192 + 2 x 1024 + 8192) = 150,994,944, MLP 3 x 8192 x
+    // 28672 = 704,643,072, norms 16,384: 855,654,400. Per device: (20 x 855,654,400 + 262,144,000) / 8.
+    const json r = run(
+        {{"model", {{"preset", "llama2-70b"}}},
+         {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}}},
+         {"training", {{"tp", 8}, {"pp", 4}, {"dp", 2}, {"zero", 0}, {"micro_batch", 1}, {"global_batch", 64}, {"recompute", "full"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const double params = (20.0 * 855'654'400.0 + 262'144'000.0) / 8.0;
+    CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() == Approx(2.0 * params).epsilon(1e-9));
+}
