@@ -443,8 +443,9 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 if (s.dp_fixed && dp != *base.dp) continue;
                 for (int ei = 0; ei < d.eps.n; ++ei) {
                     const Count ep = d.eps.values[ei];
-                    // A given shard group tiles dp x cp; DualPipe needs a pipeline.
-                    const bool groups_ok = (!base.shard_group || (dp * cp) % *base.shard_group == 0) && (!base.dualpipe || pp > 1);
+                    // A given shard group tiles dp x cp; DualPipe needs a pipeline of an even number of stages.
+                    const bool groups_ok =
+                        (!base.shard_group || (dp * cp) % *base.shard_group == 0) && (!base.dualpipe || (pp > 1 && pp % 2 == 0));
                     const bool layout_ok = tp_ok && groups_ok && expert_layout_ok(tp, cp, dp, ep, base.expert_tp);
                     const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out, lost);
                     if (lb.have) layout_best.push_back(lb.plan);

@@ -606,6 +606,12 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
     if (t.dualpipe && t.pp == 1 && r.known({"pp"}))
         add_error(errors, "range", "training.dualpipe",
                   "training.dualpipe (DeepSeek-V3's bidirectional pipeline schedule) needs training.pp > 1");
+    // deepseek-ai/DualPipe dualpipe/dualpipe.py DualPipe.step: assert num_ranks % 2 == 0 (each rank
+    // holds stage i of one direction and stage pp - 1 - i of the other).
+    if (t.dualpipe && t.pp > 1 && t.pp % 2 != 0 && r.known({"pp"}))
+        add_error(errors, "range", "training.pp",
+                  "training.pp must be even with training.dualpipe: each device holds stage i of one direction and stage pp - 1 - i "
+                  "of the other (deepseek-ai/DualPipe asserts an even number of ranks)");
 }
 
 // Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.

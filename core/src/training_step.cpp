@@ -336,13 +336,11 @@ struct WeightPlacement {
     double first_extra;            // the first stage's embedding (and learned positions) on one device
     double expert_tp;              // tensor-parallel ranks that split an expert (1 under MoE parallel folding)
     double dense_gpu, expert_gpu;  // the sized device, before ZeRO sharding
-    double dense_layer_gpu = 0, moe_layer_gpu = 0,
-           routed_layer_gpu = 0;  // MoE: a dense-MLP layer, an MoE layer outside and inside its routed experts, on one device
-    double head_gpu = 0;          // the last stage's output layer on one device
+    // MoE, on one device: a dense-MLP layer, an MoE layer outside its routed experts, its routed experts.
+    double dense_layer_gpu = 0, moe_layer_gpu = 0, routed_layer_gpu = 0;
+    double head_gpu = 0;                          // the last stage's output layer on one device
     double second_params = 0, second_layers = 0;  // the second stage's device (its parameters before ZeRO)
-    double heavy_stage = 0;  // MoE: a later stage holding more routed-expert layers than the first (heaviest_expert_stage), or 0
-    double heavy_dense = 0, heavy_routed = 0, heavy_layers = 0;  // its device's parameters and layers
-    double shard_dense, shard_expert;                            // ranks that shard them under ZeRO
+    double shard_dense, shard_expert;             // ranks that shard them under ZeRO
     // Parameters per device once ZeRO shards what its stage shards (1: optimizer state, 2: gradients, 3: weights).
     double sharded(double zero, double stage) const {
         return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
@@ -350,15 +348,21 @@ struct WeightPlacement {
 };
 
 // The layers of pipeline stage j as stage_split places them: the first stage's (one fewer with
-// uneven stages), L.Ls on each stage after it, what is left on the last.
+// uneven stages), and with uneven stages the last's as many, the rest spread over the middle stages
+// (L.Ls, the ceiling, on the earlier ones); an even split holds L.Ls everywhere.
 struct StageLayers {
     double start, n;
 };
 [[gnu::always_inline]] inline StageLayers stage_layers(const StepInputs& in, const StepLayout& L, double j) {
     const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
     if (j <= 0.0) return {0.0, first};
-    const double start = std::min(in.layers, first + (j - 1.0) * L.Ls);
-    return {start, std::min(j >= L.p - 1.0 ? in.layers : start + L.Ls, in.layers) - start};
+    if (!L.uneven || L.p <= 2.0 || j >= L.p - 1.0) {
+        const double start = std::min(in.layers, first + (j - 1.0) * L.Ls);
+        return {start, std::min(j >= L.p - 1.0 ? in.layers : start + L.Ls, in.layers) - start};
+    }
+    const double middle = std::max(0.0, in.layers - 2.0 * first), stages = L.p - 2.0;
+    const double q = std::floor(middle / stages), extra = middle - q * stages, k = j - 1.0;
+    return {first + k * q + std::min(k, extra), q + (k < extra ? 1.0 : 0.0)};
 }
 
 // The parameters on one device of pipeline stage j, before ZeRO sharding: its layers as they are
@@ -405,11 +409,15 @@ struct StageWeights {
     return ((L.p - j) * n + (j + 1.0) * stage_layers(in, L, L.p - 1.0 - j).n) / (L.p + 1.0);
 }
 
+// Whether some layer holds routed experts (an MoE model whose dense_layers are not all its layers).
+bool routed_layers(const StepInputs& in) { return in.experts > 0 && in.dense_mlp_layers < in.layers; }
+
 // MoE: the first stage past the leading dense-MLP layers (the first to hold the most routed-expert
-// layers).
+// layers: the middle stages' layers do not grow along the pipeline).
 double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
-    const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
-    return std::min(L.p - 1.0, 1.0 + std::max(0.0, std::ceil((in.dense_mlp_layers - first) / std::max(1.0, L.Ls))));
+    double j = 1.0;
+    while (j < L.p - 1.0 && stage_layers(in, L, j).start < in.dense_mlp_layers) j += 1.0;
+    return j;
 }
 
 // The first stage's device; the data-parallel reduction's largest shard (params_per_gpu): the first
@@ -419,7 +427,7 @@ double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
 StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r);
 StageWeights place_stages(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r) {
     const double p = L.p;
-    if (!(in.experts > 0) && !L.dualpipe) {
+    if (!routed_layers(in) && !L.dualpipe) {
         // The plan search's common case, the same figures by a shorter path: a dense model's stages
         // differ only in their layers and the embedding or output layer, and the last stage (at most
         // the first's layers, an output layer no larger than the embedding) never exceeds the first.
@@ -443,24 +451,21 @@ StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, We
     const double p = L.p;
     const StageWeights first = device_weights(in, L, w, 0.0);
     StageWeights largest = first;
-    auto consider = [&](const StageWeights& sw) {
+    auto consider = [&](double j) {
+        const StageWeights sw = device_weights(in, L, w, j);
         if (sw.dense + sw.routed > largest.dense + largest.routed) largest = sw;
+        return sw;
     };
-    const StageWeights second = p > 1.0 ? device_weights(in, L, w, 1.0) : first;
-    w.second_params = second.dense + second.routed;
-    w.second_layers = second.layers;
-    consider(second);
-    if (p > 2.0) consider(device_weights(in, L, w, p - 1.0));
-    if (in.experts > 0 && p > 1.0) {
-        const double j = heaviest_expert_stage(in, L);
-        const StageWeights heavy = j > 1.0 ? device_weights(in, L, w, j) : second;
-        consider(heavy);
-        if (heavy.moe_layers > first.moe_layers) {
-            w.heavy_stage = j;
-            w.heavy_dense = heavy.dense;
-            w.heavy_routed = heavy.routed;
-            w.heavy_layers = activation_layers(in, L, j);
-        }
+    if (p > 1.0) {
+        const StageWeights second = consider(1.0);
+        w.second_params = second.dense + second.routed;
+        w.second_layers = second.layers;
+    }
+    if (L.dualpipe) {
+        for (double j = 2.0; j < p / 2.0; j += 1.0) consider(j);  // every device: stages j and p - 1 - j
+    } else if (p > 2.0) {
+        consider(p - 1.0);
+        if (routed_layers(in)) consider(heaviest_expert_stage(in, L));
     }
     r.params_per_gpu = largest.dense + largest.routed;
     r.expert_params_per_gpu = largest.routed;
@@ -491,7 +496,9 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
         w.moe_layer_gpu = in.moe_layer_params / t;
         w.routed_layer_gpu = in.routed_params_per_moe_layer / (w.expert_tp * ep);
         const double moe_layer = w.moe_layer_gpu + w.routed_layer_gpu;
-        w.per_layer_gpu = in.dense_mlp_layers > 0 ? std::max(moe_layer, w.dense_layer_gpu) : moe_layer;
+        w.per_layer_gpu = in.dense_mlp_layers >= in.layers ? w.dense_layer_gpu
+                          : in.dense_mlp_layers > 0        ? std::max(moe_layer, w.dense_layer_gpu)
+                                                           : moe_layer;
     }
     w.head_gpu = in.params_embedding / t;
     w.first_extra = emb_tables * in.params_embedding / t + in.params_positions;
@@ -583,8 +590,8 @@ ActivationExtras activation_memory(const StepInputs& in, const TrainingConfig& c
     x.recomputed = L.full ? act.split + act.unsplit / (sp ? t : 1.0) + (L.flash ? 0.0 : act.scores) : 0.0;  // the layer being recomputed
     x.logits = 4.0 * in.seq / cp * b * in.vocab / t;  // fp32 logits for the loss on the last stage
     // The device that holds the most: the first stage (its in-flight micro-batches) or the last (one
-    // micro-batch and the logits; the same device without pipelining, and under DualPipe, whose every
-    // device holds a first and a last stage) (Korthikanti et al. 2022 Sec. 4.2.3, 4.3).
+    // micro-batch and the logits; the same device without pipelining, and under DualPipe, whose first
+    // device holds the first stage and the last) (Korthikanti et al. 2022 Sec. 4.2.3, 4.3).
     const double first = stage * r.in_flight + x.recomputed, last = stage + x.recomputed + x.logits;
     r.memory.activations = p > 1 && !L.dualpipe ? std::max(first, last) : first + x.logits;
     return x;
@@ -602,32 +609,54 @@ ActivationExtras activation_memory(const StepInputs& in, const TrainingConfig& c
     mem.total = sub + mem.overhead;
 }
 
-// MoE: the device of the first stage past the leading dense-MLP layers when it holds more
-// routed-expert layers than the first stage (DeepSeek-V3 at PP16: the first stage's 3 layers are
-// dense, the second's 4 hold 256 experts each). Sized like the first (its states as placed, its
-// layers' activations for the micro-batches stage j holds in flight: 1F1B, p - j; DualPipe,
-// activation_layers) and kept when it needs more.
-[[gnu::noinline]] void size_heaviest_expert_stage(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L,
-                                                  const ActivationExtras& x, WeightPlacement& w, StepEstimate& r) {
-    const double j = w.heavy_stage;
+// Micro-batches whose activations stage j holds under 1F1B: p - j (Narayanan et al. 2021 Sec. 2.2);
+// interleaved, Megatron-LM's warm-up of rank j, 2 (p - j - 1) + (vpp - 1) p chunks and the one in
+// flight, p + (p - 1 - 2j) / vpp stages' worth; never more than the step has.
+double in_flight_1f1b(const StepLayout& L, double j) {
+    return std::min(L.m, L.v > 1 ? L.p * (1.0 + (L.p - 1.0 - 2.0 * j) / (L.p * L.v)) : L.p - j);
+}
+
+// The memory of device j (stage j, and under DualPipe stage p - 1 - j too), sized like the first's:
+// its states as placed, its layers' activations for the micro-batches it holds in flight, the layer
+// being recomputed, and the logits where it computes the loss. Kept when it needs more.
+void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const ActivationExtras& x, double j,
+                 WeightPlacement& w, StepEstimate& r) {
+    const StageWeights sw = device_weights(in, L, w, j);
     WeightPlacement wj = w;
-    wj.dense_gpu = w.heavy_dense;
-    wj.expert_gpu = w.heavy_routed;
+    wj.dense_gpu = sw.dense;
+    wj.expert_gpu = sw.routed;
     MemoryPerGpu mem;
     // Its ZeRO-3 buffers are the first stage's: the largest layer, and no root unit under pipelining.
     weight_state_memory(in, cfg, L, wj, mem);
-    const double in_flight = L.dualpipe ? r.in_flight : std::max(1.0, r.in_flight - j);
-    const double last = (L.dualpipe || j >= L.p - 1.0) ? x.logits : 0.0;
-    mem.activations = r.activation_bytes_per_layer * w.heavy_layers * in_flight + x.recomputed + last;
+    const double in_flight = L.dualpipe ? r.in_flight : in_flight_1f1b(L, j);
+    const double layers = activation_layers(in, L, j);
+    mem.activations = r.activation_bytes_per_layer * layers * in_flight + x.recomputed + (j >= L.p - 1.0 ? x.logits : 0.0);
     memory_total(cfg, L, wj, mem);
     if (!(mem.total > r.memory.total)) return;
     r.memory = mem;
     r.sized_stage = j;
-    r.first_stage_layers = w.heavy_layers;
-    r.first_stage_params = wj.dense_gpu + wj.expert_gpu;
+    r.first_stage_layers = layers;
+    r.first_stage_params = sw.dense + sw.routed;
     r.sized_in_flight = in_flight;
     r.middle_stage_bytes = 0.0;  // the warning is about a middle stage beside a sized first stage
     w = wj;
+}
+
+// The devices sized besides the first, which holds the most micro-batches in flight and the
+// embedding. DualPipe: every device (two stages each, p + 1 micro-batches in flight on all of them).
+// An MoE model: the stages up to the first past the leading dense-MLP layers (the first to hold
+// whole MoE layers, DeepSeek-V3's second at PP16), whose routed experts can outweigh the first
+// stage's in-flight activations, and the last, with the output layer and the logits. A dense model
+// sizes the first stage only (place_weights says why).
+[[gnu::noinline]] void size_other_devices(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const ActivationExtras& x,
+                                          WeightPlacement& w, StepEstimate& r) {
+    if (L.dualpipe) {
+        for (double j = 1.0; j < L.p / 2.0; j += 1.0) size_device(in, cfg, L, x, j, w, r);
+        return;
+    }
+    const double heavy = heaviest_expert_stage(in, L);
+    for (double j = 1.0; j <= heavy && j < L.p - 1.0; j += 1.0) size_device(in, cfg, L, x, j, w, r);
+    size_device(in, cfg, L, x, L.p - 1.0, w, r);
 }
 
 // Memory per device: the first pipeline stage (most in-flight micro-batches, plus an embedding), or
@@ -650,7 +679,7 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
                            r.activation_bytes_per_layer * w.second_layers * std::max(1.0, r.in_flight - 1.0) + rest;
         r.middle_stage_bytes = mid * (1.0 + cfg.fragmentation) + cfg.overhead_bytes;
     }
-    if (w.heavy_stage > 0.0) size_heaviest_expert_stage(in, cfg, L, x, w, r);
+    if (L.p > 1.0 && (L.dualpipe || routed_layers(in))) size_other_devices(in, cfg, L, x, w, r);
     return w;
 }
 
@@ -665,8 +694,8 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
         "Sec. 5.2; MoE parallel folding, arXiv:2504.14960)";
     trace.add("training.memory_per_gpu_bytes.weights",
               "stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ 2 "
-              "gathered layers under ZeRO-3); the stage sized: the first (sized_stage 0), or an MoE model's first stage holding the "
-              "most routed-expert layers when that device needs more (DualPipe: a device's two stages)",
+              "gathered layers under ZeRO-3); the device that needs the most: the first stage's (sized_stage 0); for an MoE model also "
+              "the stages up to the first holding whole MoE layers and the last; under DualPipe every device, two stages each",
               {{"stage_params", e.first_stage_params},
                {"sized_stage", e.sized_stage},
                {"bytes_per_param", wbytes},
@@ -693,23 +722,23 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
 // Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
 void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
     const double cp = static_cast<double>(cfg.cp);
-    trace.add("training.memory_per_gpu_bytes.activations",
-              "max(first stage: activation_bytes_per_layer x stage_layers x in_flight_microbatches, last stage: the same x 1 "
-              "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum; an MoE stage j sized instead: "
-              "its layers x (p - j) in flight); per layer s/cp x b x h x "
-              "[(Q, K, V, attention output at their widths + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full "
-              "recompute: 2 s/cp b h / (SP ? tp : 1)",
-              {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
-               {"stage_layers", e.first_stage_layers},
-               {"sized_stage", e.sized_stage},
-               {"in_flight_microbatches", e.sized_in_flight},
-               {"seq", in.seq},
-               {"micro_batch", static_cast<double>(cfg.micro_batch)},
-               {"hidden", in.hidden},
-               {"tp", static_cast<double>(cfg.tp)},
-               {"cp", cp}},
-              e.memory.activations, "bytes",
-              "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
+    trace.add(
+        "training.memory_per_gpu_bytes.activations",
+        "max(first stage: activation_bytes_per_layer x stage_layers x in_flight_microbatches, last stage: the same x 1 "
+        "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum; another device j sized instead: "
+        "its layers x min(m, p - j) in flight, under DualPipe p - j of stage j's and j + 1 of stage p - 1 - j's); per layer s/cp x b x h x "
+        "[(Q, K, V, attention output at their widths + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full "
+        "recompute: 2 s/cp b h / (SP ? tp : 1)",
+        {{"activation_bytes_per_layer", e.activation_bytes_per_layer},
+         {"stage_layers", e.first_stage_layers},
+         {"sized_stage", e.sized_stage},
+         {"in_flight_microbatches", e.sized_in_flight},
+         {"seq", in.seq},
+         {"micro_batch", static_cast<double>(cfg.micro_batch)},
+         {"hidden", in.hidden},
+         {"tp", static_cast<double>(cfg.tp)},
+         {"cp", cp}},
+        e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
     trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
               {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
               "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");

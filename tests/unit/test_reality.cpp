@@ -45,7 +45,7 @@ TEST_CASE("famous runs with known layouts land near the published figures") {
     // 2.2, depth 1: one more MoE layer, a 2h x h projection and the output head and loss once more,
     // ~4.5 % of the compute, whose placement on the pipeline is not published), which alone puts it
     // ~5 % low. But the memory sizes the device holding the most routed experts (stages 1 and 14 under
-    // DualPipe, 8 MoE layers): by these activation formulas the published layout needs 83 GiB of the
+    // DualPipe, 8 MoE layers): by these activation formulas the published layout needs 81 GiB of the
     // H800's 80 without full recomputation, so the search recomputes (+16 % compute) and lands ~10 %
     // high. DeepSeek's FP8 activation caching and recomputed RMSNorm and MLA up-projections (Sec.
     // 3.2.3, 3.3.2) are not modelled. Bound 15 %, #13's.

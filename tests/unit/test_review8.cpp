@@ -68,3 +68,68 @@ TEST_CASE("a dense model's memory still sizes the first pipeline stage") {
     const double params = (20.0 * 855'654'400.0 + 262'144'000.0) / 8.0;
     CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() == Approx(2.0 * params).epsilon(1e-9));
 }
+
+TEST_CASE("a DualPipe device keeps p - j micro-batches of one stage and j + 1 of the other") {
+    // deepseek-ai/DualPipe dualpipe.py DualPipe.step: rank j (first half) runs 2 (p/2 - j - 1) + j + 1
+    // forwards of its own direction and j + 1 of the other before its first backward, one more at the
+    // peak: p - j + j + 1 = p + 1 (Table 2), here capped by the step's 16 micro-batches. Device 1's
+    // stages hold 4 layers each: 16 x 4 layer-micro-batches against 1F1B's stage 1, min(16, 15) x 4.
+    // Under full recomputation a layer keeps its input, 2 x s x h bytes (s 4,096, h 7,168).
+    const double layer = 2.0 * 4096.0 * 7168.0;
+    const double dual = deepseek_pp16(true)["training"]["memory_per_gpu_bytes"]["activations"].get<double>();
+    const double one_f_one_b = deepseek_pp16(false)["training"]["memory_per_gpu_bytes"]["activations"].get<double>();
+    CHECK(dual - one_f_one_b == Approx((16.0 - 15.0) * 4.0 * layer).epsilon(1e-9));
+}
+
+TEST_CASE("a stage holds no more micro-batches in flight than the step has") {
+    // Before: the second stage was charged min(m, p) - 1. With 4 micro-batches (global batch 64 over
+    // dp 16) stage 1 holds all 4, not 3; with 16 it holds p - 1 = 15.
+    auto activations = [](int global_batch) {
+        const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                            {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 256}}},
+                            {"training",
+                             {{"tp", 1},
+                              {"pp", 16},
+                              {"dp", 16},
+                              {"ep", 8},
+                              {"zero", 1},
+                              {"precision", "bf16"},
+                              {"micro_batch", 1},
+                              {"global_batch", global_batch},
+                              {"recompute", "full"}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["training"]["memory_per_gpu_bytes"]["activations"].get<double>();
+    };
+    CHECK(activations(256) - activations(64) == Approx((15.0 - 4.0) * 4.0 * 2.0 * 4096.0 * 7168.0).epsilon(1e-9));
+}
+
+TEST_CASE("an MoE model's last stage is sized with its output layer") {
+    // DeepSeek-V3 at PP9 EP64 DP64 (uneven: the first and last stages 6 layers, the middle ones 7):
+    // with ep = dp the routed experts' optimizer state is not sharded, and the last stage, 6 MoE layers
+    // and the 129,280 x 7,168 output layer, needs the most. An MoE layer on one device at EP64:
+    // 232,997,120 + 11,274,289,152 / 64 = 409,157,888 parameters.
+    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 576}}},
+                        {"training",
+                         {{"tp", 1},
+                          {"pp", 9},
+                          {"dp", 64},
+                          {"ep", 64},
+                          {"zero", 1},
+                          {"precision", "bf16"},
+                          {"micro_batch", 1},
+                          {"global_batch", 256},
+                          {"recompute", "full"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() ==
+          Approx(2.0 * (6.0 * 409'157'888.0 + 129'280.0 * 7'168.0)).epsilon(1e-9));
+}
+
+TEST_CASE("DualPipe refuses an odd number of pipeline stages") {
+    // Before: pp 15 was accepted and the middle device charged the same stage twice.
+    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 240}}},
+                        {"training", {{"tp", 1}, {"pp", 15}, {"dp", 16}, {"ep", 8}, {"dualpipe", true}, {"global_batch", 480}}}});
+    REQUIRE(r.contains("errors"));
+    CHECK(r["errors"][0]["field"] == "training.pp");
+}
