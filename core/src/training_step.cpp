@@ -412,12 +412,27 @@ struct StageWeights {
 // Whether some layer holds routed experts (an MoE model whose dense_layers are not all its layers).
 bool routed_layers(const StepInputs& in) { return in.experts > 0 && in.dense_mlp_layers < in.layers; }
 
+// The stage holding layer x (0-based), by stage_layers' split.
+double stage_of_layer(const StepInputs& in, const StepLayout& L, double x) {
+    const double first = stage_layers(in, L, 0.0).n;
+    if (x < first) return 0.0;
+    const double y = x - first;
+    double j;
+    if (!L.uneven || L.p <= 2.0) {
+        j = 1.0 + std::floor(y / std::max(1.0, L.Ls));
+    } else {
+        const double stages = L.p - 2.0, q = std::floor(std::max(0.0, in.layers - 2.0 * first) / stages);
+        const double extra = std::max(0.0, in.layers - 2.0 * first) - q * stages, big = extra * (q + 1.0);
+        j = y < big ? 1.0 + std::floor(y / (q + 1.0)) : 1.0 + extra + (q > 0.0 ? std::floor((y - big) / q) : stages);
+    }
+    return std::min(j, L.p - 1.0);
+}
+
 // MoE: the first stage past the leading dense-MLP layers (the first to hold the most routed-expert
 // layers: the middle stages' layers do not grow along the pipeline).
 double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
-    double j = 1.0;
-    while (j < L.p - 1.0 && stage_layers(in, L, j).start < in.dense_mlp_layers) j += 1.0;
-    return j;
+    const double j = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers));
+    return stage_layers(in, L, j).start < in.dense_mlp_layers ? std::min(j + 1.0, L.p - 1.0) : j;
 }
 
 // The first stage's device; the data-parallel reduction's largest shard (params_per_gpu): the first
@@ -644,9 +659,10 @@ void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayo
 
 // The devices sized besides the first, which holds the most micro-batches in flight and the
 // embedding. DualPipe: every device (two stages each, p + 1 micro-batches in flight on all of them).
-// An MoE model: the stages up to the first past the leading dense-MLP layers (the first to hold
-// whole MoE layers, DeepSeek-V3's second at PP16), whose routed experts can outweigh the first
-// stage's in-flight activations, and the last, with the output layer and the logits. A dense model
+// An MoE model: the second stage, the one holding the first MoE layer and the first past the
+// leading dense-MLP layers (the first to hold whole MoE layers, DeepSeek-V3's second at PP16),
+// whose routed experts can outweigh the first stage's in-flight activations, and the last, with the
+// output layer and the logits. A dense model
 // sizes the first stage only (place_weights says why).
 [[gnu::noinline]] void size_other_devices(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const ActivationExtras& x,
                                           WeightPlacement& w, StepEstimate& r) {
@@ -654,9 +670,13 @@ void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayo
         for (double j = 1.0; j < L.p / 2.0; j += 1.0) size_device(in, cfg, L, x, j, w, r);
         return;
     }
-    const double heavy = heaviest_expert_stage(in, L);
-    for (double j = 1.0; j <= heavy && j < L.p - 1.0; j += 1.0) size_device(in, cfg, L, x, j, w, r);
-    size_device(in, cfg, L, x, L.p - 1.0, w, r);
+    // Of the stages between, an all-dense one holds no more than stage 1 (its layers and micro-batches
+    // in flight do not grow along the pipeline), a full MoE one no more than the first of them.
+    const double boundary = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers)), heavy = heaviest_expert_stage(in, L);
+    size_device(in, cfg, L, x, 1.0, w, r);
+    if (boundary > 1.0 && boundary < L.p - 1.0) size_device(in, cfg, L, x, boundary, w, r);
+    if (heavy > boundary && heavy < L.p - 1.0) size_device(in, cfg, L, x, heavy, w, r);
+    if (L.p > 2.0) size_device(in, cfg, L, x, L.p - 1.0, w, r);
 }
 
 // Memory per device: the first pipeline stage (most in-flight micro-batches, plus an embedding), or
