@@ -6,9 +6,9 @@ using nlohmann::json;
 namespace {
 
 // DeepSeek-V3 (61 layers, the first 3 with a dense MLP) on 256 H800: TP1 PP16 EP8 DP16, ZeRO-1, BF16,
-// full recomputation, micro-batch 1. Uneven stages (stage_split): the first holds ceil(63 / 16) - 1 =
-// 3 layers, the next ones ceil((61 - 6) / 14) = 4.
-json deepseek_pp16(bool dualpipe) {
+// full recomputation, micro-batch 1 (global_batch / 16 micro-batches per step). Uneven stages
+// (stage_split): the first holds ceil(63 / 16) - 1 = 3 layers, the next ones ceil((61 - 6) / 14) = 4.
+json deepseek_pp16(bool dualpipe, int global_batch = 256) {
     const json r = run({{"model", {{"preset", "deepseek-v3"}}},
                         {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 256}}},
                         {"training",
@@ -19,7 +19,7 @@ json deepseek_pp16(bool dualpipe) {
                           {"zero", 1},
                           {"precision", "bf16"},
                           {"micro_batch", 1},
-                          {"global_batch", 256},
+                          {"global_batch", global_batch},
                           {"recompute", "full"},
                           {"dualpipe", dualpipe}}}});
     REQUIRE_FALSE(r.contains("errors"));
@@ -85,20 +85,7 @@ TEST_CASE("a stage holds no more micro-batches in flight than the step has") {
     // Before: the second stage was charged min(m, p) - 1. With 4 micro-batches (global batch 64 over
     // dp 16) stage 1 holds all 4, not 3; with 16 it holds p - 1 = 15.
     auto activations = [](int global_batch) {
-        const json r = run({{"model", {{"preset", "deepseek-v3"}}},
-                            {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 256}}},
-                            {"training",
-                             {{"tp", 1},
-                              {"pp", 16},
-                              {"dp", 16},
-                              {"ep", 8},
-                              {"zero", 1},
-                              {"precision", "bf16"},
-                              {"micro_batch", 1},
-                              {"global_batch", global_batch},
-                              {"recompute", "full"}}}});
-        REQUIRE_FALSE(r.contains("errors"));
-        return r["training"]["memory_per_gpu_bytes"]["activations"].get<double>();
+        return deepseek_pp16(false, global_batch)["training"]["memory_per_gpu_bytes"]["activations"].get<double>();
     };
     CHECK(activations(256) - activations(64) == Approx((15.0 - 4.0) * 4.0 * 2.0 * 4096.0 * 7168.0).epsilon(1e-9));
 }
