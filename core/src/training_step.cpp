@@ -356,11 +356,12 @@ struct StageLayers {
 [[gnu::always_inline]] inline StageLayers stage_layers(const StepInputs& in, const StepLayout& L, double j) {
     const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
     if (j <= 0.0) return {0.0, first};
-    if (!L.uneven || L.p <= 2.0 || j >= L.p - 1.0) {
+    if (!L.uneven || L.p <= 2.0) {
         const double start = std::min(in.layers, first + (j - 1.0) * L.Ls);
         return {start, std::min(j >= L.p - 1.0 ? in.layers : start + L.Ls, in.layers) - start};
     }
     const double middle = std::max(0.0, in.layers - 2.0 * first), stages = L.p - 2.0;
+    if (j >= L.p - 1.0) return {first + middle, in.layers - first - middle};  // the last: what the middle stages leave
     const double q = std::floor(middle / stages), extra = middle - q * stages, k = j - 1.0;
     return {first + k * q + std::min(k, extra), q + (k < extra ? 1.0 : 0.0)};
 }
@@ -435,6 +436,30 @@ double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
     return stage_layers(in, L, j).start < in.dense_mlp_layers ? std::min(j + 1.0, L.p - 1.0) : j;
 }
 
+// DualPipe: the devices that can hold the most, device j holding stages j and p - 1 - j. Between two
+// breaks (where stage j's or stage p - 1 - j's layers or their dense/MoE mix change: the middle
+// stages' extra layer ends, the first MoE layer) both stages stay alike, so the device's states are
+// constant and its activations, (p - j) n_j + (j + 1) n_{p-1-j} layer-micro-batches, linear in j:
+// the largest sits at a break. Writes at most 16 devices (1 <= j < p / 2) to `out`, returns how many.
+int dualpipe_devices(const StepInputs& in, const StepLayout& L, double out[16]) {
+    const double half = L.p / 2.0, first = stage_layers(in, L, 0.0).n;
+    const double stages = std::max(1.0, L.p - 2.0), middle = std::max(0.0, in.layers - 2.0 * first);
+    const double extra = L.uneven && L.p > 2.0 ? middle - std::floor(middle / stages) * stages : 0.0;  // stages 1..extra hold one more
+    const double boundary = stage_of_layer(in, L, in.dense_mlp_layers);
+    int n = 0;
+    auto add = [&](double j) {
+        if (!(j >= 1.0 && j < half)) return;
+        for (int i = 0; i < n; ++i)
+            if (out[i] == j) return;
+        out[n++] = j;
+    };
+    for (const double k : {1.0, extra, extra + 1.0, boundary - 1.0, boundary, boundary + 1.0, half - 1.0, std::ceil(half) - 1.0}) {
+        add(k);
+        add(L.p - 1.0 - k);
+    }
+    return n;
+}
+
 // The first stage's device; the data-parallel reduction's largest shard (params_per_gpu): the first
 // stage's layers and embedding, a middle stage's layers, the last stage's with the output layer, or
 // an MoE model's heaviest expert stage; and that stage (w.heavy_*) when it holds more routed-expert
@@ -477,7 +502,9 @@ StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, We
         w.second_layers = second.layers;
     }
     if (L.dualpipe) {
-        for (double j = 2.0; j < p / 2.0; j += 1.0) consider(j);  // every device: stages j and p - 1 - j
+        double devices[16];
+        const int n = dualpipe_devices(in, L, devices);  // those that can hold the most
+        for (int i = 0; i < n; ++i) consider(devices[i]);
     } else if (p > 2.0) {
         consider(p - 1.0);
         if (routed_layers(in)) consider(heaviest_expert_stage(in, L));
@@ -658,7 +685,8 @@ void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayo
 }
 
 // The devices sized besides the first, which holds the most micro-batches in flight and the
-// embedding. DualPipe: every device (two stages each, p + 1 micro-batches in flight on all of them).
+// embedding. DualPipe: every device that can hold the most (dualpipe_devices; two stages each, p + 1
+// micro-batches in flight on all of them).
 // An MoE model: the second stage, the one holding the first MoE layer and the first past the
 // leading dense-MLP layers (the first to hold whole MoE layers, DeepSeek-V3's second at PP16),
 // whose routed experts can outweigh the first stage's in-flight activations, and the last, with the
@@ -667,7 +695,9 @@ void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayo
 [[gnu::noinline]] void size_other_devices(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const ActivationExtras& x,
                                           WeightPlacement& w, StepEstimate& r) {
     if (L.dualpipe) {
-        for (double j = 1.0; j < L.p / 2.0; j += 1.0) size_device(in, cfg, L, x, j, w, r);
+        double devices[16];
+        const int n = dualpipe_devices(in, L, devices);
+        for (int i = 0; i < n; ++i) size_device(in, cfg, L, x, devices[i], w, r);
         return;
     }
     // Of the stages between, an all-dense one holds no more than stage 1 (its layers and micro-batches

@@ -120,3 +120,33 @@ TEST_CASE("DualPipe refuses an odd number of pipeline stages") {
     REQUIRE(r.contains("errors"));
     CHECK(r["errors"][0]["field"] == "training.pp");
 }
+
+TEST_CASE("uneven pipeline stages hold every layer") {
+    // Before (red team): 7 layers on 4 stages were split 2/2/1/1, the last stage starting where even
+    // stages would have put it, so one layer sat on no stage and the last stage, sized with its output
+    // layer, held 1 MoE layer: 16.2 GiB, less than the same model with 8 layers (30.6 GiB). Now
+    // 2/2/1/2: the last stage holds layers 5 and 6, both MoE, and the 32,000 x 1,024 output layer.
+    // An MoE layer: attention 4 x 1,024^2 = 4,194,304, norms 2,048, 64 SwiGLU experts of width 4,096
+    // 64 x 3 x 1,024 x 4,096 = 805,306,368, router 1,024 x 64 = 65,536: 809,568,256.
+    const json r =
+        run({{"model",
+              {{"layers", 7},
+               {"dense_layers", 3},
+               {"hidden", 1024},
+               {"heads", 8},
+               {"ffn_hidden", 4096},
+               {"experts", 64},
+               {"experts_per_token", 2},
+               {"expert_ffn_hidden", 4096},
+               {"vocab", 32000},
+               {"seq_len", 2048},
+               {"ffn_kind", "swiglu"},
+               {"position_embedding", "rope"},
+               {"norm", "rmsnorm"},
+               {"biases", false}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4}}},
+             {"training", {{"layout", "given"}, {"tp", 1}, {"pp", 4}, {"dp", 1}, {"ep", 1}, {"global_batch", 1}, {"micro_batch", 1}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() ==
+          Approx(2.0 * (2.0 * 809'568'256.0 + 32'000.0 * 1'024.0)).epsilon(1e-9));
+}
