@@ -366,6 +366,17 @@ struct StageLayers {
     return {first + k * q + std::min(k, extra), q + (k < extra ? 1.0 : 0.0)};
 }
 
+// Interleaved (vpp > 1): device j holds model chunks j, j + p, j + 2p, ... of layers / (p vpp)
+// layers each (Megatron-LM's virtual pipeline), so an MoE model's leading dense-MLP layers sit in the
+// first chunks of the first devices, not in one block. The dense layers among device j's n.
+double interleaved_dense_layers(const StepInputs& in, const StepLayout& L, double j, double n) {
+    const double chunk = in.layers / (L.p * L.v), d = in.dense_mlp_layers;
+    const double whole = std::floor(d / chunk);  // chunks all dense
+    const double mine = whole > j ? std::floor((whole - 1.0 - j) / L.p) + 1.0 : 0.0;
+    const double partial = whole < L.p * L.v && std::fmod(whole, L.p) == j ? d - whole * chunk : 0.0;
+    return std::min(n, mine * chunk + partial);
+}
+
 // The parameters on one device of pipeline stage j, before ZeRO sharding: its layers as they are
 // (an MoE model's leading dense-MLP layers sit on the first stages and hold no routed experts), the
 // first stage's embedding and the last stage's output layer (a copy of a tied embedding: Megatron-LM
@@ -382,7 +393,8 @@ struct StageWeights {
     StageWeights sw;
     sw.layers = s.n;
     if (in.experts > 0) {
-        const double moe = sw.moe_layers = s.n - std::clamp(in.dense_mlp_layers - s.start, 0.0, s.n);
+        const double dense = L.v > 1.0 ? interleaved_dense_layers(in, L, j, s.n) : std::clamp(in.dense_mlp_layers - s.start, 0.0, s.n);
+        const double moe = sw.moe_layers = s.n - dense;
         sw.dense = (s.n - moe) * w.dense_layer_gpu + moe * w.moe_layer_gpu;
         sw.routed = moe * w.routed_layer_gpu;
     } else {
@@ -415,6 +427,7 @@ bool routed_layers(const StepInputs& in) { return in.experts > 0 && in.dense_mlp
 
 // The stage holding layer x (0-based), by stage_layers' split.
 double stage_of_layer(const StepInputs& in, const StepLayout& L, double x) {
+    if (L.v > 1.0) return std::fmod(std::floor(x / (in.layers / (L.p * L.v))), L.p);  // interleaved_dense_layers' chunks
     const double first = stage_layers(in, L, 0.0).n;
     if (x < first) return 0.0;
     const double y = x - first;
@@ -433,6 +446,7 @@ double stage_of_layer(const StepInputs& in, const StepLayout& L, double x) {
 // layers: the middle stages' layers do not grow along the pipeline).
 double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
     const double j = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers));
+    if (L.v > 1.0) return std::min(j + 1.0, L.p - 1.0);  // the device after the one holding the first MoE layer
     return stage_layers(in, L, j).start < in.dense_mlp_layers ? std::min(j + 1.0, L.p - 1.0) : j;
 }
 

@@ -150,3 +150,34 @@ TEST_CASE("uneven pipeline stages hold every layer") {
     CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() ==
           Approx(2.0 * (2.0 * 809'568'256.0 + 32'000.0 * 1'024.0)).epsilon(1e-9));
 }
+
+TEST_CASE("an interleaved pipeline spreads an MoE model's dense layers over its devices' chunks") {
+    // Before (red team): with vpp 2 each device was taken to hold one block of layers, so device 1 of
+    // PP2 held layers 8-15, all MoE: 13.0 GB of weights, as without interleaving. Megatron-LM's virtual
+    // pipeline gives device 0 chunks 0 and 2 (layers 0-3, dense, and 8-11) and device 1 chunks 1 and 3
+    // (layers 4-7, dense, and 12-15): 4 dense and 4 MoE layers each. A dense layer: attention
+    // 4,194,304, norms 2,048, SwiGLU 3 x 1,024 x 4,096 = 12,582,912: 16,779,264; an MoE layer
+    // 809,568,256 (above); the 32,000 x 1,024 embedding on device 0, the output layer on device 1.
+    const json r =
+        run({{"model",
+              {{"layers", 16},
+               {"dense_layers", 8},
+               {"hidden", 1024},
+               {"heads", 8},
+               {"ffn_hidden", 4096},
+               {"experts", 64},
+               {"experts_per_token", 2},
+               {"expert_ffn_hidden", 4096},
+               {"vocab", 32000},
+               {"seq_len", 2048},
+               {"ffn_kind", "swiglu"},
+               {"position_embedding", "rope"},
+               {"norm", "rmsnorm"},
+               {"biases", false}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+             {"training",
+              {{"layout", "given"}, {"tp", 1}, {"pp", 2}, {"vpp", 2}, {"dp", 1}, {"ep", 1}, {"global_batch", 8}, {"micro_batch", 1}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["memory_per_gpu_bytes"]["weights"].get<double>() ==
+          Approx(2.0 * (4.0 * 16'779'264.0 + 4.0 * 809'568'256.0 + 32'000.0 * 1'024.0)).epsilon(1e-9));
+}
