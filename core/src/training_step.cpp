@@ -373,7 +373,8 @@ double interleaved_dense_layers(const StepInputs& in, const StepLayout& L, doubl
     const double chunk = in.layers / (L.p * L.v), d = in.dense_mlp_layers;
     const double whole = std::floor(d / chunk);  // chunks all dense
     const double mine = whole > j ? std::floor((whole - 1.0 - j) / L.p) + 1.0 : 0.0;
-    const double partial = whole < L.p * L.v && std::fmod(whole, L.p) == j ? d - whole * chunk : 0.0;
+    const double partial =
+        whole < L.p * L.v && whole - L.p * std::floor(whole / L.p) == j ? d - whole * chunk : 0.0;  // chunk `whole` on device j
     return std::min(n, mine * chunk + partial);
 }
 
@@ -427,7 +428,10 @@ bool routed_layers(const StepInputs& in) { return in.experts > 0 && in.dense_mlp
 
 // The stage holding layer x (0-based), by stage_layers' split.
 double stage_of_layer(const StepInputs& in, const StepLayout& L, double x) {
-    if (L.v > 1.0) return std::fmod(std::floor(x / (in.layers / (L.p * L.v))), L.p);  // interleaved_dense_layers' chunks
+    if (L.v > 1.0) {  // interleaved_dense_layers' chunks: chunk k on device k mod p
+        const double k = std::floor(x / (in.layers / (L.p * L.v)));
+        return k - L.p * std::floor(k / L.p);
+    }
     const double first = stage_layers(in, L, 0.0).n;
     if (x < first) return 0.0;
     const double y = x - first;
@@ -678,24 +682,31 @@ double in_flight_1f1b(const StepLayout& L, double j) {
 void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, const ActivationExtras& x, double j,
                  WeightPlacement& w, StepEstimate& r) {
     const StageWeights sw = device_weights(in, L, w, j);
-    WeightPlacement wj = w;
-    wj.dense_gpu = sw.dense;
-    wj.expert_gpu = sw.routed;
-    MemoryPerGpu mem;
-    // Its ZeRO-3 buffers are the first stage's: the largest layer, and no root unit under pipelining.
-    weight_state_memory(in, cfg, L, wj, mem);
     const double in_flight = L.dualpipe ? r.in_flight : in_flight_1f1b(L, j);
     const double layers = activation_layers(in, L, j);
-    mem.activations = r.activation_bytes_per_layer * layers * in_flight + x.recomputed + (j >= L.p - 1.0 ? x.logits : 0.0);
-    memory_total(cfg, L, wj, mem);
-    if (!(mem.total > r.memory.total)) return;
+    const bool loss = j >= L.p - 1.0;
+    // No more parameters of either kind, activations or logits than the device sized: it needs no more.
+    if (!loss && sw.dense <= w.dense_gpu && sw.routed <= w.expert_gpu && layers * in_flight <= r.first_stage_layers * r.sized_in_flight)
+        return;
+    const double dense = w.dense_gpu, routed = w.expert_gpu;  // the sized device's, restored unless this one needs more
+    w.dense_gpu = sw.dense;
+    w.expert_gpu = sw.routed;
+    MemoryPerGpu mem;
+    // Its ZeRO-3 buffers are the first stage's: the largest layer, and no root unit under pipelining.
+    weight_state_memory(in, cfg, L, w, mem);
+    mem.activations = r.activation_bytes_per_layer * layers * in_flight + x.recomputed + (loss ? x.logits : 0.0);
+    memory_total(cfg, L, w, mem);
+    if (!(mem.total > r.memory.total)) {
+        w.dense_gpu = dense;
+        w.expert_gpu = routed;
+        return;
+    }
     r.memory = mem;
     r.sized_stage = j;
     r.first_stage_layers = layers;
     r.first_stage_params = sw.dense + sw.routed;
     r.sized_in_flight = in_flight;
     r.middle_stage_bytes = 0.0;  // the warning is about a middle stage beside a sized first stage
-    w = wj;
 }
 
 // The devices sized besides the first, which holds the most micro-batches in flight and the
