@@ -478,10 +478,10 @@ int dualpipe_devices(const StepInputs& in, const StepLayout& L, double out[16]) 
     return n;
 }
 
-// The first stage's device; the data-parallel reduction's largest shard (params_per_gpu): the first
-// stage's layers and embedding, a middle stage's layers, the last stage's with the output layer, or
-// an MoE model's heaviest expert stage; and that stage (w.heavy_*) when it holds more routed-expert
-// layers than the first (memory_per_device sizes it too).
+// The first stage's device, and the data-parallel reduction's largest shard (params_per_gpu): the
+// first stage's layers and embedding, the second stage's layers, the last stage's with the output
+// layer, an MoE model's first stage past its dense layers, or under DualPipe the devices that can hold
+// the most (dualpipe_devices). The second stage's parameters are kept for the middle-stage warning.
 StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r);
 StageWeights place_stages(const StepInputs& in, const StepLayout& L, WeightPlacement& w, StepEstimate& r) {
     const double p = L.p;
@@ -548,8 +548,8 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     // taking a layer's slot (stage_split: ceil((layers + 2) / pp) - 1 layers). The second stage, a
     // middle one with one layer more and (at most) a micro-batch fewer in flight, is not sized: by
     // these activation formulas it would put Meta's Llama 3.1 405B layout (TP8 PP16, 16 micro-batches,
-    // no recomputation, which ran on 80 GB H100s) at 82-87 GiB. An MoE model's stage with more
-    // routed-expert layers than the first is sized too (memory_per_device).
+    // no recomputation, which ran on 80 GB H100s) at 82-87 GiB. An MoE model's other stages that can
+    // need more, and under DualPipe the other devices, are sized too (size_other_devices).
     w.per_layer_gpu = w.dense_per_layer / t + in.expert_params_per_layer / (w.expert_tp * ep);
     if (in.experts > 0) {
         w.dense_layer_gpu = in.dense_layer_params / t;
