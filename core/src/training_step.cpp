@@ -340,7 +340,10 @@ struct WeightPlacement {
     double dense_layer_gpu = 0, moe_layer_gpu = 0, routed_layer_gpu = 0;
     double head_gpu = 0;                          // the last stage's output layer on one device
     double second_params = 0, second_layers = 0;  // the second stage's device (its parameters before ZeRO)
-    double shard_dense, shard_expert;             // ranks that shard them under ZeRO
+    // MoE, pp > 2 (place_stages_by_layer): the stage holding the first MoE layer (at least 1) and the
+    // first past the dense layers (heaviest_expert_stage); 0 otherwise.
+    double boundary_stage = 0, heavy_stage = 0;
+    double shard_dense, shard_expert;  // ranks that shard them under ZeRO
     // Parameters per device once ZeRO shards what its stage shards (1: optimizer state, 2: gradients, 3: weights).
     double sharded(double zero, double stage) const {
         return zero >= stage ? dense_gpu / shard_dense + expert_gpu / shard_expert : dense_gpu + expert_gpu;
@@ -353,6 +356,18 @@ struct WeightPlacement {
 struct StageLayers {
     double start, n;
 };
+// Uneven stages, pp > 2: the layers the middle stages share, q each and one more on the first `extra`.
+struct MiddleStages {
+    double middle, stages, q, extra;
+};
+[[gnu::always_inline]] inline MiddleStages middle_stages(const StepInputs& in, const StepLayout& L, double first) {
+    MiddleStages ms;
+    ms.middle = std::max(0.0, in.layers - 2.0 * first);
+    ms.stages = L.p - 2.0;
+    ms.q = std::floor(ms.middle / ms.stages);
+    ms.extra = ms.middle - ms.q * ms.stages;
+    return ms;
+}
 [[gnu::always_inline]] inline StageLayers stage_layers(const StepInputs& in, const StepLayout& L, double j) {
     const double first = std::min(in.layers, L.uneven ? L.Ls_last : L.Ls);
     if (j <= 0.0) return {0.0, first};
@@ -360,10 +375,10 @@ struct StageLayers {
         const double start = std::min(in.layers, first + (j - 1.0) * L.Ls);
         return {start, std::min(j >= L.p - 1.0 ? in.layers : start + L.Ls, in.layers) - start};
     }
-    const double middle = std::max(0.0, in.layers - 2.0 * first), stages = L.p - 2.0;
-    if (j >= L.p - 1.0) return {first + middle, in.layers - first - middle};  // the last: what the middle stages leave
-    const double q = std::floor(middle / stages), extra = middle - q * stages, k = j - 1.0;
-    return {first + k * q + std::min(k, extra), q + (k < extra ? 1.0 : 0.0)};
+    const MiddleStages ms = middle_stages(in, L, first);
+    if (j >= L.p - 1.0) return {first + ms.middle, in.layers - first - ms.middle};  // the last: what the middle stages leave
+    const double k = j - 1.0;
+    return {first + k * ms.q + std::min(k, ms.extra), ms.q + (k < ms.extra ? 1.0 : 0.0)};
 }
 
 // Interleaved (vpp > 1): device j holds model chunks j, j + p, j + 2p, ... of layers / (p vpp)
@@ -439,17 +454,17 @@ double stage_of_layer(const StepInputs& in, const StepLayout& L, double x) {
     if (!L.uneven || L.p <= 2.0) {
         j = 1.0 + std::floor(y / std::max(1.0, L.Ls));
     } else {
-        const double stages = L.p - 2.0, q = std::floor(std::max(0.0, in.layers - 2.0 * first) / stages);
-        const double extra = std::max(0.0, in.layers - 2.0 * first) - q * stages, big = extra * (q + 1.0);
-        j = y < big ? 1.0 + std::floor(y / (q + 1.0)) : 1.0 + extra + (q > 0.0 ? std::floor((y - big) / q) : stages);
+        const MiddleStages ms = middle_stages(in, L, first);
+        const double big = ms.extra * (ms.q + 1.0);  // the layers of the stages with one more
+        j = y < big ? 1.0 + std::floor(y / (ms.q + 1.0)) : 1.0 + ms.extra + (ms.q > 0.0 ? std::floor((y - big) / ms.q) : ms.stages);
     }
     return std::min(j, L.p - 1.0);
 }
 
 // MoE: the first stage past the leading dense-MLP layers (the first to hold the most routed-expert
-// layers: the middle stages' layers do not grow along the pipeline).
-double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
-    const double j = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers));
+// layers: the middle stages' layers do not grow along the pipeline). `j`: the stage holding the first
+// MoE layer, at least 1 (boundary_stage).
+double heaviest_expert_stage(const StepInputs& in, const StepLayout& L, double j) {
     if (L.v > 1.0) return std::min(j + 1.0, L.p - 1.0);  // the device after the one holding the first MoE layer
     return stage_layers(in, L, j).start < in.dense_mlp_layers ? std::min(j + 1.0, L.p - 1.0) : j;
 }
@@ -460,9 +475,9 @@ double heaviest_expert_stage(const StepInputs& in, const StepLayout& L) {
 // constant and its activations, (p - j) n_j + (j + 1) n_{p-1-j} layer-micro-batches, linear in j:
 // the largest sits at a break. Writes at most 16 devices (1 <= j < p / 2) to `out`, returns how many.
 int dualpipe_devices(const StepInputs& in, const StepLayout& L, double out[16]) {
-    const double half = L.p / 2.0, first = stage_layers(in, L, 0.0).n;
-    const double stages = std::max(1.0, L.p - 2.0), middle = std::max(0.0, in.layers - 2.0 * first);
-    const double extra = L.uneven && L.p > 2.0 ? middle - std::floor(middle / stages) * stages : 0.0;  // stages 1..extra hold one more
+    const double half = L.p / 2.0;
+    const double extra =
+        L.uneven && L.p > 2.0 ? middle_stages(in, L, stage_layers(in, L, 0.0).n).extra : 0.0;  // stages 1..extra hold one more
     const double boundary = stage_of_layer(in, L, in.dense_mlp_layers);
     int n = 0;
     auto add = [&](double j) {
@@ -525,7 +540,11 @@ StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, We
         for (int i = 0; i < n; ++i) consider(devices[i]);
     } else if (p > 2.0) {
         consider(p - 1.0);
-        if (routed_layers(in)) consider(heaviest_expert_stage(in, L));
+        if (routed_layers(in)) {
+            w.boundary_stage = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers));
+            w.heavy_stage = heaviest_expert_stage(in, L, w.boundary_stage);
+            consider(w.heavy_stage);
+        }
     }
     r.params_per_gpu = largest.dense + largest.routed;
     r.expert_params_per_gpu = largest.routed;
@@ -726,8 +745,9 @@ void size_device(const StepInputs& in, const TrainingConfig& cfg, const StepLayo
         return;
     }
     // Of the stages between, an all-dense one holds no more than stage 1 (its layers and micro-batches
-    // in flight do not grow along the pipeline), a full MoE one no more than the first of them.
-    const double boundary = std::max(1.0, stage_of_layer(in, L, in.dense_mlp_layers)), heavy = heaviest_expert_stage(in, L);
+    // in flight do not grow along the pipeline), a full MoE one no more than the first of them. With
+    // two stages, stage 1 is the last.
+    const double boundary = w.boundary_stage, heavy = w.heavy_stage;
     size_device(in, cfg, L, x, 1.0, w, r);
     if (boundary > 1.0 && boundary < L.p - 1.0) size_device(in, cfg, L, x, boundary, w, r);
     if (heavy > boundary && heavy < L.p - 1.0) size_device(in, cfg, L, x, heavy, w, r);

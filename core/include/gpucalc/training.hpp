@@ -92,8 +92,8 @@ struct StepEstimate {
     double layers_per_stage = 0;                // layers of the slowest stage (training_step.cpp stage_split)
     bool output_layer_on_slowest_stage = true;  // the slowest stage is the last, with the output layer and the loss
     // The stage whose device the memory sizes (memory_per_device): the first (the most micro-batches in
-    // flight, the embedding) or, for MoE, the first stage holding the most routed-expert layers when it
-    // holds more than the first stage does.
+    // flight, the embedding), or another that needs more (an MoE model's, or under DualPipe any device's:
+    // training_step.cpp size_other_devices).
     double sized_stage = 0;         // its index (0: the first)
     double first_stage_layers = 0;  // its layers: the first stage's carries one fewer with uneven stages
     double first_stage_params = 0;  // parameters its device holds (before ZeRO sharding; DualPipe: both stages)
