@@ -26,6 +26,18 @@ json deepseek_pp16(bool dualpipe, int global_batch = 256) {
     return r;
 }
 
+// A small MoE model: hidden 1,024, 8 heads, 64 SwiGLU experts of width 4,096 (2 per token), dense
+// layers of width 4,096, a 32,000-token vocabulary, RoPE, RMSNorm, no biases.
+json small_moe(int layers, int dense_layers) {
+    return {{"layers", layers},       {"dense_layers", dense_layers},
+            {"hidden", 1024},         {"heads", 8},
+            {"ffn_hidden", 4096},     {"experts", 64},
+            {"experts_per_token", 2}, {"expert_ffn_hidden", 4096},
+            {"vocab", 32000},         {"seq_len", 2048},
+            {"ffn_kind", "swiglu"},   {"position_embedding", "rope"},
+            {"norm", "rmsnorm"},      {"biases", false}};
+}
+
 // One MoE layer of DeepSeek-V3 on one device at TP1 EP8, by hand from its config.json (hidden 7168,
 // 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope 128, qk_rope 64, v_head 128, 256 routed
 // experts and 1 shared of width 2048, router with a bias):
@@ -129,21 +141,7 @@ TEST_CASE("uneven pipeline stages hold every layer") {
     // An MoE layer: attention 4 x 1,024^2 = 4,194,304, norms 2,048, 64 SwiGLU experts of width 4,096
     // 64 x 3 x 1,024 x 4,096 = 805,306,368, router 1,024 x 64 = 65,536: 809,568,256.
     const json r =
-        run({{"model",
-              {{"layers", 7},
-               {"dense_layers", 3},
-               {"hidden", 1024},
-               {"heads", 8},
-               {"ffn_hidden", 4096},
-               {"experts", 64},
-               {"experts_per_token", 2},
-               {"expert_ffn_hidden", 4096},
-               {"vocab", 32000},
-               {"seq_len", 2048},
-               {"ffn_kind", "swiglu"},
-               {"position_embedding", "rope"},
-               {"norm", "rmsnorm"},
-               {"biases", false}}},
+        run({{"model", small_moe(7, 3)},
              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4}}},
              {"training", {{"layout", "given"}, {"tp", 1}, {"pp", 4}, {"dp", 1}, {"ep", 1}, {"global_batch", 1}, {"micro_batch", 1}}}});
     REQUIRE_FALSE(r.contains("errors"));
@@ -159,21 +157,7 @@ TEST_CASE("an interleaved pipeline spreads an MoE model's dense layers over its 
     // 4,194,304, norms 2,048, SwiGLU 3 x 1,024 x 4,096 = 12,582,912: 16,779,264; an MoE layer
     // 809,568,256 (above); the 32,000 x 1,024 embedding on device 0, the output layer on device 1.
     const json r =
-        run({{"model",
-              {{"layers", 16},
-               {"dense_layers", 8},
-               {"hidden", 1024},
-               {"heads", 8},
-               {"ffn_hidden", 4096},
-               {"experts", 64},
-               {"experts_per_token", 2},
-               {"expert_ffn_hidden", 4096},
-               {"vocab", 32000},
-               {"seq_len", 2048},
-               {"ffn_kind", "swiglu"},
-               {"position_embedding", "rope"},
-               {"norm", "rmsnorm"},
-               {"biases", false}}},
+        run({{"model", small_moe(16, 8)},
              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
              {"training",
               {{"layout", "given"}, {"tp", 1}, {"pp", 2}, {"vpp", 2}, {"dp", 1}, {"ep", 1}, {"global_batch", 8}, {"micro_batch", 1}}}});
