@@ -85,6 +85,7 @@ double* field_ptr(Calibration& c, const Param& p) {
                 if (p.field == "gemm_kernel") return &f.gemm_kernel;
                 if (p.field == "fp8_kernel") return &f.fp8_kernel;
                 if (p.field == "moe_overhead") return &f.moe_overhead;
+                if (p.field == "moe_overlap_hidden") return &f.moe_overlap_hidden;
             }
     } else {
         for (auto& g : c.generations)
@@ -114,6 +115,7 @@ const std::vector<Param>& params() {
         {"megatron", "tp_overlap", 0.0, 0.95, true},
         {"megatron", "dp_overlap", 0.0, 1.0, true},
         {"megatron", "moe_overhead", 0.5, 10.0, true},
+        {"megatron", "moe_overlap_hidden", 0.0, 1.0, true},
         {"megatron-legacy", "gemm_kernel", 0.4, 1.2, true},
         {"megatron-legacy", "memory_traffic", 0.3, 3.0, true},
         {"torchtitan", "kernel_seconds_per_layer", 1e-6, 5e-4, true},

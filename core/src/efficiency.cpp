@@ -68,6 +68,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
     p.dp_overlap = value(f, "dp_overlap", p.dp_overlap, fitted);
     p.fsdp_overlap = value(f, "fsdp_overlap", p.fsdp_overlap, fitted);
     p.ep_overlap = value(f, "ep_overlap", p.ep_overlap, fitted);
+    p.moe_overlap_hidden = value(f, "moe_overlap_hidden", p.moe_overlap_hidden, fitted);
     p.cp_overlap = value(f, "cp_overlap", p.cp_overlap, fitted);
     p.cp_allgather = f.value("cp_allgather", false);
     p.root_unit_gathered = f.value("root_unit_gathered", false);

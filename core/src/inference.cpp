@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpucalc/fastmath.hpp"
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/order.hpp"
 #include "gpucalc/pricing.hpp"
@@ -35,18 +36,6 @@ namespace {
 // 32); a prompt is processed in ubatches of 512 tokens (common/common.h, n_ubatch default).
 constexpr double kLlamaCppOffloadMinBatch = 32;
 constexpr double kLlamaCppUbatchTokens = 512;
-
-// x^n for a whole n >= 0 by repeated squaring: the same multiplications on every platform.
-double ipow(double x, double n) {
-    double r = 1.0;
-    unsigned long long k = n > 0 ? static_cast<unsigned long long>(std::min(n, 1e18)) : 0ULL;
-    while (k) {
-        if (k & 1ULL) r *= x;
-        x *= x;
-        k >>= 1;
-    }
-    return r;
-}
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 

@@ -70,10 +70,12 @@ void replica_dims(const TrainingConfig& base, const PlanOptions& opt, Dims& d) {
         d.zeros.add(base.zero);
     else
         for (Count z = 0; z <= 3; ++z) d.zeros.add(z);
+    // The combined 1F1B schedule (training.overlap_moe_comm) runs without full recomputation
+    // (Megatron-Core asserts it; scenario_parse.cpp check_moe_overlap).
     if (training_field_given(base, "recompute"))
         d.rcs.add(static_cast<Count>(base.recompute));
     else
-        for (Count r = 0; r < 3; ++r) d.rcs.add(r);
+        for (Count r = 0; r < (base.overlap_moe_comm ? 2 : 3); ++r) d.rcs.add(r);
     if (training_field_given(base, "sequence_parallel"))
         d.sps.add(base.sequence_parallel.value_or(false) ? 1 : 0);
     else
@@ -338,7 +340,7 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
         const Count v = d.vpps.values[vi];
         // The interleavings search_layout tries: none under DualPipe (a bound at v = 8 skipped plans
         // that only v = 1 runs: 937,038 tokens/s where the full search found 940,378).
-        const bool tried = v == 1 || (l.pp > 1 && !s.base.dualpipe);
+        const bool tried = (v == 1 && !(l.pp > 1 && s.base.overlap_moe_comm)) || (v > 1 && l.pp > 1 && !s.base.dualpipe);
         if (tried && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
     }
     if (v_max == 0) return;
@@ -375,7 +377,8 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
     lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
-        if (vpp > 1 && (l.pp == 1 || s.base.dualpipe)) continue;  // DualPipe has no interleaving (its two directions instead)
+        if (vpp > 1 && (l.pp == 1 || s.base.dualpipe)) continue;        // DualPipe has no interleaving (its two directions instead)
+        if (vpp == 1 && l.pp > 1 && s.base.overlap_moe_comm) continue;  // combined 1F1B with a pipeline: interleaved only
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb, vpp);
             if (!bs.batch_ok(mb, vpp)) continue;
@@ -443,9 +446,10 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
                 if (s.dp_fixed && dp != *base.dp) continue;
                 for (int ei = 0; ei < d.eps.n; ++ei) {
                     const Count ep = d.eps.values[ei];
-                    // A given shard group tiles dp x cp; DualPipe needs a pipeline of an even number of stages.
-                    const bool groups_ok =
-                        (!base.shard_group || (dp * cp) % *base.shard_group == 0) && (!base.dualpipe || (pp > 1 && pp % 2 == 0));
+                    // A given shard group tiles dp x cp; DualPipe needs a pipeline of an even number of stages;
+                    // the combined 1F1B schedule (overlap_moe_comm) expert parallelism.
+                    const bool groups_ok = (!base.shard_group || (dp * cp) % *base.shard_group == 0) &&
+                                           (!base.dualpipe || (pp > 1 && pp % 2 == 0)) && (!base.overlap_moe_comm || ep > 1);
                     const bool layout_ok = tp_ok && groups_ok && expert_layout_ok(tp, cp, dp, ep, base.expert_tp);
                     const LayoutBest lb = search_layout(s, d, Layout{tp, cp, pp, dp, ep, layout_ok}, c, out, lost);
                     if (lb.have) layout_best.push_back(lb.plan);
@@ -464,10 +468,11 @@ PlanResult search_plans(const ModelSpec& m, const Hardware& hw, const TrainingCo
 // The layout fields a scenario gives (what an automatic layout must keep), as a list for a message.
 std::string given_layout_fields(const TrainingConfig& t) {
     std::string out;
-    for (const char* f :
-         {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute", "shard_group", "dualpipe"})
-        // dualpipe false is the schedule's default, echoed: not a constraint on the layout.
-        if (training_field_given(t, f) && (std::string_view(f) != "dualpipe" || t.dualpipe))
+    for (const char* f : {"tp", "pp", "dp", "cp", "ep", "expert_tp", "vpp", "micro_batch", "global_batch", "zero", "recompute",
+                          "shard_group", "dualpipe", "overlap_moe_comm"})
+        // dualpipe and overlap_moe_comm false are the schedule's default, echoed: not constraints on the layout.
+        if (training_field_given(t, f) && (std::string_view(f) != "dualpipe" || t.dualpipe) &&
+            (std::string_view(f) != "overlap_moe_comm" || t.overlap_moe_comm))
             out += (out.empty() ? "training." : ", training.") + std::string(f);
     return out.empty() ? "none" : out;
 }

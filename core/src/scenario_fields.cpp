@@ -115,6 +115,7 @@ constexpr Choice kTrainingAttention[] = {{"flash", 0}, {"materialized", 1}};
 constexpr Choice kTrainingAttentionKernel[] = {{"fused", 0}, {"cudnn", 0}, {"flash3", 0}, {"flash2", 1}, {"triton", 2}};
 constexpr Choice kTrainingFramework[] = {{"megatron", 0},    {"nemo", 0},      {"fsdp", 1},    {"torchtitan", 5},
                                          {"llm-foundry", 6}, {"deepspeed", 2}, {"maxtext", 3}, {"megatron-legacy", 4}};
+constexpr Choice kTrainingMoeDispatcher[] = {{"alltoall", 0}, {"deepep", 1}, {"hybridep", 1}, {"flex", 1}};
 constexpr Choice kTrainingLayout[] = {{"auto", 0}, {"given", 1}};
 constexpr Choice kTrainingOuterPrecision[] = {{"fp32", 0}, {"bf16", 1}, {"fp16", 1}, {"int8", 2}, {"int4", 3}, {"fp4", 3}, {"int2", 4}};
 
@@ -214,6 +215,19 @@ FieldTable<TrainingConfig> training_fields() {
                                          "bubble is (pp/2 - 1) x 2/3 micro-batch, each device holds 2x the parameters and pp + 1 "
                                          "micro-batches of activations (arXiv:2412.19437 Sec. 3.2.1, Table 2)",
                                          "false (1F1B, interleaved with vpp > 1)")),
+        field<&T::moe_dispatcher>(choice_spec(
+            "moe_dispatcher", kTrainingMoeDispatcher,
+            "how MoE tokens reach experts on other nodes: alltoall = one copy per routed expert (NCCL all-to-all, Megatron-Core "
+            "--moe-token-dispatcher-type alltoall); deepep = once per destination node over the scale-out network, forwarded "
+            "inside the node over the scale-up links, the two overlapped (DeepEP normal kernels; hybridep and flex, Megatron-Core's "
+            "flex dispatcher with its DeepEP or HybridEP backend, are read as deepep). Node-limited routing "
+            "(model.max_routed_nodes) caps the nodes either way")),
+        field<&T::overlap_moe_comm>(boolean_spec(
+            "overlap_moe_comm",
+            "Megatron-Core's combined 1F1B schedule (--overlap-moe-expert-parallel-comm; Megatron-Bridge moe_a2a_overlap): the "
+            "forward of one micro-batch runs against the backward of another, so the expert all-to-all hides behind their "
+            "compute (exposed only beyond it). Needs ep > 1, no full recomputation, and vpp > 1 when pp > 1 (Megatron-Core "
+            "TransformerConfig asserts)")),
         field<&T::compile>(boolean_spec("compile",
                                         "torchtitan: transformer blocks compiled (torch.compile fuses their element-wise ops); "
                                         "false: eager PyTorch, each RMSNorm, RoPE, SwiGLU and residual op its own kernel "

@@ -586,6 +586,27 @@ void resolve_data_parallel(const LayoutRules& r, Errors& errors) {
     }
 }
 
+// training.overlap_moe_comm: what Megatron-Core's TransformerConfig asserts for the combined 1F1B
+// schedule (megatron/core/transformer/transformer_config.py __post_init__: expert_model_parallel_size
+// > 1, recompute_granularity != 'full', virtual_pipeline_model_parallel_size given when
+// pipeline_model_parallel_size > 1); DualPipe is a schedule of its own. Under layout auto the plan
+// search keeps to the same rules (plan.cpp).
+void check_moe_overlap(const LayoutRules& r, Errors& errors) {
+    const TrainingConfig& t = r.t;
+    if (!t.overlap_moe_comm) return;
+    const std::string f = "training.overlap_moe_comm";
+    if (r.s.model && r.s.model->has_architecture && !r.s.model->is_moe())
+        add_error(errors, "range", f, f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts)");
+    else if (t.ep == 1 && r.known({"ep"}))
+        add_error(errors, "range", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");
+    if (t.dualpipe) add_error(errors, "conflict", f, f + " and training.dualpipe are two schedules: DualPipe already hides the all-to-all");
+    if (t.recompute == Recompute::full && r.known({"recompute"}))
+        add_error(errors, "conflict", f, f + " needs training.recompute none or selective (Megatron-Core asserts no full recomputation)");
+    if (t.pp > 1 && t.vpp == 1 && r.known({"pp", "vpp"}) && !t.dualpipe)
+        add_error(errors, "range", f,
+                  f + " with training.pp > 1 needs the interleaved schedule, training.vpp > 1 (Megatron-Core asserts it)");
+}
+
 // The shard group, context-parallel chunks and interleaved stages.
 void check_group_sizes(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
@@ -612,6 +633,7 @@ void check_group_sizes(const LayoutRules& r, Errors& errors) {
         add_error(errors, "range", "training.pp",
                   "training.pp must be even with training.dualpipe: each device holds stage i of one direction and stage pp - 1 - i "
                   "of the other (deepseek-ai/DualPipe asserts an even number of ranks)");
+    check_moe_overlap(r, errors);
 }
 
 // Heads split over tensor-parallel ranks; every pipeline chunk needs a layer.

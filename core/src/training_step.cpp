@@ -258,6 +258,8 @@ struct StepLayout {
     bool diloco, sp, full, selective, flash, fp8;
     bool op_sac;         // per-op selective checkpointing (torchtitan 'op' SAC: the framework's selective_gemm_recompute > 0)
     bool dualpipe;       // DeepSeek-V3's bidirectional pipeline schedule (training.dualpipe, pp > 1)
+    bool moe_overlap;    // combined 1F1B (training.overlap_moe_comm, ep > 1, not DualPipe): all-to-all behind compute
+    bool deepep;         // MoE dispatch once per destination node (training.moe_dispatcher deepep)
     bool eager;          // torchtitan without torch.compile (training.compile false)
     bool root_gathered;  // ZeRO-3 without pipelining on a framework whose root unit stays gathered (root_unit_gathered)
 };
@@ -321,6 +323,8 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     L.fp8 = cfg.precision == Precision::fp8;
     L.op_sac = L.selective && L.flash && fw.selective_gemm_recompute > 0;
     L.dualpipe = cfg.dualpipe && L.p > 1;
+    L.moe_overlap = cfg.overlap_moe_comm && L.ep > 1 && !L.dualpipe;
+    L.deepep = cfg.moe_dispatcher == MoeDispatcher::deepep;
     L.eager = !cfg.compile && cfg.framework == Framework::torchtitan;
     L.zero = static_cast<double>(cfg.zero);
     L.root_gathered = L.zero >= 3 && L.p == 1 && fw.root_unit_gathered;
@@ -1188,8 +1192,14 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double t = L.t, ep = L.ep, tokens = c.tokens, dpn = links.net.devices_per_node;
     // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
     // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
-    // DeepSpeed-MoE Sec. 5). Across nodes a token is sent once per destination node, to at most
-    // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2).
+    // DeepSpeed-MoE Sec. 5). Across nodes the alltoall dispatcher sends one copy per routed expert;
+    // with node-limited routing a token is sent once per destination node, to at most
+    // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2, and its
+    // kernels). The deepep dispatcher sends each token once per node its k experts fall on,
+    // nodes x (1 - (1 - 1/nodes)^k) of them under balanced routing (as inference.cpp ep_alltoall),
+    // and forwards it inside the node over the scale-up links while the next chunk crosses the network
+    // (deepseek-ai/DeepEP README, normal kernels: NVLink and RDMA forwarding, 43-46 GB/s of the 50 GB/s
+    // RDMA links at EP 16-64): the two legs overlap.
     const double k = in.experts_per_token;
     const double span = L.et * ep;  // the expert-parallel group's ranks: ep x expert_tp consecutive ones
     const double bytes_token = 2.0 * in.hidden;
@@ -1198,10 +1208,16 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
         t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / links.link(span);
     } else {
         const double nodes = std::ceil(span / dpn);
-        const double per_node = in.max_routed_nodes > 0 ? std::min({k, in.max_routed_nodes, nodes}) : k;
+        double per_node = L.deepep ? nodes * (1.0 - ipow(1.0 - 1.0 / nodes, k)) : k;  // nodes a token is sent to
+        if (in.max_routed_nodes > 0) per_node = std::min({per_node, in.max_routed_nodes, nodes});
         const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
-        const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
-        t_a2a = inter / links.link(span) + intra / links.link(1.0);
+        if (L.deepep) {
+            const double forwarded = tokens * bytes_token * k * (dpn - 1.0) / dpn;  // copies moved inside the receiving node
+            t_a2a = std::max(inter / links.link(span), forwarded / links.link(1.0));
+        } else {
+            const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
+            t_a2a = inter / links.link(span) + intra / links.link(1.0);
+        }
     }
     const double n_a2a = L.Ls * in.moe_layer_fraction * (4.0 + 2.0 * c.rc);
     return (1.0 - fw.ep_overlap) * n_a2a * (t_a2a / t + links.latency(span));
@@ -1233,9 +1249,12 @@ void dualpipe_step(const StepLayout& L, const StepTime& mb, double compute_mb, S
     r.step.pp_bubble = bubble_microbatches(L) * compute_mb;
 }
 
+// Combined 1F1B (overlap_moe_comm): the all-to-all time of one micro-batch that the other's compute hides.
+double moe_hidden(const FrameworkProfile& fw, double ep_comm, double compute) { return fw.moe_overlap_hidden * std::min(ep_comm, compute); }
+
 // The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
 // (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
-double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimate& r) {
+double microbatches_in_step(const StepLayout& L, const FrameworkProfile& fw, const StepTime& mb, StepEstimate& r) {
     const double m = L.m, p = L.p;
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
     r.microbatch_seconds = compute_mb + mb.tp_comm + mb.cp_comm + mb.pp_comm + mb.ep_comm;
@@ -1247,6 +1266,16 @@ double microbatches_in_step(const StepLayout& L, const StepTime& mb, StepEstimat
     r.step.cp_comm = m * mb.cp_comm;
     r.step.pp_comm = m * mb.pp_comm;
     r.step.ep_comm = m * mb.ep_comm;
+    if (L.moe_overlap) {
+        // Combined 1F1B (Megatron-Core --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/
+        // combined_1f1b.py): the forward of one micro-batch runs against the backward of another, each
+        // one's all-to-all behind the other's compute, up to that compute (as under DualPipe); of it the
+        // framework's moe_overlap_hidden is hidden, the communication kernels sharing the SMs and the
+        // memory with the compute they hide behind (calibration.json).
+        const double exposed = mb.ep_comm - moe_hidden(fw, mb.ep_comm, compute_mb);
+        r.step.ep_comm = m * exposed;
+        r.microbatch_seconds -= mb.ep_comm - exposed;
+    }
     r.step.pp_bubble = p > 1 ? bubble_microbatches(L) * r.microbatch_seconds : 0.0;
     if (L.dualpipe) dualpipe_step(L, mb, compute_mb, r);
     return compute_mb;
@@ -1570,6 +1599,7 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
     // bubble; under DualPipe the all-to-alls and sends hide behind the compute (dualpipe_step).
     auto step_share = [&](const StepTime& t) {
         const double compute = t.gemm + t.attention + t.memory_bound + t.overhead;
+        if (L.moe_overlap) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm - moe_hidden(eff.fw, t.ep_comm, compute);
         if (!L.dualpipe) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
         return L.m * (compute + t.tp_comm + t.cp_comm + std::max(0.0, t.ep_comm + t.pp_comm - compute)) + bubble_microbatches(L) * compute;
     };
@@ -1611,7 +1641,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.output_layer_on_slowest_stage = L.logits > 0;
 
     // ---- per optimizer step ----
-    const double compute_mb = microbatches_in_step(L, mb, r);
+    const double compute_mb = microbatches_in_step(L, fw, mb, r);
     data_parallel_comm(cfg, fw, links, L, compute_mb, r);
     pipeline_across_sites(in, links, L, c, r);
     r.step.optimizer = optimizer_seconds(cfg, L, wp, c.bw);
@@ -1700,8 +1730,10 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
         trace.add(
             "training.step_breakdown_seconds.ep_comm",
             "microbatches x (1 - ep_overlap) x MoE layers x (4 + 2 x recompute) all-to-alls of tokens / tp x 2 x hidden x top-k bytes, "
-            "(ep - 1)/ep of them remote, over the group of ep x expert_tp ranks; across nodes a token goes once to each destination "
-            "node (at most max_routed_nodes), the rest over the scale-up links (DualPipe: hidden behind the compute)",
+            "(ep - 1)/ep of them remote, over the group of ep x expert_tp ranks; across nodes one copy per routed expert (alltoall) "
+            "or one per destination node, nodes x (1 - (1 - 1/nodes)^top-k) of them, forwarded inside the node meanwhile (deepep), "
+            "at most max_routed_nodes nodes either way, the rest over the scale-up links (DualPipe: hidden behind the compute, "
+            "exposed beyond it; overlap_moe_comm, the combined 1F1B schedule: moe_overlap_hidden of what the compute can hide)",
             {{"microbatches", e.microbatches},
              {"layers_on_slowest_stage", e.layers_per_stage},
              {"moe_layer_fraction", in.moe_layer_fraction},
@@ -1712,10 +1744,13 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
              {"max_routed_nodes", in.max_routed_nodes},
              {"hidden", in.hidden},
              {"recompute", rc},
-             {"ep_overlap", eff.fw.ep_overlap}},
+             {"ep_overlap", eff.fw.ep_overlap},
+             {"deepep_dispatcher", cfg.moe_dispatcher == MoeDispatcher::deepep ? 1.0 : 0.0},
+             {"overlap_moe_comm", cfg.overlap_moe_comm ? 1.0 : 0.0},
+             {"moe_overlap_hidden", eff.fw.moe_overlap_hidden}},
             e.step.ep_comm, "s",
-            "GShard (Lepikhin et al. 2020); DeepSpeed-MoE Sec. 5; DeepSeek-V3 arXiv:2412.19437 Sec. 2.1.2, 3.2.1; MoE parallel "
-            "folding, arXiv:2504.14960");
+            "GShard (Lepikhin et al. 2020); DeepSpeed-MoE Sec. 5; DeepSeek-V3 arXiv:2412.19437 Sec. 2.1.2, 3.2.1; deepseek-ai/DeepEP "
+            "README (normal kernels); Megatron-Core combined_1f1b.py; MoE parallel folding, arXiv:2504.14960");
 }
 
 void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, bool time, Trace& trace) {

@@ -295,8 +295,8 @@ TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted a
         train({{"preset", "llama3.1-405b"}}, "nvidia-h100-sxm5-80gb", 16384, {{"tp", 8}, {"pp", 16}, {"vpp", 2}, {"global_batch", 2048}});
     REQUIRE_FALSE(r.contains("errors"));
     // The search with Meta's TP8 x PP16 fixed: the best plan keeps PP16 and, like Meta, needs no
-    // activation recomputation at 8K tokens (arXiv:2407.21783 Sec. 3.3.2) at an MFU near the 41%
-    // Meta reports at 16K GPUs (Table 4).
+    // activation recomputation at 8K tokens (arXiv:2407.21783 Sec. 3.3.2), and the 41% MFU Meta
+    // reports at 16K GPUs (Table 4, a production average) lies within the plan's band.
     const json p = json::parse(plan_json(json({{"model", {{"preset", "llama3.1-405b"}}},
                                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}}},
                                                {"training", {{"tp", 8}, {"pp", 16}, {"global_batch", 2048}}}})
@@ -306,7 +306,9 @@ TEST_CASE("14.12 uneven pipeline stages: Meta's PP16 on 126 layers is accepted a
     CHECK(best["pp"] == 16);
     CHECK(best["tp"] == 8);
     CHECK(best["recompute"] == "none");
-    CHECK(best["mfu"].get<double>() == Approx(0.41).margin(0.05));
+    const json& band = p["plan"]["band"];
+    CHECK(best["mfu"].get<double>() * band["low"].get<double>() <= 0.41);
+    CHECK(best["mfu"].get<double>() * band["high"].get<double>() >= 0.41);
 }
 
 TEST_CASE("14.13 gpus_needed keeps the batch near 4M tokens and says what batch it assumed") {

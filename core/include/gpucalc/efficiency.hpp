@@ -39,11 +39,14 @@ struct GenerationEfficiency {
 
 struct FrameworkProfile {
     std::string id, name;
-    bool fp32_gradients = true;               // gradients accumulated and reduced in fp32 (+2 bytes/param)
-    double tp_overlap = 0;                    // fraction of tensor-parallel communication hidden behind GEMMs
-    double dp_overlap = 0.9;                  // fraction of ZeRO-0/1/2 gradient reduction hidden behind the last backward
-    double fsdp_overlap = 0.8;                // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
-    double ep_overlap = 0;                    // fraction of expert all-to-all hidden behind computation
+    bool fp32_gradients = true;  // gradients accumulated and reduced in fp32 (+2 bytes/param)
+    double tp_overlap = 0;       // fraction of tensor-parallel communication hidden behind GEMMs
+    double dp_overlap = 0.9;     // fraction of ZeRO-0/1/2 gradient reduction hidden behind the last backward
+    double fsdp_overlap = 0.8;   // fraction of ZeRO-3 gathers/scatters hidden behind each micro-batch's compute
+    double ep_overlap = 0;       // fraction of expert all-to-all hidden behind computation
+    // Combined 1F1B (training.overlap_moe_comm): fraction of the all-to-all, up to the compute, that
+    // the other micro-batch's compute hides (1 = all; the rest stays exposed)
+    double moe_overlap_hidden = 1.0;
     double cp_overlap = 0.9;                  // fraction of context-parallel KV exchange hidden behind attention
     bool root_unit_gathered = false;          // ZeRO-3: the root unit (embeddings, output layer) stays gathered through the step
     bool cp_allgather = false;                // torch context_parallel: K/V all-gathered per pass, gradients on an fp32 ring

@@ -21,4 +21,17 @@ inline double ceil_log2(double n) {
     return static_cast<double>(e + (mantissa != 0 ? 1 : 0));
 }
 
+// x^n for a whole n >= 0 by repeated squaring: the same multiplications on every platform (libm's
+// pow may differ in the last bit between the native build and the wasm module).
+inline double ipow(double x, double n) {
+    double r = 1.0;
+    unsigned long long k = n > 0 ? static_cast<unsigned long long>(n < 1e18 ? n : 1e18) : 0ULL;
+    while (k) {
+        if (k & 1ULL) r *= x;
+        x *= x;
+        k >>= 1;
+    }
+    return r;
+}
+
 }  // namespace gpucalc

@@ -51,6 +51,11 @@ enum class Attention { flash, materialized };
 // Transformer Engine on Hopper and later, FlashAttention-2 on Ampere, splash attention on TPU);
 // flash2 = FlashAttention-2 (PyTorch SDPA's flash backend); triton = FlashAttention in Triton (2022).
 enum class AttentionKernel { fused, flash2, triton };
+// How an MoE layer's tokens reach their experts on other nodes: alltoall = one copy per routed expert
+// (NCCL all-to-all, Megatron-Core's alltoall dispatcher); deepep = once per destination node over the
+// scale-out network, then forwarded inside the node over the scale-up links (DeepEP's normal kernels,
+// Megatron-Core's flex dispatcher with its DeepEP or HybridEP backend).
+enum class MoeDispatcher { alltoall, deepep };
 
 enum class LayoutMode { automatic, given };
 // Precision of the values exchanged between sites (gradients, or DiLoCo pseudo-gradients).
@@ -101,17 +106,19 @@ struct TrainingConfig {
     std::optional<LayoutMode> layout;
     // Low-communication training across sites (DiLoCo, Douillard et al. 2023, arXiv:2311.08105): each
     // site takes local_steps inner steps, then the sites exchange pseudo-gradients (outer step).
-    Count local_steps = 1;                          // H; 1 = synchronous data parallelism
-    std::optional<OuterPrecision> outer_precision;  // bytes per exchanged value; default: gradients' (H = 1), fp32 (H > 1)
-    double outer_topk = 1;                          // share of the values sent (top-k sparsification); 1 = dense
-    Count outer_overlap_steps = 0;                  // streaming: the exchange overlaps this many following inner steps
-    bool outer_offload = false;                     // outer optimizer state (anchor + momentum) in host memory
-    bool load_balance = true;                       // mixed fleets: batch split by each pool's speed (else by device count)
-    bool async_tp = false;                          // TP collectives decomposed and overlapped with their matmuls (async TP)
-    bool dualpipe = false;                          // DeepSeek-V3's bidirectional pipeline schedule (DualPipe)
-    bool compile = true;                            // torchtitan: transformer blocks under torch.compile (false: eager)
-    bool outer_state = false;                       // internal, not a field: a fleet pool holds DiLoCo's outer state
-    std::uint64_t given = 0;                        // rows of training_fields() present in the scenario (not echoed)
+    Count local_steps = 1;                                   // H; 1 = synchronous data parallelism
+    std::optional<OuterPrecision> outer_precision;           // bytes per exchanged value; default: gradients' (H = 1), fp32 (H > 1)
+    double outer_topk = 1;                                   // share of the values sent (top-k sparsification); 1 = dense
+    Count outer_overlap_steps = 0;                           // streaming: the exchange overlaps this many following inner steps
+    bool outer_offload = false;                              // outer optimizer state (anchor + momentum) in host memory
+    bool load_balance = true;                                // mixed fleets: batch split by each pool's speed (else by device count)
+    bool async_tp = false;                                   // TP collectives decomposed and overlapped with their matmuls (async TP)
+    bool dualpipe = false;                                   // DeepSeek-V3's bidirectional pipeline schedule (DualPipe)
+    MoeDispatcher moe_dispatcher = MoeDispatcher::alltoall;  // MoE token dispatch across nodes
+    bool overlap_moe_comm = false;                           // Megatron-Core combined 1F1B: EP all-to-all behind another micro-batch
+    bool compile = true;                                     // torchtitan: transformer blocks under torch.compile (false: eager)
+    bool outer_state = false;                                // internal, not a field: a fleet pool holds DiLoCo's outer state
+    std::uint64_t given = 0;                                 // rows of training_fields() present in the scenario (not echoed)
 };
 
 // Latency targets of a serving deployment (inference.slo).

@@ -1,0 +1,186 @@
+// The MoE dispatcher (training.moe_dispatcher) and the combined 1F1B schedule
+// (training.overlap_moe_comm), added 2026-12-05: hand calculations and the rules Megatron-Core asserts.
+#include <cmath>
+
+#include "gpucalc/api.hpp"
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// A Qwen3-235B-like MoE model small enough to reason about: 32 layers, all MoE, hidden 4,096, 128
+// experts of width 1,536, 8 per token, sequences of 4,096 tokens.
+json moe_model() {
+    return {{"layers", 32},
+            {"hidden", 4096},
+            {"heads", 32},
+            {"kv_heads", 8},
+            {"ffn_hidden", 12288},
+            {"experts", 128},
+            {"experts_per_token", 8},
+            {"expert_ffn_hidden", 1536},
+            {"vocab", 32000},
+            {"seq_len", 4096},
+            {"ffn_kind", "swiglu"},
+            {"norm", "rmsnorm"},
+            {"biases", false},
+            {"position_embedding", "rope"}};
+}
+
+// 256 H100 (8 per node: DGX H100, 50 GB/s per GPU across nodes, NVLink 450 GB/s): TP2 PP4 (8
+// layers a stage, even) VPP2 DP32, EP32 with whole experts (expert_tp 1), so the expert group spans
+// 32 GPUs on 4 nodes; micro-batch 1, 2,048 sequences (64 micro-batches per step), selective
+// recomputation, BF16. Links at their nominal bandwidth (efficiency.network 1).
+json moe_training(const json& extra) {
+    json t = {{"framework", "megatron"},
+              {"tp", 2},
+              {"pp", 4},
+              {"vpp", 2},
+              {"dp", 32},
+              {"ep", 32},
+              {"expert_tp", 1},
+              {"micro_batch", 1},
+              {"global_batch", 2048},
+              {"recompute", "selective"},
+              {"precision", "bf16"},
+              {"efficiency", {{"network", 1.0}}}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) t[it.key()] = it.value();
+    return {
+        {"model", moe_model()}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}}, {"training", t}, {"explain", true}};
+}
+
+}  // namespace
+
+TEST_CASE("the deepep dispatcher sends a token once per node its experts fall on, the alltoall dispatcher once per expert") {
+    const json a = run(moe_training({{"moe_dispatcher", "alltoall"}}));
+    const json d = run(moe_training({{"moe_dispatcher", "deepep"}}));
+    REQUIRE_FALSE(a.contains("errors"));
+    REQUIRE_FALSE(d.contains("errors"));
+    CHECK(d["inputs"]["training"]["moe_dispatcher"] == "deepep");
+    CHECK(a["cluster"]["network"]["scale_out_bytes_per_second"].get<double>() == 50e9);
+    CHECK(a["cluster"]["network"]["scale_up_bytes_per_second"].get<double>() == 450e9);
+    // One all-to-all of one micro-batch: 4,096 tokens x 2 x 4,096 bytes = 33,554,432 bytes per routed copy.
+    const double vec = 4096.0 * 2.0 * 4096.0;
+    // alltoall: 8 copies, 3/4 of them to the 3 other nodes at 50 GB/s, and 8 x 7/32 to the 7 other
+    // GPUs of the node at 450 GB/s, one after the other.
+    const double t_alltoall = vec * 8.0 * 0.75 / 50e9 + vec * 8.0 * 7.0 / 32.0 / 450e9;
+    // deepep: the 8 experts fall on 4 x (1 - (3/4)^8) = 3.5995 of the 4 nodes, 3/4 of them other
+    // nodes, each sent once; meanwhile 8 x 7/8 copies move inside the receiving nodes.
+    const double nodes_hit = 4.0 * (1.0 - std::pow(0.75, 8.0));
+    CHECK(nodes_hit == Approx(3.59955).epsilon(1e-5));
+    const double t_deepep = std::max(vec * nodes_hit * 0.75 / 50e9, vec * 8.0 * 7.0 / 8.0 / 450e9);
+    CHECK(t_deepep == Approx(1.81170e-3).epsilon(1e-5));
+    CHECK(t_alltoall == Approx(4.15703e-3).epsilon(1e-5));
+    // Per step: 64 micro-batches x (1 - ep_overlap) x 8 MoE layers on the stage x 4 all-to-alls
+    // (dispatch and combine, forward and backward), each split over the 2 tensor-parallel ranks; the
+    // latency terms are the same for both and cancel.
+    const json& v = a["explain"]["training.step_breakdown_seconds.ep_comm"]["values"];
+    const double ep_overlap = v["ep_overlap"].get<double>();
+    CHECK(v["deepep_dispatcher"].get<double>() == 0.0);
+    CHECK(d["explain"]["training.step_breakdown_seconds.ep_comm"]["values"]["deepep_dispatcher"].get<double>() == 1.0);
+    const double per_step = 64.0 * (1.0 - ep_overlap) * 8.0 * 4.0 / 2.0;
+    const double ep_a = a["training"]["step_breakdown_seconds"]["ep_comm"].get<double>();
+    const double ep_d = d["training"]["step_breakdown_seconds"]["ep_comm"].get<double>();
+    CHECK(ep_a - ep_d == Approx(per_step * (t_alltoall - t_deepep)).epsilon(1e-9));
+    // Nothing else in the step moves.
+    for (const char* k : {"gemm", "attention", "memory_bound", "tp_comm", "pp_comm", "dp_comm"})
+        CHECK(a["training"]["step_breakdown_seconds"][k] == d["training"]["step_breakdown_seconds"][k]);
+}
+
+TEST_CASE("hybridep and flex are read as the deepep dispatcher; inside one node the dispatchers agree") {
+    const json h = run(moe_training({{"moe_dispatcher", "hybridep"}}));
+    const json f = run(moe_training({{"moe_dispatcher", "flex"}}));
+    const json d = run(moe_training({{"moe_dispatcher", "deepep"}}));
+    CHECK(h["inputs"]["training"]["moe_dispatcher"] == "deepep");
+    CHECK(h["training"]["step_seconds"] == d["training"]["step_seconds"]);
+    CHECK(f["training"]["step_seconds"] == d["training"]["step_seconds"]);
+    // EP 8 on one node: nothing crosses the network, one copy per expert either way.
+    const json a8 = run(moe_training({{"ep", 8}, {"moe_dispatcher", "alltoall"}}));
+    const json d8 = run(moe_training({{"ep", 8}, {"moe_dispatcher", "deepep"}}));
+    REQUIRE_FALSE(a8.contains("errors"));
+    CHECK(a8["training"]["step_seconds"] == d8["training"]["step_seconds"]);
+}
+
+TEST_CASE("node-limited routing caps the nodes a token is sent to under either dispatcher") {
+    // DeepSeek-V3 routes each token to at most 4 nodes (max_routed_nodes): on EP64 (8 nodes) its 8
+    // experts would fall on 8 x (1 - (7/8)^8) = 5.25 nodes, so the cap holds and both dispatchers
+    // send 4 x 7/8 copies across nodes; deepep then overlaps the in-node forwarding, which alltoall
+    // adds: deepep is faster by that much and no more.
+    auto dsv3 = [](const char* dispatcher) {
+        return run({{"model", {{"preset", "deepseek-v3"}}},
+                    {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 2048}}},
+                    {"training",
+                     {{"tp", 1},
+                      {"pp", 16},
+                      {"dp", 128},
+                      {"ep", 64},
+                      {"micro_batch", 1},
+                      {"global_batch", 15360},
+                      {"recompute", "full"},
+                      {"precision", "fp8"},
+                      {"moe_dispatcher", dispatcher}}}});
+    };
+    const json a = dsv3("alltoall"), d = dsv3("deepep");
+    REQUIRE_FALSE(a.contains("errors"));
+    const double ep_a = a["training"]["step_breakdown_seconds"]["ep_comm"].get<double>();
+    const double ep_d = d["training"]["step_breakdown_seconds"]["ep_comm"].get<double>();
+    CHECK(ep_d < ep_a);
+    CHECK(ep_d > 0.9 * ep_a);
+}
+
+TEST_CASE("the combined 1F1B schedule hides the expert all-to-all behind the compute, exposing only what exceeds it") {
+    const json plain = run(moe_training({{"moe_dispatcher", "alltoall"}}));
+    const json ovl = run(moe_training({{"moe_dispatcher", "alltoall"}, {"overlap_moe_comm", true}}));
+    REQUIRE_FALSE(ovl.contains("errors"));
+    const json& s = plain["training"]["step_breakdown_seconds"];
+    const json& o = ovl["training"]["step_breakdown_seconds"];
+    const double m = 64.0;
+    const double compute_mb =
+        (s["gemm"].get<double>() + s["attention"].get<double>() + s["memory_bound"].get<double>() + s["overhead"].get<double>()) / m;
+    const double ep_mb = s["ep_comm"].get<double>() / m;
+    CHECK(ep_mb > 0.0);
+    // Of what the other micro-batch's compute can hide, the framework's moe_overlap_hidden is hidden
+    // (the communication kernels share its SMs; calibration.json, fitted on the runs that set it).
+    const double h = ovl["explain"]["training.step_breakdown_seconds.ep_comm"]["values"]["moe_overlap_hidden"].get<double>();
+    CHECK(h > 0.5);
+    CHECK(h <= 1.0);
+    CHECK(o["ep_comm"].get<double>() == Approx(m * (ep_mb - h * std::min(ep_mb, compute_mb))).epsilon(1e-9));
+    // The bubble, (pp - 1) / vpp = 3/2 micro-batch times, shrinks with the micro-batch: the step
+    // saves the hidden all-to-all once per micro-batch and once more per bubble micro-batch.
+    const double hidden = s["ep_comm"].get<double>() - o["ep_comm"].get<double>();
+    CHECK(plain["training"]["step_seconds"].get<double>() - ovl["training"]["step_seconds"].get<double>() ==
+          Approx(hidden * (1.0 + 1.5 / m)).epsilon(1e-9));
+    for (const char* k : {"gemm", "attention", "memory_bound", "tp_comm", "pp_comm"}) CHECK(s[k] == o[k]);
+}
+
+TEST_CASE("training.overlap_moe_comm is refused where Megatron-Core refuses it, naming the field") {
+    // Full recomputation, a pipeline without interleaving, no expert parallelism, DualPipe, a dense model.
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"recompute", "full"}})), "training.overlap_moe_comm", "conflict"));
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"vpp", 1}})), "training.overlap_moe_comm", "range"));
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"ep", 1}})), "training.overlap_moe_comm", "range"));
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"vpp", 1}, {"dualpipe", true}})), "training.overlap_moe_comm",
+                    "conflict"));
+    const json dense = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                            {"training", {{"tp", 1}, {"dp", 8}, {"overlap_moe_comm", true}}}});
+    CHECK(has_error(dense, "training.overlap_moe_comm", "range"));
+    // Without a pipeline the plain 1F1B order is fine.
+    CHECK_FALSE(run(moe_training({{"overlap_moe_comm", true}, {"pp", 1}, {"vpp", 1}, {"dp", 128}})).contains("errors"));
+}
+
+TEST_CASE("with training.overlap_moe_comm the plan search keeps to the combined 1F1B schedule's rules") {
+    json s = moe_training({{"overlap_moe_comm", true}});
+    json t = {{"overlap_moe_comm", true}, {"precision", "bf16"}, {"framework", "megatron"}};
+    s["training"] = t;
+    s["plan"] = {{"top_k", 50}};
+    s.erase("explain");
+    const json p = json::parse(gpucalc::plan_json(s.dump()))["plan"];
+    REQUIRE(p["best"].size() > 0);
+    for (const auto& plan : p["best"]) {
+        INFO(plan.dump());
+        CHECK(plan["training"]["ep"].get<double>() > 1);
+        CHECK(plan["recompute"] != "full");
+        if (plan["pp"].get<double>() > 1) CHECK(plan["vpp"].get<double>() > 1);
+    }
+}
