@@ -146,6 +146,9 @@ json trainable_json(const Trainable& a) {
     out["mfu"] = a.mfu;
     out["goodput"] = a.gp;
     if (a.plan.step_seconds > 0) add_plan(out, a.plan, a.tc, kShapeSeqLen, site_count(a.hw));
+    // No layout found (the training fields given leave none): the starting MFU stands, said as such.
+    if (!a.tc.mfu && !(a.plan.step_seconds > 0))
+        out["mfu_source"] = "assumed " + jr::fmt_num(kStartMfu) + ": the plan search found no layout for the training fields given";
     out["compute_flops"] = a.compute;
     out["compute_optimal_params"] = a.params;
     out["compute_optimal_tokens"] = a.tokens;
@@ -335,13 +338,14 @@ double gpus_at(const GpusNeeded& n, double u) {
 
 // The answer's own count must have a layout that fits (the MFU that set it may come from another
 // count). A count with none (e.g. a prime number of nodes, which no dp x pp tiles with the batch and
-// the layers) gives way to the next counts of whole nodes, the first with a layout that fits.
+// the layers) gives way to the next counts of whole nodes, the first with a layout that fits; a model
+// that fits on none of the next 8 is tried on counts a quarter larger each time (DeepSeek-V3 on H100
+// with a long deadline: 80 GPUs asked for, 192 the first count that holds it).
 void answer_count_layout(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
-    constexpr int kNextCounts = 8;
-    const double first = n.gpus;
+    constexpr int kNextCounts = 8, kLargerCounts = 24;
     n.plan = Plan{};
-    for (int k = 0; k <= kNextCounts && first + k * n.node <= kMaxGpus; ++k) {
-        const double g = first + k * n.node;
+    double g = n.gpus;
+    for (int k = 0; k <= kNextCounts + kLargerCounts && g <= kMaxGpus; ++k) {
         Plan p{};
         bool divides = true;
         const double m = predicted_mfu(model, hw, n.tc, g, &p, &divides);
@@ -350,21 +354,26 @@ void answer_count_layout(const ModelSpec& model, const Hardware& hw, GpusNeeded&
             n.gpus = g, n.mfu = m, n.plan = p;
             return;
         }
+        g = k < kNextCounts ? g + n.node : std::ceil(g * 1.25 / n.node) * n.node;
     }
 }
 
-// The count found must meet the deadline at its own MFU, and the iteration's MFU may come from
-// another count: a count whose layouts are all poor runs slower than the counts around it (70B on
-// 440 A100 with 1,024 sequences a step: its best layout is 55 pipeline stages, 42.6 % MFU and 44.5
-// days against the 30 asked, where 656 GPUs run at 54.7 %). Such a count gives way to the count its
-// own MFU asks for (at least one node more), a few times at most.
+// Seconds the run takes on the count found, at its MFU and goodput.
+double seconds_at(const GpusNeeded& n) { return n.flops / (n.gpus * n.peak * n.mfu * needed_goodput(n, n.gpus)); }
+
+// The count found must meet the deadline at its own MFU and goodput. The iteration's MFU may come
+// from another count: a count whose layouts are all poor runs slower than the counts around it (70B
+// on 440 A100 with 1,024 sequences a step: its best layout is 55 pipeline stages, 42.6 % MFU and 44.5
+// days against the 30 asked, where 656 GPUs run at 54.7 %); and goodput falls as the count grows, so
+// the count gpus_at settles on can miss by a little. Such a count gives way to the count its own MFU
+// asks for, at least one node more, a few times at most.
 void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     constexpr int kRetries = 8;
-    for (int k = 0; k < kRetries && n.mfu > 0 && n.plan.tokens_per_second > 0 && n.gpus < kMaxGpus; ++k) {
-        const double asked = gpus_at(n, n.mfu);
-        if (asked <= n.gpus) return;
-        n.gpus = std::min(kMaxGpus, std::max(n.gpus + n.node, asked));
-        answer_count_layout(model, hw, n);
+    for (int k = 0; k < kRetries && n.mfu > 0 && n.gpus < kMaxGpus; ++k) {
+        if (!n.tc.mfu && !(n.plan.tokens_per_second > 0)) return;  // no layout fits: said by gpus_needed_infeasible
+        if (seconds_at(n) <= n.seconds * (1.0 + 1e-12)) return;
+        n.gpus = std::min(kMaxGpus, std::max(n.gpus + n.node, gpus_at(n, n.mfu)));
+        if (!n.tc.mfu) answer_count_layout(model, hw, n);
     }
 }
 
@@ -386,8 +395,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
         n.mfu = m;
     }
     n.gpus = gpus_at(n, n.mfu);
-    if (n.tc.mfu) return;
-    answer_count_layout(model, hw, n);
+    if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
 }
 
@@ -428,7 +436,7 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
     out["gpus"] = n.gpus;
     out["mfu"] = n.mfu;
     out["goodput"] = needed_goodput(n, n.gpus);
-    out["seconds_at_gpus"] = n.flops / (n.gpus * n.peak * n.mfu * needed_goodput(n, n.gpus));
+    out["seconds_at_gpus"] = seconds_at(n);
     out["gpu_hours"] = n.gpus * out["seconds_at_gpus"].get<double>() / units::seconds_per_hour;
     // 0 $/GPU-hour is free (cost 0); no price known: no cost (null), with the warning.
     out["cost_usd"] = rate.usd ? json(out["gpu_hours"].get<double>() * *rate.usd) : json(nullptr);
@@ -507,6 +515,13 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         return nullptr;
     }
     if (q.question != InverseKind::what_can_train) return answer_gpus_needed(s, hw, tc, q, peak, rate, out, errors);
+    // what_can_train sizes a dense GPT-like model (gpt_like_shape): no expert all-to-all to hide.
+    if (tc.overlap_moe_comm) {
+        add_error(errors, "unsupported", "training.overlap_moe_comm",
+                  "what_can_train sizes a dense model, which has no expert all-to-all for training.overlap_moe_comm to hide: leave it "
+                  "out");
+        return nullptr;
+    }
     const std::optional<double> seconds = available_seconds(hw, q, rate, errors);
     if (!seconds) return nullptr;
     json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);

@@ -226,8 +226,8 @@ FieldTable<TrainingConfig> training_fields() {
             "overlap_moe_comm",
             "Megatron-Core's combined 1F1B schedule (--overlap-moe-expert-parallel-comm; Megatron-Bridge moe_a2a_overlap): the "
             "forward of one micro-batch runs against the backward of another, so the expert all-to-all hides behind their "
-            "compute (exposed only beyond it). Needs ep > 1, no full recomputation, and vpp > 1 when pp > 1 (Megatron-Core "
-            "TransformerConfig asserts)")),
+            "compute (exposed only beyond it). Needs an MoE model, framework megatron, ep > 1, no full recomputation, and vpp > 1 "
+            "when pp > 1 (Megatron-Core TransformerConfig asserts); not with dualpipe (its own schedule) or hardware.pools")),
         field<&T::compile>(boolean_spec("compile",
                                         "torchtitan: transformer blocks compiled (torch.compile fuses their element-wise ops); "
                                         "false: eager PyTorch, each RMSNorm, RoPE, SwiGLU and residual op its own kernel "

@@ -595,11 +595,19 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     const TrainingConfig& t = r.t;
     if (!t.overlap_moe_comm) return;
     const std::string f = "training.overlap_moe_comm";
-    if (r.s.model && r.s.model->has_architecture && !r.s.model->is_moe())
+    // A model given by its parameter count alone is dense unless its active parameters say otherwise
+    // (training_model's assumed shape).
+    if (r.s.model && !training_model(*r.s.model).shape.is_moe())
         add_error(errors, "range", f, f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts)");
     else if (t.ep == 1 && r.known({"ep"}))
         add_error(errors, "range", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");
     if (t.dualpipe) add_error(errors, "conflict", f, f + " and training.dualpipe are two schedules: DualPipe already hides the all-to-all");
+    // Megatron-Core's schedule: a framework given (or the TPU default, maxtext) that is not Megatron-Core has none.
+    const Framework fw = t.framework ? *t.framework : r.s.hardware ? framework_of(t, r.s.hardware->device) : Framework::megatron;
+    if (fw != Framework::megatron)
+        add_error(errors, "conflict", f,
+                  f + " is Megatron-Core's combined 1F1B schedule (--overlap-moe-expert-parallel-comm): it needs training.framework "
+                      "megatron (or nemo)");
     if (t.recompute == Recompute::full && r.known({"recompute"}))
         add_error(errors, "conflict", f, f + " needs training.recompute none or selective (Megatron-Core asserts no full recomputation)");
     if (t.pp > 1 && t.vpp == 1 && r.known({"pp", "vpp"}) && !t.dualpipe)
@@ -832,6 +840,11 @@ std::string fp8_needs_16_bit(const Device& d) {
 }
 
 void check_mixed_fleet(Scenario& s, Errors& errors) {
+    // A mixed fleet's pools run pipeline stages without expert parallelism (fleet.cpp stage_estimate).
+    if (s.training && s.training->overlap_moe_comm)
+        add_error(errors, "unsupported", "training.overlap_moe_comm",
+                  "training.overlap_moe_comm hides the expert all-to-all, and a mixed fleet (hardware.pools) runs without expert "
+                  "parallelism: leave it out");
     if (s.inference)
         add_error(errors, "unsupported", "hardware.pools",
                   "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");

@@ -590,6 +590,11 @@ void setting_warnings(const TrainingConfig& cfg, const Efficiency& eff, const De
     if (cfg.precision == Precision::fp8 && !(eff.gen.gemm_fp8 > 0))
         r.warnings.push_back("no FP8 GEMM measurement for " + eff.gen.name + ": its FP8 GEMMs are taken at the 16-bit GEMM efficiency (" +
                              jr::fmt_num(eff.gen.gemm) + ") of " + d.name + "'s FP8 peak");
+    // DeepEP forwards tokens inside a node over NVLink (its intranode kernels use NVLink peer memory).
+    if (cfg.moe_dispatcher == MoeDispatcher::deepep && cfg.ep > 1 && d.scale_up_name.find("NVLink") == std::string::npos)
+        r.warnings.push_back("training.moe_dispatcher deepep: DeepEP moves tokens inside a node over NVLink, which " + d.name + " lacks (" +
+                             (d.scale_up_name.empty() ? std::string("no scale-up link") : d.scale_up_name) +
+                             "): the forwarding is timed over its own scale-up link, and may be slower than alltoall");
 }
 
 }  // namespace

@@ -1192,27 +1192,34 @@ double ep_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double t = L.t, ep = L.ep, tokens = c.tokens, dpn = links.net.devices_per_node;
     // All-to-all dispatch and combine per MoE layer, forward and backward (4; 6 with full recompute):
     // each token's hidden state goes to its top-k experts, (ep-1)/ep of them on other ranks (GShard;
-    // DeepSpeed-MoE Sec. 5). Across nodes the alltoall dispatcher sends one copy per routed expert;
-    // with node-limited routing a token is sent once per destination node, to at most
-    // max_routed_nodes nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2, and its
-    // kernels). The deepep dispatcher sends each token once per node its k experts fall on,
-    // nodes x (1 - (1 - 1/nodes)^k) of them under balanced routing (as inference.cpp ep_alltoall),
-    // and forwards it inside the node over the scale-up links while the next chunk crosses the network
-    // (deepseek-ai/DeepEP README, normal kernels: NVLink and RDMA forwarding, 43-46 GB/s of the 50 GB/s
-    // RDMA links at EP 16-64): the two legs overlap.
+    // DeepSpeed-MoE Sec. 5). The alltoall dispatcher sends one copy per routed expert, whatever rank
+    // or node holds it (Megatron-Core MoEAlltoAllTokenDispatcher: num_out_tokens = tokens x topk, the
+    // splits summed per expert; moe_utils.permute one row per routing entry), group-limited routing
+    // included. The deepep dispatcher sends a token once per node its experts fall on, n x (1 - (1 -
+    // 1/n)^k) of n nodes under balanced routing (as inference.cpp ep_alltoall), at most
+    // max_routed_nodes (DeepSeek-V3 node-limited routing, arXiv:2412.19437 Sec. 2.1.2), and inside a
+    // node once per GPU its experts fall on; the IB sends and the NVLink forwarding run concurrently in
+    // one kernel (deepseek-ai/DeepEP csrc/kernels internode.cu: per-node RDMA sends, per-rank
+    // forwarding; "communications via IB and NVLink are fully overlapped", DeepSeek-V3 Sec. 3.2.2), so
+    // the slower leg sets the time. Combine returns what dispatch sent (summed per node first).
     const double k = in.experts_per_token;
     const double span = L.et * ep;  // the expert-parallel group's ranks: ep x expert_tp consecutive ones
     const double bytes_token = 2.0 * in.hidden;
+    auto hit = [&](double n) { return n * (1.0 - ipow(1.0 - 1.0 / n, k)); };  // of n equal holders, those k experts fall on
+    const double ranks = L.deepep ? std::min(k, hit(ep)) : k;                 // copies sent to expert ranks
     double t_a2a = 0;
     if (span <= dpn) {
-        t_a2a = tokens * bytes_token * k * (ep - 1.0) / ep / links.link(span);
+        t_a2a = tokens * bytes_token * ranks * (ep - 1.0) / ep / links.link(span);
     } else {
         const double nodes = std::ceil(span / dpn);
-        double per_node = L.deepep ? nodes * (1.0 - ipow(1.0 - 1.0 / nodes, k)) : k;  // nodes a token is sent to
-        if (in.max_routed_nodes > 0) per_node = std::min({per_node, in.max_routed_nodes, nodes});
+        double per_node = k;  // copies a token sends to other nodes, (nodes - 1)/nodes of them remote
+        if (L.deepep) {
+            per_node = hit(nodes);
+            if (in.max_routed_nodes > 0) per_node = std::min({per_node, in.max_routed_nodes, nodes});
+        }
         const double inter = tokens * bytes_token * per_node * (nodes - 1.0) / nodes;
         if (L.deepep) {
-            const double forwarded = tokens * bytes_token * k * (dpn - 1.0) / dpn;  // copies moved inside the receiving node
+            const double forwarded = tokens * bytes_token * ranks * (dpn - 1.0) / dpn;  // copies moved inside the receiving nodes
             t_a2a = std::max(inter / links.link(span), forwarded / links.link(1.0));
         } else {
             const double intra = tokens * bytes_token * k * (dpn - 1.0) / span;
@@ -1249,8 +1256,19 @@ void dualpipe_step(const StepLayout& L, const StepTime& mb, double compute_mb, S
     r.step.pp_bubble = bubble_microbatches(L) * compute_mb;
 }
 
-// Combined 1F1B (overlap_moe_comm): the all-to-all time of one micro-batch that the other's compute hides.
-double moe_hidden(const FrameworkProfile& fw, double ep_comm, double compute) { return fw.moe_overlap_hidden * std::min(ep_comm, compute); }
+// Combined 1F1B (overlap_moe_comm): the all-to-all time of one micro-batch that the other's compute
+// hides, averaged over the step. Only the steady state pairs a forward with a backward: the warm-up
+// and cool-down run alone, on the first stage (pp - 1) x 2 + (vpp - 1) x pp + 1 of the step's m x vpp
+// chunk passes each way (Megatron-LM megatron/core/pipeline_parallel/schedules.py, interleaved
+// warm-up with overlap_moe_expert_parallel_comm: one more; combined_1f1b.py without a pipeline: the
+// first forward and the last backward alone). Of the paired ones moe_overlap_hidden is hidden, the
+// communication kernels sharing the SMs and the memory with the compute (calibration.json); what it
+// hides is what the framework's ep_overlap left exposed.
+double moe_hidden(const StepLayout& L, const FrameworkProfile& fw, double ep_comm, double compute) {
+    const double alone = 2.0 * (L.p - 1.0) + (L.v - 1.0) * L.p + 1.0;
+    const double paired = std::max(0.0, 1.0 - alone / (L.m * L.v));
+    return paired * fw.moe_overlap_hidden * std::min(ep_comm, compute);
+}
 
 // The step's share of the micro-batches: m of them, and the 1F1B bubble of (p-1)/v micro-batch times
 // (Narayanan et al. 2021 Sec. 2.2). Returns the compute time of one micro-batch.
@@ -1269,10 +1287,9 @@ double microbatches_in_step(const StepLayout& L, const FrameworkProfile& fw, con
     if (L.moe_overlap) {
         // Combined 1F1B (Megatron-Core --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/
         // combined_1f1b.py): the forward of one micro-batch runs against the backward of another, each
-        // one's all-to-all behind the other's compute, up to that compute (as under DualPipe); of it the
-        // framework's moe_overlap_hidden is hidden, the communication kernels sharing the SMs and the
-        // memory with the compute they hide behind (calibration.json).
-        const double exposed = mb.ep_comm - moe_hidden(fw, mb.ep_comm, compute_mb);
+        // one's all-to-all behind the other's compute, up to that compute (as under DualPipe), in the
+        // steady state (moe_hidden).
+        const double exposed = mb.ep_comm - moe_hidden(L, fw, mb.ep_comm, compute_mb);
         r.step.ep_comm = m * exposed;
         r.microbatch_seconds -= mb.ep_comm - exposed;
     }
@@ -1599,7 +1616,7 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
     // bubble; under DualPipe the all-to-alls and sends hide behind the compute (dualpipe_step).
     auto step_share = [&](const StepTime& t) {
         const double compute = t.gemm + t.attention + t.memory_bound + t.overhead;
-        if (L.moe_overlap) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm - moe_hidden(eff.fw, t.ep_comm, compute);
+        if (L.moe_overlap) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm - moe_hidden(L, eff.fw, t.ep_comm, compute);
         if (!L.dualpipe) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
         return L.m * (compute + t.tp_comm + t.cp_comm + std::max(0.0, t.ep_comm + t.pp_comm - compute)) + bubble_microbatches(L) * compute;
     };
@@ -1634,6 +1651,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.scale_out_bytes_per_second = net.scale_out;
     r.scale_up_bytes_per_second = net.scale_up;
     r.scale_out_assumed = net.scale_out_assumed;
+    r.devices_per_node = net.devices_per_node;
     const Links links = links_of(net, eff.gen);
     StepTime mb;
     slowest_stage(in, cfg, eff, L, c, act, links, mb, r);
@@ -1731,9 +1749,10 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
             "training.step_breakdown_seconds.ep_comm",
             "microbatches x (1 - ep_overlap) x MoE layers x (4 + 2 x recompute) all-to-alls of tokens / tp x 2 x hidden x top-k bytes, "
             "(ep - 1)/ep of them remote, over the group of ep x expert_tp ranks; across nodes one copy per routed expert (alltoall) "
-            "or one per destination node, nodes x (1 - (1 - 1/nodes)^top-k) of them, forwarded inside the node meanwhile (deepep), "
-            "at most max_routed_nodes nodes either way, the rest over the scale-up links (DualPipe: hidden behind the compute, "
-            "exposed beyond it; overlap_moe_comm, the combined 1F1B schedule: moe_overlap_hidden of what the compute can hide)",
+            "or one per destination node, nodes x (1 - (1 - 1/nodes)^top-k) of them (at most max_routed_nodes) and one per "
+            "destination GPU inside it, forwarded meanwhile (deepep), the rest over the scale-up links (DualPipe: hidden behind "
+            "the compute, exposed beyond it; overlap_moe_comm, the combined 1F1B schedule: moe_overlap_hidden of what the "
+            "compute can hide, in the steady state's share of the step)",
             {{"microbatches", e.microbatches},
              {"layers_on_slowest_stage", e.layers_per_stage},
              {"moe_layer_fraction", in.moe_layer_fraction},
@@ -1745,6 +1764,17 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
              {"hidden", in.hidden},
              {"recompute", rc},
              {"ep_overlap", eff.fw.ep_overlap},
+             {"tp", static_cast<double>(cfg.tp)},
+             {"pp", static_cast<double>(cfg.pp)},
+             {"vpp", static_cast<double>(cfg.vpp)},
+             {"tokens_per_microbatch", static_cast<double>(cfg.micro_batch) * in.seq / static_cast<double>(cfg.cp)},
+             {"devices_per_node", e.devices_per_node},
+             {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+             {"scale_up_bytes_per_second", e.scale_up_bytes_per_second},
+             {"network_efficiency", eff.gen.network},
+             {"collective_latency_seconds", eff.gen.collective_latency_seconds},
+             {"compute_per_microbatch_seconds",
+              e.microbatches > 0 ? (e.step.gemm + e.step.attention + e.step.memory_bound + e.step.overhead) / e.microbatches : 0.0},
              {"deepep_dispatcher", cfg.moe_dispatcher == MoeDispatcher::deepep ? 1.0 : 0.0},
              {"overlap_moe_comm", cfg.overlap_moe_comm ? 1.0 : 0.0},
              {"moe_overlap_hidden", eff.fw.moe_overlap_hidden}},

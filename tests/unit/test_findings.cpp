@@ -182,7 +182,10 @@ TEST_CASE("14.8 causal attention does half the work of full attention in the ste
 
 TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M nodes, and the framework's overlap hides part of it") {
     // DeepSeek-V3 on 64 H800 (8 nodes), ep 64, tp 1: with routing limited to 4 nodes (arXiv:2412.19437
-    // Sec. 2.1.2) a token crosses the network to at most 4 nodes instead of its 8 experts' nodes.
+    // Sec. 2.1.2) a token crosses the network to at most 4 nodes instead of the 8 x (1 - (7/8)^8) = 5.25
+    // its 8 experts fall on, when the dispatcher sends once per node (deepep: DeepSeek's kernels).
+    // Megatron-Core's alltoall dispatcher sends one copy per expert whatever the routing (since
+    // 2026-12-05; before, the cap applied to it too).
     const ModelSpec& m = *find_model_preset("deepseek-v3");
     const Hardware hw = hardware("nvidia-h800-sxm5-80gb", 64);
     TrainingConfig c;
@@ -192,24 +195,31 @@ TEST_CASE("14.9 MoE all-to-all: node-limited routing sends a token to at most M 
     c.ep = 64;
     c.global_batch = 64;
     c.recompute = Recompute::none;
+    c.moe_dispatcher = MoeDispatcher::deepep;
     StepInputs in = step_inputs(m);
     REQUIRE(in.max_routed_nodes == 4);
     Efficiency e = ideal(hw.device);
     const StepEstimate limited = estimate_step(in, hw, c, e);
     in.max_routed_nodes = 0;
     const StepEstimate any = estimate_step(in, hw, c, e);
-    // Per MoE layer and pass: inter-node bytes tokens x 2h x min(k, M) x 7/8 over the NIC, intra-node
-    // tokens x 2h x k x 7/64 over NVLink; 4 passes (dispatch + combine, forward + backward).
+    // Per MoE layer and pass (4: dispatch + combine, forward + backward): deepep sends tokens x 2h x
+    // nodes hit x 7/8 over the NIC while it forwards tokens x 2h x 64 (1 - (63/64)^8) x 7/8 (one per
+    // GPU its experts fall on) over NVLink, the slower leg setting the time (here the NIC's); alltoall
+    // sends tokens x 2h x k x 7/8 over the NIC, then tokens x 2h x k x 7/64 over NVLink.
     const double tokens = 4096, h = 7168, k = 8, moe_layers = 58;
     const double nic = *hw.device.scale_out_bytes_per_second, up = *hw.device.scale_up_bytes_per_second();
-    auto a2a = [&](double per_node) {
-        return 4 * moe_layers * (tokens * 2 * h * per_node * 7 / 8 / nic + tokens * 2 * h * k * 7 / 64 / up);
+    const double gpus_hit = 64 * (1 - std::pow(63.0 / 64, 8)), nodes_hit = 8 * (1 - std::pow(7.0 / 8, 8));
+    auto deepep = [&](double per_node) {
+        return 4 * moe_layers * std::max(tokens * 2 * h * per_node * 7 / 8 / nic, tokens * 2 * h * gpus_hit * 7 / 8 / up);
     };
-    CHECK(limited.step.ep_comm == Approx(a2a(4)).epsilon(1e-6));
-    CHECK(any.step.ep_comm == Approx(a2a(8)).epsilon(1e-6));
-    // A framework that overlaps half of it (DualPipe-style) exposes half.
+    CHECK(limited.step.ep_comm == Approx(deepep(4)).epsilon(1e-6));
+    CHECK(any.step.ep_comm == Approx(deepep(nodes_hit)).epsilon(1e-6));
+    c.moe_dispatcher = MoeDispatcher::alltoall;
+    const double alltoall = 4 * moe_layers * (tokens * 2 * h * k * 7 / 8 / nic + tokens * 2 * h * k * 7 / 64 / up);
+    CHECK(estimate_step(step_inputs(m), hw, c, e).step.ep_comm == Approx(alltoall).epsilon(1e-6));
+    // A framework that overlaps half of it exposes half.
     e.fw.ep_overlap = 0.5;
-    CHECK(estimate_step(step_inputs(m), hw, c, e).step.ep_comm == Approx(0.5 * a2a(4)).epsilon(1e-6));
+    CHECK(estimate_step(step_inputs(m), hw, c, e).step.ep_comm == Approx(0.5 * alltoall).epsilon(1e-6));
 }
 
 TEST_CASE("MoE parallel folding: expert_tp 1 keeps the expert-parallel group in a node and drops the MoE layers' TP collectives") {
