@@ -377,6 +377,26 @@ void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     }
 }
 
+// The fixed point can settle far above the smallest count that meets the deadline, the MFU falling and
+// rising with the count (DeepSeek-V3 on H100 with overlap_moe_comm and 140 days: 5,664 GPUs, where 224
+// finish in 99). So counts are tried upwards from the fewest any run could use (at MFU kBestMfu), each
+// a twentieth more (at least a node), at their own MFU and goodput: the first that meets the deadline, if
+// below the count found, is the answer (a count with no layout, or a slow one, is passed over).
+constexpr double kBestMfu = 0.6;  // above every published run's (docs/VALIDATION.md)
+void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
+    constexpr int kTries = 80;
+    double g = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+    for (int k = 0; k < kTries && g < n.gpus; ++k, g = std::max(g + n.node, std::ceil(g * 1.05 / n.node) * n.node)) {
+        Plan p{};
+        bool divides = true;
+        const double m = predicted_mfu(model, hw, n.tc, g, &p, &divides);
+        if (!(m > 0) || n.flops / (g * n.peak * m * needed_goodput(n, g)) > n.seconds * (1.0 + 1e-12)) continue;
+        n.gpus = g, n.mfu = m, n.plan = p;
+        return;
+    }
+}
+
 // The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
 void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     for (int it = 0; it < 6; ++it) {
@@ -397,6 +417,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     n.gpus = gpus_at(n, n.mfu);
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
+    smallest_count(model, hw, n);
 }
 
 // Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, or no

@@ -596,8 +596,8 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     if (!t.overlap_moe_comm) return;
     const std::string f = "training.overlap_moe_comm";
     // A model given by its parameter count alone is dense unless its active parameters say otherwise
-    // (training_model's assumed shape).
-    if (r.s.model && !training_model(*r.s.model).shape.is_moe())
+    // (training_model: assumed experts).
+    if (r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
         add_error(errors, "range", f, f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts)");
     else if (t.ep == 1 && r.known({"ep"}))
         add_error(errors, "range", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");

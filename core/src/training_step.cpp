@@ -1284,6 +1284,8 @@ double microbatches_in_step(const StepLayout& L, const FrameworkProfile& fw, con
     r.step.cp_comm = m * mb.cp_comm;
     r.step.pp_comm = m * mb.pp_comm;
     r.step.ep_comm = m * mb.ep_comm;
+    // The bubble is the warm-up and cool-down's, which run unpaired (moe_hidden): at the whole micro-batch time.
+    r.step.pp_bubble = p > 1 ? bubble_microbatches(L) * r.microbatch_seconds : 0.0;
     if (L.moe_overlap) {
         // Combined 1F1B (Megatron-Core --overlap-moe-expert-parallel-comm, megatron/core/pipeline_parallel/
         // combined_1f1b.py): the forward of one micro-batch runs against the backward of another, each
@@ -1293,7 +1295,6 @@ double microbatches_in_step(const StepLayout& L, const FrameworkProfile& fw, con
         r.step.ep_comm = m * exposed;
         r.microbatch_seconds -= mb.ep_comm - exposed;
     }
-    r.step.pp_bubble = p > 1 ? bubble_microbatches(L) * r.microbatch_seconds : 0.0;
     if (L.dualpipe) dualpipe_step(L, mb, compute_mb, r);
     return compute_mb;
 }
@@ -1652,6 +1653,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.scale_up_bytes_per_second = net.scale_up;
     r.scale_out_assumed = net.scale_out_assumed;
     r.devices_per_node = net.devices_per_node;
+    r.scale_out_latency_seconds = net.scale_out_latency;
     const Links links = links_of(net, eff.gen);
     StepTime mb;
     slowest_stage(in, cfg, eff, L, c, act, links, mb, r);
@@ -1773,6 +1775,7 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
              {"scale_up_bytes_per_second", e.scale_up_bytes_per_second},
              {"network_efficiency", eff.gen.network},
              {"collective_latency_seconds", eff.gen.collective_latency_seconds},
+             {"scale_out_latency_seconds", e.scale_out_latency_seconds},
              {"compute_per_microbatch_seconds",
               e.microbatches > 0 ? (e.step.gemm + e.step.attention + e.step.memory_bound + e.step.overhead) / e.microbatches : 0.0},
              {"deepep_dispatcher", cfg.moe_dispatcher == MoeDispatcher::deepep ? 1.0 : 0.0},

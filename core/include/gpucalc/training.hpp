@@ -111,9 +111,10 @@ struct StepEstimate {
     double microbatch_seconds = 0;  // compute + exposed TP/CP/EP/PP communication of one micro-batch on one stage
     double dp_bytes = 0;            // bytes one device sends in data-parallel collectives per step
     double scale_out_bytes_per_second = 0, scale_up_bytes_per_second = 0;
-    bool scale_out_assumed = false;  // the catalog has no scale-out figure: 100 GbE assumed
-    double devices_per_node = 0;     // devices a node's scale-up links join (network_levels)
-    std::optional<WanTraffic> wan;   // across sites (set only when the cluster spans several sites)
+    bool scale_out_assumed = false;        // the catalog has no scale-out figure: 100 GbE assumed
+    double devices_per_node = 0;           // devices a node's scale-up links join (network_levels)
+    double scale_out_latency_seconds = 0;  // one hop across nodes (network_levels)
+    std::optional<WanTraffic> wan;         // across sites (set only when the cluster spans several sites)
 };
 
 StepInputs step_inputs(const ModelSpec& m);
