@@ -598,7 +598,9 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     // A model given by its parameter count alone is dense unless its active parameters say otherwise
     // (training_model: assumed experts).
     if (r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
-        add_error(errors, "range", f, f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts)");
+        add_error(errors, "range", f,
+                  f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts, or "
+                      "model.active_params below model.params)");
     else if (t.ep == 1 && r.known({"ep"}))
         add_error(errors, "range", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");
     if (t.dualpipe) add_error(errors, "conflict", f, f + " and training.dualpipe are two schedules: DualPipe already hides the all-to-all");
