@@ -254,6 +254,7 @@ json network_row(const NetworkRow& row, double seconds, double tpp, double peak)
               {"largest_fitting_params", a["largest_fitting_params"]},
               {"largest_params_one_site", site_params},
               {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
+    if (a.contains("mfu_source")) r["mfu_source"] = a["mfu_source"];  // the MFU assumed: no layout found
     r["explanation"] = network_why(row, a, lv, site_params);
     return r;
 }

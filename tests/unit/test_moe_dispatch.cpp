@@ -260,3 +260,19 @@ TEST_CASE("gpus_needed answers near the smallest count that meets the deadline, 
     CHECK(r["inverse"]["gpus"].get<double>() < 1000);
     CHECK(r["inverse"]["seconds_at_gpus"].get<double>() <= 140 * 86400.0);
 }
+
+TEST_CASE("what_can_train says when its MFU is assumed because no layout fits the fields given, in every network row too") {
+    // Red team, 2026-12-05: the starting MFU (0.4) was labelled 'predicted (best plan found by the plan
+    // search)' when the search found nothing (here: 7 pipeline stages on 64 GPUs).
+    const json r = run({{"model", {{"preset", "gpt-oss-20b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training", {{"pp", 7}}},
+                        {"inverse", {{"question", "what_can_train"}, {"days", 30}, {"compare_networks", true}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inverse"]["mfu_source"].get<std::string>().find("assumed") == 0);
+    for (const auto& row : r["inverse"]["networks"]) {
+        INFO(row["id"]);
+        REQUIRE(row.contains("mfu_source"));
+        CHECK(row["mfu_source"].get<std::string>().find("assumed") == 0);
+    }
+}
