@@ -359,8 +359,11 @@ void answer_count_layout(const ModelSpec& model, const Hardware& hw, GpusNeeded&
     }
 }
 
-// Seconds the run takes on the count found, at its MFU and goodput.
-double seconds_at(const GpusNeeded& n) { return n.flops / (n.gpus * n.peak * n.mfu * needed_goodput(n, n.gpus)); }
+// Seconds the run takes on g devices at MFU u and the goodput of g (default: the count found, at its MFU).
+double seconds_at(const GpusNeeded& n, double g, double u) { return n.flops / (g * n.peak * u * needed_goodput(n, g)); }
+double seconds_at(const GpusNeeded& n) { return seconds_at(n, n.gpus, n.mfu); }
+// Whether g devices at MFU u finish by the deadline (a relative 1e-12 for rounding).
+bool meets_deadline(const GpusNeeded& n, double g, double u) { return seconds_at(n, g, u) <= n.seconds * (1.0 + 1e-12); }
 
 // The count found must meet the deadline at its own MFU and goodput. The iteration's MFU may come
 // from another count: a count whose layouts are all poor runs slower than the counts around it (70B
@@ -372,7 +375,7 @@ void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     constexpr int kRetries = 8;
     for (int k = 0; k < kRetries && n.mfu > 0 && n.gpus < kMaxGpus; ++k) {
         if (!n.tc.mfu && !(n.plan.tokens_per_second > 0)) return;  // no layout fits: said by gpus_needed_infeasible
-        if (seconds_at(n) <= n.seconds * (1.0 + 1e-12)) return;
+        if (meets_deadline(n, n.gpus, n.mfu)) return;
         n.gpus = std::min(kMaxGpus, std::max(n.gpus + n.node, gpus_at(n, n.mfu)));
         if (!n.tc.mfu) answer_count_layout(model, hw, n);
     }
@@ -390,9 +393,8 @@ void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     double g = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
     for (int k = 0; k < kTries && g < n.gpus; ++k, g = std::max(g + n.node, std::ceil(g * 1.05 / n.node) * n.node)) {
         Plan p{};
-        bool divides = true;
-        const double m = predicted_mfu(model, hw, n.tc, g, &p, &divides);
-        if (!(m > 0) || n.flops / (g * n.peak * m * needed_goodput(n, g)) > n.seconds * (1.0 + 1e-12)) continue;
+        const double m = predicted_mfu(model, hw, n.tc, g, &p);
+        if (!(m > 0) || !meets_deadline(n, g, m)) continue;
         n.gpus = g, n.mfu = m, n.plan = p;
         return;
     }
