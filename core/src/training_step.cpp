@@ -1614,11 +1614,14 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
     last.cp_comm *= k;
     last.ep_comm *= k;
     // The stage whose micro-batches take longer in the step (microbatches_in_step): their sum with the
-    // bubble; under DualPipe the all-to-alls and sends hide behind the compute (dualpipe_step).
+    // bubble; under combined 1F1B the m micro-batches hide part of the all-to-all and the bubble keeps
+    // the whole micro-batch time; under DualPipe the all-to-alls and sends hide behind the compute
+    // (dualpipe_step).
     auto step_share = [&](const StepTime& t) {
         const double compute = t.gemm + t.attention + t.memory_bound + t.overhead;
-        if (L.moe_overlap) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm - moe_hidden(L, eff.fw, t.ep_comm, compute);
-        if (!L.dualpipe) return compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
+        const double whole = compute + t.tp_comm + t.cp_comm + t.pp_comm + t.ep_comm;
+        if (L.moe_overlap) return L.m * (whole - moe_hidden(L, eff.fw, t.ep_comm, compute)) + bubble_microbatches(L) * whole;
+        if (!L.dualpipe) return whole;
         return L.m * (compute + t.tp_comm + t.cp_comm + std::max(0.0, t.ep_comm + t.pp_comm - compute)) + bubble_microbatches(L) * compute;
     };
     if (!(step_share(last) > step_share(mb))) return;
