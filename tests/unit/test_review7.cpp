@@ -61,7 +61,7 @@ TEST_CASE("a mixed fleet reports the bytes its data-parallel collectives send an
 
 TEST_CASE("a fleet run as one pipeline through its pools reports its stages' data-parallel bytes") {
     // 32 H100 at site a and 32 A100 at site b training Llama 2 70B: one pipeline through both
-    // (8 stages each, H100 holding 57 layers, A100 23), data parallel 4 within each stage.
+    // (8 stages each, H100 holding 56 layers, A100 24), data parallel 4 within each stage.
     const json fleet =
         run({{"model", {{"preset", "llama2-70b"}}},
              {"hardware", {{"pools", json::array({pool("nvidia-h100-sxm5-80gb", 32, "a"), pool("nvidia-a100-sxm4-80gb", 32, "b")})}}},
@@ -70,15 +70,15 @@ TEST_CASE("a fleet run as one pipeline through its pools reports its stages' dat
     const json& t = fleet["training"];
     REQUIRE(t["fleet"]["mode"] == "pipeline");
     REQUIRE(t["fleet"]["pipeline_data_parallel"] == 4.0);
-    REQUIRE(t["fleet"]["pools"][0]["layers"] == 57.0);
+    REQUIRE(t["fleet"]["pools"][0]["layers"] == 56.0);
     CHECK(t["step_breakdown_seconds"]["dp_comm"].get<double>() > 0);
-    // The slowest reduction is an H100 stage: ceil(57 / 8) = 8 layers of 855,654,400 parameters
+    // The slowest reduction is an H100 stage: 56 / 8 = 7 layers of 855,654,400 parameters
     // (attention 8192 x (8192 + 2 x 1024 + 8192), MLP 3 x 8192 x 28672, two norms of 8192) and one
-    // 32,000 x 8192 embedding (the stage model's, on every stage): 7,107,379,200 parameters.
+    // 32,000 x 8192 embedding (the stage model's, on every stage): 6,251,724,800 parameters.
     // Megatron's distributed optimizer reduce-scatters FP32 gradients and all-gathers BF16
     // parameters (Megatron-LM docs, distrib_optimizer.md): 4 + 2 bytes per parameter, (4 - 1) / 4
     // of them sent by each of the 4 replicas. Before: 0.
-    CHECK(t["dp_comm_bytes_per_step"].get<double>() == Approx(7107379200.0 * 6 * 3 / 4).epsilon(1e-12));
+    CHECK(t["dp_comm_bytes_per_step"].get<double>() == Approx(6251724800.0 * 6 * 3 / 4).epsilon(1e-12));
 }
 
 TEST_CASE("fine-tuning says how its devices share the run") {
