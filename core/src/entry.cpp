@@ -5,6 +5,7 @@
 #include "gpucalc/api.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <exception>
 
 #include "gpucalc/catalog.hpp"
@@ -108,6 +109,29 @@ json take(json& j, const char* key) {
     return v;
 }
 
+// Inputs that the question asked does not use, said in the answer's warnings rather than dropped
+// silently: gpus_needed answers the count (hardware.count), sizes no model from a budget
+// (inverse.tokens_per_param) and compares no networks; a budget given is compared with its cost.
+void unused_inverse_inputs(const json& j, const json& q, const InverseQuestion& question, const json& answer, json& warnings) {
+    if (question.question != InverseKind::gpus_needed || !q.is_object()) return;
+    if (j.is_object() && j["hardware"].is_object() && j["hardware"].contains("count"))
+        warnings.push_back("inverse: hardware.count is not used: gpus_needed answers the GPU count (inverse.gpus)");
+    for (const char* k : {"tokens_per_param", "compare_networks"})
+        if (q.contains(k))
+            warnings.push_back(std::string("inverse: inverse.") + k + " is not used by gpus_needed (a what_can_train input)");
+    if (!question.budget_usd) return;
+    // Whole dollars, every digit (%g would write $1e+06).
+    const auto usd = [](double v) { return "$" + (v < 1e15 ? std::to_string(static_cast<long long>(std::llround(v))) : jr::fmt_num(v)); };
+    const std::string budget = "inverse.budget_usd (" + usd(*question.budget_usd) + ")";
+    const bool costed = answer.is_object() && answer["cost_usd"].is_number();
+    const double cost = costed ? answer["cost_usd"].get<double>() : 0.0;
+    if (!costed)
+        warnings.push_back("inverse: " + budget + " is not compared: the answer has no cost");
+    else
+        warnings.push_back("inverse: meeting the deadline costs " + usd(cost) + (cost > *question.budget_usd ? ", above " : ", within ") +
+                           budget);
+}
+
 std::string answer_inverse_text(json j, const json& q) {
     Errors errors;
     InverseQuestion question;
@@ -133,6 +157,7 @@ std::string answer_inverse_text(json j, const json& q) {
     // The answer's warnings sit at the top, as in every report.
     json warnings = answer.is_object() && answer.contains("warnings") ? answer["warnings"] : json::array();
     if (answer.is_object()) answer.erase("warnings");
+    unused_inverse_inputs(j, q, question, answer, warnings);
     return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}, {"warnings", warnings}});
 }
 

@@ -829,6 +829,8 @@ void write_fleet(jw::Val out, const FleetResult& f) {
                           {"tp", c.tp},
                           {"pp", c.pp},
                           {"dp", c.dp.value_or(1)},
+                          {"cp", c.cp},
+                          {"ep", c.ep},
                           {"micro_batch", c.micro_batch},
                           {"zero", c.zero},
                           {"layers", pipeline ? Scalar(p.layers) : Scalar(nullptr)},

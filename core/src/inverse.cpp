@@ -13,6 +13,7 @@
 #include "gpucalc/decimal.hpp"
 #include "gpucalc/inverse.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/layout.hpp"
 #include "gpucalc/network.hpp"
 #include "gpucalc/plan.hpp"
 #include "gpucalc/pricing.hpp"
@@ -37,21 +38,25 @@ constexpr double kMaxGpus = 1e8;
 // A run of fewer optimizer steps than this is not a training run in any published sense: warned.
 constexpr double kFewSteps = 100;
 
+// How widely predicted_mfu searches: the iterations' narrower search (interleaving up to 2,
+// micro-batches up to 4: ~4x fewer plans), or an automatic layout's (up to 8 and 8), whose MFU is the one
+// an estimate at the count reports.
+enum class Search { narrow, as_estimate };
+
 // Best predicted MFU over all layouts that fit, for a model on `count` devices (0: none fits;
 // `divides` false then when no layout even tiles the count, the batch and the layers).
 double predicted_mfu(const ModelSpec& m, const Hardware& hw, const TrainingConfig& base, double count, Plan* best_out,
-                     bool* divides = nullptr) {
+                     bool* divides = nullptr, Search search = Search::narrow) {
     Hardware h = hw;
     h.count = static_cast<Count>(count);
     // The layout search's own default batch (~4M tokens, rounded to dp x micro_batch per layout),
     // unless the scenario gives training.global_batch: never a batch inflated by the device count.
     TrainingConfig c = base;
-    PlanOptions opt;
-    opt.top_k = 1;
-    opt.max_tp = std::min<Count>(8, std::max<Count>(1, h.devices_per_node));
-    opt.max_vpp = 2;
-    opt.max_micro_batch = 4;
-    opt.best_only = true;
+    PlanOptions opt = automatic_layout_options(h);
+    if (search == Search::narrow) {
+        opt.max_vpp = 2;
+        opt.max_micro_batch = 4;
+    }
     const PlanResult r = search_plans(m, h, c, opt);
     if (divides) *divides = !r.best.empty() || r.least_memory.has_value();
     if (r.best.empty()) return 0;
@@ -400,6 +405,26 @@ void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     }
 }
 
+// The answer at an estimate's own search (predicted_mfu, Search::as_estimate), so that an estimate on
+// the count names reports the same MFU and days: at least the narrower search's, being wider. A count
+// one or more steps lower may then meet the deadline too (gpt-oss-120b on H100 in 20 days: 272 GPUs
+// at the narrow search's 23.2 % MFU, where 256 finish in 17.8 days at 25.3 %): the lowest of the next
+// few that does is the answer.
+void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
+    constexpr int kStepsDown = 8;
+    Plan p{};
+    const double m = predicted_mfu(model, hw, n.tc, n.gpus, &p, nullptr, Search::as_estimate);
+    if (!(m > 0)) return;
+    n.mfu = m, n.plan = p;
+    const double from = n.gpus;
+    for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) {
+        const double g = from - k * n.node;  // a count whose layouts tile poorly is passed over, not an end
+        const double u = predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+        if (u > 0 && meets_deadline(n, g, u)) n.gpus = g, n.mfu = u, n.plan = p;
+    }
+}
+
 // The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
 void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     for (int it = 0; it < 6; ++it) {
@@ -421,6 +446,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
     smallest_count(model, hw, n);
+    settle_on_estimate_search(model, hw, n);
 }
 
 // Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, or no
@@ -438,10 +464,21 @@ std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
     if (!n.tc.mfu && n.plan.step_seconds <= 0 && !n.divides)
         return "no parallel layout tiles " + jr::fmt_num(n.gpus) + " x " + hw.device.name +
                " (tp x pp x dp = the count, dp x micro_batch dividing the global batch, every stage a layer), nor the next " +
-               "counts of whole nodes";
+               "counts tried (whole nodes, and whole groups of the tp, pp, cp and ep given)";
     if (!n.tc.mfu && n.plan.step_seconds <= 0)
         return "no parallel layout fits the model in the memory of " + jr::fmt_num(n.gpus) + " x " + hw.device.name;
     return "";
+}
+
+// The counts gpus_needed answers in: whole nodes, and whole model-parallel groups when tp, pp or cp are
+// given; with ep given, enough data-parallel ranks that dp x cp x tp holds whole expert groups of
+// ep x expert_tp ranks (expert_layout_ok; expert_tp 1 when not given, Megatron-Core's MoE parallel
+// folding): DeepSeek-V3 at tp 1, pp 16, ep 64 in multiples of 1,024 GPUs.
+Count count_step(const Hardware& hw, const TrainingConfig& tc) {
+    const Count model_parallel = tc.tp * tc.cp;
+    const Count expert_group = tc.ep * tc.expert_tp.value_or(1);
+    const Count dp_step = expert_group / std::gcd(expert_group, model_parallel);
+    return std::lcm(std::max<Count>(1, hw.devices_per_node), model_parallel * tc.pp * dp_step);
 }
 
 // What gpus_needed needs (a model, tokens, a deadline) and must not be given (dp: the count is the answer).
@@ -483,8 +520,7 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
                         const HourlyRate& rate, json& out, Errors& errors) {
     if (!gpus_needed_inputs(s, tc, q, errors)) return nullptr;
     const ModelSpec& model = *s.model;
-    // Whole nodes, and whole model-parallel groups when tp, pp or cp are given.
-    const Count group = std::lcm(std::max<Count>(1, hw.devices_per_node), tc.tp * tc.pp * tc.cp);
+    const Count group = count_step(hw, tc);
     const double flops = (model.has_architecture ? model_flops_per_token_training(model) : 6.0 * count_params(model).active) * *tc.tokens;
     GpusNeeded n{tc,
                  flops,

@@ -1,5 +1,6 @@
 #include "gpucalc/json_read.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpucalc/decimal.hpp"
@@ -75,9 +76,13 @@ std::optional<std::string> string(const json& obj, std::string_view key, const s
         return std::nullopt;
     }
     std::string s = it->get<std::string>();
-    if (s.size() > max_len) {
+    // Characters, as the schema says: code points of the (validated) UTF-8, each one byte that is not a
+    // continuation byte (10xxxxxx); 150 x "é" is 150 characters, not 300.
+    const auto characters = static_cast<std::size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0u) != 0x80u; }));
+    if (characters > max_len) {
         add_error(errors, "range", field(),
-                  field() + " is too long (" + std::to_string(s.size()) + " bytes of UTF-8, at most " + std::to_string(max_len) + ")");
+                  field() + " is too long (" + std::to_string(characters) + " characters, at most " + std::to_string(max_len) + ")");
         return std::nullopt;
     }
     return s;

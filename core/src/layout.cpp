@@ -7,11 +7,9 @@
 
 namespace gpucalc {
 
-namespace {
-
 // Search bounds for an automatic layout: tensor parallelism within a node (Megatron's practice:
 // Narayanan et al. 2021 Sec. 3.2), interleaving up to 8, micro-batches up to 8.
-PlanOptions auto_options(const Hardware& hw) {
+PlanOptions automatic_layout_options(const Hardware& hw) {
     PlanOptions opt;
     opt.top_k = 1;
     opt.max_tp = max_tp_within_node(hw);
@@ -20,6 +18,8 @@ PlanOptions auto_options(const Hardware& hw) {
     opt.best_only = true;  // only the best plan and the least-memory layout are read
     return opt;
 }
+
+namespace {
 
 // The layout fields that a search may choose.
 constexpr const char* kLayoutFields[] = {
@@ -34,7 +34,7 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
     out.config = cfg;
     if (cfg.layout != LayoutMode::automatic) return out;
     out.searched = true;
-    const PlanResult r = search_plans(m, hw, cfg, auto_options(hw));
+    const PlanResult r = search_plans(m, hw, cfg, automatic_layout_options(hw));
     if (!r.best.empty())
         out.config = r.best.front().config;
     else if (r.least_memory) {
@@ -60,7 +60,7 @@ std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const
     // that reproduces the same report).
     free.expert_tp.reset();
     free.given &= ~field_bit(training_fields(), "expert_tp");
-    const PlanResult r = search_plans(m, hw, free, auto_options(hw));
+    const PlanResult r = search_plans(m, hw, free, automatic_layout_options(hw));
     if (r.best.empty()) return std::nullopt;
     return r.best.front();
 }

@@ -49,7 +49,9 @@ void layout_json(Val j, const TrainingConfig& c) {
 
 std::string layout_text(const TrainingConfig& c) {
     std::string s;
-    for (const char* k : {"tp", "pp", "dp", "vpp", "micro_batch", "zero", "recompute"}) {
+    // cp and ep when they split the work (tp x pp x dp alone would not make the count).
+    for (const char* k : {"tp", "pp", "dp", "cp", "ep", "vpp", "micro_batch", "zero", "recompute"}) {
+        if ((k == std::string_view("cp") && c.cp == 1) || (k == std::string_view("ep") && c.ep == 1)) continue;
         const Scalar v = field_value(c, training_fields(), k);
         jw::Doc d;
         d.root() = v;

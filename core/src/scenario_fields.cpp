@@ -454,7 +454,8 @@ FieldTable<InverseQuestion> inverse_fields() {
             choice_spec("question", kInverseQuestion,
                         "what_can_train: the model this cluster can train; gpus_needed: devices for a model by a deadline")),
         field<&Q::days>(number_spec("days", "days", {1e-3, 1e5, false}, "time available / deadline")),
-        field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13), "money available (what_can_train)")),
+        field<&Q::budget_usd>(number_spec("budget_usd", "USD", positive_up_to(1e13),
+                                          "money available (what_can_train; gpus_needed says whether its cost is within it)")),
         field<&Q::tokens_per_param>(
             number_spec("tokens_per_param", "tokens/parameter", {0.1, 1e5, false}, "training tokens per parameter (Chinchilla: 20)")),
         field<&Q::compare_networks>(boolean_spec("compare_networks",

@@ -597,12 +597,17 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     const std::string f = "training.overlap_moe_comm";
     // A model given by its parameter count alone is dense unless its active parameters say otherwise
     // (training_model: assumed experts).
-    if (r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
-        add_error(errors, "range", f,
+    // The combinations Megatron-Core refuses are conflicts between fields (not a number out of range).
+    if (r.s.model && r.s.model->experts > 0 && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
+        add_error(errors, "conflict", f,
+                  f + " (the expert all-to-all hidden behind another micro-batch) needs MoE layers, and every layer of this model is "
+                      "dense (model.dense_layers = model.layers)");
+    else if (r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
+        add_error(errors, "conflict", f,
                   f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts, or "
                       "model.active_params below model.params)");
     else if (t.ep == 1 && r.known({"ep"}))
-        add_error(errors, "range", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");
+        add_error(errors, "conflict", f, f + " needs training.ep > 1: without expert parallelism there is no all-to-all to hide");
     if (t.dualpipe) add_error(errors, "conflict", f, f + " and training.dualpipe are two schedules: DualPipe already hides the all-to-all");
     // Megatron-Core's schedule: a framework given (or the TPU default, maxtext) that is not Megatron-Core has none.
     const Framework fw = t.framework ? *t.framework : r.s.hardware ? framework_of(t, r.s.hardware->device) : Framework::megatron;
@@ -613,7 +618,7 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     if (t.recompute == Recompute::full && r.known({"recompute"}))
         add_error(errors, "conflict", f, f + " needs training.recompute none or selective (Megatron-Core asserts no full recomputation)");
     if (t.pp > 1 && t.vpp == 1 && r.known({"pp", "vpp"}) && !t.dualpipe)
-        add_error(errors, "range", f,
+        add_error(errors, "conflict", f,
                   f + " with training.pp > 1 needs the interleaved schedule, training.vpp > 1 (Megatron-Core asserts it)");
 }
 
@@ -842,11 +847,13 @@ std::string fp8_needs_16_bit(const Device& d) {
 }
 
 void check_mixed_fleet(Scenario& s, Errors& errors) {
-    // A mixed fleet's pools run pipeline stages without expert parallelism (fleet.cpp stage_estimate).
+    // A mixed fleet's pools choose their own layouts (fleet.cpp: each pool's automatic layout when
+    // data parallel, which may use expert parallelism; pipeline stages without it): the combined 1F1B
+    // schedule is not modelled across them.
     if (s.training && s.training->overlap_moe_comm)
         add_error(errors, "unsupported", "training.overlap_moe_comm",
-                  "training.overlap_moe_comm hides the expert all-to-all, and a mixed fleet (hardware.pools) runs without expert "
-                  "parallelism: leave it out");
+                  "training.overlap_moe_comm (Megatron-Core's combined 1F1B schedule) is not modelled on a mixed fleet "
+                  "(hardware.pools), whose pools choose their own layouts: leave it out");
     if (s.inference)
         add_error(errors, "unsupported", "hardware.pools",
                   "serving (inference) on a mixed fleet is not modelled: give hardware.device and count");

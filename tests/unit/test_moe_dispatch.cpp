@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "gpucalc/api.hpp"
+#include "gpucalc/json_read.hpp"
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -172,14 +173,24 @@ TEST_CASE("the combined 1F1B schedule hides the expert all-to-all behind the com
 TEST_CASE("training.overlap_moe_comm is refused where Megatron-Core refuses it, naming the field") {
     // Full recomputation, a pipeline without interleaving, no expert parallelism, DualPipe, a dense model.
     CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"recompute", "full"}})), "training.overlap_moe_comm", "conflict"));
-    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"vpp", 1}})), "training.overlap_moe_comm", "range"));
-    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"ep", 1}})), "training.overlap_moe_comm", "range"));
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"vpp", 1}})), "training.overlap_moe_comm", "conflict"));
+    CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"ep", 1}})), "training.overlap_moe_comm", "conflict"));
     CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"vpp", 1}, {"dualpipe", true}})), "training.overlap_moe_comm",
                     "conflict"));
     const json dense = run({{"model", {{"preset", "llama3-8b"}}},
                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                             {"training", {{"tp", 1}, {"dp", 8}, {"overlap_moe_comm", true}}}});
-    CHECK(has_error(dense, "training.overlap_moe_comm", "range"));
+    CHECK(has_error(dense, "training.overlap_moe_comm", "conflict"));
+    // Red team, 2026-12-06: a model with experts whose layers are all dense was told it needs
+    // model.experts, which it has: the error says that every layer is dense.
+    json all_dense = moe_training({{"overlap_moe_comm", true}});
+    all_dense["model"]["dense_layers"] = 32;
+    const json r = run(all_dense);
+    REQUIRE(has_error(r, "training.overlap_moe_comm", "conflict"));
+    bool says_dense = false;
+    for (const auto& e : r["errors"])
+        says_dense = says_dense || e["message"].get<std::string>().find("model.dense_layers = model.layers") != std::string::npos;
+    CHECK(says_dense);
     // It is Megatron-Core's schedule: other frameworks (given, or the TPU default maxtext) have none.
     CHECK(has_error(run(moe_training({{"overlap_moe_comm", true}, {"framework", "torchtitan"}})), "training.overlap_moe_comm", "conflict"));
     CHECK_FALSE(run(moe_training({{"overlap_moe_comm", true}, {"framework", "nemo"}})).contains("errors"));
@@ -215,7 +226,7 @@ TEST_CASE("training.overlap_moe_comm is refused on a mixed fleet and on a dense 
     const json params = run({{"model", {{"params", 7e9}}},
                              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
                              {"training", {{"overlap_moe_comm", true}}}});
-    CHECK(has_error(params, "training.overlap_moe_comm", "range"));
+    CHECK(has_error(params, "training.overlap_moe_comm", "conflict"));
 }
 
 TEST_CASE("the deepep dispatcher on a device without NVLink says its forwarding runs over the slower link") {
@@ -259,6 +270,81 @@ TEST_CASE("gpus_needed answers near the smallest count that meets the deadline, 
     REQUIRE(r["inverse"]["gpus"].is_number());
     CHECK(r["inverse"]["gpus"].get<double>() < 1000);
     CHECK(r["inverse"]["seconds_at_gpus"].get<double>() <= 140 * 86400.0);
+}
+
+TEST_CASE("gpus_needed with an expert-parallel size given answers in whole expert groups, as an estimate would run it") {
+    // Red team, 2026-12-06: DeepSeek-V3 at tp 1, pp 16, ep 64 in 60 days came back infeasible ("no
+    // layout tiles 5,248 GPUs"): the counts tried were whole 16-GPU groups, while ep 64 needs dp x cp x
+    // tp a multiple of 64, so counts of 1,024. An estimate on 5,120 GPUs finishes in 54.8 days.
+    const json training = {{"tokens", 1.48e13}, {"tp", 1}, {"pp", 16}, {"ep", 64}};
+    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                        {"training", training},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 60}}},
+                        {"explain", false}});
+    REQUIRE(r["inverse"]["gpus"].is_number());
+    const double gpus = r["inverse"]["gpus"].get<double>();
+    CHECK(std::fmod(gpus, 1024.0) == 0.0);
+    CHECK(r["inverse"]["seconds_at_gpus"].get<double>() <= 60 * 86400.0);
+    // The same run as an estimate on that count: the same MFU (the answer is searched as an automatic
+    // layout is) and the deadline met.
+    json t = training;
+    t["layout"] = "auto";
+    const json e = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
+                        {"training", t},
+                        {"explain", false}});
+    REQUIRE_FALSE(e.contains("errors"));
+    CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
+    CHECK(e["training"]["days"].get<double>() <= 60.0);
+}
+
+TEST_CASE(
+    "gpus_needed reports the MFU an estimate on its count reports, and the fewest GPUs of the counts near it that meet the deadline") {
+    // Red team, 2026-12-06: gpt-oss-120b on H100 in 20 days answered 272 GPUs at 23.2 % MFU (a search
+    // of interleaving up to 2 and micro-batches up to 4), where an estimate on 272 reports 25.3 % and
+    // one on 256 GPUs finishes in 17.8 days.
+    const json training = {{"tokens", 3e12}, {"overlap_moe_comm", true}};
+    const json r = run({{"model", {{"preset", "gpt-oss-120b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                        {"training", training},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 20}}},
+                        {"explain", false}});
+    REQUIRE(r["inverse"]["gpus"].is_number());
+    const double gpus = r["inverse"]["gpus"].get<double>();
+    CHECK(gpus <= 256.0);
+    const auto estimate = [&](double count) {
+        return run({{"model", {{"preset", "gpt-oss-120b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", count}}},
+                    {"training", training},
+                    {"explain", false}});
+    };
+    const json at = estimate(gpus);
+    REQUIRE_FALSE(at.contains("errors"));
+    CHECK(at["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
+    CHECK(at["training"]["days"].get<double>() <= 20.0);
+}
+
+TEST_CASE("the automatic layout's warning names every size that splits the devices, cp and ep included") {
+    // Red team, 2026-12-06: "the plan search chose tp 2, pp 1, dp 16" for 64 GPUs, the layout's cp 2
+    // left out (and its ep 4).
+    const json r = run({{"model", {{"preset", "mixtral-8x7b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training", {{"tokens", 1e12}, {"overlap_moe_comm", true}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& t = r["inputs"]["training"];
+    std::string chose;
+    for (const auto& w : r["warnings"])
+        if (w.get<std::string>().find("the plan search chose") != std::string::npos) chose = w.get<std::string>();
+    REQUIRE_FALSE(chose.empty());
+    for (const char* k : {"tp", "pp", "dp", "cp", "ep"}) {
+        const double v = t[k].get<double>();
+        INFO(k << " " << v << ": " << chose);
+        if (v > 1 || std::string(k) == "tp" || std::string(k) == "pp" || std::string(k) == "dp")
+            CHECK(chose.find(std::string(k) + " " + gpucalc::jr::fmt_num(v) + ",") != std::string::npos);
+    }
+    CHECK(t["tp"].get<double>() * t["pp"].get<double>() * t["dp"].get<double>() * t["cp"].get<double>() == 64.0);
 }
 
 TEST_CASE("what_can_train says when its MFU is assumed because no layout fits the fields given, in every network row too") {

@@ -233,13 +233,41 @@ TEST_CASE("gpus_needed with a deadline no count can meet answers null with the r
         CHECK(std::regex_search(why, std::regex(R"(\(goodput \d+(\.\d{1,3})? %\)$)")));
     }
     // 30 days is an answer, within hardware.count's limit, with no warning.
-    auto ok = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+    auto ok = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
                    {"inverse", {{"question", "gpus_needed"}, {"days", 30}}},
                    {"model", {{"preset", "llama3.1-405b"}}},
                    {"training", {{"tokens", 1.5e13}}}});
     REQUIRE(ok["inverse"]["gpus"].is_number());
     CHECK(ok["inverse"]["gpus"].get<double>() <= 1e8);
     CHECK(ok["warnings"].empty());
+}
+
+TEST_CASE("gpus_needed says which inputs it does not use, and compares a budget given with its cost") {
+    // Red team, 2026-12-06: hardware.count, inverse.budget_usd, tokens_per_param and compare_networks
+    // were accepted with gpus_needed and dropped without a word.
+    const auto warnings = [](const json& hardware, const json& inverse) {
+        json q = inverse;
+        q["question"] = "gpus_needed";
+        q["days"] = 10;
+        const json r = run({{"hardware", hardware},
+                            {"inverse", q},
+                            {"model", {{"preset", "llama3-8b"}}},
+                            {"training", {{"tokens", 1e12}}},
+                            {"explain", false}});
+        REQUIRE(r["inverse"]["cost_usd"].is_number());
+        std::string all;
+        for (const auto& w : r["warnings"]) all += w.get<std::string>() + "\n";
+        return all;
+    };
+    const json h100 = {{"device", "nvidia-h100-sxm5-80gb"}};
+    CHECK(warnings(h100, json::object()).empty());
+    CHECK(warnings({{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}, json::object()).find("hardware.count is not used") !=
+          std::string::npos);
+    const std::string w = warnings(h100, {{"tokens_per_param", 30}, {"compare_networks", false}, {"budget_usd", 1000}});
+    CHECK(w.find("inverse.tokens_per_param is not used by gpus_needed") != std::string::npos);
+    CHECK(w.find("inverse.compare_networks is not used by gpus_needed") != std::string::npos);
+    CHECK(w.find(", above inverse.budget_usd ($1000)") != std::string::npos);
+    CHECK(warnings(h100, {{"budget_usd", 1e9}}).find(", within inverse.budget_usd ($1000000000)") != std::string::npos);
 }
 
 TEST_CASE("gpus_needed on a device that cannot hold the model says so; a given dp is refused") {
@@ -386,4 +414,16 @@ TEST_CASE("every derivation's result is the figure the report shows at its key (
                           {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}, {"site", "a"}},
                            {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}, {"site", "b"}}}}}},
                        {"training", {{"tokens", 1e12}, {"mfu", 0.35}}}});
+}
+
+TEST_CASE("a text field's length limit counts characters, as the schema says, not bytes of UTF-8") {
+    // Red team, 2026-12-06: 150 x "é" (300 bytes) was refused as too long for name's 200 characters.
+    std::string e150, e201;
+    for (int i = 0; i < 150; ++i) e150 += "\xC3\xA9";
+    for (int i = 0; i < 201; ++i) e201 += "\xC3\xA9";
+    const json hw = {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}};
+    CHECK_FALSE(run({{"name", e150}, {"hardware", hw}}).contains("errors"));
+    const json r = run({{"name", e201}, {"hardware", hw}});
+    REQUIRE(has_error(r, "name", "range"));
+    CHECK(r["errors"][0]["message"].get<std::string>() == "name is too long (201 characters, at most 200)");
 }

@@ -21,6 +21,9 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
 // The fastest layout that fits with every layout field free (non-layout fields as given).
 std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
 
+// The search bounds of an automatic layout (training.layout "auto"): the best plan only.
+PlanOptions automatic_layout_options(const Hardware& hw);
+
 // The largest tensor-parallel size an automatic layout searches: within a node (Megatron's practice,
 // Narayanan et al. 2021 Sec. 3.2), at most 8. The plan search's default max_tp too.
 Count max_tp_within_node(const Hardware& hw);
