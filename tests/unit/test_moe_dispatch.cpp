@@ -181,7 +181,7 @@ TEST_CASE("training.overlap_moe_comm is refused where Megatron-Core refuses it, 
                             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                             {"training", {{"tp", 1}, {"dp", 8}, {"overlap_moe_comm", true}}}});
     CHECK(has_error(dense, "training.overlap_moe_comm", "conflict"));
-    // Red team, 2026-12-06: a model with experts whose layers are all dense was told it needs
+    // Red team, 2026-12-05: a model with experts whose layers are all dense was told it needs
     // model.experts, which it has: the error says that every layer is dense.
     json all_dense = moe_training({{"overlap_moe_comm", true}});
     all_dense["model"]["dense_layers"] = 32;
@@ -273,7 +273,7 @@ TEST_CASE("gpus_needed answers near the smallest count that meets the deadline, 
 }
 
 TEST_CASE("gpus_needed with an expert-parallel size given answers in whole expert groups, as an estimate would run it") {
-    // Red team, 2026-12-06: DeepSeek-V3 at tp 1, pp 16, ep 64 in 60 days came back infeasible ("no
+    // Red team, 2026-12-05: DeepSeek-V3 at tp 1, pp 16, ep 64 in 60 days came back infeasible ("no
     // layout tiles 5,248 GPUs"): the counts tried were whole 16-GPU groups, while ep 64 needs dp x cp x
     // tp a multiple of 64, so counts of 1,024. An estimate on 5,120 GPUs finishes in 54.8 days.
     const json training = {{"tokens", 1.48e13}, {"tp", 1}, {"pp", 16}, {"ep", 64}};
@@ -301,7 +301,7 @@ TEST_CASE("gpus_needed with an expert-parallel size given answers in whole exper
 
 TEST_CASE(
     "gpus_needed reports the MFU an estimate on its count reports, and the fewest GPUs of the counts near it that meet the deadline") {
-    // Red team, 2026-12-06: gpt-oss-120b on H100 in 20 days answered 272 GPUs at 23.2 % MFU (a search
+    // Red team, 2026-12-05: gpt-oss-120b on H100 in 20 days answered 272 GPUs at 23.2 % MFU (a search
     // of interleaving up to 2 and micro-batches up to 4), where an estimate on 272 reports 25.3 % and
     // one on 256 GPUs finishes in 17.8 days.
     const json training = {{"tokens", 3e12}, {"overlap_moe_comm", true}};
@@ -326,7 +326,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the automatic layout's warning names every size that splits the devices, cp and ep included") {
-    // Red team, 2026-12-06: "the plan search chose tp 2, pp 1, dp 16" for 64 GPUs, the layout's cp 2
+    // Red team, 2026-12-05: "the plan search chose tp 2, pp 1, dp 16" for 64 GPUs, the layout's cp 2
     // left out (and its ep 4).
     const json r = run({{"model", {{"preset", "mixtral-8x7b"}}},
                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},

@@ -243,7 +243,7 @@ TEST_CASE("gpus_needed with a deadline no count can meet answers null with the r
 }
 
 TEST_CASE("gpus_needed says which inputs it does not use, and compares a budget given with its cost") {
-    // Red team, 2026-12-06: hardware.count, inverse.budget_usd, tokens_per_param and compare_networks
+    // Red team, 2026-12-05: hardware.count, inverse.budget_usd, tokens_per_param and compare_networks
     // were accepted with gpus_needed and dropped without a word.
     const auto warnings = [](const json& hardware, const json& inverse) {
         json q = inverse;
@@ -417,7 +417,7 @@ TEST_CASE("every derivation's result is the figure the report shows at its key (
 }
 
 TEST_CASE("a text field's length limit counts characters, as the schema says, not bytes of UTF-8") {
-    // Red team, 2026-12-06: 150 x "é" (300 bytes) was refused as too long for name's 200 characters.
+    // Red team, 2026-12-05: 150 x "é" (300 bytes) was refused as too long for name's 200 characters.
     std::string e150, e201;
     for (int i = 0; i < 150; ++i) e150 += "\xC3\xA9";
     for (int i = 0; i < 201; ++i) e201 += "\xC3\xA9";
