@@ -154,6 +154,12 @@ TrainingModel training_model(const ModelSpec& model) {
         double experts = 16;
         while (inactive / (experts - 2.0) > room && experts < 4096) experts *= 2;
         in.expert_params_per_layer = inactive * experts / (experts - 2.0) / in.layers;
+        // Every layer an MoE layer (as step_inputs sets them for an architecture): what the memory
+        // model places per stage, the routed experts sharded by ep. Before, left at 0, a 671B model
+        // with 37B active held 0.67 GiB of weights per GPU on 8 H100 (page review, 2026-12-05).
+        in.routed_params_per_moe_layer = in.expert_params_per_layer;
+        in.moe_layer_params = in.params_total_layers - in.routed_params_per_moe_layer;
+        in.dense_mlp_layers = 0;
         in.moe_layer_fraction = 1;
         in.experts = experts;
         in.experts_per_token = 2;

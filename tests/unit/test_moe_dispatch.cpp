@@ -347,6 +347,26 @@ TEST_CASE("the automatic layout's warning names every size that splits the devic
     CHECK(t["tp"].get<double>() * t["pp"].get<double>() * t["dp"].get<double>() * t["cp"].get<double>() == 64.0);
 }
 
+TEST_CASE("an MoE model given by its parameter counts holds its routed experts in memory, sharded by expert parallelism") {
+    // Page review, 2026-12-05: 671B with 37B active on 8 H100 "fit" at 0.67 GiB of weights per GPU
+    // (the routed experts were left out of the memory model); the preset DeepSeek-V3 needs ~1,465 GiB.
+    // The shape holds the 634B inactive parameters as 64 routed experts, 2 per token (training.cpp
+    // training_model, said in a warning): 634B x 64 / 62 = 654.45B routed, of which expert parallelism
+    // 8 leaves one eighth per GPU. 16-bit weights, no ZeRO:
+    //   ep 1: 2 B x 671B = 1,342 GB;  ep 8: 2 B x (671B - 654.45B x 7/8) = 196.71 GB.
+    const auto weights = [](int ep) {
+        const json r = run({{"model", {{"params", 671e9}, {"active_params", 37e9}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                            {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"dp", 8}, {"ep", ep}, {"zero", 0}}},
+                            {"explain", false}});
+        REQUIRE_FALSE(r.contains("errors"));
+        CHECK_FALSE(r["training"]["fits"].get<bool>());
+        return r["training"]["memory_per_gpu_bytes"]["weights"].get<double>();
+    };
+    CHECK(weights(1) == Approx(2.0 * 671e9).epsilon(1e-9));
+    CHECK(weights(8) == Approx(2.0 * (671e9 - 634e9 * 64.0 / 62.0 * 7.0 / 8.0)).epsilon(1e-9));
+}
+
 TEST_CASE("what_can_train says when its MFU is assumed because no layout fits the fields given, in every network row too") {
     // Red team, 2026-12-05: the starting MFU (0.4) was labelled 'predicted (best plan found by the plan
     // search)' when the search found nothing (here: 7 pipeline stages on 64 GPUs).
