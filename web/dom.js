@@ -148,7 +148,9 @@ const Dom = (function () {
     else attach(explain);
   }
 
-  // A stacked horizontal bar (memory, step time) with an optional capacity marker and a legend.
+  // A stacked horizontal bar (memory, step time) with an optional capacity marker and a legend. Its
+  // parts take the colours c0..c11 of style.css (the step time has 12).
+  const BAR_COLOURS = 12;
   function bar(caption, parts, capacity, fmt) {
     const total = parts.reduce((a, [, v]) => a + v, 0);
     const scale = Math.max(total, capacity || 0) || 1;
@@ -159,7 +161,7 @@ const Dom = (function () {
     });
     parts.forEach(([name, v], i) => {
       if (v <= 0) return;
-      const seg = h('div', { class: 'seg c' + i, title: name + ': ' + fmt(v) });
+      const seg = h('div', { class: 'seg c' + (i % BAR_COLOURS), title: name + ': ' + fmt(v) });
       seg.style.width = ((100 * v) / scale).toFixed(3) + '%';
       b.appendChild(seg);
     });
@@ -172,7 +174,7 @@ const Dom = (function () {
     const legend = h(
       'ul',
       { class: 'legend' },
-      parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + i }), name + ' ' + fmt(v)) : null))
+      parts.map(([name, v], i) => (v > 0 ? h('li', null, h('span', { class: 'swatch c' + (i % BAR_COLOURS) }), name + ' ' + fmt(v)) : null))
     );
     return h('figure', { class: 'barfig' }, h('figcaption', { text: caption }), b, legend);
   }

@@ -13,22 +13,15 @@ const Fields = (function () {
       ['off', 'off']
     ]);
   const PRECISIONS = ['bf16', 'fp16', 'fp8', 'tf32', 'fp32'].map((p) => [p, p.toUpperCase()]);
+  const MOE_DISPATCH = AUTO('auto (all-to-all)').concat([
+    ['alltoall', 'all-to-all: a copy per routed expert'],
+    ['deepep', 'DeepEP / HybridEP: once per node']
+  ]);
   // LoRA's own fields: for LoRA and QLoRA only ('' is the core's default method, LoRA).
   const LORA = ['method', ['lora', 'qlora', '']];
-  const SERVE_WEIGHTS = [
-    ['fp32', 'FP32'],
-    ['bf16', 'BF16'],
-    ['fp16', 'FP16'],
-    ['fp8', 'FP8'],
-    ['int8', 'INT8'],
-    ['int4', 'INT4'],
-    ['fp4', 'FP4'],
-    ['gguf:q8_0', 'GGUF Q8_0'],
-    ['gguf:q6_k', 'GGUF Q6_K'],
-    ['gguf:q5_k_m', 'GGUF Q5_K_M'],
-    ['gguf:q4_k_m', 'GGUF Q4_K_M'],
-    ['gguf:q4_0', 'GGUF Q4_0']
-  ];
+  const SERVE_WEIGHTS = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4']
+    .map((p) => [p, p.toUpperCase()])
+    .concat(['q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0'].map((q) => ['gguf:' + q, 'GGUF ' + q.toUpperCase()]));
 
   // key, path, kind ('select' for choices), label, extra: { unit, options, value (the form's default),
   // placeholder, group, auto (the text of a catalog list's blank choice), custom (only for a custom model),
@@ -62,6 +55,11 @@ const Fields = (function () {
       f('dp', 'training.dp', 'count', 'Data parallel', { unit: 'copies', placeholder: 'auto', group: 'layout' }),
       f('cp', 'training.cp', 'count', 'Context parallel', { unit: 'GPUs per sequence', placeholder: 'auto', group: 'layout' }),
       f('ep', 'training.ep', 'count', 'Expert parallel', { unit: 'GPUs, MoE', placeholder: 'auto', group: 'layout' }),
+      // How MoE tokens reach experts on other nodes, and the schedules that hide the all-to-all (page
+      // review, 2026-12-05: reachable only through the Scenario JSON before).
+      f('moe_dispatcher', 'training.moe_dispatcher', 'select', 'Expert dispatch (MoE)', { options: MOE_DISPATCH, group: 'layout' }),
+      f('overlap_moe_comm', 'training.overlap_moe_comm', 'select', 'Hide the all-to-all (1F1B overlap)', { options: ONOFF('auto (off)'), group: 'layout' }),
+      f('dualpipe', 'training.dualpipe', 'select', 'DualPipe schedule (DeepSeek-V3)', { options: ONOFF('auto (off)'), group: 'layout' }),
       f('vpp', 'training.vpp', 'count', 'Interleaving', { unit: 'chunks per GPU', placeholder: 'auto', group: 'layout' }),
       f('micro_batch', 'training.micro_batch', 'count', 'Micro-batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
       f('global_batch', 'training.global_batch', 'count', 'Global batch', { unit: 'sequences', placeholder: 'auto', group: 'layout' }),
@@ -203,7 +201,7 @@ const Fields = (function () {
         value: 'qlora',
         dflt: 'lora'
       }),
-      f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { unit: 'r', placeholder: '8', only: LORA }),
+      f('lora_rank', 'finetune.lora_rank', 'count', 'LoRA rank', { placeholder: '8', only: LORA }),
       f('lora_modules', 'finetune.lora_modules', 'select', 'Adapted layers', {
         only: LORA,
         options: [
@@ -259,10 +257,12 @@ const Fields = (function () {
     reality: [
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs', { unit: 'devices', value: '1000' }),
-      f('days', 'inverse.days', 'number', 'Days', { unit: 'days', value: '30' }),
-      f('model', 'model.preset', 'select', 'Model (GPUs needed)', { options: 'presets', value: 'llama2-70b' }),
-      f('tokens', 'training.tokens', 'count', 'Tokens (GPUs needed)', { unit: 'tokens', value: '2e12' }),
-      f('deadline', 'inverse.deadline', 'number', 'Deadline (GPUs needed)', { unit: 'days', value: '30' }),
+      f('days', 'inverse.days', 'number', 'Days available', { unit: 'days', value: '30' }),
+      // The second question's fields say so first ("GPUs needed: deadline (days)", not
+      // "Deadline (GPUs needed) (days)"); its model and tokens as Train's defaults.
+      f('model', 'model.preset', 'select', 'GPUs needed: model', { options: 'presets', value: 'llama3-70b' }),
+      f('tokens', 'training.tokens', 'count', 'GPUs needed: tokens', { unit: 'tokens', value: '15T' }),
+      f('deadline', 'inverse.deadline', 'number', 'GPUs needed: deadline', { unit: 'days', value: '30' }),
       f('compare_networks', 'inverse.compare_networks', 'select', 'Where the GPUs are', {
         options: [
           ['on', 'compare all 3'],

@@ -87,12 +87,19 @@
     int = int.replace(/\B(?=(\d{3})+$)/g, ',');
     return neg + int + (frac ? '.' + frac : '');
   }
+  // Beyond a million of the largest unit, digit groups stop being read: 3.12e16 (years, T GPU-hours).
+  function sciText(x) {
+    const [m, e] = x.toExponential(2).split('e');
+    return Number(m) + 'e' + Number(e);
+  }
   function grouped(v) {
-    return Math.abs(v) >= 1000 ? en(Math.round(v)) : sig(v);
+    const a = Math.abs(v);
+    return a >= 1e6 ? sciText(v) : a >= 1000 ? en(Math.round(v)) : sig(v);
   }
   function count(x) {
     if (!finite(x)) return '—';
     if (Math.abs(x) < 1e4) return Number.isInteger(x) || Math.abs(x) >= 1000 ? en(Math.round(x)) : sig(x);
+    if (Math.abs(x) >= 1e18) return sciText(x); // not "279,788,678,442 T"
     let i = 0;
     let v = x;
     const p = ['', 'k', 'M', 'B', 'T'];
@@ -143,8 +150,8 @@
     if (a < 120) return sig(s) + '\u00a0s';
     if (a < 7200) return sig(s / 60) + '\u00a0min';
     if (a < 172800) return sig(s / 3600) + '\u00a0h';
-    if (a < 86400 * 730) return sig(s / 86400) + '\u00a0days';
-    return sig(s / (86400 * 365.25)) + '\u00a0years';
+    if (a < 86400 * 730) return grouped(s / 86400) + '\u00a0days';
+    return grouped(s / (86400 * 365.25)) + '\u00a0years';
   }
   function percent(x) {
     return finite(x) ? (x * 100).toFixed(1) + '\u00a0%' : '—';
@@ -166,7 +173,7 @@
     if (/bytes/.test(key)) return bytes(x);
     if (/_usd/.test(key) || /usd_/.test(key)) return usd(x);
     if (/seconds/.test(key)) return duration(x);
-    if (key === 'days') return sig(x) + '\u00a0days';
+    if (key === 'days') return grouped(x) + '\u00a0days';
     if (/_kwh$/.test(key)) return energy(x);
     if (/_kg$/.test(key)) return co2(x);
     if (/params$/.test(key)) return params(x);

@@ -26,8 +26,7 @@ const Parse = (function () {
     quadrillion: 1e15
   };
   const TIME_UNITS = { ns: 1e-9, µs: 1e-6, us: 1e-6, ms: 1e-3, s: 1, sec: 1, min: 60, h: 3600 };
-  // A days field also reads weeks, months and years ("3 months"): the Julian year of 365.25 days
-  // (IAU), a month its twelfth (30.4375 days). The parsed value beside the field shows the days.
+  // A days field also reads weeks, months and years ("3 months"): the Julian year of 365.25 days (IAU), a month its twelfth.
   const DAY_UNITS = {
     week: 7,
     weeks: 7,
@@ -144,8 +143,7 @@ const Parse = (function () {
               ? 'a number of days like 30, 90 or 365 (or 3 months, 2 weeks, 1 year)'
               : 'a number like 1,000, 1k, 70B, 15T or 1.5e12';
     const fail = (why) => ({ error: (why ? why + ': ' : 'not a number: ') + 'write ' + hint });
-    // No number a person writes is this long, and the patterns below backtrack over every prefix of
-    // text they cannot match (100,000 characters took 10 s).
+    // No number a person writes is this long; the patterns below backtrack over every prefix (100,000 characters took 10 s).
     if (s.length > kMaxLength) return fail('too long for a number (' + s.length + ' characters)');
     s = s.replace(/[\u2212\u2013]/g, '-'); // typographic minus
     // "90-100", "90 to 100": a range where one value is asked (a claim's "90-100 days").
@@ -226,11 +224,13 @@ const Parse = (function () {
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
     if (kind === 'fraction' && value > 1 && value <= 100) return { error: value + ' is more than 1: write ' + value + ' % or ' + value / 100 };
+    // A bare 50 in a latency target (s or ms): 50 ms or 50 s? Asked, never guessed (page review, 2026-12-05).
+    const bare = kind === 'seconds' && /ms/.test(unit || '') && value >= 10 && /^[\d.,\s]+$/.test(String(text).trim());
+    if (bare) return { error: value + ' without a unit: write ' + value + ' ms or ' + value + ' s' };
     return { value };
   }
 
-  // The parsed value in words, shown next to the field: "15 trillion", "1,536", "40 %", "$2.50".
-  // Beyond what words and digit groups show (above 10^18, below 10^-4): 1e308, 9.999e-321.
+  // The parsed value in words beside the field: "15 trillion", "1,536", "40 %", "$2.50"; beyond 10^18 or below 10^-4 1e308.
   function sci(x) {
     const [m, e] = x.toExponential(3).split('e'); // the string, never re-read as a number (1.798e308 would overflow)
     return String(Number(m)) + 'e' + Number(e);

@@ -224,7 +224,7 @@ const RealitySection = (function () {
         a,
         [
           ['compute_flops', 'Compute budget'],
-          ['mfu', 'MFU (' + a.mfu_source + ')'],
+          ['mfu', 'MFU, ' + a.mfu_source],
           ['compute_optimal_params', 'Compute-optimal model (parameters)'],
           ['compute_optimal_tokens', 'Compute-optimal tokens'],
           ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']

@@ -55,21 +55,25 @@ const Words = (function () {
   // A core message (error, warning, infeasible reason) in the page's words.
   function humanize(text, sec) {
     if (typeof text !== 'string') return '';
-    return text
-      .replace(/\s*\(run `gpucalc [^`]*`\)/g, '')
-      .replace(/^(cluster|training|inference|finetune): /, '')
-      .replace(/^does not fit: /, '')
-      .replace(/\b(\d{4,}(?:\.\d+)?|\d+\.\d{2,})(?= GiB)/g, (m) => {
-        const x = Number(m);
-        return x >= 1000 ? F.exact(Math.round(x)) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
-      })
-      .replace(PATH, (p) => label(p, sec))
-      .replace(/ >= /g, ' at least ')
-      .replace(/ <= /g, ' at most ')
-      .replace(/, got /g, ', not ')
-      .replace(/\b\d(?:\.\d+)?e\+\d+\b/g, bigNumber)
-      .replace(/\((\d{4,})\)/g, (m, n) => '(' + bigNumber(n) + ')')
-      .replace(/ x /g, ' \u00d7 ');
+    return (
+      text
+        .replace(/\s*\(run `gpucalc [^`]*`\)/g, '')
+        .replace(/^(cluster|training|inference|finetune): /, '')
+        .replace(/^does not fit: /, '')
+        .replace(/\b(\d{4,}(?:\.\d+)?|\d+\.\d{2,})(?= GiB)/g, (m) => {
+          const x = Number(m);
+          return x >= 1000 ? F.exact(Math.round(x)) : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2);
+        })
+        // The Scenario JSON section keeps the paths its reader typed ("training.overlap_moe_com", not
+        // "overlap moe com"); the forms show their labels.
+        .replace(PATH, (p) => (sec === 'json' ? p : label(p, sec)))
+        .replace(/ >= /g, ' at least ')
+        .replace(/ <= /g, ' at most ')
+        .replace(/, got /g, ', not ')
+        .replace(/\b\d(?:\.\d+)?e\+\d+\b/g, bigNumber)
+        .replace(/\((\d{4,})\)/g, (m, n) => '(' + bigNumber(n) + ')')
+        .replace(/ x /g, ' \u00d7 ')
+    );
   }
 
   // Text ended as a sentence: one full stop, not a second after one already there.

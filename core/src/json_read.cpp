@@ -53,10 +53,11 @@ std::optional<double> number(const json& obj, std::string_view key, const std::s
         if (r.min_exclusive && r.min == 0)
             rule = "must be greater than 0";
         else if (r.min == 0 && !r.min_exclusive)
-            rule = "must not be negative";
+            rule = std::isfinite(r.max) ? "must be between 0 and" : "must not be negative";
         else
             rule = "must be " + std::string(r.min_exclusive ? "> " : ">= ") + fmt_num(r.min);
-        if (std::isfinite(r.max)) rule += " and at most " + fmt_num(r.max);
+        // "must be between 0 and 1e+06", not "must not be negative and at most 1e+06" (page review, 2026-12-05).
+        if (std::isfinite(r.max)) rule += (r.min == 0 && !r.min_exclusive ? " " : " and at most ") + fmt_num(r.max);
         add_error(errors, "range", field(), field() + " " + rule + ", got " + fmt_num(v));
         return std::nullopt;
     }

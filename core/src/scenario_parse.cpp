@@ -938,7 +938,8 @@ void check_traffic(const InferenceConfig& c, Errors& errors) {
     // candidate's own request time.
     if (c.slo)
         add_error(errors, "unsupported", "inference.concurrent_requests",
-                  "the latency-target search (inference.slo) sizes a traffic given as inference.requests_per_day");
+                  "the latency-target search (inference.slo) sizes a traffic given per day: leave inference.concurrent_requests "
+                  "out and give inference.requests_per_day");
 }
 
 // Cross-field rules (Megatron-LM constraints: Narayanan et al. 2021 Sec. 3; Korthikanti et al. 2022).

@@ -1689,17 +1689,24 @@ FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingC
     const Links links = links_of(net, eff.gen);
     // The terms of a micro-batch that are never hidden, as estimate_step computes them: its compute
     // (GEMMs, attention, memory-bound ops, kernel overhead) and its tensor- and context-parallel
-    // communication (the pipeline sends and the all-to-alls, which DualPipe hides, are left out). With
-    // uneven stages, of a middle stage: when the last stage is the slower (slowest_stage) its compute
-    // and its time are both larger, so the bound holds.
+    // communication (the pipeline sends, which interleaving hides, are left out). With uneven stages,
+    // of a middle stage: the stage timed (slowest_stage) has the larger step share, so the bound holds.
     StepTime mb;
     unhidden_terms(in, cfg, eff, L, c, act, links, mb, r);
     const double compute_mb = mb.gemm + mb.attention + mb.memory_bound + mb.overhead;
-    const double t_mb = compute_mb + mb.tp_comm + mb.cp_comm;  // <= the micro-batch's time
+    // The expert all-to-all, as microbatches_in_step exposes it: whole, less what the combined 1F1B
+    // schedule's steady state hides (the bubble at the whole time), none under DualPipe. An MoE step is
+    // largely this: without it the bound skipped few MoE plans (DeepSeek-V3 on 1,024 H100: an automatic
+    // layout sized 27,388 plans, 3.9 ms natively).
+    const double ep = L.dualpipe ? 0.0 : ep_comm_seconds(in, eff.fw, L, c, links);
+    const double hidden = L.moe_overlap ? moe_hidden(L, eff.fw, ep, compute_mb) : 0.0;
+    const double whole = compute_mb + mb.tp_comm + mb.cp_comm + ep;
     const WanPipe w = wan_pipe(in, links, L, c);
     // microbatches_in_step: m micro-batch times, and the bubble's (bubble_microbatches) of the
-    // micro-batch's time (1F1B) or of its compute (DualPipe).
-    return FloorParts{L, w, StepFloor{L.m, t_mb, L.dualpipe ? compute_mb : t_mb, w.applies}};
+    // micro-batch's whole time (1F1B) or of its compute (DualPipe). With moe_overlap the hidden part
+    // grows with the interleaving (moe_hidden), so a floor taken at the largest interleaving stays
+    // below the smaller ones' (lost_at_every_vpp).
+    return FloorParts{L, w, StepFloor{L.m, whole - hidden, L.dualpipe ? compute_mb : whole, w.applies}};
 }
 }  // namespace
 

@@ -90,3 +90,14 @@ test('figures past the largest prefix are grouped ("98,940 EFLOP/s"), the ones b
   assert.equal(pageFormat.flops(1.5e15), '1.50\u00a0PFLOP/s');
   assert.equal(pageFormat.flops(123.4e12), '123\u00a0TFLOP/s');
 });
+
+test('days and years are grouped, and past a million of the largest unit written as powers of ten', () => {
+  // A page review (2026-12-05) read "Wall-clock time 11417 days" and, for 1e30 tokens,
+  // "31169419494708764 years" overlapping the next figure.
+  assert.equal(pageFormat.duration(300 * 86400), '300\u00a0days');
+  assert.equal(pageFormat.duration(3135 * 365.25 * 86400), '3,135\u00a0years');
+  assert.equal(pageFormat.duration(3.1169e16 * 365.25 * 86400), '3.12e16\u00a0years');
+  assert.equal(pageFormat.byKey('days', 11417), '11,417\u00a0days');
+  assert.equal(pageFormat.count(2.798e23), '2.8e23');
+  assert.equal(pageFormat.count(2.798e14), '280\u00a0T');
+});

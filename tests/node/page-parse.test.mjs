@@ -157,6 +157,12 @@ test('the field\u2019s own unit may follow the number: 15T tokens, 512 GPUs, 30 
   assert.equal(withUnit('2 copies', 'copies'), 2);
   // A time field keeps its own units ("500 ms" is not 500 with a unit word "s" removed).
   assert.equal(Parse.parse('500 ms', 'seconds', 'en-US', 's or ms').value, 0.5);
+  // A bare 50 in a latency target (s or ms) is asked about, never read as 50 s per token (page
+  // review, 2026-12-05); a small bare number is seconds, and a unit settles it.
+  assert.equal(Parse.parse('50', 'seconds', 'en-US', 's or ms').error, '50 without a unit: write 50 ms or 50 s');
+  assert.equal(Parse.parse('2', 'seconds', 'en-US', 's or ms').value, 2);
+  assert.equal(Parse.parse('50 ms', 'seconds', 'en-US', 's or ms').value, 0.05);
+  assert.equal(Parse.parse('50 s', 'seconds', 'en-US', 's or ms').value, 50);
   // Another field's unit, or a word alone, is still refused, naming the word.
   assert.match(Parse.parse('3 devices', 'count', 'en-US', 'tokens').error, /"devices" is not a unit this field knows/);
   assert.match(Parse.parse('tokens', 'count', 'en-US', 'tokens').error, /^not a number/);

@@ -112,6 +112,29 @@ void check_same_search(const PlanResult& a, const PlanResult& b) {
 }
 }  // namespace
 
+TEST_CASE("the step-time lower bound, expert all-to-all included, never exceeds an MoE plan's step time") {
+    // Every layout's best plan of two MoE searches: the all-to-all exposed whole, and under the
+    // combined 1F1B schedule (its steady state hides part of it; the bubble keeps it whole).
+    for (const json& training : {json::object(), json{{"overlap_moe_comm", true}}}) {
+        INFO(training.dump());
+        const Scenario s = scenario_of({{"model", {{"preset", "qwen3-235b-a22b"}}},
+                                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}}},
+                                        {"training", training}});
+        const PlanResult r = search_plans(*s.model, *s.hardware, *s.training, PlanOptions{});
+        REQUIRE(r.best_per_layout.size() > 3);
+        const TrainingModel tm = training_model(*s.model);
+        int with_ep = 0;
+        for (const Plan& p : r.best_per_layout) {
+            const Efficiency eff = training_efficiency(p.config, s.hardware->device);
+            const double lb = step_seconds_lower_bound(tm.in, *s.hardware, p.config, eff, network_levels(*s.hardware));
+            CHECK(lb > 0);
+            CHECK(lb <= p.step_seconds);
+            with_ep += p.config.ep > 1;
+        }
+        CHECK(with_ep > 3);
+    }
+}
+
 TEST_CASE("the step-time lower bound never exceeds the step time of any plan the search times") {
     const json trainings[] = {json::object(), {{"dualpipe", true}}};  // DualPipe: a bubble of its own (DeepSeek-V3 Sec. 3.2.1)
     // One site; 4 sites on a 10 Gb/s WAN; every node its own site on 1 Gb/s (stages across sites add WAN terms).
@@ -151,6 +174,13 @@ TEST_CASE(
         {{"model", {{"preset", "deepseek-v3"}}},
          {"hardware", {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 2048}}},
          {"training", {{"dualpipe", true}, {"precision", "fp8"}}}},
+        // MoE with the all-to-all in the bound (exposed whole, or less what the combined 1F1B schedule hides).
+        {{"model", {{"preset", "deepseek-v3"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1024}}},
+         {"training", json::object()}},
+        {{"model", {{"preset", "qwen3-235b-a22b"}}},
+         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 512}}},
+         {"training", {{"overlap_moe_comm", true}}}},
         // Stages and replicas across sites: every node its own site on a 1 Gb/s link (io.net), and 4 sites joined by a WAN.
         {{"model", {{"preset", "llama2-13b"}}},
          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}, {"network", "internet-1g"}}},

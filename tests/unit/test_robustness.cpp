@@ -9,6 +9,7 @@
 
 #include "gpucalc/api.hpp"
 #include "gpucalc/errors.hpp"
+#include "gpucalc/fields.hpp"
 
 #include "helpers.hpp"
 
@@ -426,4 +427,20 @@ TEST_CASE("a text field's length limit counts characters, as the schema says, no
     const json r = run({{"name", e201}, {"hardware", hw}});
     REQUIRE(has_error(r, "name", "range"));
     CHECK(r["errors"][0]["message"].get<std::string>() == "name is too long (201 characters, at most 200)");
+}
+
+TEST_CASE("an unknown field close to a known one says which it probably meant") {
+    // Page review, 2026-12-05: "overlap_moe_com" was "not a known field", with no hint.
+    const json r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                        {"model", {{"preset", "llama3-8b"}}},
+                        {"training", {{"overlap_moe_com", true}, {"xyz", 1}}}});
+    REQUIRE(has_error(r, "training.overlap_moe_com", "unknown_field"));
+    std::string messages;
+    for (const auto& e : r["errors"]) messages += e["message"].get<std::string>() + "\n";
+    CHECK(messages.find("training.overlap_moe_com is not a known field (did you mean training.overlap_moe_comm?)") != std::string::npos);
+    CHECK(messages.find("training.xyz is not a known field\n") != std::string::npos);  // nothing near it: no guess
+    // Likely typos only: at most 2 edits, fewer than a third of the name.
+    CHECK(gpucalc::typo_distance("micro_batchs", "micro_batch") == 1);
+    CHECK(gpucalc::typo_distance("tpp", "tp") == 3);
+    CHECK(gpucalc::typo_distance("recompute", "precision") == 3);
 }

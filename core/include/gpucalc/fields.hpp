@@ -225,8 +225,12 @@ jv::Value table_schema_json(FieldTable<T> table) {
     return rows;
 }
 
-// Reports keys of obj that are neither rows of the table nor in `extra` as "unknown_field".
-void report_unknown_key(const std::string& path, const std::string& key, Errors& errors);
+// Reports keys of obj that are neither rows of the table nor in `extra` as "unknown_field", with the
+// known name a typo most likely meant ("did you mean ...?": typo_distance).
+void report_unknown_key(const std::string& path, const std::string& key, std::string_view meant, Errors& errors);
+// Edits (insert, delete, replace one character) from a mistyped key to a known name, when it is a
+// likely typo (at most 2 edits, and fewer than a third of the name's characters); 3 otherwise.
+int typo_distance(std::string_view typed, std::string_view name);
 template <class T>
 void check_table_keys(const jv::Value& obj, const std::string& path, FieldTable<T> table, Errors& errors,
                       std::initializer_list<std::string_view> extra = {}) {
@@ -235,7 +239,16 @@ void check_table_keys(const jv::Value& obj, const std::string& path, FieldTable<
         bool known = false;
         for (const auto& f : table) known = known || f.spec.name == it.key();
         for (auto k : extra) known = known || k == it.key();
-        if (!known) report_unknown_key(path, it.key(), errors);
+        if (known) continue;
+        std::string_view meant;
+        int best = 3;
+        const auto consider = [&](std::string_view name) {
+            const int d = typo_distance(it.key(), name);
+            if (d < best) best = d, meant = name;
+        };
+        for (const auto& f : table) consider(f.spec.name);
+        for (auto k : extra) consider(k);
+        report_unknown_key(path, it.key(), meant, errors);
     }
 }
 
