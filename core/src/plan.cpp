@@ -42,12 +42,19 @@ void parallel_dims(const ModelSpec& m, const StepInputs& in, const TrainingConfi
         d.tps.add(*opt.only_tp);
     else
         for (Count t = 1; t <= opt.max_tp; t *= 2) d.tps.add(t);
-    // Context parallelism for long sequences (Megatron-Core / NeMo long-context recipes use cp 2-32).
+    // Context parallelism for long sequences (Megatron-Core / NeMo long-context recipes use cp 2-32),
+    // each rank holding at least kMinCpChunk tokens: the published runs hold 8K or more (Llama 3 405B:
+    // 128K on cp 16, arXiv:2407.21783 Table 4; NeMo long-sequence recipes 16K-32K; torchtitan 32K;
+    // Megatron-Core MoE zoo 16K), and thinner chunks only add ring steps (Mixtral 8x7B at 32K searched
+    // cp 16 and 32 too: twice the layouts, none of them best).
+    constexpr double kMinCpChunk = 4096;
     if (training_field_given(base, "cp"))
         d.cps.add(base.cp);
     else
         for (Count c = 1; c <= 32; c *= 2)
-            if (c == 1 || (m.seq_len >= 16384 && divides(m.seq_len, 2.0 * static_cast<double>(c)))) d.cps.add(c);
+            if (c == 1 || (m.seq_len >= 16384 && divides(m.seq_len, 2.0 * static_cast<double>(c)) &&
+                           m.seq_len / static_cast<double>(c) >= kMinCpChunk))
+                d.cps.add(c);
     // Expert parallelism over the experts (powers of two dividing their count, up to 64).
     if (training_field_given(base, "ep"))
         d.eps.add(base.ep);
