@@ -305,19 +305,28 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
 struct Batchings {
     const Search& s;
     const Layout& l;
-    // The batch's target in tokens (DiLoCo: per worker, with this layout's workers).
-    double tokens() const { return target_batch_tokens(s.sites, static_cast<double>(l.dp), s.base.local_steps); }
-    // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok).
+    // The batch's target in tokens (DiLoCo: per worker, with this layout's workers) and in sequences,
+    // computed once per layout: the plan search asks for batches ~10^5 times.
+    double tokens;
+    Count target;
+    Batchings(const Search& s_, const Layout& l_)
+        : s(s_),
+          l(l_),
+          tokens(target_batch_tokens(s.sites, static_cast<double>(l.dp), s.base.local_steps)),
+          target(target_batch_sequences(s.m.seq_len, tokens)) {}
+    // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok): the nearest
+    // whole multiple of them to the target (default_global_batch).
     Count gb(Count mb, Count vpp = 1) const {
-        return s.gb_fixed ? *s.base.global_batch : default_global_batch(s.m.seq_len, batch_granule(l.dp, mb, l.pp, vpp), tokens());
+        if (s.gb_fixed) return *s.base.global_batch;
+        const Count g = std::max<Count>(1, batch_granule(l.dp, mb, l.pp, vpp));
+        return std::max<Count>(1, (target + g / 2) / g) * g;
     }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even
     // that is larger (25,000-way data parallelism at micro-batch 7 would be 358M tokens a step).
     bool batch_ok(Count mb, Count vpp = 1) const {
         if (s.gb_fixed || mb == 1) return true;
-        return static_cast<double>(gb(mb, vpp)) <=
-               std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target_batch_sequences(s.m.seq_len, tokens())));
+        return static_cast<double>(gb(mb, vpp)) <= std::max(static_cast<double>(gb(1, vpp)), 1.5 * static_cast<double>(target));
     }
     // Uneven stages are allowed (training_step.cpp stage_split), but every model
     // chunk needs a layer (or the embedding or the loss).
@@ -340,7 +349,7 @@ struct Batchings {
 // nothing fits, and k plans already do).
 void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, std::vector<Lost>& lost) {
     if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
-    const Batchings bs{s, l};
+    const Batchings bs(s, l);
     Count v_max = 0;
     int vs = 0;  // interleavings v > 1 searched
     for (int vi = 0; vi < d.vpps.n; ++vi) {
@@ -356,9 +365,15 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
     for (int bi = 0; bi < d.mbs.n; ++bi) {
         const Count mb = d.mbs.values[bi], gb = bs.gb(mb, v_max);
         if (!bs.batch_ok(mb, v_max) || !bs.div_ok(v_max, mb, gb)) continue;
-        for (int ri = 0; ri < d.rcs.n; ++ri)
-            for (int si = 0; si < d.sps.n; ++si) {
+        // The recomputation choices in ascending order (replica_dims): recomputing more only adds to
+        // every term of the floor, so once one loses, the ones after it lose too, unsized and untimed.
+        for (int si = 0; si < d.sps.n; ++si)
+            for (int ri = 0; ri < d.rcs.n; ++ri) {
                 if (sp_left_out(s, d, l, si)) continue;
+                if (ri > 0 && lost[bi].by[ri - 1][si]) {
+                    lost[bi].by[ri][si] = true;
+                    continue;
+                }
                 const Batching b{v_max, mb, gb, true};
                 set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
                 lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
@@ -379,7 +394,7 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
 // one entry per micro-batch (Dim: at most 64 values).
 LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out, std::vector<Lost>& lost) {
     LayoutBest lb;
-    const Batchings bs{s, l};
+    const Batchings bs(s, l);
     std::fill_n(lost.begin(), d.mbs.n, Lost{});
     lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
