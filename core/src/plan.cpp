@@ -292,7 +292,8 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
                 for (int oi = 0; oi < d.ovs.n && !lost[ri][si]; ++oi) {
                     set_plan(c, l, b, zero, d.rcs.values[ri], d.sps.values[si], d.ovs.values[oi]);
                     if (evaluate_plan(s, c, out, lb, memory, bounds[ri][si], known.has_floor[ri][si] ? &known.floor[ri][si] : nullptr)) {
-                        lost[ri][si] = true;
+                        // So do the choices recomputing more (lost_at_every_vpp): their floors only grow.
+                        for (int rj = ri; rj < d.rcs.n; ++rj) lost[rj][si] = true;
                         out.skipped_by_bound += d.ovs.n - oi - 1;  // the overlap choices left
                     }
                 }
