@@ -223,9 +223,9 @@ const Parse = (function () {
       return { value: Number((value / 100).toPrecision(15)) };
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
-    if (kind === 'fraction' && value > 1 && value <= 100) return { error: value + ' is more than 1: write ' + value + ' % or ' + value / 100 };
-    // A bare 50 in a latency target (s or ms): 50 ms or 50 s? Asked, never guessed (page review, 2026-12-05).
-    const bare = kind === 'seconds' && /ms/.test(unit || '') && value >= 10 && /^[\d.,\s]+$/.test(String(text).trim());
+    if (kind === 'fraction' && value > 1)
+      return { error: value + (value <= 100 ? ' is more than 1: write ' + value + ' % or ' + value / 100 : ' is more than 100 %: write ' + hint) };
+    const bare = kind === 'seconds' && /ms/.test(unit || '') && value >= 10 && /^[\d.,\s]+$/.test(String(text).trim()); // 50 ms or s? Asked
     if (bare) return { error: value + ' without a unit: write ' + value + ' ms or ' + value + ' s' };
     return { value };
   }

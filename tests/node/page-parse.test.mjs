@@ -88,6 +88,8 @@ test('percentages: 40 %, 40%, 0.4 in fraction fields; 40 alone is refused with a
   assert.equal(value('0,4', 'fraction', 'de-DE'), 0.4);
   assert.equal(value('35.5 %', 'fraction'), 0.355);
   assert.match(error('40', 'fraction'), /40 is more than 1: write 40 % or 0.4/);
+  // Past 100 it is no percentage either, and said so as the field's other numbers are (page review, 2026-12-05: "150").
+  assert.match(error('150', 'fraction'), /^150 is more than 100 %: write a fraction like 0.4 or a percentage like 40 %$/);
   assert.match(error('40 %', 'count'), /percentage is not accepted here/);
   assert.match(error('40k', 'fraction'), /not a unit/);
 });
