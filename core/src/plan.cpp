@@ -338,50 +338,68 @@ struct Batchings {
     }
 };
 
+// What lost_at_every_vpp settled for a layout: the largest interleaving searched, whether the plans
+// there that do not fit were sized already (sized_at_v_max), and whether any were (sized).
+struct VppSizing {
+    Count v_max = 0;
+    bool sized = false, sized_at_v_max = false;
+};
+
 // Best only, with k plans that fit found, and no stage across sites (the step's WAN floor grows with
 // the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
 // shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
 // at the largest interleaving searched loses to the k-th best loses at every interleaving (the k-th
-// best only gets faster). Its memory falls too from v = 2 on (the first stage's in-flight
-// micro-batches p (1 + (p - 1) / (p v)) shrink; nothing else in it depends on v; without interleaving
-// they are p, fewer), so a plan that does not fit at the largest interleaving fits at no interleaving
-// v > 1; when several of those are searched, it is sized there once. Those are marked in
-// lost[micro-batch index]; the search skips them unsized (the least-memory layout is read only when
-// nothing fits, and k plans already do).
-void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out, std::vector<Lost>& lost) {
-    if (!s.best_only || out.best.size() < s.k || s.net.sites > 1) return;
+// best only gets faster). Those are marked in lost[micro-batch index]; the search skips them unsized.
+// In every search, memory falls from v = 2 on (the first stage's in-flight micro-batches
+// p (1 + (p - 1) / (p v)) shrink; nothing else in it depends on v; without interleaving they are p,
+// fewer), so a plan that does not fit at the largest interleaving fits at no interleaving v > 1: when
+// several of those are searched, it is sized there once, and the smaller interleavings count it out of
+// memory unsized. The largest interleaving itself is sized again in the search, where the least-memory
+// layout is kept (memory falls with v: no smaller interleaving needs less), except in a best-only
+// search with k plans found, which never reads that layout.
+VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, const PlanResult& out,
+                            std::vector<Lost>& lost) {
+    VppSizing sz;
     const Batchings bs(s, l);
-    Count v_max = 0;
     int vs = 0;  // interleavings v > 1 searched
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count v = d.vpps.values[vi];
         // The interleavings search_layout tries: none under DualPipe (a bound at v = 8 skipped plans
         // that only v = 1 runs: 937,038 tokens/s where the full search found 940,378).
         const bool tried = (v == 1 && !(l.pp > 1 && s.base.overlap_moe_comm)) || (v > 1 && l.pp > 1 && !s.base.dualpipe);
-        if (tried && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) v_max = std::max(v_max, v), vs += v > 1;
+        if (tried && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) sz.v_max = std::max(sz.v_max, v), vs += v > 1;
     }
-    if (v_max == 0) return;
-    const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4;
-    const double kth = out.best.back().tokens_per_second;
+    const bool bound = s.best_only && out.best.size() >= s.k && s.net.sites <= 1;
+    // Not for MoE models: which layers (and routed experts) a device holds moves with the interleaving,
+    // and their memory does not only fall with it (DeepSeek-V3 on 1,024 H100: 12 plans that do not fit at
+    // interleaving 8 fit at a smaller one).
+    const bool size_once = vs > 1 && s.base.fragmentation >= 0 && d.zeros.n <= 4 && !(s.in.moe_layer_fraction > 0);
+    if (sz.v_max == 0 || (!bound && !size_once)) return sz;
+    sz.sized = size_once;
+    sz.sized_at_v_max = size_once && bound;
+    const double kth = bound ? out.best.back().tokens_per_second : 0.0;
     for (int bi = 0; bi < d.mbs.n; ++bi) {
-        const Count mb = d.mbs.values[bi], gb = bs.gb(mb, v_max);
-        if (!bs.batch_ok(mb, v_max) || !bs.div_ok(v_max, mb, gb)) continue;
+        const Count mb = d.mbs.values[bi], gb = bs.gb(mb, sz.v_max);
+        if (!bs.batch_ok(mb, sz.v_max) || !bs.div_ok(sz.v_max, mb, gb)) continue;
         // The recomputation choices in ascending order (replica_dims): recomputing more only adds to
         // every term of the floor, so once one loses, the ones after it lose too, unsized and untimed.
         for (int si = 0; si < d.sps.n; ++si)
             for (int ri = 0; ri < d.rcs.n; ++ri) {
                 if (sp_left_out(s, d, l, si)) continue;
-                if (ri > 0 && lost[bi].by[ri - 1][si]) {
+                if (bound && ri > 0 && lost[bi].by[ri - 1][si]) {
                     lost[bi].by[ri][si] = true;
                     continue;
                 }
-                const Batching b{v_max, mb, gb, true};
+                const Batching b{sz.v_max, mb, gb, true};
                 set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
-                lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
-                lost[bi].has_floor[ri][si] = true;
-                std::optional<double> bound;
-                lost[bi].by[ri][si] = cannot_beat(s, c, kth, bound, &lost[bi].floor[ri][si]);
-                if (lost[bi].by[ri][si] || !size_once) continue;
+                if (bound) {
+                    lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
+                    lost[bi].has_floor[ri][si] = true;
+                    std::optional<double> lb;
+                    lost[bi].by[ri][si] = cannot_beat(s, c, kth, lb, &lost[bi].floor[ri][si]);
+                    if (lost[bi].by[ri][si]) continue;
+                }
+                if (!size_once) continue;
                 for (int zi = 0; zi < d.zeros.n; ++zi) {
                     if (!zero_allowed(s, l, d.zeros.values[zi])) continue;
                     set_plan(c, l, b, d.zeros.values[zi], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
@@ -389,6 +407,7 @@ void lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, Training
                 }
             }
     }
+    return sz;
 }
 
 // Every interleaving and micro-batch of one layout; its best plan, if any fits. `lost`: scratch,
@@ -397,7 +416,7 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
     LayoutBest lb;
     const Batchings bs(s, l);
     std::fill_n(lost.begin(), d.mbs.n, Lost{});
-    lost_at_every_vpp(s, d, l, c, out, lost);
+    const VppSizing sz = lost_at_every_vpp(s, d, l, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
         const Count vpp = d.vpps.values[vi];
         if (vpp > 1 && (l.pp == 1 || s.base.dualpipe)) continue;        // DualPipe has no interleaving (its two directions instead)
@@ -405,8 +424,10 @@ LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, Traini
         for (int bi = 0; bi < d.mbs.n; ++bi) {
             const Count mb = d.mbs.values[bi], gb = bs.gb(mb, vpp);
             if (!bs.batch_ok(mb, vpp)) continue;
-            // Without interleaving fewer micro-batches are in flight: sized here.
-            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], vpp > 1);
+            // Without interleaving fewer micro-batches are in flight: sized here (and at the largest
+            // interleaving, where the least-memory layout is kept, unless a best-only search has its plans).
+            const bool oom_known = sz.sized && vpp > 1 && (vpp < sz.v_max || sz.sized_at_v_max);
+            search_options(s, d, l, Batching{vpp, mb, gb, bs.div_ok(vpp, mb, gb)}, c, out, lb, lost[bi], oom_known);
         }
     }
     return lb;
