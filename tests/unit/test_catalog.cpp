@@ -32,6 +32,8 @@ TEST_CASE("catalog parses without errors and has the required devices") {
                            "nvidia-h200-sxm-141gb",
                            "nvidia-b200",
                            "nvidia-gb200-per-gpu",
+                           "nvidia-b300",
+                           "nvidia-gb300-per-gpu",
                            "nvidia-l4",
                            "nvidia-l40s",
                            "nvidia-t4",
@@ -115,6 +117,16 @@ TEST_CASE("datasheet figures (dense peaks, memory, cores) across vendors") {
     // H200: 141 GB HBM3e, 4.8 TB/s, same compute as H100 SXM.
     CHECK(*dev("nvidia-h200-sxm-141gb").memory_bytes == Approx(141 * GiB));
     CHECK(*dev("nvidia-h200-sxm-141gb").peak(Precision::bf16) == Approx(989.4e12));
+    // Blackwell Ultra (Verda's per-GPU table without sparsity): GB300 BF16 2.5 PF, FP8 5 PF, FP4 15 PF,
+    // 279 GB at 8 TB/s, 1.4 kW; HGX B300 BF16 2.25 PF, FP8 4.5 PF, 270 GB at 7.7 TB/s, 1.1 kW. The
+    // training precisions are GB200's and B200's; FP64 drops to 1.25 TF (B200: 37).
+    CHECK(*dev("nvidia-gb300-per-gpu").peak(Precision::bf16) == Approx(2.5e15));
+    CHECK(*dev("nvidia-gb300-per-gpu").peak(Precision::fp8) == Approx(*dev("nvidia-gb200-per-gpu").peak(Precision::fp8)));
+    CHECK(*dev("nvidia-gb300-per-gpu").peak(Precision::fp4) == Approx(1.5e16));
+    CHECK(*dev("nvidia-gb300-per-gpu").memory_bytes == Approx(279 * GiB));
+    CHECK(*dev("nvidia-b300").peak(Precision::bf16) == Approx(*dev("nvidia-b200").peak(Precision::bf16)));
+    CHECK(*dev("nvidia-b300").peak(Precision::fp64) == Approx(1.25e12));
+    CHECK(*dev("nvidia-b300").tdp_watts == 1100);
 }
 
 TEST_CASE("CPU peaks are derived as cores x clock x FLOPs/cycle") {
