@@ -120,13 +120,18 @@ void unused_inverse_inputs(const json& j, const json& q, const InverseQuestion& 
         if (q.contains(k))
             warnings.push_back(std::string("inverse: inverse.") + k + " is not used by gpus_needed (a what_can_train input)");
     if (!question.budget_usd) return;
-    // Whole dollars, every digit (%g would write $1e+06).
-    const auto usd = [](double v) { return "$" + (v < 1e15 ? std::to_string(static_cast<long long>(std::llround(v))) : jr::fmt_num(v)); };
+    // Whole dollars from $1,000, every digit (%g would write $1e+06); below, six significant digits
+    // ($0.4, not a rounded $0 that reads as equal to another).
+    const auto usd = [](double v) {
+        return "$" + (v >= 1000 && v < 1e15 ? std::to_string(static_cast<long long>(std::llround(v))) : jr::fmt_num(v));
+    };
     const std::string budget = "inverse.budget_usd (" + usd(*question.budget_usd) + ")";
     const bool costed = answer.is_object() && answer["cost_usd"].is_number();
     const double cost = costed ? answer["cost_usd"].get<double>() : 0.0;
     if (!costed)
-        warnings.push_back("inverse: " + budget + " is not compared: the answer has no cost");
+        warnings.push_back("inverse: " + budget + " is not compared: " +
+                           (answer.is_object() && answer["gpus"].is_number() ? "the answer has no cost (no $/GPU-hour)"
+                                                                             : "no GPU count meets the deadline"));
     else
         warnings.push_back("inverse: meeting the deadline costs " + usd(cost) + (cost > *question.budget_usd ? ", above " : ", within ") +
                            budget);

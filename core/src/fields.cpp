@@ -1,7 +1,6 @@
 // Field tables: reading, echoing and documenting one scenario key (see fields.hpp).
 #include "gpucalc/fields.hpp"
 
-#include <algorithm>
 #include <cmath>
 
 #include "gpucalc/json_read.hpp"
@@ -13,29 +12,7 @@ using json = jv::Value;
 std::string field_path(const std::string& path, std::string_view key) { return jr::join(path, key); }
 
 void report_unknown_key(const std::string& path, const std::string& key, std::string_view meant, Errors& errors) {
-    const std::string field = field_path(path, jr::shorten(key));
-    add_error(errors, "unknown_field", field,
-              field + " is not a known field" + (meant.empty() ? "" : " (did you mean " + field_path(path, meant) + "?)"));
-}
-
-int typo_distance(std::string_view typed, std::string_view name) {
-    constexpr int kFar = 3;
-    const std::size_t n = name.size(), m = typed.size();
-    if (n > 64 || (m > n ? m - n : n - m) >= kFar) return kFar;  // a long or far key costs no table
-    // Levenshtein distance, one row at a time (names are short: at most 64 + 2 columns).
-    int row[67];
-    for (std::size_t j = 0; j <= n; ++j) row[j] = static_cast<int>(j);
-    for (std::size_t i = 1; i <= m; ++i) {
-        int diag = row[0];
-        row[0] = static_cast<int>(i);
-        for (std::size_t j = 1; j <= n; ++j) {
-            const int up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (typed[i - 1] == name[j - 1] ? 0 : 1)});
-            diag = up;
-        }
-    }
-    const int d = row[n];
-    return d < kFar && 3 * d < static_cast<int>(n) ? d : kFar;
+    add_error(errors, "unknown_field", field_path(path, jr::shorten(key)), jr::unknown_field_message(path, key, meant));
 }
 
 std::string_view choice_name(const FieldSpec& spec, int value) {

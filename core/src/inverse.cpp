@@ -470,15 +470,17 @@ std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
     return "";
 }
 
-// The counts gpus_needed answers in: whole nodes, and whole model-parallel groups when tp, pp or cp are
-// given; with ep given, enough data-parallel ranks that dp x cp x tp holds whole expert groups of
-// ep x expert_tp ranks (expert_layout_ok; expert_tp 1 when not given, Megatron-Core's MoE parallel
-// folding): DeepSeek-V3 at tp 1, pp 16, ep 64 in multiples of 1,024 GPUs.
+// The counts gpus_needed answers in: whole nodes (in each of hardware.sites equal sites), and whole
+// model-parallel groups when tp, pp or cp are given; with ep given, enough data-parallel ranks that
+// dp x cp x tp holds whole expert groups of ep x expert_tp ranks (expert_layout_ok; expert_tp 1 when
+// not given, Megatron-Core's MoE parallel folding): DeepSeek-V3 at tp 1, pp 16, ep 64 in multiples of
+// 1,024 GPUs; 4 sites of 8-GPU nodes in multiples of 32.
 Count count_step(const Hardware& hw, const TrainingConfig& tc) {
     const Count model_parallel = tc.tp * tc.cp;
     const Count expert_group = tc.ep * tc.expert_tp.value_or(1);
     const Count dp_step = expert_group / std::gcd(expert_group, model_parallel);
-    return std::lcm(std::max<Count>(1, hw.devices_per_node), model_parallel * tc.pp * dp_step);
+    const Count nodes = std::max<Count>(1, hw.devices_per_node) * (hw.pools.empty() ? std::max<Count>(1, hw.sites) : 1);
+    return std::lcm(nodes, model_parallel * tc.pp * dp_step);
 }
 
 // What gpus_needed needs (a model, tokens, a deadline) and must not be given (dp: the count is the answer).

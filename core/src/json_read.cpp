@@ -113,17 +113,47 @@ std::optional<std::string> choice(const json& obj, std::string_view key, const s
     return std::nullopt;
 }
 
+namespace {
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+}  // namespace
+
+int typo_distance(std::string_view typed, std::string_view name) {
+    constexpr int kFar = 3;
+    const std::size_t n = name.size(), m = typed.size();
+    if (n > 64 || (m > n ? m - n : n - m) >= kFar) return kFar;  // a long or far key costs no table
+    // Levenshtein distance, one row at a time (names are short: at most 64 + 2 columns).
+    int row[67];
+    for (std::size_t j = 0; j <= n; ++j) row[j] = static_cast<int>(j);
+    for (std::size_t i = 1; i <= m; ++i) {
+        int diag = row[0];
+        row[0] = static_cast<int>(i);
+        for (std::size_t j = 1; j <= n; ++j) {
+            const int up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (lower(typed[i - 1]) == lower(name[j - 1]) ? 0 : 1)});
+            diag = up;
+        }
+    }
+    const int d = row[n];
+    return d < kFar && 2 * d < static_cast<int>(n) ? d : kFar;
+}
+
+std::string unknown_field_message(const std::string& path, std::string_view key, std::string_view meant) {
+    const std::string field = join(path, shorten(std::string(key)));
+    return field + " is not a known field" + (meant.empty() ? "" : " (did you mean " + join(path, meant) + "?)");
+}
+
 void check_keys(const json& obj, const std::string& path, Errors& errors, std::initializer_list<std::string_view> known) {
     if (!obj.is_object()) return;
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         bool ok = false;
-        for (auto k : known)
+        std::string_view meant;
+        int best = 3;
+        for (auto k : known) {
             if (k == it.key()) ok = true;
-        if (!ok) {
-            const std::string key = shorten(it.key());
-            const std::string field = join(path, key);
-            add_error(errors, "unknown_field", field, field + " is not a known field");
+            const int d = typo_distance(it.key(), k);
+            if (d < best) best = d, meant = k;
         }
+        if (!ok) add_error(errors, "unknown_field", join(path, shorten(it.key())), unknown_field_message(path, it.key(), meant));
     }
 }
 

@@ -730,11 +730,15 @@ void check_expert_parallel(const LayoutRules& r, Errors& errors) {
     const Scenario& s = r.s;
     check_expert_tensor_parallel(r, errors);
     if (t.ep <= 1) return;
+    // A model given by its parameter counts has the experts training_model assumes (said in a warning).
+    const double experts = s.model && s.model->experts > 0 ? s.model->experts : s.model ? training_model(*s.model).in.experts : 0.0;
     if (!moe_model(s))
         add_error(errors, "range", "training.ep", "training.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-    else if (!divides(s.model->experts, static_cast<double>(t.ep)))
+    else if (!divides(experts, static_cast<double>(t.ep)))
         add_error(errors, "divisibility", "training.ep",
-                  "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by training.ep (" + fmt_num(t.ep) + ")");
+                  (s.model->experts > 0 ? "model.experts (" + fmt_num(experts) + ")"
+                                        : "the " + fmt_num(experts) + " routed experts assumed for a model given by its parameter counts") +
+                      " must be divisible by training.ep (" + fmt_num(t.ep) + ")");
     // Experts shard over data-parallel ranks, or, folded (Megatron-Core MoE parallel folding,
     // arXiv:2504.14960), over data-, context- and tensor-parallel ranks with unsplit experts.
     if (t.dp && r.known({"dp", "cp", "tp"}) && (*t.dp * t.cp) % t.ep != 0 && (*t.dp * t.cp * t.tp) % t.ep != 0)
@@ -893,11 +897,12 @@ void check_mixed_fleet(Scenario& s, Errors& errors) {
 }
 
 // Sites, the WAN and pools (network.hpp): sizes that divide, links that have something to join.
-void check_network(Scenario& s, Errors& errors) {
+void check_network(Scenario& s, Errors& errors, LayoutCheck check) {
     const Hardware& hw = *s.hardware;
     const NetworkPreset* net = hw.network ? network_preset(*hw.network) : nullptr;
     const bool nodes_are_sites = net && net->wan() && hw.sites <= 1;
-    check_equal_sites(hw, errors);
+    // gpus_needed (LayoutCheck::model) answers the count: it is made of whole sites there (inverse.cpp).
+    if (check != LayoutCheck::model) check_equal_sites(hw, errors);
     check_wan_fields(hw, net, nodes_are_sites, errors);
     if (s.training) {
         const TrainingConfig& t = *s.training;
@@ -1016,7 +1021,7 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
         else if (check != LayoutCheck::none && !mixed_fleet(*s.hardware))
             check_training_layout(s, errors, check == LayoutCheck::search);
     }
-    if (s.hardware) check_network(s, errors);
+    if (s.hardware) check_network(s, errors, check);
     if (s.inference && s.hardware) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;

@@ -150,15 +150,19 @@ TrainingModel training_model(const ModelSpec& model) {
         // expert parallelism can shard. 2 experts per token and 16 experts (more if the 2 active ones
         // would not fit in the active count): an assumption, reported as such.
         t.assumed_experts = true;
+        // The two active experts hold at most 40 % of the active layer parameters (so the attention and
+        // the rest keep 60 %): with more experts, each smaller. Doubling to 2^20 covers any ratio of
+        // total to active parameters published (Switch-C, ~1,000x); the non-routed share below never
+        // goes negative (a red-team input of 1e13 with 1e9 active capped at 4,096 experts and did).
         const double inactive = pc.total - pc.active, room = 0.4 * std::max(1.0, pc.active - emb);
         double experts = 16;
-        while (inactive / (experts - 2.0) > room && experts < 4096) experts *= 2;
+        while (inactive / (experts - 2.0) > room && experts < 1048576) experts *= 2;
         in.expert_params_per_layer = inactive * experts / (experts - 2.0) / in.layers;
         // Every layer an MoE layer (as step_inputs sets them for an architecture): what the memory
         // model places per stage, the routed experts sharded by ep. Before, left at 0, a 671B model
         // with 37B active held 0.67 GiB of weights per GPU on 8 H100 (page review, 2026-12-05).
         in.routed_params_per_moe_layer = in.expert_params_per_layer;
-        in.moe_layer_params = in.params_total_layers - in.routed_params_per_moe_layer;
+        in.moe_layer_params = std::max(0.0, in.params_total_layers - in.routed_params_per_moe_layer);
         in.dense_mlp_layers = 0;
         in.moe_layer_fraction = 1;
         in.experts = experts;

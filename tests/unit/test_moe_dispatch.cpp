@@ -382,3 +382,50 @@ TEST_CASE("what_can_train says when its MFU is assumed because no layout fits th
         CHECK(row["mfu_source"].get<std::string>().find("assumed") == 0);
     }
 }
+
+TEST_CASE("an MoE model given by extreme parameter counts never has negative parts, and its assumed experts bound expert parallelism") {
+    // Red team, 2026-12-05 (second pass): 1e13 parameters with 1e9 active capped the assumed experts at
+    // 4,096, leaving the non-routed part negative (weights -2.88 GB per GPU at ep 4,096); and ep 64 or 3
+    // was accepted for a model assumed to have 16 experts.
+    const json huge = run({{"model", {{"params", 1e13}, {"active_params", 1e9}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4096}}},
+                           {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"dp", 4096}, {"ep", 4096}, {"zero", 1}}},
+                           {"explain", false}});
+    REQUIRE_FALSE(huge.contains("errors"));
+    for (const char* k : {"weights", "gradients", "optimizer", "activations", "total"})
+        CHECK(huge["training"]["memory_per_gpu_bytes"][k].get<double>() >= 0.0);
+    CHECK(huge["training"]["dp_comm_bytes_per_step"].get<double>() >= 0.0);
+    // 1.2e11 with 6e10 active: 16 experts assumed (said in a warning); ep must divide them.
+    const auto with_ep = [](int ep) {
+        return run({{"model", {{"params", 1.2e11}, {"active_params", 6e10}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                    {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"dp", 64}, {"ep", ep}}},
+                    {"explain", false}});
+    };
+    CHECK(has_error(with_ep(64), "training.ep", "divisibility"));
+    CHECK(has_error(with_ep(3), "training.ep", "divisibility"));
+    CHECK_FALSE(with_ep(16).contains("errors"));
+}
+
+TEST_CASE("gpus_needed across equal sites answers whole sites of whole nodes, and an estimate on that count runs") {
+    // Red team, 2026-12-05 (second pass): 4 sites answered 40 GPUs (10 per site: no whole nodes), which
+    // an estimate refuses; and sites without hardware.count were refused as more sites than devices.
+    const json training = {{"tokens", 2e11}, {"local_steps", 100}};
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"sites", 4}}},
+                        {"training", training},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    REQUIRE(r["inverse"]["gpus"].is_number());
+    const double gpus = r["inverse"]["gpus"].get<double>();
+    CHECK(std::fmod(gpus, 4.0 * 8.0) == 0.0);
+    json t = training;
+    t["layout"] = "auto";
+    const json e = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"sites", 4}, {"count", gpus}}},
+                        {"training", t},
+                        {"explain", false}});
+    REQUIRE_FALSE(e.contains("errors"));
+    CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
+}

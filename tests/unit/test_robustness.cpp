@@ -269,6 +269,8 @@ TEST_CASE("gpus_needed says which inputs it does not use, and compares a budget 
     CHECK(w.find("inverse.compare_networks is not used by gpus_needed") != std::string::npos);
     CHECK(w.find(", above inverse.budget_usd ($1000)") != std::string::npos);
     CHECK(warnings(h100, {{"budget_usd", 1e9}}).find(", within inverse.budget_usd ($1000000000)") != std::string::npos);
+    // Below $1,000 the figures keep their cents: never a $0 that reads as equal to another.
+    CHECK(warnings(h100, {{"budget_usd", 0.4}}).find(", above inverse.budget_usd ($0.4)") != std::string::npos);
 }
 
 TEST_CASE("gpus_needed on a device that cannot hold the model says so; a given dp is refused") {
@@ -439,8 +441,18 @@ TEST_CASE("an unknown field close to a known one says which it probably meant") 
     for (const auto& e : r["errors"]) messages += e["message"].get<std::string>() + "\n";
     CHECK(messages.find("training.overlap_moe_com is not a known field (did you mean training.overlap_moe_comm?)") != std::string::npos);
     CHECK(messages.find("training.xyz is not a known field\n") != std::string::npos);  // nothing near it: no guess
-    // Likely typos only: at most 2 edits, fewer than a third of the name.
+    // Likely typos only: at most 2 edits, fewer than half the name; case is no edit.
     CHECK(gpucalc::typo_distance("micro_batchs", "micro_batch") == 1);
+    CHECK(gpucalc::typo_distance("cuont", "count") == 2);
+    CHECK(gpucalc::typo_distance("COUNT", "count") == 0);
     CHECK(gpucalc::typo_distance("tpp", "tp") == 3);
     CHECK(gpucalc::typo_distance("recompute", "precision") == 3);
+    // Red team, 2026-12-05: the top level, a pool's fields and a claim's had no hint.
+    const json r2 = run({{"model", {{"preset", "llama3-8b"}}},
+                         {"hardware", {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"cuont", 8}}})}}},
+                         {"traning", {{"tokens", 1e9}}}});
+    std::string m2;
+    for (const auto& e : r2["errors"]) m2 += e["message"].get<std::string>() + "\n";
+    CHECK(m2.find("traning is not a known field (did you mean training?)") != std::string::npos);
+    CHECK(m2.find("hardware.pools[0].cuont is not a known field (did you mean hardware.pools[0].count?)") != std::string::npos);
 }

@@ -13,6 +13,7 @@
 
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
+#include "gpucalc/json_read.hpp"
 #include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
@@ -228,9 +229,7 @@ jv::Value table_schema_json(FieldTable<T> table) {
 // Reports keys of obj that are neither rows of the table nor in `extra` as "unknown_field", with the
 // known name a typo most likely meant ("did you mean ...?": typo_distance).
 void report_unknown_key(const std::string& path, const std::string& key, std::string_view meant, Errors& errors);
-// Edits (insert, delete, replace one character) from a mistyped key to a known name, when it is a
-// likely typo (at most 2 edits, and fewer than a third of the name's characters); 3 otherwise.
-int typo_distance(std::string_view typed, std::string_view name);
+using jr::typo_distance;  // json_read.hpp
 template <class T>
 void check_table_keys(const jv::Value& obj, const std::string& path, FieldTable<T> table, Errors& errors,
                       std::initializer_list<std::string_view> extra = {}) {

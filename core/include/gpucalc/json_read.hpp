@@ -53,6 +53,11 @@ std::optional<std::string> choice(const json& obj, std::string_view key, const s
                                   std::initializer_list<std::string_view> allowed, bool required = false);
 // Reports keys of obj not in `known` as "unknown_field" (typos must not be silently ignored).
 void check_keys(const json& obj, const std::string& path, Errors& errors, std::initializer_list<std::string_view> known);
+// Edits (insert, delete, replace one character; case ignored) from a mistyped key to a known name,
+// when it is a likely typo (at most 2 edits, and fewer than half the name's characters); 3 otherwise.
+int typo_distance(std::string_view typed, std::string_view name);
+// "path.key is not a known field", with "(did you mean path.meant?)" when meant is not empty.
+std::string unknown_field_message(const std::string& path, std::string_view key, std::string_view meant);
 // obj[key] must be an object if present; returns it or nullptr.
 const json* object(const json& obj, std::string_view key, const std::string& path, Errors& errors, bool required = false);
 
