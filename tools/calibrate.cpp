@@ -617,8 +617,8 @@ std::string predicted_only_sentence(const std::vector<Row>& rows) {
     std::ostringstream o;
     o << production + marked << " of them are predicted but never fitted: " << production
       << " production runs (averages with failures and layouts not published) and " << marked
-      << " rows marked `fitted: false` in the data, each with its `fit_note` (Megatron-Bridge rows added after the fit, "
-         "whose MoE figures move with software the scenario cannot express). ";
+      << " rows marked `fitted: false` in the data, each with its `fit_note` (Megatron-Bridge rows whose figures move with what "
+         "the scenario cannot express: newer MoE recipes' software switches, Blackwell Ultra's speed at Blackwell's peaks). ";
     return o.str();
 }
 

@@ -146,14 +146,15 @@ void check_keys(const json& obj, const std::string& path, Errors& errors, std::i
     if (!obj.is_object()) return;
     for (auto it = obj.begin(); it != obj.end(); ++it) {
         bool ok = false;
-        std::string_view meant;
+        for (auto k : known) ok = ok || k == it.key();
+        if (ok) continue;
+        std::string_view meant;  // what a typo most likely meant, looked for only for an unknown key
         int best = 3;
         for (auto k : known) {
-            if (k == it.key()) ok = true;
             const int d = typo_distance(it.key(), k);
             if (d < best) best = d, meant = k;
         }
-        if (!ok) add_error(errors, "unknown_field", join(path, shorten(it.key())), unknown_field_message(path, it.key(), meant));
+        add_error(errors, "unknown_field", join(path, shorten(it.key())), unknown_field_message(path, it.key(), meant));
     }
 }
 
