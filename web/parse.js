@@ -199,10 +199,10 @@ const Parse = (function () {
     }
     // Scientific notation: 1.5e12, 3E+11, 1.5×10^12, 1.5*10^12.
     let exp = 0;
-    const sci = /^(.*?)(?:[eE]([-+]?\d+)|\s*[x×*]\s*10\s*\^\s*([-+]?\d+))$/.exec(s);
-    if (sci && /\d/.test(sci[1])) {
-      exp = Number(sci[2] !== undefined ? sci[2] : sci[3]);
-      s = sci[1].trim();
+    const power = /^(.*?)(?:[eE]([-+]?\d+)|\s*[x×*]\s*10\s*\^\s*([-+]?\d+))$/.exec(s);
+    if (power && /\d/.test(power[1])) {
+      exp = Number(power[2] !== undefined ? power[2] : power[3]);
+      s = power[1].trim();
     }
     const decimalMark = () => separators(locale).decimal;
     // A whole count written "1.000" (English) or "1,000" (German) with the locale's decimal mark:
@@ -223,8 +223,8 @@ const Parse = (function () {
       return { value: Number((value / 100).toPrecision(15)) };
     }
     if (dollars && kind !== 'usd') return { error: 'an amount in dollars is not accepted here: write ' + hint };
-    if (kind === 'fraction' && value > 1)
-      return { error: value + (value <= 100 ? ' is more than 1: write ' + value + ' % or ' + value / 100 : ' is more than 100 %: write ' + hint) };
+    if (kind === 'fraction' && value > 100) return fail((outOfWords(value) ? sci(value) : value) + ' is more than 100 %');
+    if (kind === 'fraction' && value > 1) return { error: value + ' is more than 1: write ' + value + ' % or ' + value / 100 };
     const bare = kind === 'seconds' && /ms/.test(unit || '') && value >= 10 && /^[\d.,\s]+$/.test(String(text).trim()); // 50 ms or s? Asked
     if (bare) return { error: value + ' without a unit: write ' + value + ' ms or ' + value + ' s' };
     return { value };

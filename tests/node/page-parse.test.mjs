@@ -231,3 +231,7 @@ test('"-0" is zero, as the core reads it, and is shown as 0', () => {
   assert.ok(Object.is(value('-0.0 %', 'fraction'), 0));
   assert.equal(Parse.describe(value('-0'), 'count'), '0');
 });
+
+test('a fraction far past 100 is said in powers of ten, as typed', () => {
+  assert.equal(Parse.parse('1e308', 'fraction', 'en-US').error, '1e308 is more than 100 %: write a fraction like 0.4 or a percentage like 40 %');
+});
