@@ -127,4 +127,9 @@ test('messages in the form\u2019s words: labels for JSON paths, no CLI hints, "a
   assert.equal(Words.humanize('training.mfu must be greater than 0 and at most 1, got 1e+308', 'train'), 'MFU must be greater than 0 and at most 1, not 1e308');
   // A key with no label loses its unit suffix (the value shows the unit).
   assert.equal(Words.label('inference.cost_per_day_usd'), 'cost per day');
+  // The Scenario JSON section keeps the paths its reader typed (page review, 2026-12-05: "overlap moe com").
+  assert.equal(
+    Words.humanize('training.overlap_moe_com is not a known field (did you mean training.overlap_moe_comm?)', 'json'),
+    'training.overlap_moe_com is not a known field (did you mean training.overlap_moe_comm?)'
+  );
 });
