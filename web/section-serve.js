@@ -72,7 +72,7 @@ const ServeSection = (function () {
     o.figures.push([
       'First token',
       F.duration(a ? a.ttft_seconds : t.ttft_seconds),
-      a ? 'per user at the peak, on these GPUs' : ServeNotes.perDay(r) > 0 ? 'per user, queueing at the peak included' : 'on an idle copy',
+      a ? 'per user at the peak, on these GPUs' : ServeNotes.perDay(r) > 0 ? ServeNotes.ttftWords(r) : 'on an idle copy',
       'ttft'
     ]);
     o.figures.push([
@@ -92,8 +92,7 @@ const ServeSection = (function () {
     if (t.gpus_needed !== null) o.figures.push(['GPUs for the traffic', F.count(t.gpus_needed), ServeNotes.trafficWords(r), 'gpus']);
     const given = ServeNotes.gpusGiven(r);
     if (given) o.notes.push(given);
-    if (t.cost_per_day_usd !== null)
-      o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens', 'cost']);
+    if (t.cost_per_day_usd !== null) o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), ServeNotes.costWords(r), 'cost']);
     else if (t.cost_per_million_output_tokens_usd !== null)
       o.figures.push([
         'Cost',

@@ -192,6 +192,23 @@ const ServeNotes = (function () {
     return out;
   }
 
+  // The first token's words with traffic: its queueing is at the peak on the GPUs the traffic needs
+  // (the core sizes the copies for it), which the headline must say when fewer are given.
+  function ttftWords(r) {
+    return short(r)
+      ? 'per user on the ' + gpus(r.inference.gpus_needed) + ' the traffic needs, queueing at the peak included'
+      : 'per user, queueing at the peak included';
+  }
+
+  // The cost per day's words: per million output tokens, and whose GPUs it pays for when the traffic
+  // needs more than are given.
+  function costWords(r) {
+    const t = r.inference;
+    return (
+      F.usd(t.cost_per_million_output_tokens_usd) + ' per million output tokens' + (short(r) ? '; for the ' + gpus(t.gpus_needed) + ' the traffic needs' : '')
+    );
+  }
+
   // The speed's words when every copy is busy and the traffic still outruns them.
   const busy = (atBatch) => ', every copy busy (' + atBatch + '): the traffic is more than these GPUs serve';
 
@@ -202,5 +219,5 @@ const ServeNotes = (function () {
     return t.batch > 1 && one ? '; ' + F.count(one.output_tokens_per_second_per_user) + ' tok/s for one user alone' : '';
   }
 
-  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep, afterStep, alone, busy };
+  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep, afterStep, alone, busy, ttftWords, costWords };
 })();

@@ -147,6 +147,10 @@ test('serving with the batch left blank runs at the largest batch that fits; lat
   assert.equal(await card(page, 'serve').locator('.fit').getAttribute('data-fit'), 'short');
   assert.match(await card(page, 'serve').locator('.fit').textContent(), /not enough for the traffic: [\d,]+ are needed\.$/);
   assert.match(await card(page, 'serve').locator('[data-figure="speed"] .sub').textContent(), /every copy busy \(at the largest batch\)/);
+  // The first token's queueing and the cost are for the GPUs the traffic needs, and say so (page review, 2026-12-05).
+  const needed = r.inference.gpus_needed.toLocaleString('en-US') + ' GPUs the traffic needs';
+  assert.match(await card(page, 'serve').locator('[data-figure="ttft"] .sub').textContent(), new RegExp('^per user on the ' + needed + ', queueing'));
+  assert.match(await card(page, 'serve').locator('[data-figure="cost"] .sub').textContent(), new RegExp('; for the ' + needed + '$'));
   // Beside the largest batch's speed, one user's alone (the batch curve's batch 1).
   const one = r.inference.batch_curve.find((p) => p.batch === 1);
   assert.match(
