@@ -280,6 +280,22 @@ TEST_CASE("the loss over the logits: the framework's counted bytes per logit at 
     }
 }
 
+namespace {
+// Uneven stages (training_step.cpp stage_split): L layers on p stages that do not divide them put
+// ceil((L + 2) / p) - 1 layers on the first and last stages and the rest on the middle ones. Each
+// stage as a model of its own, evenly split over p stages: a middle stage (no output layer) and the
+// last (with it).
+std::pair<StepInputs, StepInputs> stage_stand_ins(const StepInputs& in, double L, Count p) {
+    const double last = std::max(1.0, std::ceil((L + 2) / static_cast<double>(p)) - 1);
+    const double middle = std::ceil((L - 2 * last) / static_cast<double>(p - 2));
+    StepInputs im = in, il = in;
+    im.layers = middle * static_cast<double>(p);
+    im.vocab = 0;  // a middle stage: no output layer
+    il.layers = last * static_cast<double>(p);
+    return {im, il};
+}
+}  // namespace
+
 TEST_CASE("uneven pipeline stages run at the slower of a middle stage and the last stage with the output layer, each timed alone") {
     // training_step.cpp stage_split / slowest_stage: with L layers on pp stages that do not divide
     // them, the first and last stages hold ceil((L + 2) / pp) - 1 layers and the middle ones the rest;
@@ -311,12 +327,7 @@ TEST_CASE("uneven pipeline stages run at the slower of a middle stage and the la
                     hw.count = 8 * p * cp * 4;
                     hw.devices_per_node = 8;
                     const Efficiency e = training_efficiency(c, hw.device);
-                    const double L = m.layers, last = std::max(1.0, std::ceil((L + 2) / p) - 1);
-                    const double middle = std::ceil((L - 2 * last) / (p - 2));
-                    StepInputs im = in, il = in;
-                    im.layers = middle * p;
-                    im.vocab = 0;  // a middle stage: no output layer
-                    il.layers = last * p;
+                    const auto [im, il] = stage_stand_ins(in, m.layers, p);
                     const double t_mid = estimate_step(im, hw, c, e).microbatch_seconds;
                     const double t_last = estimate_step(il, hw, c, e).microbatch_seconds;
                     const StepEstimate s = estimate_step(in, hw, c, e);
@@ -364,12 +375,7 @@ TEST_CASE("under the combined 1F1B schedule uneven stages run at the slower stag
                     hw.count = 2 * p * ep;
                     hw.devices_per_node = 8;
                     const Efficiency e = training_efficiency(c, hw.device);
-                    const double L = m.layers, last = std::max(1.0, std::ceil((L + 2) / p) - 1);
-                    const double middle = std::ceil((L - 2 * last) / (p - 2));
-                    StepInputs im = in, il = in;
-                    im.layers = middle * p;
-                    im.vocab = 0;
-                    il.layers = last * p;
+                    const auto [im, il] = stage_stand_ins(in, m.layers, p);
                     const auto share = [](const StepEstimate& s) { return s.microbatches * s.microbatch_seconds + s.step.pp_bubble; };
                     const StepEstimate sm = estimate_step(im, hw, c, e), sl = estimate_step(il, hw, c, e);
                     const StepEstimate s = estimate_step(in, hw, c, e);
