@@ -148,13 +148,9 @@ void check_keys(const json& obj, const std::string& path, Errors& errors, std::i
         bool ok = false;
         for (auto k : known) ok = ok || k == it.key();
         if (ok) continue;
-        std::string_view meant;  // what a typo most likely meant, looked for only for an unknown key
-        int best = 3;
-        for (auto k : known) {
-            const int d = typo_distance(it.key(), k);
-            if (d < best) best = d, meant = k;
-        }
-        add_error(errors, "unknown_field", join(path, shorten(it.key())), unknown_field_message(path, it.key(), meant));
+        NearestName near{it.key()};  // what a typo most likely meant, looked for only for an unknown key
+        for (auto k : known) near.consider(k);
+        add_error(errors, "unknown_field", join(path, shorten(it.key())), unknown_field_message(path, it.key(), near.meant));
     }
 }
 

@@ -318,9 +318,7 @@ struct Batchings {
     // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok): the nearest
     // whole multiple of them to the target (default_global_batch).
     Count gb(Count mb, Count vpp = 1) const {
-        if (s.gb_fixed) return *s.base.global_batch;
-        const Count g = std::max<Count>(1, batch_granule(l.dp, mb, l.pp, vpp));
-        return std::max<Count>(1, (target + g / 2) / g) * g;
+        return s.gb_fixed ? *s.base.global_batch : nearest_batch(target, batch_granule(l.dp, mb, l.pp, vpp));
     }
     // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may not
     // inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when even

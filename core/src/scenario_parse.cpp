@@ -598,11 +598,12 @@ void check_moe_overlap(const LayoutRules& r, Errors& errors) {
     // A model given by its parameter count alone is dense unless its active parameters say otherwise
     // (training_model: assumed experts).
     // The combinations Megatron-Core refuses are conflicts between fields (not a number out of range).
-    if (r.s.model && r.s.model->experts > 0 && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
+    const bool dense = r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0);
+    if (dense && r.s.model->experts > 0)
         add_error(errors, "conflict", f,
                   f + " (the expert all-to-all hidden behind another micro-batch) needs MoE layers, and every layer of this model is "
                       "dense (model.dense_layers = model.layers)");
-    else if (r.s.model && !(training_model(*r.s.model).in.moe_layer_fraction > 0))
+    else if (dense)
         add_error(errors, "conflict", f,
                   f + " (the expert all-to-all hidden behind another micro-batch) needs an MoE model (model.experts, or "
                       "model.active_params below model.params)");

@@ -95,11 +95,14 @@ Count target_batch_sequences(double seq_len, double target_tokens) {
 
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp) { return dp * micro_batch * (vpp > 1 && pp > 1 ? pp : 1); }
 
-Count default_global_batch(double seq_len, Count granule, double target_tokens) {
-    const Count target = target_batch_sequences(seq_len, target_tokens);
+Count nearest_batch(Count target_sequences, Count granule) {
     const Count g = std::max<Count>(1, granule);
     // The nearest whole multiple (at least one): within half a granule of 4M tokens, never 1.5x it.
-    return std::max<Count>(1, (target + g / 2) / g) * g;
+    return std::max<Count>(1, (target_sequences + g / 2) / g) * g;
+}
+
+Count default_global_batch(double seq_len, Count granule, double target_tokens) {
+    return nearest_batch(target_batch_sequences(seq_len, target_tokens), granule);
 }
 
 constexpr double kGpt2Vocab = 50257;

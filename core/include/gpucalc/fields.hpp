@@ -239,15 +239,10 @@ void check_table_keys(const jv::Value& obj, const std::string& path, FieldTable<
         for (const auto& f : table) known = known || f.spec.name == it.key();
         for (auto k : extra) known = known || k == it.key();
         if (known) continue;
-        std::string_view meant;
-        int best = 3;
-        const auto consider = [&](std::string_view name) {
-            const int d = typo_distance(it.key(), name);
-            if (d < best) best = d, meant = name;
-        };
-        for (const auto& f : table) consider(f.spec.name);
-        for (auto k : extra) consider(k);
-        report_unknown_key(path, it.key(), meant, errors);
+        jr::NearestName near{it.key()};
+        for (const auto& f : table) near.consider(f.spec.name);
+        for (auto k : extra) near.consider(k);
+        report_unknown_key(path, it.key(), near.meant, errors);
     }
 }
 

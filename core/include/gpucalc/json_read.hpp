@@ -56,6 +56,16 @@ void check_keys(const json& obj, const std::string& path, Errors& errors, std::i
 // Edits (insert, delete, replace one character; case ignored) from a mistyped key to a known name,
 // when it is a likely typo (at most 2 edits, and fewer than half the name's characters); 3 otherwise.
 int typo_distance(std::string_view typed, std::string_view name);
+// The known name a mistyped key most likely meant, the names offered one by one (empty: none near).
+struct NearestName {
+    explicit NearestName(std::string_view key) : typed(key) {}
+    std::string_view typed, meant;
+    int best = 3;
+    void consider(std::string_view name) {
+        const int d = typo_distance(typed, name);
+        if (d < best) best = d, meant = name;
+    }
+};
 // "path.key is not a known field", with "(did you mean path.meant?)" when meant is not empty.
 std::string unknown_field_message(const std::string& path, std::string_view key, std::string_view meant);
 // obj[key] must be an object if present; returns it or nullptr.

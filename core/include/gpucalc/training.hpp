@@ -310,6 +310,8 @@ double target_batch_tokens(double sites, double dp, Count local_steps);
 // Default global batch: the target (target_batch_tokens), rounded to the nearest whole multiple of
 // `granule` sequences (dp x micro_batch).
 Count default_global_batch(double seq_len, Count granule, double target_tokens);
+// The whole multiple of `granule` sequences nearest `target_sequences` (at least one granule).
+Count nearest_batch(Count target_sequences, Count granule);
 // The step a global batch grows by: dp x micro_batch sequences, in groups of pp micro-batches with
 // interleaving (vpp > 1: Megatron's forward_backward_pipelining_with_interleaving).
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp);
