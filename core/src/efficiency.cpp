@@ -176,31 +176,35 @@ const char* framework_name(Framework f) {
 }
 
 Efficiency efficiency_for(const Device& d, Framework f, const Calibration& cal) {
-    Efficiency e;
-    e.fallback_used = true;
-    e.gen = cal.fallback;
+    // The generation and the profile are copied once each (their names and sources are strings:
+    // an estimate with a scaling curve calls this once per point).
+    const GenerationEfficiency* gen = &cal.fallback;
     for (const auto& g : cal.generations) {
         bool hit = false;
         for (const auto& m : g.match) hit = hit || d.architecture.find(m) != std::string::npos || d.id == m;
         if (hit) {
-            e.gen = g;
-            e.fallback_used = false;
-            if (!g.relative_to.empty())
-                for (const auto& ref : cal.generations)
-                    if (ref.id == g.relative_to) {
-                        if (g.rel_gemm > 0) e.gen.gemm = ref.gemm * g.rel_gemm;
-                        if (g.rel_gemm_fp8 > 0) e.gen.gemm_fp8 = ref.gemm_fp8 * g.rel_gemm_fp8;
-                        if (g.rel_attention > 0) {
-                            e.gen.attention = ref.attention * g.rel_attention;
-                            e.gen.attention_flash2 = ref.attention_flash2 * g.rel_attention;
-                        }
-                    }
+            gen = &g;
             break;
         }
     }
-    const std::string want = framework_name(f);
+    Efficiency e;
+    e.gen = *gen;
+    e.fallback_used = gen == &cal.fallback;
+    if (!e.fallback_used && !gen->relative_to.empty())
+        for (const auto& ref : cal.generations)
+            if (ref.id == gen->relative_to) {
+                if (gen->rel_gemm > 0) e.gen.gemm = ref.gemm * gen->rel_gemm;
+                if (gen->rel_gemm_fp8 > 0) e.gen.gemm_fp8 = ref.gemm_fp8 * gen->rel_gemm_fp8;
+                if (gen->rel_attention > 0) {
+                    e.gen.attention = ref.attention * gen->rel_attention;
+                    e.gen.attention_flash2 = ref.attention_flash2 * gen->rel_attention;
+                }
+            }
+    const std::string_view want = framework_name(f);
+    const FrameworkProfile* fw = nullptr;
     for (const auto& p : cal.frameworks)
-        if (p.id == want) e.fw = p;
+        if (p.id == want) fw = &p;  // the last of that name, as before
+    if (fw) e.fw = *fw;
     return e;
 }
 

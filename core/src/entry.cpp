@@ -26,29 +26,6 @@ namespace gpucalc {
 
 using json = jv::Value;
 
-int json_nesting_depth(const std::string& text) {
-    int depth = 0, deepest = 0;
-    bool in_string = false, escaped = false;
-    for (const char ch : text) {
-        if (in_string) {
-            if (escaped)
-                escaped = false;
-            else if (ch == '\\')
-                escaped = true;
-            else if (ch == '"')
-                in_string = false;
-            continue;
-        }
-        if (ch == '"')
-            in_string = true;
-        else if (ch == '[' || ch == '{')
-            deepest = std::max(deepest, ++depth);
-        else if ((ch == ']' || ch == '}') && depth > 0)
-            --depth;
-    }
-    return deepest;
-}
-
 namespace {
 
 std::string errors_text(const Errors& errors) {

@@ -139,11 +139,16 @@ void write_uint(Buf& out, std::uint64_t v) {
 // A key's first eight bytes as a big-endian number (zero-padded): two keys whose prefixes differ
 // compare as their prefixes do, so most comparisons are one integer comparison.
 std::uint64_t key_prefix(std::string_view k) {
-    unsigned char b[8] = {};
-    if (!k.empty()) std::memcpy(b, k.data(), k.size() < 8 ? k.size() : 8);  // an array element's key is empty, its data null
     std::uint64_t p = 0;
-    for (unsigned char c : b) p = p << 8 | c;  // a byte swap, unrolled by the compiler
-    return p;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (k.size() >= 8) {  // one load and a byte swap (wasm and x86 are little-endian)
+        std::memcpy(&p, k.data(), 8);
+        return __builtin_bswap64(p);
+    }
+#endif
+    const std::size_t n = k.size() < 8 ? k.size() : 8;  // an array element's key is empty, its data null
+    for (std::size_t i = 0; i < n; ++i) p = p << 8 | static_cast<unsigned char>(k[i]);
+    return n == 0 ? 0 : p << (8 * (8 - n));
 }
 
 void write_indent(Buf& out, int indent, int level) {
@@ -216,8 +221,7 @@ void write_number(Buf& out, double v) {
 Val Val::operator[](std::string_view key) {
     Doc& d = *doc_;
     if (d.nodes_[index_].kind != Doc::Kind::object) set_object();
-    const std::uint32_t c = d.find(index_, key);
-    return Val(d, c != Doc::kNone ? c : d.add_child(index_, key));
+    return Val(d, d.member(index_, key));
 }
 
 bool Val::contains(std::string_view key) const { return doc_->find(index_, key) != Doc::kNone; }
@@ -227,16 +231,12 @@ Val& Val::copy(const Val& other) {
     return *this;
 }
 
-Val Val::add(std::string_view key) {
-    Doc& d = *doc_;
-    if (d.nodes_[index_].kind != Doc::Kind::object) set_object();
-    return Val(d, d.add_child(index_, key));
-}
+Val Val::add(std::string_view key) { return (*this)[key]; }
 
 Val Val::append() {
     Doc& d = *doc_;
     if (d.nodes_[index_].kind != Doc::Kind::array) set_array();
-    return Val(d, d.add_child(index_, {}));
+    return Val(d, d.add_child(index_, d.nodes_[index_].last, {}, 0));
 }
 
 Val Val::operator[](const char* key) { return (*this)[std::string_view(key)]; }
@@ -311,21 +311,40 @@ std::uint32_t Doc::store(std::string_view s) {
     return off;
 }
 
-std::uint32_t Doc::add_child(std::uint32_t parent, std::string_view key) {
+// A new member or element after `prev` (kNone: first).
+std::uint32_t Doc::add_child(std::uint32_t parent, std::uint32_t prev, std::string_view key, std::uint64_t prefix) {
     const auto i = static_cast<std::uint32_t>(nodes_.size());
     Node n;
-    n.prefix = key_prefix(key);
+    n.prefix = prefix;
     n.key_off = store(key);
     n.key_len = static_cast<std::uint32_t>(key.size());
-    nodes_.push_back(n);
     Node& p = nodes_[parent];
-    if (p.last == kNone)
-        p.first = i;
-    else
-        nodes_[p.last].next = i;
-    p.last = i;
+    n.next = prev == kNone ? p.first : nodes_[prev].next;
+    if (n.next == kNone) p.last = i;
+    (prev == kNone ? p.first : nodes_[prev].next) = i;
     ++p.count;
+    nodes_.push_back(n);
     return i;
+}
+
+// The member `name` of object i, added in key order if absent. Members are kept sorted as they are
+// added (nlohmann's std::map order: bytes compared unsigned), so the writer never sorts and a
+// lookup stops at the first key past the name; a member after the last (keys written in order, the
+// copy of an input object) is one comparison.
+std::uint32_t Doc::member(std::uint32_t i, std::string_view name) {
+    const std::uint64_t p = key_prefix(name);
+    const Node& o = nodes_[i];
+    std::uint32_t prev = kNone;
+    if (o.last != kNone && before(nodes_[o.last], p, name)) {
+        prev = o.last;
+    } else {
+        for (std::uint32_t c = o.first; c != kNone; prev = c, c = nodes_[c].next) {
+            const Node& n = nodes_[c];
+            if (n.prefix == p && key(n) == name) return c;
+            if (!before(n, p, name)) break;
+        }
+    }
+    return add_child(i, prev, name, p);
 }
 
 Doc::Node& Doc::reset(std::uint32_t i, Kind kind) {
@@ -365,8 +384,12 @@ void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
 
 std::uint32_t Doc::find(std::uint32_t i, std::string_view name) const {
     if (nodes_[i].kind != Kind::object) return kNone;
-    for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next)
-        if (key(nodes_[c]) == name) return c;
+    const std::uint64_t p = key_prefix(name);
+    for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next) {
+        const Node& n = nodes_[c];
+        if (n.prefix == p && key(n) == name) return c;
+        if (!before(n, p, name)) break;
+    }
     return kNone;
 }
 
@@ -378,7 +401,7 @@ void Doc::copy_from(std::uint32_t i, const Doc& src, std::uint32_t j) {
         kind == Kind::object ? self.set_object() : self.set_array();
         for (std::uint32_t c = src.nodes_[j].first; c != kNone; c = src.nodes_[c].next) {
             const std::string key_copy(src.key(src.nodes_[c]));  // src.chars_ may move when this is src
-            copy_from(add_child(i, key_copy), src, c);
+            copy_from(kind == Kind::object ? member(i, key_copy) : add_child(i, nodes_[i].last, {}, 0), src, c);
         }
     } else if (kind == Kind::string) {
         const std::string text(src.str(src.nodes_[j]));
@@ -397,11 +420,11 @@ void Doc::copy_from(std::uint32_t i, const jv::Value& j) {
     switch (j.type()) {
         case T::object:
             self.set_object();
-            for (auto it = j.begin(); it != j.end(); ++it) copy_from(add_child(i, it.key()), it.value());
+            for (auto it = j.begin(); it != j.end(); ++it) copy_from(member(i, it.key()), it.value());
             break;
         case T::array:
             self.set_array();
-            for (const auto& e : j) copy_from(add_child(i, {}), e);
+            for (const auto& e : j) copy_from(add_child(i, nodes_[i].last, {}, 0), e);
             break;
         case T::string:
             self = Scalar(j.as_string());
@@ -424,18 +447,7 @@ void Doc::copy_from(std::uint32_t i, const jv::Value& j) {
     }
 }
 
-// An object's members in key order (nlohmann's std::map): the prefixes decide most comparisons.
-void Doc::sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const {
-    const std::size_t base = scratch.size();
-    for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next) scratch.push_back(c);
-    if (nodes_[i].kind != Kind::object) return;
-    std::sort(scratch.begin() + static_cast<std::ptrdiff_t>(base), scratch.end(), [this](std::uint32_t a, std::uint32_t b) {
-        const Node &x = nodes_[a], &y = nodes_[b];
-        return x.prefix != y.prefix ? x.prefix < y.prefix : key(x) < key(y);
-    });
-}
-
-void Doc::write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const {
+void Doc::write(Buf& out, std::uint32_t i, int indent, int level) const {
     const Node& n = nodes_[i];
     switch (n.kind) {
         case Kind::null:
@@ -465,35 +477,28 @@ void Doc::write(Buf& out, std::uint32_t i, int indent, int level, std::vector<st
         out.put(object ? "{}" : "[]", 2);
         return;
     }
-    const std::size_t base = scratch.size();
-    sorted_children(i, scratch);
-    const std::size_t end = scratch.size();
     out.put(object ? '{' : '[');
-    for (std::size_t k = base; k < end; ++k) {
-        if (k > base) out.put(',');
+    for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next) {
+        if (c != n.first) out.put(',');
         if (indent >= 0) out.put('\n');
         write_indent(out, indent, level + 1);
-        const std::uint32_t c = scratch[k];
         if (object) {
             write_string(out, key(nodes_[c]));
             indent >= 0 ? out.put(": ", 2) : out.put(':');
         }
-        write(out, c, indent, level + 1, scratch);
+        write(out, c, indent, level + 1);
     }
     if (indent >= 0) {
         out.put('\n');
         write_indent(out, indent, level);
     }
     out.put(object ? '}' : ']');
-    scratch.resize(base);
 }
 
 std::string Doc::text_of(std::uint32_t node, int indent) const {
     Buf out;
     out.reserve(chars_.size() + 16 * nodes_.size());
-    std::vector<std::uint32_t> scratch;
-    scratch.reserve(128);
-    write(out, node, indent, 0, scratch);
+    write(out, node, indent, 0);
     return out.str();
 }
 
@@ -526,7 +531,7 @@ jv::Value Doc::to_json(std::uint32_t i) const {
     return nullptr;
 }
 
-void Doc::find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found, std::vector<std::uint32_t>& scratch) {
+void Doc::find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found) {
     Node& n = nodes_[i];
     if (n.kind == Kind::number) {
         if (!std::isfinite(n.v.d)) {
@@ -537,22 +542,18 @@ void Doc::find_non_finite(std::uint32_t i, std::string& path, std::vector<std::s
     }
     if (n.kind != Kind::object && n.kind != Kind::array) return;
     const bool object = n.kind == Kind::object;
-    const std::size_t base = scratch.size();
-    sorted_children(i, scratch);
-    const std::size_t end = scratch.size();
-    for (std::size_t k = base; k < end; ++k) {
-        const std::uint32_t c = scratch[k];
+    std::size_t k = 0;
+    for (std::uint32_t c = n.first; c != kNone; c = nodes_[c].next, ++k) {
         const std::size_t len = path.size();
         if (object) {
             if (!path.empty()) path += '.';
             path += key(nodes_[c]);
         } else {
-            path += '[' + std::to_string(k - base) + ']';
+            path += '[' + std::to_string(k) + ']';
         }
-        find_non_finite(c, path, found, scratch);
+        find_non_finite(c, path, found);
         path.resize(len);
     }
-    scratch.resize(base);
 }
 
 std::vector<std::string> Doc::replace_non_finite(std::uint32_t node) {
@@ -561,8 +562,7 @@ std::vector<std::string> Doc::replace_non_finite(std::uint32_t node) {
     for (const auto& n : nodes_) any = any || (n.kind == Kind::number && !std::isfinite(n.v.d));
     if (!any) return found;  // the usual case: one pass over the records, no walk
     std::string path;
-    std::vector<std::uint32_t> scratch;
-    find_non_finite(node, path, found, scratch);
+    find_non_finite(node, path, found);
     return found;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "gpucalc/api.hpp"
 #include "gpucalc/decimal.hpp"
 #include "gpucalc/order.hpp"
 
@@ -730,3 +731,32 @@ Value Value::parse(std::string_view text, ParseError* error, int max_depth, std:
 }
 
 }  // namespace gpucalc::jv
+
+namespace gpucalc {
+
+// Declared in api.hpp; here with the JSON reader, which the wasm module builds for speed (wasm/CMakeLists.txt):
+// every scenario is scanned once before it is parsed.
+int json_nesting_depth(const std::string& text) {
+    int depth = 0, deepest = 0;
+    bool in_string = false, escaped = false;
+    for (const char ch : text) {
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (ch == '\\')
+                escaped = true;
+            else if (ch == '"')
+                in_string = false;
+            continue;
+        }
+        if (ch == '"')
+            in_string = true;
+        else if (ch == '[' || ch == '{')
+            deepest = std::max(deepest, ++depth);
+        else if ((ch == ']' || ch == '}') && depth > 0)
+            --depth;
+    }
+    return deepest;
+}
+
+}  // namespace gpucalc

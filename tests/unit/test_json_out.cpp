@@ -175,6 +175,32 @@ TEST_CASE("json writer: the same text as nlohmann::json::dump for random documen
     }
 }
 
+// Members are kept in key order as they are added (the writer never sorts): keys that share their
+// first eight bytes, differ only past them or by length, contain NUL or bytes above 0x7F, added in
+// random order, some twice, and looked up, give nlohmann's text and one member per key.
+TEST_CASE("json writer: members added in any order are written once each, in nlohmann's key order") {
+    const std::vector<std::string> keys = {"",          "a",         "ab",           "abcdefg",        "abcdefgh", "abcdefgh\x01",
+                                           "abcdefghi", "abcdefgha", "abcdefgz",     "abcdefghij",     "b",        std::string("a\0b", 3),
+                                           "\xC3\xA9",  "\xFF\xFF",  "memory_total", "memory_weights", "memory_",  "Z"};
+    std::mt19937_64 rng(7);
+    for (int round = 0; round < 2000; ++round) {
+        jw::Doc doc;
+        jw::Val r = doc.root();
+        r.set_object();
+        json expected = json::object();
+        const int n = static_cast<int>(rng() % 30);
+        for (int i = 0; i < n; ++i) {
+            const std::string& k = keys[rng() % keys.size()];
+            const int v = static_cast<int>(rng() % 100);
+            (i % 3 == 0 ? r.add(k) : r[k]) = v;
+            expected[k] = v;
+            REQUIRE(r.contains(k));
+        }
+        for (const auto& k : keys) REQUIRE(r.contains(k) == expected.contains(k));
+        REQUIRE(doc.text() == dump(expected, -1));
+    }
+}
+
 TEST_CASE("json writer: strings with escapes and invalid UTF-8 as nlohmann writes them") {
     std::mt19937_64 rng(2026);
     for (int round = 0; round < 20000; ++round) {

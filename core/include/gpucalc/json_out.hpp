@@ -76,16 +76,17 @@ public:
     Buf(const Buf&) = delete;
     Buf& operator=(const Buf&) = delete;
     ~Buf() { std::free(data_); }
-    void put(char c) {
+    // Always inlined: the -Oz files of the wasm module would otherwise call them per character.
+    [[gnu::always_inline]] void put(char c) {
         if (size_ == cap_) grow(1);
         data_[size_++] = c;
     }
-    void put(const char* s, std::size_t n) {
+    [[gnu::always_inline]] void put(const char* s, std::size_t n) {
         if (cap_ - size_ < n) grow(n);
         if (n) std::memcpy(data_ + size_, s, n);
         size_ += n;
     }
-    void put(std::string_view s) { put(s.data(), s.size()); }
+    [[gnu::always_inline]] void put(std::string_view s) { put(s.data(), s.size()); }
     void reserve(std::size_t n) {
         if (cap_ - size_ < n) grow(n);
     }
@@ -108,8 +109,7 @@ public:
     // The member `key` of this object (created as null if absent; a non-object becomes an empty object first).
     Val operator[](std::string_view key);
     Val operator[](const char* key);  // the same, smaller at the call site
-    // Appends the member `key` without looking for an existing one: only for a key known to be new
-    // (a repeated key would be written twice).
+    // The member `key` (as operator[]: members are kept in key order, so this is a lookup too).
     Val add(std::string_view key);
     // Appends a null element to this array (a non-array becomes an empty array first) and returns it.
     Val append();
@@ -190,7 +190,10 @@ private:
             } s;
         } v{};
     };
-    std::uint32_t add_child(std::uint32_t parent, std::string_view key);
+    std::uint32_t add_child(std::uint32_t parent, std::uint32_t prev, std::string_view key, std::uint64_t prefix);
+    std::uint32_t member(std::uint32_t i, std::string_view name);
+    // Whether member n sorts before the key `name` (whose prefix is p).
+    bool before(const Node& n, std::uint64_t p, std::string_view name) const { return n.prefix != p ? n.prefix < p : key(n) < name; }
     std::uint32_t store(std::string_view s);
     std::string_view key(const Node& n) const { return std::string_view(chars_.data() + n.key_off, n.key_len); }
     std::string_view str(const Node& n) const { return std::string_view(chars_.data() + n.v.s.off, n.v.s.len); }
@@ -199,9 +202,8 @@ private:
     void copy_from(std::uint32_t i, const jv::Value& j);
     void copy_from(std::uint32_t i, const Doc& src, std::uint32_t j);
     std::uint32_t find(std::uint32_t i, std::string_view key) const;
-    void write(Buf& out, std::uint32_t i, int indent, int level, std::vector<std::uint32_t>& scratch) const;
-    void sorted_children(std::uint32_t i, std::vector<std::uint32_t>& scratch) const;
-    void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found, std::vector<std::uint32_t>& scratch);
+    void write(Buf& out, std::uint32_t i, int indent, int level) const;
+    void find_non_finite(std::uint32_t i, std::string& path, std::vector<std::string>& found);
 
     std::vector<Node> nodes_;
     Buf chars_;
