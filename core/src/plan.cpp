@@ -261,6 +261,16 @@ void search_options(const Search& s, const Dims& d, const Layout& l, const Batch
     bool all_lost = true;  // every recomputation and SP choice already lost: counted per ZeRO stage at once
     for (int ri = 0; ri < d.rcs.n; ++ri)
         for (int si = 0; si < d.sps.n; ++si) all_lost = all_lost && (sp_left_out(s, d, l, si) || lost[ri][si]);
+    // Nothing to visit (most calls of a best-only search): every stage counted at once, as the loop
+    // below would count it.
+    if (!b.div_ok || all_lost) {
+        Count allowed = 0;
+        for (int zi = 0; zi < d.zeros.n; ++zi) allowed += b.div_ok && zero_allowed(s, l, d.zeros.values[zi]);
+        out.considered += static_cast<double>(per_zero * d.zeros.n);
+        out.rejected_indivisible += static_cast<double>(per_zero * (d.zeros.n - allowed));
+        out.skipped_by_bound += static_cast<double>(per_zero * allowed);
+        return;
+    }
     std::optional<double> bounds[3][2];  // step-time lower bounds by recomputation and SP (replica_dims: at most 3 x 2)
     // A recomputation and SP choice whose bound lost to the k-th best loses at every later ZeRO stage
     // and overlap choice too (they share the bound, and the k-th best only gets faster): those are
