@@ -368,6 +368,33 @@ struct VppSizing {
     bool sized = false, sized_at_v_max = false;
 };
 
+// Whether every plan of a layout is slower than `kth` tokens/s by a bound of the whole layout (best
+// only, k plans found, one site, no DualPipe): a plan's step is at least its micro-batches' time
+// m x t_mb, with m >= gb / (dp x mb) (step_layout), and t_mb is at least t_mb_least (under the
+// combined 1F1B schedule, the most its pairing hides, whatever m and the interleaving). A
+// micro-batch's floor time per sample only falls as the micro-batch grows (GEMMs reach a higher
+// efficiency at more rows and tokens, kernel launches and collective latencies are per micro-batch,
+// everything else is per token; the hidden part is a share of the smaller of two such terms), so no
+// plan passes dp x seq x mb_max / t_mb_least(mb_max), at the largest micro-batch searched, the least
+// recomputation and either sequence-parallel choice (tests/unit/test_plan.cpp checks the per-sample
+// floor on dense, MoE, long-context and FP8 layouts). Layouts that lose by it are counted, not
+// searched: their floors were most of an MoE model's automatic layout (Mixtral 8x7B on 128 H100:
+// 3,600 of them).
+bool layout_loses(const Search& s, const Dims& d, const Layout& l, Count v, double kth, TrainingConfig& c) {
+    if (!l.ok || s.base.dualpipe || d.mbs.n == 0) return false;
+    Count mb = 1;
+    for (int bi = 0; bi < d.mbs.n; ++bi) mb = std::max(mb, d.mbs.values[bi]);
+    double most = 0;  // tokens/s
+    for (int si = 0; si < d.sps.n; ++si) {
+        if (sp_left_out(s, d, l, si)) continue;
+        set_plan(c, l, Batching{v, mb, l.dp * mb, true}, d.zeros.values[0], d.rcs.values[0], d.sps.values[si], d.ovs.values[0]);
+        const double t_mb = step_floor(s.in, s.hw, c, s.eff, s.net).t_mb_least;
+        if (!(t_mb > 0)) return false;
+        most = std::max(most, static_cast<double>(l.dp * mb) * s.m.seq_len / t_mb);
+    }
+    return most > 0 && most < kth * (1.0 - 1e-9);
+}
+
 // Best only, with k plans that fit found, and no stage across sites (the step's WAN floor grows with
 // the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
 // shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
@@ -400,6 +427,10 @@ VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, con
     sz.sized = size_once;
     sz.sized_at_v_max = size_once && bound;
     const double kth = bound ? out.best.back().tokens_per_second : 0.0;
+    if (bound && layout_loses(s, d, l, sz.v_max, kth, c)) {
+        for (int bi = 0; bi < d.mbs.n; ++bi) std::fill(&lost[bi].by[0][0], &lost[bi].by[0][0] + 3 * 2, true);
+        return VppSizing{sz.v_max, false, false};
+    }
     for (int bi = 0; bi < d.mbs.n; ++bi) {
         const Count mb = d.mbs.values[bi], gb = bs.gb(bi, sz.v_max);
         if (!bs.batch_ok(bi, sz.v_max) || !bs.div_ok(sz.v_max, bi)) continue;

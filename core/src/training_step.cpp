@@ -1706,7 +1706,8 @@ FloorParts floor_parts(const StepInputs& in, const Hardware& hw, const TrainingC
     // micro-batch's whole time (1F1B) or of its compute (DualPipe). With moe_overlap the hidden part
     // grows with the interleaving (moe_hidden), so a floor taken at the largest interleaving stays
     // below the smaller ones' (lost_at_every_vpp).
-    return FloorParts{L, w, StepFloor{L.m, whole - hidden, L.dualpipe ? compute_mb : whole, w.applies}};
+    const double hidden_most = L.moe_overlap ? eff.fw.moe_overlap_hidden * std::min(ep, compute_mb) : 0.0;  // moe_hidden at paired 1
+    return FloorParts{L, w, StepFloor{L.m, whole - hidden, L.dualpipe ? compute_mb : whole, w.applies, whole - hidden_most}};
 }
 }  // namespace
 

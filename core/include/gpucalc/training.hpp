@@ -168,6 +168,10 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
 struct StepFloor {
     double m = 0, t_mb = 0, bubble_unit = 0;
     bool wan = false;
+    // t_mb with the most the combined 1F1B schedule can hide (every pass paired: moe_hidden's
+    // paired = 1), whatever the micro-batches and interleaving: a floor of the layout's micro-batch
+    // time (plan.cpp layout_loses). t_mb itself without that schedule.
+    double t_mb_least = 0;
 };
 StepFloor step_floor(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
 // step_seconds_lower_bound of `cfg` from the floor of a config that differs from it at most in vpp (floor.wan false).
