@@ -227,9 +227,9 @@ ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingC
 
 // Bytes and time of one pipeline stage on a pool: a model of `stages` x `layers_per_stage` layers
 // on `stages` stages, so that the slowest-stage step model sees this stage's layers, in-flight
-// micro-batches and embedding (conservatively on every stage).
+// micro-batches and embedding (conservatively on every stage). `memory_only`: its memory, untimed.
 StepEstimate stage_estimate(const StepInputs& in0, const Hardware& h, const TrainingConfig& base, double layers_per_stage, double stages,
-                            Count tp, Count dp, Count mb, Count gb, Recompute rc, const Efficiency& eff) {
+                            Count tp, Count dp, Count mb, Count gb, Recompute rc, const Efficiency& eff, bool memory_only = false) {
     StepInputs in = in0;
     in.layers = layers_per_stage * stages;
     TrainingConfig c = base;
@@ -246,7 +246,7 @@ StepEstimate stage_estimate(const StepInputs& in0, const Hardware& h, const Trai
     c.sequence_parallel = tp > 1;
     c.local_steps = 1;
     // The step model reads the device and the network levels of these tp x stages x dp devices.
-    return estimate_step(in, h, c, eff, network_levels(h, tp * static_cast<Count>(stages) * dp));
+    return estimate_step(in, h, c, eff, network_levels(h, tp * static_cast<Count>(stages) * dp), memory_only);
 }
 
 // Whether `t`-way tensor parallelism divides the attention heads (and the KV heads, or they it).
@@ -338,8 +338,8 @@ double layer_caps(const PipeSearch& s, PipeTry& c) {
     double rate_sum = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
-        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
-        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i], true);
+        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i], true);
         const double per_layer = e2.memory.total - e1.memory.total;
         const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - e1.memory.total) / per_layer) : L;
         c.cap[i] = std::max(0.0, per_stage) * static_cast<double>(c.pp[i]);
