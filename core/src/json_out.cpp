@@ -314,16 +314,20 @@ std::uint32_t Doc::store(std::string_view s) {
 // A new member or element after `prev` (kNone: first).
 std::uint32_t Doc::add_child(std::uint32_t parent, std::uint32_t prev, std::string_view key, std::uint64_t prefix) {
     const auto i = static_cast<std::uint32_t>(nodes_.size());
-    Node n;
+    const std::uint32_t key_off = store(key);
+    // Built in place: a Node assembled on the stack and copied in stalled on store forwarding (its
+    // fields written narrow, read back 16 bytes at a time: ~60 % of this function in a profile).
+    nodes_.emplace_back();
+    Node& n = nodes_.back();
     n.prefix = prefix;
-    n.key_off = store(key);
+    n.key_off = key_off;
     n.key_len = static_cast<std::uint32_t>(key.size());
     Node& p = nodes_[parent];
-    n.next = prev == kNone ? p.first : nodes_[prev].next;
+    std::uint32_t& link = prev == kNone ? p.first : nodes_[prev].next;
+    n.next = link;
     if (n.next == kNone) p.last = i;
-    (prev == kNone ? p.first : nodes_[prev].next) = i;
+    link = i;
     ++p.count;
-    nodes_.push_back(n);
     return i;
 }
 
