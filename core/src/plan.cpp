@@ -419,6 +419,7 @@ VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, con
         if (tried && s.shape.layers + 2 >= static_cast<double>(l.pp * v)) sz.v_max = std::max(sz.v_max, v), vs += v > 1;
     }
     const bool bound = s.best_only && out.best.size() >= s.k && s.net.sites <= 1;
+    const bool one_tried = !(l.pp > 1 && s.base.overlap_moe_comm);  // interleaving 1 is searched (search_layout)
     // Not for MoE models: which layers (and routed experts) a device holds moves with the interleaving,
     // and their memory does not only fall with it (DeepSeek-V3 on 1,024 H100: 12 plans that do not fit at
     // interleaving 8 fit at a smaller one).
@@ -449,8 +450,18 @@ VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, con
                     lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
                     lost[bi].has_floor[ri][si] = true;
                     std::optional<double> lb;
-                    lost[bi].by[ri][si] = cannot_beat(s, c, kth, lb, &lost[bi].floor[ri][si]);
-                    if (lost[bi].by[ri][si]) continue;
+                    bool by = cannot_beat(s, c, kth, lb, &lost[bi].floor[ri][si]);
+                    // Without interleaving the batch is rounded to another granule (Batchings): a larger one
+                    // there could beat the k-th best where this one does not, so that interleaving is
+                    // checked with its own batch (the floor's other terms do not depend on either).
+                    if (by && one_tried && bs.batch_ok(bi, 1) && bs.gb(bi, 1) != gb) {
+                        c.vpp = 1;
+                        c.global_batch = bs.gb(bi, 1);
+                        std::optional<double> lb1;
+                        by = cannot_beat(s, c, kth, lb1, &lost[bi].floor[ri][si]);
+                    }
+                    lost[bi].by[ri][si] = by;
+                    if (by) continue;
                 }
                 if (!size_once) continue;
                 for (int zi = 0; zi < d.zeros.n; ++zi) {

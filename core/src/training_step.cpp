@@ -1720,7 +1720,13 @@ double step_seconds_lower_bound(const StepFloor& f, const TrainingConfig& cfg) {
     L.p = static_cast<double>(cfg.pp);
     L.v = static_cast<double>(cfg.vpp);
     L.dualpipe = cfg.dualpipe && L.p > 1;
-    return f.m * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
+    // The micro-batches of cfg's own batch, as step_layout counts them: without interleaving the plan
+    // search rounds the batch to a different granule (dp x micro-batch, not x pp), so the floor's
+    // config (at the largest interleaving) may hold another batch. Its f.m skipped a plan that won the
+    // full search (Llama 3 8B on 20 B200, FSDP, materialized attention: 510 sequences at vpp 1, 520 at 8).
+    const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) /
+                                       (static_cast<double>(cfg.dp.value_or(1)) * static_cast<double>(cfg.micro_batch)));
+    return m * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
 }
 
 double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,

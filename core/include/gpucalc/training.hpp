@@ -174,7 +174,8 @@ struct StepFloor {
     double t_mb_least = 0;
 };
 StepFloor step_floor(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& net);
-// step_seconds_lower_bound of `cfg` from the floor of a config that differs from it at most in vpp (floor.wan false).
+// step_seconds_lower_bound of `cfg` from the floor of a config that differs from it at most in vpp and
+// the global batch (floor.wan false): the micro-batches are cfg's own.
 double step_seconds_lower_bound(const StepFloor& floor, const TrainingConfig& cfg);
 // The derivations of the step model's figures, from the same intermediate values.
 // Derivations of the memory per device and, with `time` (a run that fits: the report gives no step
