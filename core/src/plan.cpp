@@ -395,6 +395,23 @@ bool layout_loses(const Search& s, const Dims& d, const Layout& l, Count v, doub
     return most > 0 && most < kth * (1.0 - 1e-9);
 }
 
+// Whether the recomputation and SP choice (ri, si) set in `c` at the largest interleaving loses to
+// `kth` at every interleaving: by the bound from its floor (kept in `lost` for the search), and, where
+// the batch without interleaving differs (Batchings: another granule), by the bound at interleaving 1
+// with that batch, which could be the larger (the floor's other terms depend on neither).
+bool loses_at_every_vpp(const Search& s, const Batchings& bs, int bi, bool one_tried, double kth, TrainingConfig& c, Lost& lost, int ri,
+                        int si) {
+    lost.floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
+    lost.has_floor[ri][si] = true;
+    std::optional<double> lb;
+    if (!cannot_beat(s, c, kth, lb, &lost.floor[ri][si])) return false;
+    if (!one_tried || !bs.batch_ok(bi, 1) || bs.gb(bi, 1) == *c.global_batch) return true;
+    c.vpp = 1;
+    c.global_batch = bs.gb(bi, 1);
+    std::optional<double> lb1;
+    return cannot_beat(s, c, kth, lb1, &lost.floor[ri][si]);
+}
+
 // Best only, with k plans that fit found, and no stage across sites (the step's WAN floor grows with
 // the interleaving): a plan's lower bound only falls as the interleaving grows (its bubble (p - 1) / v
 // shrinks; nothing else in it depends on v), so a micro-batch, recomputation and SP choice whose bound
@@ -447,21 +464,8 @@ VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, con
                 const Batching b{sz.v_max, mb, gb, true};
                 set_plan(c, l, b, d.zeros.values[0], d.rcs.values[ri], d.sps.values[si], d.ovs.values[0]);
                 if (bound) {
-                    lost[bi].floor[ri][si] = step_floor(s.in, s.hw, c, s.eff, s.net);  // stages in one site: no WAN terms
-                    lost[bi].has_floor[ri][si] = true;
-                    std::optional<double> lb;
-                    bool by = cannot_beat(s, c, kth, lb, &lost[bi].floor[ri][si]);
-                    // Without interleaving the batch is rounded to another granule (Batchings): a larger one
-                    // there could beat the k-th best where this one does not, so that interleaving is
-                    // checked with its own batch (the floor's other terms do not depend on either).
-                    if (by && one_tried && bs.batch_ok(bi, 1) && bs.gb(bi, 1) != gb) {
-                        c.vpp = 1;
-                        c.global_batch = bs.gb(bi, 1);
-                        std::optional<double> lb1;
-                        by = cannot_beat(s, c, kth, lb1, &lost[bi].floor[ri][si]);
-                    }
-                    lost[bi].by[ri][si] = by;
-                    if (by) continue;
+                    lost[bi].by[ri][si] = loses_at_every_vpp(s, bs, bi, one_tried, kth, c, lost[bi], ri, si);
+                    if (lost[bi].by[ri][si]) continue;
                 }
                 if (!size_once) continue;
                 for (int zi = 0; zi < d.zeros.n; ++zi) {
