@@ -429,3 +429,38 @@ TEST_CASE("gpus_needed across equal sites answers whole sites of whole nodes, an
     REQUIRE_FALSE(e.contains("errors"));
     CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
 }
+
+TEST_CASE("gpus_needed and what_can_train in FP8 count MFU against the 16-bit peak, as the estimate does") {
+    // Red team, stop 44: with the FP8 peak (2x the 16-bit one on H100) under an MFU measured against
+    // the 16-bit peak, gpus_needed answered 48 H100 for Llama 3 8B on 1e12 tokens in 10 days, on which
+    // an estimate takes 19.9 days, and what_can_train counted twice the compute.
+    const json training = {{"tokens", 1e12}, {"precision", "fp8"}};
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                        {"training", training},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
+                        {"explain", false}});
+    REQUIRE(r["inverse"]["gpus"].is_number());
+    const double gpus = r["inverse"]["gpus"].get<double>();
+    json t = training;
+    t["layout"] = "auto";
+    const json e = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
+                        {"training", t},
+                        {"explain", false}});
+    REQUIRE_FALSE(e.contains("errors"));
+    CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
+    CHECK(e["training"]["days"].get<double>() <= 10.0);
+    CHECK(e["training"]["days"].get<double>() == Approx(r["inverse"]["seconds_at_gpus"].get<double>() / 86400.0).epsilon(0.01));
+    // what_can_train: compute = devices x the 16-bit peak (H100 SXM: 989 TFLOP/s dense BF16) x MFU x seconds x goodput.
+    const json w = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training", {{"precision", "fp8"}}},
+                        {"inverse", {{"question", "what_can_train"}, {"days", 30}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(w.contains("errors"));
+    const json& a = w["inverse"];
+    const double per_device =
+        a["compute_flops"].get<double>() / (64.0 * 30.0 * 86400.0 * a["goodput"].get<double>() * a["mfu"].get<double>());
+    CHECK(per_device == Approx(989.4e12).epsilon(0.01));
+}
