@@ -316,6 +316,7 @@ double transfer_seconds(const Run& u, const FinetuneConfig& cfg, const Hardware&
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
         if (!(one_node && up) && !nic) warnings.push_back(assumed_scale_out_warning(d.name));
+        if (one_node && scale_up_unknown(d)) warnings.push_back(unknown_scale_up_warning(d));
         const double link = (one_node && up ? *up : nic.value_or(kAssumedScaleOutBytesPerSecond)) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
         comm = safe_div((2.0 * z.base + z.grads) * (N - 1.0) / N, link);

@@ -818,6 +818,7 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     r.speculative_draft_weights_bytes = x.draft_bytes();
     draft_warnings(r, x);
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
+    if (scale_up_unknown(x.d) && x.gpus > 1 && x.node > 1) r.warnings.push_back(unknown_scale_up_warning(x.d));
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     if (x.m.has_architecture) r.context_limit_tokens = std::max(x.m.seq_len, x.m.context_len);

@@ -610,6 +610,15 @@ void setting_warnings(const TrainingConfig& cfg, const Efficiency& eff, const De
                              "): the forwarding is timed over its own scale-up link, and may be slower than alltoall");
 }
 
+// The links the step was timed over that the catalog does not give: an assumed NIC between nodes, a
+// scale-up link without its bandwidth (PCIe taken instead).
+void link_warnings(const Hardware& hw, const StepEstimate& est, TrainingResult& r) {
+    const double n = static_cast<double>(hw.count);
+    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node))
+        r.warnings.push_back(assumed_scale_out_warning(hw.device.name));
+    if (scale_up_unknown(hw.device) && n > 1 && hw.devices_per_node > 1) r.warnings.push_back(unknown_scale_up_warning(hw.device));
+}
+
 }  // namespace
 
 TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
@@ -635,7 +644,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     r.flops = r.model_flops_per_token * r.tokens;
 
     const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
-    if (est.scale_out_assumed && n > static_cast<double>(hw.devices_per_node)) r.warnings.push_back(assumed_scale_out_warning(d.name));
+    link_warnings(hw, est, r);
     setting_warnings(cfg, eff, d, r);
     const NetworkLevels levels = network_levels(hw);
     r.network = levels;

@@ -764,3 +764,27 @@ TEST_CASE("the batch curve holds the batch served and the largest that fits, in 
     }
     CHECK(at);
 }
+
+TEST_CASE("a device whose scale-up link has no published bandwidth says so where the node's devices talk over it") {
+    // Red team, stop 44: MI325X (its Infinity Fabric named, its bandwidth not in the sources cited)
+    // served Llama 2 7B at tp 4 30 % slower than MI300X over PCIe, without a warning.
+    const auto warned = [](const json& r) {
+        for (const auto& w : r["warnings"])
+            if (w.get<std::string>().find("no published bandwidth for") != std::string::npos) return true;
+        return false;
+    };
+    const json inference = {{"prompt_tokens", 16}, {"output_tokens", 1000}, {"tp", 4}, {"batch", 64}};
+    const json mi325 =
+        run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "amd-mi325x"}, {"count", 4}}}, {"inference", inference}});
+    REQUIRE_FALSE(mi325.contains("errors"));
+    CHECK(warned(mi325));
+    const json mi300 =
+        run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "amd-mi300x"}, {"count", 4}}}, {"inference", inference}});
+    CHECK_FALSE(warned(mi300));
+    const json one =
+        run({{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "amd-mi325x"}, {"count", 1}}}, {"inference", {{"batch", 8}}}});
+    CHECK_FALSE(warned(one));
+    const json train = run(
+        {{"model", {{"preset", "llama2-7b"}}}, {"hardware", {{"device", "amd-mi325x"}, {"count", 8}}}, {"training", {{"tokens", 1e9}}}});
+    CHECK(warned(train));
+}

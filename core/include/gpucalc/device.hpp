@@ -125,4 +125,15 @@ inline std::string assumed_scale_out_warning(const std::string& device_name) {
            "cards in one machine (they then talk over PCIe), hardware.devices_per_node";
 }
 
+// A device whose catalog entry names a scale-up link without its bandwidth (AMD Instinct MI325X:
+// the platform's links are not published per GPU in the sources the catalog cites) talks to the
+// devices of its node over PCIe in every model (half the bidirectional host link): a report that
+// uses that link says so (red team, stop 44: MI325X served 30 % slower than MI300X with tensor
+// parallelism, without a word).
+inline bool scale_up_unknown(const Device& d) { return !d.scale_up_name.empty() && !d.scale_up_bytes_per_second(); }
+inline std::string unknown_scale_up_warning(const Device& d) {
+    return "no published bandwidth for " + d.name + "'s scale-up link (" + d.scale_up_name +
+           "): the devices of a node are taken to talk over PCIe (half its bidirectional host link), likely slower than that link";
+}
+
 }  // namespace gpucalc
