@@ -32,7 +32,8 @@
 //    recipe frees the logits before the layers' backward ("del logits  # free logits otherwise it
 //    peaks backward memory", pytorch/torchtune@1814feb17 recipes/lora_finetune_single_device.py:651),
 //    so the layer phase holds one recomputed layer + max(checkpointed inputs, gradients): inputs are
-//    released as gradients accumulate, layer by layer.
+//    released as gradients accumulate, layer by layer (without checkpointing: every layer's
+//    activations at its start, the first layer's beside every gradient at its end).
 // Step time: hardware FLOPs (6N full, 4N LoRA: forward and input gradients only, +2N with
 // checkpointing, + attention) at the training model's GEMM efficiency for the device, + NF4
 // dequantisation in every pass (QLoRA), + FSDP / CPU-offload transfers.
@@ -230,7 +231,8 @@ std::string memory_remedies(const FinetuneConfig& cfg) {
 // Largest tokens per device whose loss phase and layer phase both fit in room (all linear in tokens).
 double max_tokens(const Sizes& z, const FinetuneMemory& mem, double tokens, double room) {
     const double kept = safe_div(z.kept, tokens), work = safe_div(z.working, tokens), logits = safe_div(mem.logits, tokens);
-    const struct { double per_token, fixed; } phases[] = {{kept + logits, z.head_grad}, {work + kept, 0.0}, {work, mem.gradients}};
+    const double layer = safe_div(z.layer_full, tokens);  // the layer being differentiated, beside every gradient
+    const struct { double per_token, fixed; } phases[] = {{kept + logits, z.head_grad}, {work + kept, 0.0}, {layer, mem.gradients}};
     double best = INFINITY;
     for (const auto& p : phases) {
         if (p.fixed >= room) return 0;
@@ -245,16 +247,20 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     mem.overhead = cfg.overhead_bytes;
     z.fixed = mem.weights + mem.master + mem.optimizer + mem.fsdp_working;
     const double loss_phase = z.kept + mem.logits + z.head_grad;
-    const double layer_phase = z.working + std::max(z.kept, mem.gradients);
+    // The layers' backward: at its start what the forward kept (and, checkpointing, the layer being
+    // recomputed); at its end every gradient beside the last layer's activations, recomputed or kept
+    // (without checkpointing the first layer's stay alive until its backward: red team, stop 44, found
+    // checkpointing on needing more memory than off when the gradients set the peak).
+    const double layer_phase = std::max(z.working + z.kept, z.layer_full + mem.gradients);
     mem.head_gradient = z.head_grad;
     mem.total = z.fixed + std::max(loss_phase, layer_phase) + mem.overhead;
     FinetunePeak& pk = r.peak;
     if (loss_phase >= layer_phase)
         pk = FinetunePeak{"loss", z.kept, mem.logits, z.head_grad, 0.0};
-    else if (z.kept >= mem.gradients)
+    else if (z.working + z.kept >= z.layer_full + mem.gradients)
         pk = FinetunePeak{"layers", z.working + z.kept, 0.0, 0.0, 0.0};
     else
-        pk = FinetunePeak{"layers", z.working, 0.0, 0.0, mem.gradients};
+        pk = FinetunePeak{"layers", z.layer_full, 0.0, 0.0, mem.gradients};
     r.peak_active_bytes = mem.total - mem.overhead;
     r.memory_capacity_bytes = d.usable_memory_bytes().value_or(0);
     r.fits = mem.total <= r.memory_capacity_bytes;
