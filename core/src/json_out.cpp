@@ -236,7 +236,7 @@ Val Val::add(std::string_view key) { return (*this)[key]; }
 Val Val::append() {
     Doc& d = *doc_;
     if (d.nodes_[index_].kind != Doc::Kind::array) set_array();
-    return Val(d, d.add_child(index_, d.nodes_[index_].last, {}, 0));
+    return Val(d, d.append_child(index_));
 }
 
 Val Val::operator[](const char* key) { return (*this)[std::string_view(key)]; }
@@ -331,25 +331,35 @@ std::uint32_t Doc::add_child(std::uint32_t parent, std::uint32_t prev, std::stri
     return i;
 }
 
-// The member `name` of object i, added in key order if absent. Members are kept sorted as they are
-// added (nlohmann's std::map order: bytes compared unsigned), so the writer never sorts and a
-// lookup stops at the first key past the name; a member after the last (keys written in order, the
-// copy of an input object) is one comparison.
-std::uint32_t Doc::member(std::uint32_t i, std::string_view name) {
-    const std::uint64_t p = key_prefix(name);
+// Where `name` (prefix p) is among the members of object i, kept sorted as they are added
+// (nlohmann's std::map order: bytes compared unsigned): its index, or kNone with `prev` the member
+// it would follow (kNone: first). A walk stops at the first key past the name; a name after the last
+// member (keys written in order, the copy of an input object) is one comparison.
+std::uint32_t Doc::locate(std::uint32_t i, std::string_view name, std::uint64_t p, std::uint32_t& prev) const {
     const Node& o = nodes_[i];
-    std::uint32_t prev = kNone;
+    prev = kNone;
     if (o.last != kNone && before(nodes_[o.last], p, name)) {
         prev = o.last;
-    } else {
-        for (std::uint32_t c = o.first; c != kNone; prev = c, c = nodes_[c].next) {
-            const Node& n = nodes_[c];
-            if (n.prefix == p && key(n) == name) return c;
-            if (!before(n, p, name)) break;
-        }
+        return kNone;
     }
-    return add_child(i, prev, name, p);
+    for (std::uint32_t c = o.first; c != kNone; prev = c, c = nodes_[c].next) {
+        const Node& n = nodes_[c];
+        if (n.prefix == p && key(n) == name) return c;
+        if (!before(n, p, name)) break;
+    }
+    return kNone;
 }
+
+// The member `name` of object i, added in key order if absent, so that the writer never sorts.
+std::uint32_t Doc::member(std::uint32_t i, std::string_view name) {
+    const std::uint64_t p = key_prefix(name);
+    std::uint32_t prev = kNone;
+    const std::uint32_t c = locate(i, name, p, prev);
+    return c != kNone ? c : add_child(i, prev, name, p);
+}
+
+// A new last element of array i.
+std::uint32_t Doc::append_child(std::uint32_t i) { return add_child(i, nodes_[i].last, {}, 0); }
 
 Doc::Node& Doc::reset(std::uint32_t i, Kind kind) {
     Node& n = nodes_[i];
@@ -388,13 +398,8 @@ void Doc::set_scalar(std::uint32_t i, const Scalar& v) {
 
 std::uint32_t Doc::find(std::uint32_t i, std::string_view name) const {
     if (nodes_[i].kind != Kind::object) return kNone;
-    const std::uint64_t p = key_prefix(name);
-    for (std::uint32_t c = nodes_[i].first; c != kNone; c = nodes_[c].next) {
-        const Node& n = nodes_[c];
-        if (n.prefix == p && key(n) == name) return c;
-        if (!before(n, p, name)) break;
-    }
-    return kNone;
+    std::uint32_t prev = kNone;
+    return locate(i, name, key_prefix(name), prev);
 }
 
 // Indices only (no references into src.nodes_ across add_child): src may be this document.
@@ -405,7 +410,7 @@ void Doc::copy_from(std::uint32_t i, const Doc& src, std::uint32_t j) {
         kind == Kind::object ? self.set_object() : self.set_array();
         for (std::uint32_t c = src.nodes_[j].first; c != kNone; c = src.nodes_[c].next) {
             const std::string key_copy(src.key(src.nodes_[c]));  // src.chars_ may move when this is src
-            copy_from(kind == Kind::object ? member(i, key_copy) : add_child(i, nodes_[i].last, {}, 0), src, c);
+            copy_from(kind == Kind::object ? member(i, key_copy) : append_child(i), src, c);
         }
     } else if (kind == Kind::string) {
         const std::string text(src.str(src.nodes_[j]));
@@ -428,7 +433,7 @@ void Doc::copy_from(std::uint32_t i, const jv::Value& j) {
             break;
         case T::array:
             self.set_array();
-            for (const auto& e : j) copy_from(add_child(i, nodes_[i].last, {}, 0), e);
+            for (const auto& e : j) copy_from(append_child(i), e);
             break;
         case T::string:
             self = Scalar(j.as_string());

@@ -192,6 +192,8 @@ private:
     };
     std::uint32_t add_child(std::uint32_t parent, std::uint32_t prev, std::string_view key, std::uint64_t prefix);
     std::uint32_t member(std::uint32_t i, std::string_view name);
+    std::uint32_t append_child(std::uint32_t i);
+    std::uint32_t locate(std::uint32_t i, std::string_view name, std::uint64_t p, std::uint32_t& prev) const;
     // Whether member n sorts before the key `name` (whose prefix is p).
     bool before(const Node& n, std::uint64_t p, std::string_view name) const { return n.prefix != p ? n.prefix < p : key(n) < name; }
     std::uint32_t store(std::string_view s);
