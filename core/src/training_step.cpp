@@ -300,6 +300,13 @@ void stage_split(const StepInputs& in, StepLayout& L) {
     L.logits = 0.0;
 }
 
+// Micro-batches per step on each data-parallel rank: the global batch over dp x micro-batch (at least one).
+double microbatches_of(const TrainingConfig& cfg) {
+    const double dp = static_cast<double>(cfg.dp.value_or(1));
+    return std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) /
+                             (dp * static_cast<double>(cfg.micro_batch)));
+}
+
 // Resolves the layout once per estimate.
 StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const FrameworkProfile& fw, const NetworkLevels& net) {
     StepLayout L;
@@ -314,7 +321,7 @@ StepLayout step_layout(const StepInputs& in, const TrainingConfig& cfg, const Fr
     // Sites the data-parallel group spans: its peers are one replica (tp x cp x pp devices) apart.
     L.sg_dp = sites_data_parallel(L.dp, net.sites);
     L.diloco = cfg.local_steps > 1 && L.sg_dp > 1;
-    L.m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) / (L.dp * L.b));
+    L.m = microbatches_of(cfg);
     stage_split(in, L);
     L.sp = sequence_parallel(cfg);
     L.full = cfg.recompute == Recompute::full;
@@ -1720,13 +1727,11 @@ double step_seconds_lower_bound(const StepFloor& f, const TrainingConfig& cfg) {
     L.p = static_cast<double>(cfg.pp);
     L.v = static_cast<double>(cfg.vpp);
     L.dualpipe = cfg.dualpipe && L.p > 1;
-    // The micro-batches of cfg's own batch, as step_layout counts them: without interleaving the plan
+    // The micro-batches of cfg's own batch (step_layout's count): without interleaving the plan
     // search rounds the batch to a different granule (dp x micro-batch, not x pp), so the floor's
     // config (at the largest interleaving) may hold another batch. Its f.m skipped a plan that won the
     // full search (Llama 3 8B on 20 B200, FSDP, materialized attention: 510 sequences at vpp 1, 520 at 8).
-    const double m = std::max(1.0, static_cast<double>(cfg.global_batch.value_or(cfg.dp.value_or(1) * cfg.micro_batch)) /
-                                       (static_cast<double>(cfg.dp.value_or(1)) * static_cast<double>(cfg.micro_batch)));
-    return m * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
+    return microbatches_of(cfg) * f.t_mb + bubble_microbatches(L) * f.bubble_unit;
 }
 
 double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
