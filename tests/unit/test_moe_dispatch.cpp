@@ -10,6 +10,15 @@ using nlohmann::json;
 
 namespace {
 
+// A gpus_needed question run back as an estimate on the count it answered (an automatic layout, as
+// the answer was searched): the scenario without "inverse", with hardware.count the answer.
+json estimate_on_answer(json question, const json& answer) {
+    question.erase("inverse");
+    question["hardware"]["count"] = answer["inverse"]["gpus"];
+    question["training"]["layout"] = "auto";
+    return run(question);
+}
+
 // A Qwen3-235B-like MoE model small enough to reason about: 32 layers, all MoE, hidden 4,096, 128
 // experts of width 1,536, 8 per token, sequences of 4,096 tokens.
 json moe_model() {
@@ -276,24 +285,19 @@ TEST_CASE("gpus_needed with an expert-parallel size given answers in whole exper
     // Red team, 2026-12-05: DeepSeek-V3 at tp 1, pp 16, ep 64 in 60 days came back infeasible ("no
     // layout tiles 5,248 GPUs"): the counts tried were whole 16-GPU groups, while ep 64 needs dp x cp x
     // tp a multiple of 64, so counts of 1,024. An estimate on 5,120 GPUs finishes in 54.8 days.
-    const json training = {{"tokens", 1.48e13}, {"tp", 1}, {"pp", 16}, {"ep", 64}};
-    const json r = run({{"model", {{"preset", "deepseek-v3"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
-                        {"training", training},
-                        {"inverse", {{"question", "gpus_needed"}, {"days", 60}}},
-                        {"explain", false}});
+    const json question = {{"model", {{"preset", "deepseek-v3"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                           {"training", {{"tokens", 1.48e13}, {"tp", 1}, {"pp", 16}, {"ep", 64}}},
+                           {"inverse", {{"question", "gpus_needed"}, {"days", 60}}},
+                           {"explain", false}};
+    const json r = run(question);
     REQUIRE(r["inverse"]["gpus"].is_number());
     const double gpus = r["inverse"]["gpus"].get<double>();
     CHECK(std::fmod(gpus, 1024.0) == 0.0);
     CHECK(r["inverse"]["seconds_at_gpus"].get<double>() <= 60 * 86400.0);
     // The same run as an estimate on that count: the same MFU (the answer is searched as an automatic
     // layout is) and the deadline met.
-    json t = training;
-    t["layout"] = "auto";
-    const json e = run({{"model", {{"preset", "deepseek-v3"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
-                        {"training", t},
-                        {"explain", false}});
+    const json e = estimate_on_answer(question, r);
     REQUIRE_FALSE(e.contains("errors"));
     CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
     CHECK(e["training"]["days"].get<double>() <= 60.0);
@@ -410,22 +414,17 @@ TEST_CASE("an MoE model given by extreme parameter counts never has negative par
 TEST_CASE("gpus_needed across equal sites answers whole sites of whole nodes, and an estimate on that count runs") {
     // Red team, 2026-12-05 (second pass): 4 sites answered 40 GPUs (10 per site: no whole nodes), which
     // an estimate refuses; and sites without hardware.count were refused as more sites than devices.
-    const json training = {{"tokens", 2e11}, {"local_steps", 100}};
-    const json r = run({{"model", {{"preset", "llama3-8b"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"sites", 4}}},
-                        {"training", training},
-                        {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
-                        {"explain", false}});
+    const json question = {{"model", {{"preset", "llama3-8b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"sites", 4}}},
+                           {"training", {{"tokens", 2e11}, {"local_steps", 100}}},
+                           {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
+                           {"explain", false}};
+    const json r = run(question);
     REQUIRE_FALSE(r.contains("errors"));
     REQUIRE(r["inverse"]["gpus"].is_number());
     const double gpus = r["inverse"]["gpus"].get<double>();
     CHECK(std::fmod(gpus, 4.0 * 8.0) == 0.0);
-    json t = training;
-    t["layout"] = "auto";
-    const json e = run({{"model", {{"preset", "llama3-8b"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"sites", 4}, {"count", gpus}}},
-                        {"training", t},
-                        {"explain", false}});
+    const json e = estimate_on_answer(question, r);
     REQUIRE_FALSE(e.contains("errors"));
     CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
 }
@@ -434,20 +433,14 @@ TEST_CASE("gpus_needed and what_can_train in FP8 count MFU against the 16-bit pe
     // Red team, stop 44: with the FP8 peak (2x the 16-bit one on H100) under an MFU measured against
     // the 16-bit peak, gpus_needed answered 48 H100 for Llama 3 8B on 1e12 tokens in 10 days, on which
     // an estimate takes 19.9 days, and what_can_train counted twice the compute.
-    const json training = {{"tokens", 1e12}, {"precision", "fp8"}};
-    const json r = run({{"model", {{"preset", "llama3-8b"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
-                        {"training", training},
-                        {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
-                        {"explain", false}});
+    const json question = {{"model", {{"preset", "llama3-8b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                           {"training", {{"tokens", 1e12}, {"precision", "fp8"}}},
+                           {"inverse", {{"question", "gpus_needed"}, {"days", 10}}},
+                           {"explain", false}};
+    const json r = run(question);
     REQUIRE(r["inverse"]["gpus"].is_number());
-    const double gpus = r["inverse"]["gpus"].get<double>();
-    json t = training;
-    t["layout"] = "auto";
-    const json e = run({{"model", {{"preset", "llama3-8b"}}},
-                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
-                        {"training", t},
-                        {"explain", false}});
+    const json e = estimate_on_answer(question, r);
     REQUIRE_FALSE(e.contains("errors"));
     CHECK(e["training"]["mfu"].get<double>() == Approx(r["inverse"]["mfu"].get<double>()).epsilon(1e-9));
     CHECK(e["training"]["days"].get<double>() <= 10.0);
