@@ -280,6 +280,36 @@ TEST_CASE("latency targets: the fewest GPUs meeting TTFT and TPOT, and why the o
     CHECK(none["warnings"].dump().find("latency targets") != std::string::npos);
 }
 
+TEST_CASE("latency targets: no batch between the ones the search tries meets them with fewer GPUs") {
+    // The search tried batches 1, 2, 3, 4, 6, ..., 48, 64 only: it chose 48 (2,164 GPUs) where 58 still
+    // meets a 50 ms TPOT with 2,028. Every batch is re-run here as a fixed configuration of the chosen
+    // TP and precisions: none meets both targets with fewer GPUs than the search's answer.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 8}}},
+              {"inference", {{"requests_per_day", 1e8}, {"slo", {{"ttft_seconds", 0.5}, {"tpot_seconds", 0.05}}}}}};
+    const auto r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    const auto& c = r["inference"]["slo"]["chosen"];
+    const double chosen = c["gpus"].get<double>();
+    json fixed = s;
+    fixed["inference"].erase("slo");
+    fixed["inference"]["tp"] = c["tp"];
+    fixed["inference"]["weight_precision"] = c["weight_precision"];
+    fixed["inference"]["kv_precision"] = c["kv_precision"];
+    int tried = 0;
+    for (int b = 1; b <= 256; ++b) {
+        fixed["inference"]["batch"] = b;
+        const auto f = run(fixed);
+        if (f.contains("errors")) break;  // past the largest batch that fits
+        const auto& i = f["inference"];
+        if (i["tpot_seconds"].get<double>() > 0.05) break;  // TPOT only grows with the batch
+        ++tried;
+        if (i["ttft_seconds"].get<double>() <= 0.5) CHECK(i["gpus_needed"].get<double>() >= chosen);
+    }
+    CHECK(tried >= 50);
+    CHECK(c["tpot_seconds"].get<double>() <= 0.05);
+}
+
 TEST_CASE("speculative decoding: faster per user at batch 1, not at the largest batch") {
     json s = {{"model", {{"preset", "llama2-70b"}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4}}},
