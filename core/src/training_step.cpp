@@ -1434,9 +1434,12 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.shard = L.zero >= 1 ? std::min(dpc, static_cast<double>(cfg.shard_group.value_or(static_cast<Count>(dpc)))) : dpc;
     if (L.sg_dp > 1) grp.shard = std::min(grp.shard, grp.local);
     grp.replicas = grp.local / grp.shard;
-    // Neighbouring data-parallel ranks (CP ranks reduce with them): tp x cp apart in one site (pipeline
-    // parallelism outermost, above); across sites one replica (tp x cp x pp devices) apart.
-    grp.stride = links.net.sites > 1 ? L.t * L.p : L.t * L.cp;
+    // Neighbouring ranks of the dp x cp group (CP ranks reduce with the data-parallel ones): tp apart
+    // in one site (rank order tp-cp-dp-pp: the CP ranks of a data-parallel rank are tp apart, the next
+    // data-parallel rank's follow them, so a node of D devices holds D / tp of the group; tp x cp,
+    // taken before, put CP groups that fit in one node across the network); across sites the group
+    // spans its dp replicas of tp x cp x pp devices, n x tp x pp in all.
+    grp.stride = links.net.sites > 1 ? L.t * L.p : L.t;
     grp.expert_shard = std::max(1.0, grp.shard * L.t / (L.et * L.ep));
     grp.expert_stride = L.et * L.ep;
     grp.expert_local = std::max(1.0, grp.local * L.t / (L.et * L.ep));
