@@ -386,6 +386,37 @@ void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     }
 }
 
+// The retries can stop below every count that meets the deadline when goodput falls almost as fast
+// as the count grows (Llama 3 70B on 15T tokens in 2 days: 276,504 H100 took 2.17 days after eight
+// retries). Counts a quarter larger each time, at their own MFU and goodput, up to kMaxGpus; between
+// the last that misses and the first that meets, whole nodes bisected (each count answered is one
+// that meets it; none does: gpus_needed_infeasible says how fast the run can go).
+void climb_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    if (!(n.mfu > 0) || meets_deadline(n, n.gpus, n.mfu) || (!n.tc.mfu && !(n.plan.tokens_per_second > 0))) return;
+    const auto meets = [&](double g) {
+        Plan p{};
+        const double m = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p);
+        if (!(m > 0) || !meets_deadline(n, g, m)) return false;
+        n.gpus = g, n.mfu = m, n.plan = p;
+        return true;
+    };
+    double lo = n.gpus, hi = 0;
+    for (double g = std::ceil(lo * 1.25 / n.node) * n.node; g <= kMaxGpus; lo = g, g = std::ceil(g * 1.25 / n.node) * n.node)
+        if (meets(g)) {
+            hi = g;
+            break;
+        }
+    if (hi == 0) return;
+    while (hi - lo > n.node) {
+        const double mid = std::ceil((lo + hi) / 2 / n.node) * n.node;
+        if (mid >= hi) break;
+        if (meets(mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+}
+
 // The fixed point can settle far above the smallest count that meets the deadline, the MFU falling and
 // rising with the count (DeepSeek-V3 on H100 with overlap_moe_comm and 140 days: 5,664 GPUs, where 224
 // finish in 99). So counts are tried upwards from the fewest any run could use (at MFU kBestMfu), each
@@ -445,13 +476,58 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     n.gpus = gpus_at(n, n.mfu);
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
+    climb_to_deadline(model, hw, n);
     smallest_count(model, hw, n);
     settle_on_estimate_search(model, hw, n);
 }
 
-// Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, or no
-// layout fits the model on the count found.
-std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
+// The run's speed over counts of whole nodes, from one node doubling up to kMaxGpus, each at its own
+// MFU (the plan search's, or training.mfu) and goodput: the fastest (devices x MFU x goodput largest)
+// and the fewest devices within a tenth of its speed. The MFU falls once the batch or the network
+// cannot feed more devices, and failures and restarts grow with the count.
+struct Fastest {
+    double gpus = 0, days = 0;  // the fastest count found, and its days
+    double near_gpus = 0;       // the fewest devices that run at least 0.9 x its speed
+};
+Fastest fastest_count(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n) {
+    std::vector<std::pair<double, double>> rates;  // (devices, devices x MFU x goodput)
+    for (double g = n.node; g <= kMaxGpus; g = std::ceil(g * 2 / n.node) * n.node) {
+        Plan p{};
+        const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p);
+        if (u > 0) rates.emplace_back(g, g * u * needed_goodput(n, g));
+    }
+    Fastest f;
+    double best = 0;
+    for (const auto& [g, rate] : rates)
+        if (rate > best) best = rate, f.gpus = g;
+    if (!(best > 0)) return f;
+    f.days = n.flops / (n.peak * best) / units::seconds_per_day;
+    for (const auto& [g, rate] : rates)
+        if (rate >= 0.9 * best) {
+            f.near_gpus = g;
+            break;
+        }
+    return f;
+}
+
+// A count found that still misses the deadline (no count up to kMaxGpus meets it at its own MFU and
+// goodput): why, and the fastest the run goes. Counts in full, days to 3 figures.
+std::string missed_deadline(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n) {
+    const auto three = [](double v) { return decimal::format_general(v, 3); };
+    const auto count = [](double v) { return decimal::format_general(v, 12); };
+    std::string why = "the deadline (" + jr::fmt_num(n.seconds / units::seconds_per_day) + " days) cannot be met: no count up to " +
+                      count(kMaxGpus) + " x " + hw.device.name + " (the most hardware.count takes) meets it";
+    const Fastest f = fastest_count(model, hw, n);
+    if (!(f.days > 0)) return why;
+    why += "; the fastest run found takes about " + three(f.days) + " days (" + count(f.gpus) + " GPUs)";
+    if (f.near_gpus < f.gpus) why += ", and " + count(f.near_gpus) + " GPUs come within a tenth of that";
+    return why + ": more devices lower the MFU once the batch or the network cannot feed them, and lose more time to failures and " +
+           "restarts (goodput model, training.goodput)";
+}
+
+// Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, no
+// layout fits the model on the count found, or the count found misses the deadline.
+std::string gpus_needed_infeasible(const ModelSpec& model, const GpusNeeded& n, const Hardware& hw) {
     const double needed = n.flops / (n.peak * n.mfu * n.seconds * needed_goodput(n, n.gpus));
     if (n.gpus >= kMaxGpus && needed > kMaxGpus) {
         // The goodput as a percentage to two significant figures (a raw 0.00121476 read as noise).
@@ -467,6 +543,7 @@ std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
                "counts tried (whole nodes, and whole groups of the tp, pp, cp and ep given)";
     if (!n.tc.mfu && n.plan.step_seconds <= 0)
         return "no parallel layout fits the model in the memory of " + jr::fmt_num(n.gpus) + " x " + hw.device.name;
+    if (n.mfu > 0 && !meets_deadline(n, n.gpus, n.mfu)) return missed_deadline(model, hw, n);
     return "";
 }
 
@@ -534,7 +611,7 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
     iterate_gpus(model, hw, n);
     out["flops"] = flops;
     out["warnings"] = json::array();
-    const std::string why = gpus_needed_infeasible(n, hw);
+    const std::string why = gpus_needed_infeasible(model, n, hw);
     if (why.empty())
         gpus_needed_figures(n, tc, training_model(model).shape.seq_len, site_count(hw), rate, out);
     else {
