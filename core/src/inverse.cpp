@@ -135,6 +135,15 @@ void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_
     out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
     const double dp = static_cast<double>(plan.config.dp.value_or(1));
     const bool diloco = target_batch_tokens(sites, dp, tc.local_steps) > target_batch_tokens(sites, dp, 1);
+    const double tokens = out["global_batch_tokens"].get<double>();
+    if (!tc.global_batch && tokens > kLargestPublishedBatchTokens) {
+        out["global_batch_note"] = "the least this layout takes (dp x micro_batch sequences: " + jr::fmt_num(tokens) +
+                                   " tokens per step), far above the ~4M tokens aimed at and the largest published pretraining batch "
+                                   "(DeepSeek-V3: 62.9M tokens, arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens a real "
+                                   "run would need to reach the same loss with such a batch are not modelled; give training.global_batch "
+                                   "to fix it";
+        return;
+    }
     out["global_batch_note"] =
         tc.global_batch ? "training.global_batch as given"
         : diloco        ? "1M tokens per DiLoCo worker per inner step (INTELLECT-1; each worker its own batch, DiLoCo arXiv:2311.08105 "
@@ -321,6 +330,12 @@ std::optional<double> available_seconds(const Hardware& hw, const InverseQuestio
     return seconds;
 }
 
+// The fastest run a scan of counts found (none meeting the deadline): its count and days, and the
+// fewest devices that run at least 0.9 x its speed.
+struct Fastest {
+    double gpus = 0, days = 0, near_gpus = 0;
+};
+
 // A gpus_needed answer under way: the run's FLOPs and deadline, and the GPU count and MFU found.
 struct GpusNeeded {
     const TrainingConfig& tc;
@@ -329,6 +344,7 @@ struct GpusNeeded {
     double gpus = 0;
     Plan plan{};
     bool divides = true;  // some layout tiles the count found (false: none does; true without a plan: none fits in memory)
+    Fastest fastest{};    // when no count meets the deadline (scan_to_deadline)
 };
 
 // Goodput of a run on g devices.
@@ -386,35 +402,101 @@ void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     }
 }
 
-// The retries can stop below every count that meets the deadline when goodput falls almost as fast
-// as the count grows (Llama 3 70B on 15T tokens in 2 days: 276,504 H100 took 2.17 days after eight
-// retries). Counts a quarter larger each time, at their own MFU and goodput, up to kMaxGpus; between
-// the last that misses and the first that meets, whole nodes bisected (each count answered is one
-// that meets it; none does: gpus_needed_infeasible says how fast the run can go).
-void climb_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
-    if (!(n.mfu > 0) || meets_deadline(n, n.gpus, n.mfu) || (!n.tc.mfu && !(n.plan.tokens_per_second > 0))) return;
-    const auto meets = [&](double g) {
+// Counts tried, each with its speed: devices x MFU x goodput (0: no layout).
+using Rates = std::vector<std::pair<double, double>>;
+
+// Speed of a count at its own MFU (the estimate's plan search, or training.mfu) and goodput.
+double count_rate(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n, double g, Plan* plan, double* mfu) {
+    *mfu = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, plan, nullptr, Search::as_estimate);
+    return *mfu > 0 ? g * *mfu * needed_goodput(n, g) : 0.0;
+}
+
+// When no count meets the deadline: the fastest run over the counts scan_to_deadline tried and, below
+// its first, counts of whole nodes half again apart from one node, and the fewest devices within a
+// tenth of its speed (the MFU falls once the batch or the network cannot feed more devices; failures
+// and restarts grow with the count).
+void fastest_run(const ModelSpec& model, const Hardware& hw, const Rates& scanned, double first, GpusNeeded& n) {
+    Rates rates;
+    for (double g = n.node; g < first; g = std::max(g + n.node, std::ceil(g * 1.5 / n.node) * n.node)) {
         Plan p{};
-        const double m = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p);
-        if (!(m > 0) || !meets_deadline(n, g, m)) return false;
-        n.gpus = g, n.mfu = m, n.plan = p;
-        return true;
-    };
-    double lo = n.gpus, hi = 0;
-    for (double g = std::ceil(lo * 1.25 / n.node) * n.node; g <= kMaxGpus; lo = g, g = std::ceil(g * 1.25 / n.node) * n.node)
-        if (meets(g)) {
-            hi = g;
+        double u = 0;
+        rates.emplace_back(g, count_rate(model, hw, n, g, &p, &u));
+    }
+    rates.insert(rates.end(), scanned.begin(), scanned.end());
+    double best = 0;
+    for (const auto& [g, rate] : rates)
+        if (rate > best) best = rate, n.fastest.gpus = g;
+    if (!(best > 0)) return;
+    n.fastest.days = n.flops / (n.peak * best) / units::seconds_per_day;
+    for (const auto& [g, rate] : rates)
+        if (rate >= 0.9 * best) {
+            n.fastest.near_gpus = g;
             break;
         }
-    if (hi == 0) return;
-    while (hi - lo > n.node) {
-        const double mid = std::ceil((lo + hi) / 2 / n.node) * n.node;
-        if (mid >= hi) break;
-        if (meets(mid))
-            hi = mid;
+}
+
+// The fixed point and its retries can miss every count that meets the deadline: goodput falling
+// almost as fast as the count grows (Llama 3 70B on 15T tokens in 2 days: 276,504 H100 took 2.17 days
+// after eight retries), or the MFU falling as the count outgrows what the batch feeds (Llama 3.1 405B
+// in 40 days: 38,448 H100 at 33.7 % MFU, then 48,232 at 23.2 %, 83,344 with no layout, diverging to
+// 1e7). Then counts a twentieth larger each time (at least a node) from the fewest any run could use
+// (at kBestMfu), each at its own MFU and goodput, up to kScanSpan times that, and no further once the
+// speed has not improved over the last kStaleCounts counts past twice the fastest's; between the last
+// that misses and the first that meets, whole nodes bisected. When none meets, the count kept is the
+// fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
+constexpr double kBestMfu = 0.6;  // above every published run's (docs/VALIDATION.md)
+// How far above the fewest devices any run could use (at kBestMfu, goodput 1) the scan goes: a count
+// beyond it would run at under 1 % MFU x goodput.
+constexpr double kScanSpan = 64;
+constexpr int kStaleCounts = 16;  // 1.05^16 = 2.2x
+struct CountTried {
+    double gpus = 0, mfu = 0;
+    Plan plan{};
+};
+void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    const bool runs = n.mfu > 0 && (n.tc.mfu || n.plan.tokens_per_second > 0);
+    if (runs && meets_deadline(n, n.gpus, n.mfu)) return;
+    const auto at = [&](double g, double* rate = nullptr) {
+        CountTried c{g, 0, Plan{}};
+        const double r = count_rate(model, hw, n, g, &c.plan, &c.mfu);
+        if (rate) *rate = r;
+        return c;
+    };
+    const auto meets = [&](const CountTried& c) { return c.mfu > 0 && meets_deadline(n, c.gpus, c.mfu); };
+    const auto keep = [&](const CountTried& c) { n.gpus = c.gpus, n.mfu = c.mfu, n.plan = c.plan; };
+    const auto next = [&](double g) { return std::max(g + n.node, std::ceil(g * 1.05 / n.node) * n.node); };
+    CountTried fastest, hit;
+    Rates rates;
+    double fastest_rate = 0, lo = 0;
+    int stale = 0;
+    const double first = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+    for (double g = first; g <= std::min(kMaxGpus, kScanSpan * first); lo = g, g = next(g)) {
+        double rate = 0;
+        const CountTried c = at(g, &rate);
+        rates.emplace_back(g, rate);
+        if (rate > fastest_rate)
+            fastest_rate = rate, fastest = c, stale = 0;
+        else if (g > 2 * fastest.gpus && fastest_rate > 0 && ++stale >= kStaleCounts)
+            break;
+        if (meets(c)) {
+            hit = c;
+            break;
+        }
+    }
+    if (hit.gpus == 0) {
+        if (fastest_rate > 0) keep(fastest), fastest_run(model, hw, rates, first, n);
+        return;
+    }
+    while (hit.gpus - lo > n.node) {
+        const double mid = std::max(lo + n.node, std::floor((lo + hit.gpus) / 2 / n.node) * n.node);
+        if (mid >= hit.gpus) break;
+        const CountTried c = at(mid);
+        if (meets(c))
+            hit = c;
         else
             lo = mid;
     }
+    keep(hit);
 }
 
 // The fixed point can settle far above the smallest count that meets the deadline, the MFU falling and
@@ -422,7 +504,6 @@ void climb_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n
 // finish in 99). So counts are tried upwards from the fewest any run could use (at MFU kBestMfu), each
 // a twentieth more (at least a node), at their own MFU and goodput: the first that meets the deadline, if
 // below the count found, is the answer (a count with no layout, or a slow one, is passed over).
-constexpr double kBestMfu = 0.6;  // above every published run's (docs/VALIDATION.md)
 void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
     constexpr int kTries = 80;
@@ -476,58 +557,30 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     n.gpus = gpus_at(n, n.mfu);
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
-    climb_to_deadline(model, hw, n);
+    scan_to_deadline(model, hw, n);
+    if (n.fastest.days > 0) return;  // no count meets the deadline: nothing smaller will
     smallest_count(model, hw, n);
     settle_on_estimate_search(model, hw, n);
 }
 
-// The run's speed over counts of whole nodes, from one node doubling up to kMaxGpus, each at its own
-// MFU (the plan search's, or training.mfu) and goodput: the fastest (devices x MFU x goodput largest)
-// and the fewest devices within a tenth of its speed. The MFU falls once the batch or the network
-// cannot feed more devices, and failures and restarts grow with the count.
-struct Fastest {
-    double gpus = 0, days = 0;  // the fastest count found, and its days
-    double near_gpus = 0;       // the fewest devices that run at least 0.9 x its speed
-};
-Fastest fastest_count(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n) {
-    std::vector<std::pair<double, double>> rates;  // (devices, devices x MFU x goodput)
-    for (double g = n.node; g <= kMaxGpus; g = std::ceil(g * 2 / n.node) * n.node) {
-        Plan p{};
-        const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p);
-        if (u > 0) rates.emplace_back(g, g * u * needed_goodput(n, g));
-    }
-    Fastest f;
-    double best = 0;
-    for (const auto& [g, rate] : rates)
-        if (rate > best) best = rate, f.gpus = g;
-    if (!(best > 0)) return f;
-    f.days = n.flops / (n.peak * best) / units::seconds_per_day;
-    for (const auto& [g, rate] : rates)
-        if (rate >= 0.9 * best) {
-            f.near_gpus = g;
-            break;
-        }
-    return f;
-}
-
 // A count found that still misses the deadline (no count up to kMaxGpus meets it at its own MFU and
 // goodput): why, and the fastest the run goes. Counts in full, days to 3 figures.
-std::string missed_deadline(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n) {
+std::string missed_deadline(const Hardware& hw, const GpusNeeded& n) {
     const auto three = [](double v) { return decimal::format_general(v, 3); };
     const auto count = [](double v) { return decimal::format_general(v, 12); };
-    std::string why = "the deadline (" + jr::fmt_num(n.seconds / units::seconds_per_day) + " days) cannot be met: no count up to " +
-                      count(kMaxGpus) + " x " + hw.device.name + " (the most hardware.count takes) meets it";
-    const Fastest f = fastest_count(model, hw, n);
+    std::string why = "the deadline (" + jr::fmt_num(n.seconds / units::seconds_per_day) + " days) cannot be met: no count of " +
+                      hw.device.name + " tried meets it";
+    const Fastest& f = n.fastest;
     if (!(f.days > 0)) return why;
-    why += "; the fastest run found takes about " + three(f.days) + " days (" + count(f.gpus) + " GPUs)";
-    if (f.near_gpus < f.gpus) why += ", and " + count(f.near_gpus) + " GPUs come within a tenth of that";
+    why += "; the fastest of the counts tried takes about " + three(f.days) + " days (" + count(f.gpus) + " GPUs";
+    why += f.near_gpus > 0 && f.near_gpus < f.gpus ? "; " + count(f.near_gpus) + " come within a tenth of that)" : ")";
     return why + ": more devices lower the MFU once the batch or the network cannot feed them, and lose more time to failures and " +
            "restarts (goodput model, training.goodput)";
 }
 
 // Why no GPU count answers the question, or empty: the deadline needs more than kMaxGpus, no
 // layout fits the model on the count found, or the count found misses the deadline.
-std::string gpus_needed_infeasible(const ModelSpec& model, const GpusNeeded& n, const Hardware& hw) {
+std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
     const double needed = n.flops / (n.peak * n.mfu * n.seconds * needed_goodput(n, n.gpus));
     if (n.gpus >= kMaxGpus && needed > kMaxGpus) {
         // The goodput as a percentage to two significant figures (a raw 0.00121476 read as noise).
@@ -543,7 +596,7 @@ std::string gpus_needed_infeasible(const ModelSpec& model, const GpusNeeded& n, 
                "counts tried (whole nodes, and whole groups of the tp, pp, cp and ep given)";
     if (!n.tc.mfu && n.plan.step_seconds <= 0)
         return "no parallel layout fits the model in the memory of " + jr::fmt_num(n.gpus) + " x " + hw.device.name;
-    if (n.mfu > 0 && !meets_deadline(n, n.gpus, n.mfu)) return missed_deadline(model, hw, n);
+    if (n.mfu > 0 && !meets_deadline(n, n.gpus, n.mfu)) return missed_deadline(hw, n);
     return "";
 }
 
@@ -587,6 +640,11 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
                                   "% of the time (goodput model, training.goodput): the deadline is near what any count can meet");
     if (tc.mfu || n.plan.step_seconds <= 0) return;
     add_plan(out, n.plan, tc, seq_len, sites);
+    if (!tc.global_batch && out["global_batch_tokens"].get<double>() > kLargestPublishedBatchTokens)
+        out["warnings"].push_back("inverse: at " + jr::fmt_num(n.gpus) + " GPUs the batch is " +
+                                  jr::fmt_num(out["global_batch_tokens"].get<double>()) +
+                                  " tokens per step, above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens): "
+                                  "see global_batch_note");
     const double steps = *tc.tokens / out["global_batch_tokens"].get<double>();
     if (steps < kFewSteps)
         out["warnings"].push_back("inverse: the run is " + jr::fmt_num(steps) + " steps of " +
@@ -611,7 +669,7 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
     iterate_gpus(model, hw, n);
     out["flops"] = flops;
     out["warnings"] = json::array();
-    const std::string why = gpus_needed_infeasible(model, n, hw);
+    const std::string why = gpus_needed_infeasible(n, hw);
     if (why.empty())
         gpus_needed_figures(n, tc, training_model(model).shape.seq_len, site_count(hw), rate, out);
     else {

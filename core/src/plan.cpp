@@ -322,6 +322,7 @@ struct Batchings {
     // The batch's target in tokens (DiLoCo: per worker, with this layout's workers) and in sequences.
     double tokens;
     Count target;
+    double most;  // the most sequences a batch it chooses may hold (the largest published batch, per DiLoCo worker)
     // By interleaving (0: none, or one stage; 1: interleaved) and micro-batch index (Dim: at most 64).
     Count gbs[2][64];
     bool takes[2][64], divides[2][64];
@@ -329,7 +330,9 @@ struct Batchings {
         : s(s_),
           l(l_),
           tokens(target_batch_tokens(s.sites, static_cast<double>(l.dp), s.base.local_steps)),
-          target(target_batch_sequences(s.m.seq_len, tokens)) {
+          target(target_batch_sequences(s.m.seq_len, tokens)),
+          most(kLargestPublishedBatchTokens / s.m.seq_len *
+               (s.base.local_steps > 1 ? std::max(1.0, sites_data_parallel(static_cast<double>(l.dp), s.sites)) : 1.0)) {
         for (int k = 0; k < (l.pp > 1 ? 2 : 1); ++k) {
             const Count vpp = k == 1 ? 2 : 1;  // any interleaving > 1 has the same granule
             const double one = static_cast<double>(batch(1, vpp));
@@ -338,8 +341,13 @@ struct Batchings {
                 gbs[k][bi] = g;
                 // A batch the search chooses stays near 4M tokens (default_global_batch): a micro-batch may
                 // not inflate it past 1.5x that, or past the smallest batch the data-parallel size allows when
-                // even that is larger (25,000-way data parallelism at micro-batch 7 would be 358M tokens a step).
-                takes[k][bi] = s.gb_fixed || mb == 1 || static_cast<double>(g) <= std::max(one, 1.5 * static_cast<double>(target));
+                // even that is larger (25,000-way data parallelism at micro-batch 7 would be 358M tokens a step);
+                // and never past the largest published pretraining batch (DeepSeek-V3's 62.9M tokens; per
+                // worker with DiLoCo): a layout whose data-parallel size alone needs more is no plan (45,840-way
+                // data parallelism of Llama 3.1 405B was 376M tokens a step, where the published run kept 16M
+                // with TP 8 and PP 16; more devices than a real batch feeds do not train faster).
+                const double gd = static_cast<double>(g);
+                takes[k][bi] = s.gb_fixed || (gd <= most && (mb == 1 || gd <= std::max(one, 1.5 * static_cast<double>(target))));
                 divides[k][bi] = g % batch_granule(l.dp, mb, l.pp, vpp) == 0;
             }
         }

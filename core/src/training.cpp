@@ -547,10 +547,6 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 
 }  // namespace
 
-// The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
-// Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
-constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
-
 namespace {
 std::string millions(double x) { return jr::fmt_num(std::round(x / 1e5) / 10) + "M"; }  // 67.1M, as the 62.9M it is held against
 }  // namespace

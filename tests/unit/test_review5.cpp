@@ -126,15 +126,25 @@ TEST_CASE("with an MFU given, the scaling curve passes through the run at that M
 
 TEST_CASE("a global batch above the largest published pretraining batch is said, with its tokens per step") {
     // A page review (2026-12-02): Llama 3 70B on 25,000 A100s took DP 25,000 at micro-batch 1, a
-    // batch of 25,000 sequences of 8,192 = 205M tokens per step, without a word.
+    // batch of 25,000 sequences of 8,192 = 205M tokens per step, without a word. The automatic layout
+    // now keeps within the published maximum (tokens_per_step 51.2M); a layout given that needs more
+    // (tp 1, pp 1: dp 25,000) is said.
     json s = {{"model", {{"preset", "llama3-70b"}}},
               {"hardware", {{"device", "nvidia-a100-sxm4-40gb"}, {"count", 25000}}},
               {"training", {{"tokens", 13e12}, {"mfu", 0.34}}}};
+    const json automatic = run(s);
+    REQUIRE_FALSE(automatic.contains("errors"));
+    CHECK(automatic["training"]["tokens_per_step"].get<double>() <= 15360.0 * 4096);
+    CHECK(automatic["warnings"].dump().find("above the largest published pretraining batch") == std::string::npos);
+    s["training"]["tp"] = 1;
+    s["training"]["pp"] = 1;
     const json big = run(s);
     REQUIRE_FALSE(big.contains("errors"));
     REQUIRE(big["training"]["tokens_per_step"].get<double>() > 62.9e6);
     CHECK(big["warnings"].dump().find("above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens") != std::string::npos);
     // Llama 3 405B's published batch (16M tokens, arXiv:2407.21783 Table 4) says nothing.
+    s["training"].erase("tp");
+    s["training"].erase("pp");
     s["training"]["global_batch"] = 2048;
     const json published = run(s);
     REQUIRE_FALSE(published.contains("errors"));

@@ -307,6 +307,10 @@ void resolve_diloco_defaults(TrainingConfig& c);
 double site_count(const Hardware& hw);
 // The sites a data-parallel group of dp replicas spans (its peers one replica apart): each a DiLoCo
 // worker when local_steps > 1.
+// The largest published pretraining batch: DeepSeek-V3's 15,360 sequences of 4,096 tokens (arXiv:2412.19437
+// Sec. 4.2); Llama 3 405B's was 16M tokens (arXiv:2407.21783 Sec. 3.4.1).
+inline constexpr double kLargestPublishedBatchTokens = 15360.0 * 4096.0;
+
 inline double sites_data_parallel(double dp, double sites) { return sites > 1 ? std::min(dp, sites) : 1.0; }
 // The global batch's target in tokens: about 4M (Llama 2, arXiv:2307.09288 Sec. 2.2); with DiLoCo
 // (local_steps > 1) 1M tokens per worker when that is more: each worker (a replica in its own sites;
