@@ -38,6 +38,7 @@ class GpuCalc extends HTMLElement {
     }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
+    if (this.hasAttribute('sync-url')) addEventListener('hashchange', () => Boot.fromAddress(this));
     Boot.start(this, loading);
   }
   // Runs fn once the module answers (at once if it does): what was asked before it did waits.

@@ -164,5 +164,20 @@ const Boot = (function () {
     return { errors: [{ code: 'internal', field: '', message: 'The calculator failed on this input' + (retry ? '; trying once more.' : '.') }] };
   }
 
-  return { initialState, scenarioInto, start, ask };
+  // A link pasted into the address bar of a page already open changes only the hash: the page
+  // shows the link's settings, as a reload would (what cannot be read is said, and the page keeps
+  // what it shows). The page's own saves (replaceState) fire no hashchange.
+  function fromAddress(el) {
+    const hash = location.hash;
+    if (!/^#s=/.test(hash) || hash === '#' + State.encodeState(el._state)) return;
+    const got = State.decodeHash(hash);
+    if (!got) return el._notice('The settings in the link could not be read (is it cut short?); the page keeps what it shows.', true);
+    el._state = State.sanitizeState(got.state);
+    if (got.problems.length) el._notice('Some settings from the link could not be restored and were reset: ' + got.problems.join('; ') + '.');
+    el._last = {};
+    el._render();
+    Nav.goto(el, el._firstSection(), false);
+  }
+
+  return { initialState, scenarioInto, start, ask, fromAddress };
 })();

@@ -64,6 +64,43 @@ test('"Copy link" carries the whole state: the section in view, every form and t
   await b.context.close();
 });
 
+test('a link pasted into the address bar of the page already open shows the link\u2019s settings, as a reload would', async () => {
+  // A newcomer's review: the address bar showed the pasted link while the page kept the old answer
+  // until a reload (the page listened to no hashchange).
+  const { page, context } = await open(chrome.browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
+  await field(page, 'train', 'count').fill('64');
+  await field(page, 'train', 'tokens').fill('1T');
+  const days = page.locator('gpu-calc [data-answer="train"] [data-figure="days"] .big');
+  const small = await days.textContent();
+  await page.locator('gpu-calc [data-answer="train"] button[data-share="link"]').click();
+  await page.locator('gpu-calc [data-answer="train"] .share-status').filter({ hasText: 'Link copied.' }).waitFor();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  await field(page, 'train', 'count').fill('1024');
+  await field(page, 'train', 'tokens').fill('15T');
+  await page.waitForFunction(
+    (was) => document.querySelector('gpu-calc').shadowRoot.querySelector('[data-answer="train"] [data-figure="days"] .big').textContent !== was,
+    small
+  );
+  const big = await days.textContent();
+  assert.notEqual(big, small);
+  await page.evaluate((to) => {
+    location.hash = to.slice(to.indexOf('#'));
+  }, link);
+  await page.waitForFunction(
+    (was) => document.querySelector('gpu-calc').shadowRoot.querySelector('[data-answer="train"] [data-figure="days"] .big')?.textContent === was,
+    small
+  );
+  assert.equal(await field(page, 'train', 'count').inputValue(), '64');
+  assert.equal(await field(page, 'train', 'tokens').inputValue(), '1T');
+  // A cut-short link is said, and the page keeps what it shows.
+  await page.evaluate(() => {
+    location.hash = '#s=abc';
+  });
+  await page.locator('gpu-calc .notices').filter({ hasText: 'could not be read' }).waitFor();
+  assert.equal(await days.textContent(), small);
+  await context.close();
+});
+
 test('"Copy embed code" and "Copy iframe code" paste into another page and show the same answer', async () => {
   const { page, context } = await open(chrome.browser, pageUrl(), { permissions: ['clipboard-read', 'clipboard-write'] });
   await field(page, 'train', 'count').fill('2048');
