@@ -191,10 +191,17 @@
   }
   // The price field's placeholder: the hour used when the field is empty.
   const hourPlaceholder = (costs, x) => (costs.ownership === 'owned' ? 'owned: ' : 'catalog: ') + usd(x);
+  // A blank field whose value the core defaults says that value (a newcomer's review: a cleared
+  // Prompt stayed blank while the answer used 512 tokens).
+  const defaultPlaceholder = (sectionEl, key, value) => {
+    const input = sectionEl.querySelector('[data-field="' + key + '"]');
+    if (input && value != null) input.placeholder = 'default: ' + count(value);
+  };
   const api = {
     en,
     hourBasis,
     hourPlaceholder,
+    defaultPlaceholder,
     flops,
     flopCount,
     bytes,

@@ -185,6 +185,7 @@ const ServeSection = (function () {
     if (price) price.placeholder = F.hourPlaceholder(r.inputs.costs, t.gpu_hour_usd);
     const batch = el._sections.serve.querySelector('[data-field="batch"]');
     if (batch) batch.placeholder = t.batch_source === 'max_throughput' ? 'max: ' + F.count(t.batch) : 'max throughput';
+    for (const k of ['prompt_tokens', 'output_tokens']) F.defaultPlaceholder(el._sections.serve, k, r.inputs.inference[k]);
     res.appendChild(
       kvTable(
         'Serving',

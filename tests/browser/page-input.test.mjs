@@ -127,6 +127,21 @@ test('one price basis everywhere: blank prices take the catalog\u2019s marketpla
   await context.close();
 });
 
+test('a cleared Prompt or Output says the default the answer uses', async () => {
+  // A newcomer's review: both fields stayed blank while the answer used 512 and 256 tokens.
+  const { page, context } = await open(chrome.browser);
+  await page.locator('gpu-calc [data-answer="serve"] .fit').waitFor();
+  await field(page, 'serve', 'prompt_tokens').fill('');
+  await field(page, 'serve', 'output_tokens').fill('');
+  await page.waitForFunction(() =>
+    /^default: /.test(document.querySelector('gpu-calc').shadowRoot.querySelector('#serve [data-field="output_tokens"]').placeholder)
+  );
+  const s = await report(page, 'serve');
+  assert.equal(await field(page, 'serve', 'prompt_tokens').getAttribute('placeholder'), 'default: ' + s.inputs.inference.prompt_tokens);
+  assert.equal(await field(page, 'serve', 'output_tokens').getAttribute('placeholder'), 'default: ' + s.inputs.inference.output_tokens);
+  await context.close();
+});
+
 test('catalog figures come with links to their sources', async () => {
   const { page, context } = await open(chrome.browser);
   const src = page.locator('gpu-calc section[data-section="cluster"] details.sources');
