@@ -76,7 +76,7 @@ TEST_CASE("claims get their verdicts") {
 
 TEST_CASE("each case of a claim carries the scenario it was judged on; estimating it gives the values shown") {
     const json r = to_nlohmann(reality_report());
-    int cases = 0;
+    int cases = 0, serving = 0;
     for (const auto& c : r["claims"]) {
         for (const auto& e : c["evaluations"]) {
             INFO(c["id"] << " / " << e["case"]);
@@ -91,10 +91,17 @@ TEST_CASE("each case of a claim carries the scenario it was judged on; estimatin
                 const json& got = (*at)[rest];
                 CHECK((got.is_boolean() ? (got.get<bool>() ? 1.0 : 0.0) : got.get<double>()) == value.get<double>());
             }
+            // A serving case opens on the fleet its traffic needs, never a shortfall beside its verdict
+            // (the ChatGPT claim opened on 8 GPUs for 100M requests a day).
+            if (again.contains("inference") && again["inference"]["gpus_needed"].is_number()) {
+                CHECK(e["scenario"]["hardware"]["count"].get<double>() >= again["inference"]["gpus_needed"].get<double>());
+                ++serving;
+            }
             ++cases;
         }
     }
     CHECK(cases > 20);
+    CHECK(serving >= 12);
 }
 
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {
