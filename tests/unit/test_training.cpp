@@ -392,6 +392,27 @@ TEST_CASE("under the combined 1F1B schedule uneven stages run at the slower stag
     CHECK(last_slower < cases);
 }
 
+TEST_CASE("experts folded to expert_tp 1 by default are said; an expert_tp given is not") {
+    const auto has_warning = [](const json& r, const std::string& text) { return r["warnings"].dump().find(text) != std::string::npos; };
+    // A red team: gpt-oss-20b on 32 A100, tp 8, pp 2 (dp 2): ep 2 -> 4 switched the experts' tensor
+    // parallelism from 8 to 1 (ep no longer divides dp x cp), weights per GPU 1.42 -> 5.0 GB, silently.
+    json s = {{"model", {{"preset", "gpt-oss-20b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 32}}},
+              {"training", {{"tokens", 1e11}, {"tp", 8}, {"pp", 2}, {"ep", 4}}}};
+    const json folded = run(s);
+    REQUIRE_FALSE(folded.contains("errors"));
+    CHECK(folded["inputs"]["training"]["expert_tp"] == 1);
+    CHECK(has_warning(folded, "training.expert_tp is 1: ep (4) does not divide dp x cp (2)"));
+    s["training"]["ep"] = 2;  // divides dp x cp: the experts keep tp 8
+    const json sharded = run(s);
+    CHECK_FALSE(has_warning(sharded, "training.expert_tp is 1"));
+    CHECK(sharded["training"]["memory_per_gpu_bytes"]["weights"].get<double>() <
+          folded["training"]["memory_per_gpu_bytes"]["weights"].get<double>());
+    s["training"]["ep"] = 4;
+    s["training"]["expert_tp"] = 1;  // chosen: nothing to say
+    CHECK_FALSE(has_warning(run(s), "training.expert_tp is 1"));
+}
+
 TEST_CASE("the dp x cp gradient group inside one node never goes through the network card") {
     // Megatron-Core's rank order tp-cp-dp-pp puts a data-parallel rank's CP ranks tp apart and the
     // next data-parallel rank's after them, so the group that reduces the gradients (dp x cp ranks)
