@@ -151,6 +151,7 @@ FleetPool share_pool(const Pool& p, const TrainingConfig& c, double b, double al
     fp.step_seconds = r.step_seconds;
     fp.tokens_per_second_alone = alone;
     fp.memory_per_gpu_bytes = r.memory.total;
+    fp.memory = r.memory;
     fp.outer_optimizer_bytes = r.memory.outer_optimizer;
     fp.memory_capacity_bytes = r.memory_capacity_bytes;
     fp.fits = r.fits;
@@ -438,6 +439,7 @@ FleetPool stage_pool(const PipeSearch& s, const PipeTry& c, std::size_t i, const
     fp.layers = c.layers[i];
     fp.step_seconds = e.microbatch_seconds;
     fp.memory_per_gpu_bytes = e.memory.total;
+    fp.memory = e.memory;
     fp.memory_capacity_bytes = capb;
     fp.fits = e.memory.total <= capb;
     fp.peak_flops_per_second = static_cast<double>(s.hw.pools[i].count) * peak16(s.hw.pools[i].device, s.cfg.precision);
@@ -601,24 +603,22 @@ void fleet_model_figures(const ModelSpec& m, const TrainingConfig& cfg, const Ef
     t.flops_6nd = 6.0 * pc.active * t.tokens;
 }
 
-// Neither mode trains the model: both reasons, and the fullest pool's memory.
+// Neither mode trains the model: both reasons, and the fullest pool's memory, part by part.
 void fleet_infeasible(const ModeResult& dpm, const ModeResult& ppm, const ModeResult& r, TrainingResult& t) {
     t.fits = false;
     t.infeasible_reason = "the mixed fleet cannot train this model: " + dpm.reason + "; " + ppm.reason;
-    double worst = 0;
-    for (const auto& fp : r.pools) worst = std::max(worst, fp.memory_per_gpu_bytes);
-    t.memory.total = worst;
+    for (const auto& fp : r.pools)
+        if (fp.memory_per_gpu_bytes > t.memory.total) t.memory = fp.memory;
 }
 
-// The fleet's memory per device: the fullest pool's (relative to its capacity), and the largest outer state.
+// The fleet's memory per device: the fullest pool's (relative to its capacity), part by part, its outer
+// state included (the parts were 0 beside their total: a red team; each pool's own are in pools[]).
 void fleet_memory(const ModeResult& r, TrainingResult& t) {
     double worst_ratio = -1;
     for (const auto& fp : r.pools) {
         const double ratio = fp.memory_capacity_bytes > 0 ? fp.memory_per_gpu_bytes / fp.memory_capacity_bytes : 1e9;
-        if (ratio > worst_ratio)
-            worst_ratio = ratio, t.memory.total = fp.memory_per_gpu_bytes, t.memory_capacity_bytes = fp.memory_capacity_bytes;
+        if (ratio > worst_ratio) worst_ratio = ratio, t.memory = fp.memory, t.memory_capacity_bytes = fp.memory_capacity_bytes;
     }
-    for (const auto& fp : r.pools) t.memory.outer_optimizer = std::max(t.memory.outer_optimizer, fp.outer_optimizer_bytes);
     t.fits = t.memory.total <= t.memory_capacity_bytes;
 }
 

@@ -372,7 +372,7 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
         r.mfu = *cfg.mfu;
         r.tokens_per_second = peak > 0 ? r.mfu * n * peak / r.model_flops_per_token : 0;
         r.step_seconds = r.tokens_per_second > 0 ? r.tokens_per_step / r.tokens_per_second : 0;
-        if (est.step.total > 0 && r.step_seconds > 0)
+        if (est.step.total > 0 && r.step_seconds > 0 && r.fits)  // a run that does not fit has no step to speak of
             r.warnings.push_back("training.mfu given: the step (" + jr::fmt_num(r.step_seconds) +
                                  " s) follows it; step_breakdown_seconds is the model's own step (" + jr::fmt_num(est.step.total) +
                                  " s, MFU " + percent_text(r.mfu_predicted) + "), split by what takes the time");

@@ -392,6 +392,29 @@ TEST_CASE("under the combined 1F1B schedule uneven stages run at the slower stag
     CHECK(last_slower < cases);
 }
 
+TEST_CASE("a mixed fleet's memory parts add up to its total; a run that does not fit quotes no step") {
+    // A red team: a fleet reported every part of memory_per_gpu_bytes as 0 beside a 77.4 GB total,
+    // and a run that does not fit, with training.mfu given, still quoted "the step (79.7 s) ... MFU".
+    const json fleet = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware",
+                             {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"site", "a"}},
+                                                     {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"site", "b"}}})}}},
+                            {"training", {{"tokens", 1e11}}}});
+    REQUIRE_FALSE(fleet.contains("errors"));
+    const json& m = fleet["training"]["memory_per_gpu_bytes"];
+    double parts = 0;
+    for (const auto& [k, v] : m.items())
+        if (k != "total") parts += v.get<double>();
+    CHECK(m["weights"].get<double>() > 0);
+    CHECK(parts == Approx(m["total"].get<double>()));
+    const json big = run({{"model", {{"preset", "llama3-70b"}}},
+                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                          {"training", {{"tokens", 1e12}, {"mfu", 0.4}, {"tp", 1}, {"pp", 1}}}});
+    REQUIRE(big["training"]["fits"] == false);
+    CHECK(big["training"]["days"].is_null());
+    CHECK(big["warnings"].dump().find("the step (") == std::string::npos);
+}
+
 TEST_CASE("experts folded to expert_tp 1 by default are said; an expert_tp given is not") {
     const auto has_warning = [](const json& r, const std::string& text) { return r["warnings"].dump().find(text) != std::string::npos; };
     // A red team: gpt-oss-20b on 32 A100, tp 8, pp 2 (dp 2): ep 2 -> 4 switched the experts' tensor

@@ -28,6 +28,7 @@ struct FleetPool {
     double step_seconds = 0;             // data parallel: this pool's step on its share; pipeline: one micro-batch on its slowest stage
     double tokens_per_second_alone = 0;  // data parallel: the pool training alone at its best layout
     double memory_per_gpu_bytes = 0, memory_capacity_bytes = 0;
+    MemoryPerGpu memory;               // its parts (memory_per_gpu_bytes is their total)
     double outer_optimizer_bytes = 0;  // DiLoCo's outer state per device (in memory_per_gpu_bytes)
     bool fits = true;
     double peak_flops_per_second = 0;  // dense 16-bit peak of the pool (devices x peak)
