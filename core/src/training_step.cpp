@@ -811,17 +811,33 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
                {"ep", ep},
                {"expert_tp", expert_tensor_parallel(cfg)}},
               e.memory.weights, "bytes", zero_src);
+    // The values a reader needs to recompute each part (a red team could not: cp and the experts'
+    // group were missing, and ZeRO-3's gathered layer unsaid).
+    const double tp = static_cast<double>(cfg.tp), et = expert_tensor_parallel(cfg);
     trace.add("training.memory_per_gpu_bytes.gradients",
-              "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp : 1)  (fp32 gradients: 4 bytes, else 2)",
-              {{"stage_params", e.first_stage_params}, {"bytes_per_gradient", gbytes}, {"zero", static_cast<double>(cfg.zero)}, {"dp", dp}},
+              "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ one "
+              "gathered layer's unsharded gradients under ZeRO-3)  (fp32 gradients: 4 bytes, else 2)",
+              {{"stage_params", e.first_stage_params},
+               {"bytes_per_gradient", gbytes},
+               {"zero", static_cast<double>(cfg.zero)},
+               {"dp", dp},
+               {"cp", cp},
+               {"tp", tp},
+               {"ep", ep},
+               {"expert_tp", et}},
               e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     trace.add("training.memory_per_gpu_bytes.optimizer",
-              "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp : 1)  (Adam: fp32 master + m, v = 12; 8 when the "
-              "weights are the fp32 master: fp32 training, FSDP's sharded parameters; SGD: 8 or 4)",
+              "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1)  "
+              "(Adam: fp32 master + m, v = 12; 8 when the weights are the fp32 master: fp32 training, FSDP's sharded parameters; "
+              "SGD: 8 or 4)",
               {{"stage_params", e.first_stage_params},
                {"bytes_per_param_of_state", sb.optimizer},
                {"zero", static_cast<double>(cfg.zero)},
-               {"dp", dp}},
+               {"dp", dp},
+               {"cp", cp},
+               {"tp", tp},
+               {"ep", ep},
+               {"expert_tp", et}},
               e.memory.optimizer, "bytes", zero_src);
 }
 
