@@ -83,12 +83,19 @@ const Dom = (function () {
   }
   // `name`: what the figure is ("Days"), so that each toggle has its own accessible name (a keyboard
   // user heard sixteen "show the work" in a row).
-  function derivation(ex, name) {
+  // A value that is itself a figure with a derivation (the report's sibling key: training.days's
+  // "seconds" is training.seconds) opens to it in turn, so the work reaches the inputs (a newcomer's
+  // review: "seconds / 86400, seconds = 14,840,000" said nothing of where the seconds came from).
+  function derivation(ex, name, all, key) {
     const d = h('details', { class: 'work' }, h('summary', { text: 'show the work', 'aria-label': 'show the work: ' + name }));
     d.addEventListener('toggle', () => {
       if (!d.open || d.childNodes.length > 1) return;
       const vals = h('ul');
-      for (const k of Object.keys(ex.values)) vals.appendChild(h('li', null, h('code', { text: k }), ' = ', readable(ex.values[k])));
+      const base = key ? key.slice(0, key.lastIndexOf('.') + 1) : '';
+      for (const k of Object.keys(ex.values)) {
+        const sub = all && base && base + k !== key ? all[base + k] : null;
+        vals.appendChild(h('li', null, h('code', { text: k }), ' = ', readable(ex.values[k]), sub ? derivation(sub, k, all, base + k) : ''));
+      }
       d.append(
         h('div', null, h('code', { text: ex.formula })),
         vals,
@@ -136,7 +143,7 @@ const Dom = (function () {
     const attach = (all) => {
       for (const [cell, k] of cells) {
         const th = cell.closest('tr') && cell.closest('tr').querySelector('th');
-        if (all && all[k]) cell.appendChild(derivation(all[k], th ? th.textContent : Words.label(k)));
+        if (all && all[k]) cell.appendChild(derivation(all[k], th ? th.textContent : Words.label(k), all, k));
       }
     };
     if (typeof explain === 'function')

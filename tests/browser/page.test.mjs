@@ -135,7 +135,7 @@ test('derivations on demand: the estimate is asked without them, "show the work"
   const r = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
   assert.equal(r.explain, undefined);
   assert.equal(r.inputs.explain, false);
-  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
+  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] > details.work');
   // Each toggle has its own accessible name: the figure it explains.
   assert.equal(await work.locator('summary').getAttribute('aria-label'), 'show the work: Wall-clock time');
   await work.locator('summary').click();
@@ -143,6 +143,13 @@ test('derivations on demand: the estimate is asked without them, "show the work"
   assert.match(formula, /seconds/);
   assert.match(await work.locator('li').first().textContent(), /^seconds = /);
   assert.match(await work.textContent(), /= [\d.,]+/);
+  // The seconds are a figure with their own derivation: it opens in place, down to the tokens and
+  // the throughput (a newcomer's review: nothing said where the seconds came from).
+  const seconds = work.locator('li').first().locator('> details.work');
+  assert.equal(await seconds.locator('summary').getAttribute('aria-label'), 'show the work: seconds');
+  await seconds.locator('summary').click();
+  assert.match(await seconds.locator('code').first().textContent(), /tokens_per_second/);
+  assert.match(await seconds.textContent(), /goodput = /);
   const full = await page.evaluate(() => document.querySelector('gpu-calc').exportReport('train'));
   assert.equal(full.inputs.explain, true);
   assert.ok(full.explain['training.days'].formula.length > 0);
@@ -525,7 +532,7 @@ test('a derivation fetch that fails is asked again on a fresh module; an export 
   await breakCall(page, 'explain');
   await field(page, 'train', 'count').fill('2048');
   // The section is computed again on the fresh module, and its derivations arrive.
-  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] details.work');
+  const work = page.locator('gpu-calc section[data-section="train"] td[data-key="training.days"] > details.work');
   await work.waitFor({ timeout: 20000 });
   assert.equal(await page.evaluate(() => globalThis.gpucalcPage.core().restarts), 1);
   const shown = await page.evaluate(() => document.querySelector('gpu-calc')._last.train.report);
