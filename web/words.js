@@ -6,6 +6,7 @@ const Words = (function () {
   const PATH = /\b(model|hardware|training|inference|finetune|costs|compare|roofline|inverse|plan|claim)\.[a-z0-9_]+(?:\.[a-z0-9_]+)*/g;
   const EXTRA = {
     'training.dp': 'Data parallel',
+    'inverse.budget_usd': 'a budget in $',
     'hardware.count': 'GPUs',
     'inference.batch_limit': 'the engine\u2019s batch limit',
     'inference.slo': 'the latency targets',

@@ -140,7 +140,8 @@ std::string answer_inverse_text(json j, const json& q) {
     json warnings = answer.is_object() && answer.contains("warnings") ? answer["warnings"] : json::array();
     if (answer.is_object()) answer.erase("warnings");
     unused_inverse_inputs(j, q, question, answer, warnings);
-    return jr::to_text(json{{"gpucalc_version", kVersion}, {"inverse", answer}, {"warnings", warnings}});
+    return jr::to_text(
+        json{{"gpucalc_version", kVersion}, {"inputs", inputs_echo(s, question)}, {"inverse", answer}, {"warnings", warnings}});
 }
 
 }  // namespace

@@ -690,7 +690,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
         return nullptr;
     }
     if (!q.days && !q.budget_usd) {
-        add_error(errors, "missing", "inverse.days", "inverse needs inverse.days or inverse.budget_usd");
+        add_error(errors, "missing", "inverse.days", "inverse.days is needed (or inverse.budget_usd: a budget instead of a time)");
         return nullptr;
     }
     const Hardware& hw = *s.hardware;

@@ -590,24 +590,24 @@ void explain_step_at_given_mfu(const TrainingResult& r, double model_step_second
 
 namespace {
 
-// The experts' tensor parallelism defaulted to 1 (ep does not divide dp x cp: Megatron-Core's MoE
-// parallel folding): each GPU then holds whole experts, several times the expert weights of tp-way
-// sharding. Said, with the choice (a red team: gpt-oss-20b on 32 A100, tp 8, pp 2, ep 2 -> 4 took
-// the weights per GPU from 1.42 to 5.0 GB with only the echoed expert_tp showing why).
-void folding_warning(const TrainingConfig& cfg_in, const TrainingConfig& cfg, const ModelSpec& model, TrainingResult& r) {
-    if (!model.is_moe() || cfg.ep <= 1 || cfg.tp <= 1 || cfg.expert_tp.value_or(cfg.tp) != 1) return;
-    if (cfg_in.given & field_bit(training_fields(), "expert_tp")) return;
+// The experts' tensor parallelism at 1 where ep does not divide dp x cp (the default there:
+// Megatron-Core's MoE parallel folding): each GPU holds whole experts, several times the expert weights
+// of tp-way sharding. Said (a red team: gpt-oss-20b on 32 A100, tp 8, pp 2, ep 2 -> 4 took the weights
+// per GPU from 1.42 to 5.0 GB with only the echoed expert_tp showing why); said as well when given, so
+// that the echoed inputs give the same report.
+void folding_warning(const TrainingConfig& cfg, const ModelSpec& model, TrainingResult& r) {
+    const Count dpc = cfg.dp.value_or(1) * cfg.cp;
+    if (!model.is_moe() || cfg.ep <= 1 || cfg.tp <= 1 || cfg.expert_tp.value_or(cfg.tp) != 1 || dpc % cfg.ep == 0) return;
     r.warnings.push_back("training.expert_tp is 1: ep (" + jr::fmt_num(static_cast<double>(cfg.ep)) + ") does not divide dp x cp (" +
-                         jr::fmt_num(static_cast<double>(cfg.dp.value_or(1) * cfg.cp)) +
+                         jr::fmt_num(static_cast<double>(dpc)) +
                          "), so the routed experts fold tensor parallelism into expert parallelism (Megatron-Core MoE parallel "
-                         "folding) and each GPU holds whole experts, not 1/" +
-                         jr::fmt_num(static_cast<double>(cfg.tp)) + " of them; give training.expert_tp to choose");
+                         "folding, its default here) and each GPU holds whole experts, not 1/" +
+                         jr::fmt_num(static_cast<double>(cfg.tp)) + " of each");
 }
 
 // Settings that have no effect, or rest on an assumption: said, never silent.
-void setting_warnings(const TrainingConfig& cfg_in, const TrainingConfig& cfg, const ModelSpec& model, const Efficiency& eff,
-                      const Device& d, TrainingResult& r) {
-    folding_warning(cfg_in, cfg, model, r);
+void setting_warnings(const TrainingConfig& cfg, const ModelSpec& model, const Efficiency& eff, const Device& d, TrainingResult& r) {
+    folding_warning(cfg, model, r);
     if (cfg.shard_group && cfg.zero == 0)
         r.warnings.push_back(
             "training.shard_group has no effect at training.zero 0: nothing is sharded, the gradients are all-reduced over "
@@ -657,7 +657,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
 
     const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
     link_warnings(hw, est, r);
-    setting_warnings(cfg_in, cfg, model, eff, d, r);
+    setting_warnings(cfg, model, eff, d, r);
     const NetworkLevels levels = network_levels(hw);
     r.network = levels;
     across_sites(cfg, levels, est, r);

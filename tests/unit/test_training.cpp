@@ -415,7 +415,7 @@ TEST_CASE("a mixed fleet's memory parts add up to its total; a run that does not
     CHECK(big["warnings"].dump().find("the step (") == std::string::npos);
 }
 
-TEST_CASE("experts folded to expert_tp 1 by default are said; an expert_tp given is not") {
+TEST_CASE("experts folded to expert_tp 1 where ep does not divide dp x cp are said; sharded experts are not") {
     const auto has_warning = [](const json& r, const std::string& text) { return r["warnings"].dump().find(text) != std::string::npos; };
     // A red team: gpt-oss-20b on 32 A100, tp 8, pp 2 (dp 2): ep 2 -> 4 switched the experts' tensor
     // parallelism from 8 to 1 (ep no longer divides dp x cp), weights per GPU 1.42 -> 5.0 GB, silently.
@@ -432,8 +432,10 @@ TEST_CASE("experts folded to expert_tp 1 by default are said; an expert_tp given
     CHECK(sharded["training"]["memory_per_gpu_bytes"]["weights"].get<double>() <
           folded["training"]["memory_per_gpu_bytes"]["weights"].get<double>());
     s["training"]["ep"] = 4;
-    s["training"]["expert_tp"] = 1;  // chosen: nothing to say
-    CHECK_FALSE(has_warning(run(s), "training.expert_tp is 1"));
+    s["training"]["expert_tp"] = 4;  // sharded, as given (ep x expert_tp divides dp x cp x tp)
+    const json given = run(s);
+    REQUIRE_FALSE(given.contains("errors"));
+    CHECK_FALSE(has_warning(given, "training.expert_tp is 1"));
 }
 
 TEST_CASE("the dp x cp gradient group inside one node never goes through the network card") {
