@@ -774,7 +774,6 @@ jv::Value inputs_echo(const Scenario& s, const InverseQuestion& q) {
     inputs.set_object();
     if (s.model) write_model(inputs["model"], *s.model);
     if (s.hardware) hardware_json(inputs["hardware"], *s.hardware);
-    if (s.training) training_config_json(inputs["training"], *s.training);
     write_fields(inputs["costs"], s.costs, costs_fields());
     write_fields(inputs["inverse"], q, inverse_fields());
     return doc.to_json();

@@ -20,8 +20,9 @@ void write_plan_result(jw::Val out, const PlanResult& r);
 
 // The same as input values (jv::Value), for code that reads them (claims, reality check, inverse questions).
 jv::Value build_report(const Scenario& s);
-// An inverse question's effective inputs (model, hardware, training, costs and the question, defaults
-// filled in): the page says the count and the days the answer is for.
+// An inverse question's effective model, hardware, costs and question (defaults filled in): what the
+// answer is for (the page says its count and days). Not its training fields: written out in full, their
+// defaults would fix the layout the question leaves to the plan search.
 jv::Value inputs_echo(const Scenario& s, const InverseQuestion& q);
 jv::Value errors_to_json(const Errors& errors);
 jv::Value plan_to_json(const Plan& p);
