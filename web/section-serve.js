@@ -90,7 +90,7 @@ const ServeSection = (function () {
       'throughput'
     ]);
     if (t.gpus_needed !== null) o.figures.push(['GPUs for the traffic', F.count(t.gpus_needed), ServeNotes.trafficWords(r), 'gpus']);
-    const given = ServeNotes.gpusGiven(r);
+    const given = ServeNotes.gpusGiven(r) || ServeNotes.capacity(r);
     if (given) o.notes.push(given);
     if (t.cost_per_day_usd !== null) o.figures.push(['Cost per day', F.usd(t.cost_per_day_usd), ServeNotes.costWords(r), 'cost']);
     else if (t.cost_per_million_output_tokens_usd !== null)

@@ -219,5 +219,29 @@ const ServeNotes = (function () {
     return t.batch > 1 && one ? '; ' + F.count(one.output_tokens_per_second_per_user) + ' tok/s for one user alone' : '';
   }
 
-  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep, afterStep, alone, busy, ttftWords, costWords };
+  // Without traffic, what the GPUs given serve: their copies, and the requests they carry at full
+  // load (a newcomer's review: "what can 1,000 H100s serve?" had only per-copy figures).
+  function capacity(r) {
+    const t = r.inference;
+    const have = r.inputs.hardware.count;
+    if (t.gpus_needed !== null || !(t.replicas >= 1) || !(t.requests_per_second_per_instance > 0)) return null;
+    const rps = t.replicas * t.requests_per_second_per_instance;
+    return h('p', {
+      class: 'muted',
+      'data-capacity': '',
+      text:
+        'The ' +
+        gpus(have) +
+        ' given run ' +
+        F.count(t.replicas) +
+        (t.replicas === 1 ? ' copy' : ' copies') +
+        ': about ' +
+        F.count(rps) +
+        ' requests/s at full load, ' +
+        F.count(rps * 86400) +
+        ' a day (give Traffic for the GPUs a load needs, with room for its peak).'
+    });
+  }
+
+  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep, afterStep, alone, busy, ttftWords, costWords, capacity };
 })();

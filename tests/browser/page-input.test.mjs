@@ -142,6 +142,22 @@ test('a cleared Prompt or Output says the default the answer uses', async () => 
   await context.close();
 });
 
+test('without traffic, Serve says what the GPUs given serve at full load', async () => {
+  // A newcomer's review: "what can 1,000 H100s serve?" had only per-copy figures.
+  const { page, context } = await open(chrome.browser);
+  await page.locator('gpu-calc [data-answer="serve"] .fit').waitFor();
+  await field(page, 'serve', 'count').fill('1000');
+  await field(page, 'serve', 'requests_per_day').fill('');
+  const note = page.locator('gpu-calc [data-answer="serve"] [data-capacity]');
+  await note.waitFor();
+  const s = await report(page, 'serve');
+  assert.equal(s.inference.gpus_needed, null);
+  const perDay = s.inference.replicas * s.inference.requests_per_second_per_instance * 86400;
+  assert.match(await note.textContent(), new RegExp('^The 1,000 GPUs given run ' + s.inference.replicas + ' copies: about [\\d,.]+ requests/s at full load'));
+  assert.ok(perDay > 1e6, String(perDay));
+  await context.close();
+});
+
 test('catalog figures come with links to their sources', async () => {
   const { page, context } = await open(chrome.browser);
   const src = page.locator('gpu-calc section[data-section="cluster"] details.sources');
