@@ -63,6 +63,12 @@ std::optional<double> report_value(const json& report, const std::string& path, 
     found = false;
     const json* cur = &report;
     for (const auto& key : split_path(path)) {
+        // A section the report gives as null (inference.at_traffic without traffic it carries): the
+        // figure is undefined for this scenario, not unknown (a red team).
+        if (cur->is_null() && cur != &report) {
+            found = true;
+            return std::nullopt;
+        }
         if (!cur->is_object()) return std::nullopt;
         auto it = cur->find(key);
         if (it == cur->end()) return std::nullopt;
@@ -182,7 +188,10 @@ bool parse_claim(const json& j, const std::string& path, Claim& out, Errors& err
         add_error(errors, "type", path, path + " must be an object {checks, vary, depends, unverifiable}");
         return false;
     }
-    check_keys(j, path, errors, {"checks", "vary", "depends", "unverifiable"});
+    check_keys(j, path, errors, {"checks", "vary", "depends", "unverifiable", "size_to_traffic"});
+    if (j.contains("size_to_traffic")) {
+        if (auto b = boolean(j, "size_to_traffic", path, errors)) out.size_to_traffic = *b;
+    }
     parse_checks(j, path, out, errors);
     if (auto v = j.find("vary"); v != j.end()) parse_vary(*v, path, out, errors);
     if (j.contains("depends")) {
@@ -250,16 +259,16 @@ json case_report(const std::string& label, const json& sj, Errors& errors) {
 }
 
 // Runs one case (its scenario sj) and checks it; false (with errors) if it does not parse or a metric
-// is missing. A serving case whose traffic needs more GPUs than the scenario gives is judged on the
-// fleet the traffic needs (hardware.count = inference.gpus_needed; its costs are the fleet's either
-// way), so that the case opened shows that fleet, not a shortfall (a newcomer's review: "the claim
-// holds here" above "the 8 GPUs given are not enough for the traffic: 16.1 k are needed").
+// is missing. With claim.size_to_traffic a serving case is judged on the GPUs its traffic needs
+// (hardware.count = inference.gpus_needed), and its scenario says so: the case opened shows that
+// fleet, neither a shortfall beside the verdict nor copies idling at a smaller batch (the ChatGPT
+// claim opened on 8 GPUs: "the claim holds here" above "the 8 GPUs given are not enough: 16.1 k are
+// needed", a newcomer's review).
 bool evaluate_case(const std::string& label, json& sj, const Claim& claim, json& values, bool& all, Errors& errors) {
     json report = case_report(label, sj, errors);
     if (report.is_null()) return false;
     const json& needed = std::as_const(report)["inference"]["gpus_needed"];
-    const json& given = std::as_const(sj)["hardware"]["count"];
-    if (needed.is_number() && given.is_number() && needed.get<double>() > given.get<double>()) {
+    if (claim.size_to_traffic && needed.is_number() && needed != std::as_const(report)["inputs"]["hardware"]["count"]) {
         sj["hardware"]["count"] = needed.get<double>();
         report = case_report(label, sj, errors);
         if (report.is_null()) return false;

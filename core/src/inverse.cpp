@@ -130,13 +130,21 @@ void largest_self_consistent(Trainable& a, double last_evaluated) {
 }
 
 // The plan found and the global batch it trains with (in tokens of `seq_len`).
+// Whether a plan's batch, chosen by the search, is above the largest published one: per DiLoCo worker
+// when local steps apply (each worker trains its own batch), as the search holds it.
+bool batch_above_published(const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
+    const double dp = static_cast<double>(plan.config.dp.value_or(1));
+    const double workers = tc.local_steps > 1 ? std::max(1.0, sites_data_parallel(dp, sites)) : 1.0;
+    return !tc.global_batch && static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len / workers > kLargestPublishedBatchTokens;
+}
+
 void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
     out["plan"] = plan_to_json(plan);
     out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
     const double dp = static_cast<double>(plan.config.dp.value_or(1));
     const bool diloco = target_batch_tokens(sites, dp, tc.local_steps) > target_batch_tokens(sites, dp, 1);
     const double tokens = out["global_batch_tokens"].get<double>();
-    if (!tc.global_batch && tokens > kLargestPublishedBatchTokens) {
+    if (batch_above_published(plan, tc, seq_len, sites)) {
         out["global_batch_note"] = "the least this layout takes (dp x micro_batch sequences: " + jr::fmt_num(tokens) +
                                    " tokens per step), far above the ~4M tokens aimed at and the largest published pretraining batch "
                                    "(DeepSeek-V3: 62.9M tokens, arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens a real "
@@ -640,7 +648,7 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
                                   "% of the time (goodput model, training.goodput): the deadline is near what any count can meet");
     if (tc.mfu || n.plan.step_seconds <= 0) return;
     add_plan(out, n.plan, tc, seq_len, sites);
-    if (!tc.global_batch && out["global_batch_tokens"].get<double>() > kLargestPublishedBatchTokens)
+    if (batch_above_published(n.plan, tc, seq_len, sites))
         out["warnings"].push_back("inverse: at " + jr::fmt_num(n.gpus) + " GPUs the batch is " +
                                   jr::fmt_num(out["global_batch_tokens"].get<double>()) +
                                   " tokens per step, above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens): "
@@ -670,9 +678,11 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
     out["flops"] = flops;
     out["warnings"] = json::array();
     const std::string why = gpus_needed_infeasible(n, hw);
-    if (why.empty())
-        gpus_needed_figures(n, tc, training_model(model).shape.seq_len, site_count(hw), rate, out);
-    else {
+    if (why.empty()) {
+        Hardware at = hw;  // the sites the answer's count spans (a network of single-node sites: one per node)
+        at.count = static_cast<Count>(n.gpus);
+        gpus_needed_figures(n, tc, training_model(model).shape.seq_len, site_count(at), rate, out);
+    } else {
         // No count answers: every figure is null, with the reason (never a count on which nothing runs).
         for (const char* k : {"gpus", "mfu", "goodput", "seconds_at_gpus", "gpu_hours", "cost_usd"}) out[k] = nullptr;
         out["infeasible_reason"] = why;

@@ -43,6 +43,7 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
     } else {
         out.found = false;
         out.valid = false;
+        if (r.rejected_batch_above_published > 0) out.reason = no_plan_reason(r, hw, cfg);  // else the report names the fields given
     }
     out.config.layout = LayoutMode::automatic;
     out.config.mfu = cfg.mfu;  // a given MFU is not a layout field: the search ignores it, the estimate uses it

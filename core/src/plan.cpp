@@ -326,6 +326,7 @@ struct Batchings {
     // By interleaving (0: none, or one stage; 1: interleaved) and micro-batch index (Dim: at most 64).
     Count gbs[2][64];
     bool takes[2][64], divides[2][64];
+    int above_published = 0;  // (interleaving kind, micro-batch) pairs whose batch is above `most`
     Batchings(const Search& s_, const Layout& l_, const Dim& mbs)
         : s(s_),
           l(l_),
@@ -348,6 +349,7 @@ struct Batchings {
                 // with TP 8 and PP 16; more devices than a real batch feeds do not train faster).
                 const double gd = static_cast<double>(g);
                 takes[k][bi] = s.gb_fixed || (gd <= most && (mb == 1 || gd <= std::max(one, 1.5 * static_cast<double>(target))));
+                above_published += !s.gb_fixed && gd > most;
                 divides[k][bi] = g % batch_granule(l.dp, mb, l.pp, vpp) == 0;
             }
         }
@@ -491,6 +493,7 @@ VppSizing lost_at_every_vpp(const Search& s, const Dims& d, const Layout& l, con
 LayoutBest search_layout(const Search& s, const Dims& d, const Layout& l, TrainingConfig& c, PlanResult& out, std::vector<Lost>& lost) {
     LayoutBest lb;
     const Batchings bs(s, l, d.mbs);
+    out.rejected_batch_above_published += bs.above_published;
     std::fill_n(lost.begin(), d.mbs.n, Lost{});
     const VppSizing sz = lost_at_every_vpp(s, d, l, bs, c, out, lost);
     for (int vi = 0; vi < d.vpps.n; ++vi) {
@@ -606,6 +609,11 @@ std::string no_plan_reason(const PlanResult& r, const Hardware& hw, const Traini
         return "no parallel layout fits in the memory of " + devices + ": the layout needing the least memory needs " +
                jr::fmt_num(r.least_memory->memory_per_gpu_bytes / units::GiB) +
                " GiB per device (more devices, a smaller model, or fewer training fields fixed)";
+    if (r.rejected_batch_above_published > 0)
+        return "no parallel layout of " + devices_text(static_cast<double>(hw.count)) + " of " + hw.device.name +
+               " trains with a global batch within the largest published pretraining batch (DeepSeek-V3: 62.9M tokens, "
+               "arXiv:2412.19437): each layout's data-parallel copies need more sequences per step than that (fewer devices, a "
+               "longer pipeline given in training.pp, or training.global_batch to train with a larger batch)";
     return "no parallel layout of " + devices_text(static_cast<double>(hw.count)) + " of " + hw.device.name +
            " satisfies the training fields given (" + given_layout_fields(base) + "): leave some of them to the plan search";
 }

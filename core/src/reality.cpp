@@ -73,7 +73,7 @@ json reality_report() {
     for (const auto& c : d["claims"]) {
         Errors errors;
         json claim_json = json::object();
-        for (const char* k : {"checks", "vary", "depends", "unverifiable"})
+        for (const char* k : {"checks", "vary", "depends", "unverifiable", "size_to_traffic"})
             if (c.contains(k)) claim_json[k] = c[k];
         Claim claim;
         json v = parse_claim(claim_json, "claim", claim, errors) ? evaluate_claim(c["scenario"], claim, errors) : json(nullptr);

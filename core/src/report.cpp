@@ -3,6 +3,7 @@
 // the output document of json_out.hpp (one allocation-light pass, keys sorted when written out).
 #include "gpucalc/report.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpucalc/catalog.hpp"
@@ -662,9 +663,14 @@ void training_section(ReportOut& o, const Scenario& s) {
         // Nothing to estimate: the fields given admit no layout on these devices (parse_scenario
         // refuses the combinations it can name; this is the search's word for the rest).
         r.fits = false;
-        r.infeasible_reason = "no parallel layout of " + devices_text(static_cast<double>(s.hardware->count)) +
-                              " satisfies the training fields given (" + given_layout_fields(*s.training) +
-                              "): leave some of them to the plan search";
+        r.infeasible_reason = !layout.reason.empty() ? layout.reason
+                                                     : "no parallel layout of " + devices_text(static_cast<double>(s.hardware->count)) +
+                                                           " satisfies the training fields given (" + given_layout_fields(*s.training) +
+                                                           "): leave some of them to the plan search";
+        // No layout, so no batch: the estimate's fallback config (every device data-parallel) is no run to warn about.
+        r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
+                                        [](const std::string& w) { return w.rfind("the global batch (", 0) == 0; }),
+                         r.warnings.end());
     }
     std::optional<Plan> suggestion;
     if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);

@@ -55,6 +55,9 @@ const Structured kStructured[] = {
      "claim/inverse/plan"},
     {"claim.depends, claim.unverifiable", "strings",
      "the reason when the verdict depends on something the model cannot decide, or when the claim cannot fail"},
+    {"claim.size_to_traffic", "boolean",
+     "each serving case on the GPUs its traffic needs: hardware.count set to inference.gpus_needed (a claim about a service's "
+     "cost, not about the GPUs given)"},
 };
 
 void table_markdown(std::ostringstream& out, const char* path, const json& rows) {

@@ -91,8 +91,8 @@ TEST_CASE("each case of a claim carries the scenario it was judged on; estimatin
                 const json& got = (*at)[rest];
                 CHECK((got.is_boolean() ? (got.get<bool>() ? 1.0 : 0.0) : got.get<double>()) == value.get<double>());
             }
-            // A serving case opens on the fleet its traffic needs, never a shortfall beside its verdict
-            // (the ChatGPT claim opened on 8 GPUs for 100M requests a day).
+            // A shipped serving claim opens on the fleet its traffic needs (size_to_traffic), never a
+            // shortfall beside its verdict (the ChatGPT claim opened on 8 GPUs for 100M requests a day).
             if (again.contains("inference") && again["inference"]["gpus_needed"].is_number()) {
                 CHECK(e["scenario"]["hardware"]["count"].get<double>() >= again["inference"]["gpus_needed"].get<double>());
                 ++serving;
@@ -102,6 +102,34 @@ TEST_CASE("each case of a claim carries the scenario it was judged on; estimatin
     }
     CHECK(cases > 20);
     CHECK(serving >= 12);
+}
+
+TEST_CASE("a claim is judged on the GPUs given unless it asks for the fleet its traffic needs (size_to_traffic)") {
+    // A red team: judged on gpus_needed always, a user claim varying hardware.count (8, 16) was judged
+    // at 176 GPUs twice under its own labels; only a claim about a service's cost asks for that.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+              {"inference", {{"tp", 4}, {"batch", 32}, {"requests_per_day", 1e7}}},
+              {"costs", {{"gpu_hour_usd", 2}}},
+              {"claim",
+               {{"checks", json::array({{{"metric", "cluster.devices"}, {"max", 16}}})},
+                {"vary", {{"path", "hardware.count"}, {"values", json::array({8, 16})}}}}}};
+    const json given = run(s);
+    REQUIRE_FALSE(given.contains("errors"));
+    CHECK(given["claim"]["verdict"] == "consistent");
+    for (const auto& e : given["claim"]["evaluations"]) CHECK(e["values"]["cluster.devices"].get<double>() <= 16);
+    s["claim"]["size_to_traffic"] = true;
+    s["claim"].erase("vary");
+    s["claim"]["checks"] = json::array({{{"metric", "inference.at_traffic.tpot_seconds"}, {"max", 1.0}}});
+    const json sized = run(s);
+    REQUIRE_FALSE(sized.contains("errors"));
+    const json& e = sized["claim"]["evaluations"][0];
+    CHECK(e["scenario"]["hardware"]["count"].get<double>() == run(e["scenario"])["inference"]["gpus_needed"].get<double>());
+    // Without it, the traffic's figures on 8 GPUs that cannot carry it are undefined, said as such.
+    s["claim"].erase("size_to_traffic");
+    const json short8 = run(s);
+    REQUIRE(short8.contains("errors"));
+    CHECK(short8["errors"][0]["code"] == "undefined");
 }
 
 TEST_CASE("a user claim: a scenario with an expected value and a tolerance") {

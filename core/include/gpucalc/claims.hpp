@@ -25,6 +25,7 @@ struct Claim {
     std::vector<ClaimVary> vary;     // 0 to 3 inputs; their cases multiply (at most 64)
     std::string depends;             // the verdict depends on something the model cannot decide: why
     std::string unverifiable;        // the claim cannot fail, or its facts are not public: why
+    bool size_to_traffic = false;    // each serving case on the GPUs its traffic needs (hardware.count = gpus_needed)
 };
 
 constexpr std::size_t kMaxClaimChecks = 32, kMaxVaryValues = 16, kMaxVaryInputs = 3, kMaxClaimCases = 64;

@@ -15,6 +15,7 @@ struct LayoutChoice {
     bool found = true;               // false: no valid layout fits (config is the one needing least memory)
     bool valid = true;               // false: no layout satisfies the fields given at all (config as given)
     std::optional<Plan> suggestion;  // set when `config` does not fit and another layout does
+    std::string reason;              // !valid because of the published batch cap: why (no_plan_reason)
 };
 
 LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);

@@ -25,6 +25,9 @@ struct PlanResult {
     std::optional<Plan> least_memory;   // the valid layout that needs the least memory per device (fits or not; best_only: when none fits)
     double considered = 0, feasible = 0;
     double rejected_out_of_memory = 0, rejected_indivisible = 0;
+    // Interleavings and micro-batches of a layout not tried because the smallest batch they take is
+    // above the largest published pretraining batch (an automatic batch only; no_plan_reason says so).
+    double rejected_batch_above_published = 0;
     // PlanOptions::best_only: plans skipped, unsized, because their step-time lower bound loses to the
     // k best (feasible + rejected_out_of_memory + skipped_by_bound = what a full search sizes)
     double skipped_by_bound = 0;
