@@ -419,13 +419,32 @@ double count_rate(const ModelSpec& model, const Hardware& hw, const GpusNeeded& 
     return *mfu > 0 ? g * *mfu * needed_goodput(n, g) : 0.0;
 }
 
+// The counts scan_to_deadline tries, ascending: whole nodes a twentieth apart, and the counts of a
+// node x 2^a x {1, 1.25, 1.5, 1.75} (4 to 7 x a power of two nodes): the time jumps with the count
+// (the layouts a count's factors allow), and counts with many factors of two tile the most layouts
+// (a red team: gpt-oss-120b on RTX 4090 in 11 days was 'cannot be met' where 9,984 GPUs take 10.85).
+std::vector<double> scan_counts(double first, double last, double node, bool every_twentieth = true) {
+    std::vector<double> out;
+    if (every_twentieth)
+        for (double g = first; g <= last; g = std::max(g + node, std::ceil(g * 1.05 / node) * node)) out.push_back(g);
+    const double from = every_twentieth ? first : node;  // without: every such count from one node up to `last`
+    for (double p = 1; p * node <= last; p *= 2)
+        for (double m : {1.0, 1.25, 1.5, 1.75}) {
+            const double g = std::round(p * m) * node;
+            if (g >= from && g <= last) out.push_back(g);
+        }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
 // When no count meets the deadline: the fastest run over the counts scan_to_deadline tried and, below
-// its first, counts of whole nodes half again apart from one node, and the fewest devices within a
+// its first, the counts of 4 to 7 x a power of two nodes from one node, and the fewest devices within a
 // tenth of its speed (the MFU falls once the batch or the network cannot feed more devices; failures
 // and restarts grow with the count).
 void fastest_run(const ModelSpec& model, const Hardware& hw, const Rates& scanned, double first, GpusNeeded& n) {
     Rates rates;
-    for (double g = n.node; g < first; g = std::max(g + n.node, std::ceil(g * 1.5 / n.node) * n.node)) {
+    for (double g : scan_counts(first, first, n.node, /*every_twentieth=*/false)) {
+        if (g >= first) break;
         Plan p{};
         double u = 0;
         rates.emplace_back(g, count_rate(model, hw, n, g, &p, &u));
@@ -461,6 +480,7 @@ struct CountTried {
     double gpus = 0, mfu = 0;
     Plan plan{};
 };
+
 void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     const bool runs = n.mfu > 0 && (n.tc.mfu || n.plan.tokens_per_second > 0);
     if (runs && meets_deadline(n, n.gpus, n.mfu)) return;
@@ -472,13 +492,14 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
     };
     const auto meets = [&](const CountTried& c) { return c.mfu > 0 && meets_deadline(n, c.gpus, c.mfu); };
     const auto keep = [&](const CountTried& c) { n.gpus = c.gpus, n.mfu = c.mfu, n.plan = c.plan; };
-    const auto next = [&](double g) { return std::max(g + n.node, std::ceil(g * 1.05 / n.node) * n.node); };
     CountTried fastest, hit;
     Rates rates;
     double fastest_rate = 0, lo = 0;
     int stale = 0;
     const double first = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
-    for (double g = first; g <= std::min(kMaxGpus, kScanSpan * first); lo = g, g = next(g)) {
+    for (const double g : scan_counts(first, std::min(kMaxGpus, kScanSpan * first), n.node)) {
+        if (hit.gpus > 0) break;
+        lo = rates.empty() ? 0 : rates.back().first;  // the last count that missed
         double rate = 0;
         const CountTried c = at(g, &rate);
         rates.emplace_back(g, rate);
@@ -486,10 +507,7 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
             fastest_rate = rate, fastest = c, stale = 0;
         else if (g > 2 * fastest.gpus && fastest_rate > 0 && ++stale >= kStaleCounts)
             break;
-        if (meets(c)) {
-            hit = c;
-            break;
-        }
+        if (meets(c)) hit = c;
     }
     if (hit.gpus == 0) {
         if (fastest_rate > 0) keep(fastest), fastest_run(model, hw, rates, first, n);

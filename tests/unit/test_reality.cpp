@@ -216,6 +216,34 @@ TEST_CASE("inverse: a count that misses the deadline is never the answer; an imp
     }
 }
 
+TEST_CASE("gpus_needed tries counts with many factors of two: a deadline a forward estimate meets is answered") {
+    // A red team: gpt-oss-120b on RTX 4090 (FSDP) in 11 days was 'cannot be met' while 9,984 GPUs take
+    // 10.85 days as an estimate; the scan a twentieth apart met only counts whose layouts tile poorly.
+    const json r = run({{"model", {{"preset", "gpt-oss-120b"}}},
+                        {"hardware", {{"device", "nvidia-rtx-4090"}}},
+                        {"training", {{"tokens", 7.8e12}, {"framework", "fsdp"}}},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 11}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    REQUIRE(r["inverse"]["gpus"].is_number());
+    CHECK(r["inverse"]["seconds_at_gpus"].get<double>() <= 11 * 86400.0);
+    // Across deadlines, an infeasible one names a fastest run no answered deadline beats.
+    double fastest_named = 0, quickest_answer = 1e300;
+    for (double days : {2.0, 4.0, 5.0, 6.0, 7.0, 10.0}) {
+        const json a = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                            {"training", {{"tokens", 1.5e13}}},
+                            {"inverse", {{"question", "gpus_needed"}, {"days", days}}}})["inverse"];
+        if (a["gpus"].is_number()) {
+            quickest_answer = std::min(quickest_answer, a["seconds_at_gpus"].get<double>() / 86400);
+        } else {
+            const std::string why = a["infeasible_reason"].get<std::string>(), key = "takes about ";
+            fastest_named = std::max(fastest_named, std::stod(why.substr(why.find(key) + key.size())));
+        }
+    }
+    REQUIRE(fastest_named > 0);
+    CHECK(quickest_answer >= fastest_named * 0.9);  // the fastest named is of the counts tried: within a tenth
+}
+
 // A claim's explanation quotes the model's own figures; they must stay the model's (a newcomer
 // read "the most that fit is 74" beside the Serve section's 78 for the same scenario).
 TEST_CASE("the ChatGPT cost claim's explanation quotes the largest batch and the costs the model gives") {
