@@ -291,7 +291,11 @@ json compare_networks(const Hardware& hw, const TrainingConfig& tc, double secon
                                                       one.wan_latency_seconds.reset();
     Hardware apart = hw;
     const bool scenario_has_sites = network_levels(hw).sites > 1;
-    if (!scenario_has_sites) apart.network = network_preset("internet-1g"), apart.sites = 1;
+    // (The preset's link, not a NIC the scenario gives or its echo writes out: fed back, the echo's
+    // catalog NIC made the internet row a data centre; a red team.)
+    if (!scenario_has_sites)
+        apart.network = network_preset("internet-1g"), apart.sites = 1, apart.scale_out_bytes_per_second.reset(),
+        apart.latency_seconds.reset();
     // Every node its own site: whole nodes only (1,001 GPUs are 125 nodes of 8; the one left over is
     // no site of its own, and a partial node would be read as a site of another size).
     const Count dpn = std::max<Count>(1, hw.devices_per_node);
