@@ -83,6 +83,9 @@ test('a link pasted into the address bar of the page already open shows the link
   );
   const big = await days.textContent();
   assert.notEqual(big, small);
+  // The page saves its state to the address a moment after the last edit (debounced): the link
+  // pasted differs from the address only once it has (as for a reader, who pastes later).
+  await page.waitForFunction((l) => location.hash !== l.slice(l.indexOf('#')), link);
   await page.evaluate((to) => {
     location.hash = to.slice(to.indexOf('#'));
   }, link);
