@@ -211,7 +211,7 @@ const Forms = (function () {
       // "= 1 device", "= 1,024 devices": the unit after the value, singular for one.
       let unit = sp.unit && !/\bor\b|0–1|tensor/.test(sp.unit) ? ' ' + sp.unit : '';
       if (sp.kind === 'usd') unit = unit.replace(/^ \$ ?/, ' '); // "= $2.50 per GPU-hour", one dollar sign
-      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer|GPU|step)s\b/, ' $1').replace(/^ copies$/, ' copy');
+      if (v === 1) unit = unit.replace(/^ (device|token|sequence|day|stage|layer|GPU|step|request)s\b/, ' $1').replace(/^ copies$/, ' copy');
       out.textContent = v !== undefined && v !== null ? '= ' + Parse.describe(v, sp.kind) + unit : '';
     }
   }

@@ -59,7 +59,7 @@ const ServeSection = (function () {
       o.figures.push([
         'Speed per user',
         tok(a.output_tokens_per_second_per_user),
-        'at the traffic\u2019s peak (' + F.count(a.batch) + ' sequences per copy); ' + tok(t.output_tokens_per_second_per_user) + ' ' + atBatch,
+        'at the traffic\u2019s peak (' + F.counted(a.batch, 'sequence') + ' per copy); ' + tok(t.output_tokens_per_second_per_user) + ' ' + atBatch,
         'speed'
       ]);
     else
