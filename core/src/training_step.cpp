@@ -814,31 +814,28 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
     // The values a reader needs to recompute each part (a red team could not: cp and the experts'
     // group were missing, and ZeRO-3's gathered layer unsaid).
     const double tp = static_cast<double>(cfg.tp), et = expert_tensor_parallel(cfg);
-    trace.add("training.memory_per_gpu_bytes.gradients",
-              "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ one "
-              "gathered layer's unsharded gradients under ZeRO-3)  (fp32 gradients: 4 bytes, else 2)",
-              {{"stage_params", e.first_stage_params},
-               {"bytes_per_gradient", gbytes},
-               {"zero", static_cast<double>(cfg.zero)},
-               {"dp", dp},
-               {"cp", cp},
-               {"tp", tp},
-               {"ep", ep},
-               {"expert_tp", et}},
-              e.memory.gradients, "bytes", zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
-    trace.add("training.memory_per_gpu_bytes.optimizer",
-              "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1)  "
-              "(Adam: fp32 master + m, v = 12; 8 when the weights are the fp32 master: fp32 training, FSDP's sharded parameters; "
-              "SGD: 8 or 4)",
-              {{"stage_params", e.first_stage_params},
-               {"bytes_per_param_of_state", sb.optimizer},
-               {"zero", static_cast<double>(cfg.zero)},
-               {"dp", dp},
-               {"cp", cp},
-               {"tp", tp},
-               {"ep", ep},
-               {"expert_tp", et}},
-              e.memory.optimizer, "bytes", zero_src);
+    const auto state_part = [&](std::string_view key, std::string_view formula, std::string_view per_param, double bytes, double result,
+                                const std::string& source) {
+        trace.add(key, formula,
+                  {{"stage_params", e.first_stage_params},
+                   {per_param, bytes},
+                   {"zero", static_cast<double>(cfg.zero)},
+                   {"dp", dp},
+                   {"cp", cp},
+                   {"tp", tp},
+                   {"ep", ep},
+                   {"expert_tp", et}},
+                  result, "bytes", source);
+    };
+    state_part("training.memory_per_gpu_bytes.gradients",
+               "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ one "
+               "gathered layer's unsharded gradients under ZeRO-3)  (fp32 gradients: 4 bytes, else 2)",
+               "bytes_per_gradient", gbytes, e.memory.gradients, zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
+    state_part("training.memory_per_gpu_bytes.optimizer",
+               "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1)  "
+               "(Adam: fp32 master + m, v = 12; 8 when the weights are the fp32 master: fp32 training, FSDP's sharded parameters; "
+               "SGD: 8 or 4)",
+               "bytes_per_param_of_state", sb.optimizer, e.memory.optimizer, zero_src);
 }
 
 // Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
