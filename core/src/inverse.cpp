@@ -536,9 +536,11 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
 // below the count found, is the answer (a count with no layout, or a slow one, is passed over).
 void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
-    constexpr int kTries = 80;
-    double g = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
-    for (int k = 0; k < kTries && g < n.gpus; ++k, g = std::max(g + n.node, std::ceil(g * 1.05 / n.node) * n.node)) {
+    constexpr int kTries = 100;
+    const double first = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+    int k = 0;
+    for (const double g : scan_counts(first, n.gpus - n.node, n.node)) {  // with the counts of many factors of two
+        if (++k > kTries) break;
         Plan p{};
         const double m = predicted_mfu(model, hw, n.tc, g, &p);
         if (!(m > 0) || !meets_deadline(n, g, m)) continue;
