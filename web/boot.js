@@ -37,6 +37,9 @@ const Boot = (function () {
     st.view.section = mapped.section;
   }
 
+  // Settings that could not be restored, said (they were reset).
+  const resetNotice = (el, what, problems) => el._notice('Some ' + what + ' could not be restored and were reset: ' + problems.join('; ') + '.');
+
   // Defaults, then the scenario attribute, then the URL hash (#s=<state> with sync-url, or
   // #section=...&scenario=... with hash-params), or the saved state.
   function initialState(el) {
@@ -60,9 +63,7 @@ const Boot = (function () {
       if (got) st = got.state;
       if (got && got.problems.length) {
         // Dropped, said so, and the cleaned state saved at once: nothing broken survives a reload.
-        el._notice(
-          'Some ' + (fromHash ? 'settings from the link' : 'saved settings') + ' could not be restored and were reset: ' + got.problems.join('; ') + '.'
-        );
+        resetNotice(el, fromHash ? 'settings from the link' : 'saved settings', got.problems);
         State.save(State.sanitizeState(st));
       }
     }
@@ -173,7 +174,7 @@ const Boot = (function () {
     const got = State.decodeHash(hash);
     if (!got) return el._notice('The settings in the link could not be read (is it cut short?); the page keeps what it shows.', true);
     el._state = State.sanitizeState(got.state);
-    if (got.problems.length) el._notice('Some settings from the link could not be restored and were reset: ' + got.problems.join('; ') + '.');
+    if (got.problems.length) resetNotice(el, 'settings from the link', got.problems);
     el._last = {};
     el._render();
     Nav.goto(el, el._firstSection(), false);

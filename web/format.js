@@ -189,9 +189,9 @@
     if (costs.ownership === 'owned') return 'owned: price amortised + power';
     return costs.gpu_hour_usd === null ? 'catalog, ' + costs.price_basis : '';
   }
-  // The price field's placeholder: the hour used when the field is empty.
   // "1 sequence", "2.5 sequences": a count with its noun, singular for one.
   const counted = (x, noun) => count(x) + ' ' + noun + (x === 1 ? '' : 's');
+  // The price field's placeholder: the hour used when the field is empty.
   const hourPlaceholder = (costs, x) => (costs.ownership === 'owned' ? 'owned: ' : 'catalog: ') + usd(x);
   // A blank field whose value the core defaults says that value (a newcomer's review: a cleared
   // Prompt stayed blank while the answer used 512 tokens).

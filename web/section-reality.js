@@ -20,7 +20,7 @@ const RealitySection = (function () {
   function answer(el, r) {
     const a = r.inverse;
     // The days and the count the answer is for (the report's echo: a blank GPUs field is 1, not "—").
-    const p = r.inputs ? { days: r.inputs.inverse.days, count: r.inputs.hardware.count } : Scenario.fromSpecs('reality', el._state.reality).parsed;
+    const p = { days: r.inputs.inverse.days, count: r.inputs.hardware.count };
     return Card.card('reality', {
       lead:
         'In ' +

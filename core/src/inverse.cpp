@@ -129,7 +129,6 @@ void largest_self_consistent(Trainable& a, double last_evaluated) {
     a.compute = a.n * a.peak * a.mfu * a.seconds * a.gp;
 }
 
-// The plan found and the global batch it trains with (in tokens of `seq_len`).
 // Whether a plan's batch, chosen by the search, is above the largest published one: per DiLoCo worker
 // when local steps apply (each worker trains its own batch), as the search holds it.
 bool batch_above_published(const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
@@ -138,19 +137,21 @@ bool batch_above_published(const Plan& plan, const TrainingConfig& tc, double se
     return !tc.global_batch && static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len / workers > kLargestPublishedBatchTokens;
 }
 
-void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
+// The plan found and the global batch it trains with (in tokens of `seq_len`). Returns whether that
+// batch is above the largest published one (batch_above_published; the note says so).
+bool add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
     out["plan"] = plan_to_json(plan);
-    out["global_batch_tokens"] = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
+    const double tokens = static_cast<double>(plan.config.global_batch.value_or(0)) * seq_len;
+    out["global_batch_tokens"] = tokens;
     const double dp = static_cast<double>(plan.config.dp.value_or(1));
     const bool diloco = target_batch_tokens(sites, dp, tc.local_steps) > target_batch_tokens(sites, dp, 1);
-    const double tokens = out["global_batch_tokens"].get<double>();
     if (batch_above_published(plan, tc, seq_len, sites)) {
         out["global_batch_note"] = "the least this layout takes (dp x micro_batch sequences: " + jr::fmt_num(tokens) +
                                    " tokens per step), far above the ~4M tokens aimed at and the largest published pretraining batch "
                                    "(DeepSeek-V3: 62.9M tokens, arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens a real "
                                    "run would need to reach the same loss with such a batch are not modelled; give training.global_batch "
                                    "to fix it";
-        return;
+        return true;
     }
     out["global_batch_note"] =
         tc.global_batch ? "training.global_batch as given"
@@ -158,6 +159,7 @@ void add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_
                           "Algorithm 1), rounded to the nearest multiple of the layout's dp x micro_batch; give training.global_batch to fix it"
                         : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
                           "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+    return false;
 }
 
 // The keys of a what_can_train answer.
@@ -414,6 +416,12 @@ void meet_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     }
 }
 
+constexpr double kBestMfu = 0.6;  // above every published run's (docs/VALIDATION.md)
+// The fewest devices any run could finish by the deadline with (at kBestMfu and goodput 1), in whole nodes.
+double fewest_possible(const GpusNeeded& n) {
+    return std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+}
+
 // Counts tried, each with its speed: devices x MFU x goodput (0: no layout).
 using Rates = std::vector<std::pair<double, double>>;
 
@@ -475,7 +483,6 @@ void fastest_run(const ModelSpec& model, const Hardware& hw, const Rates& scanne
 // speed has not improved over the last kStaleCounts counts past twice the fastest's; between the last
 // that misses and the first that meets, whole nodes bisected. When none meets, the count kept is the
 // fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
-constexpr double kBestMfu = 0.6;  // above every published run's (docs/VALIDATION.md)
 // How far above the fewest devices any run could use (at kBestMfu, goodput 1) the scan goes: a count
 // beyond it would run at under 1 % MFU x goodput.
 constexpr double kScanSpan = 64;
@@ -500,7 +507,7 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
     Rates rates;
     double fastest_rate = 0, lo = 0;
     int stale = 0;
-    const double first = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+    const double first = fewest_possible(n);
     for (const double g : scan_counts(first, std::min(kMaxGpus, kScanSpan * first), n.node)) {
         if (hit.gpus > 0) break;
         lo = rates.empty() ? 0 : rates.back().first;  // the last count that missed
@@ -537,7 +544,7 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
 void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
     constexpr int kTries = 100;
-    const double first = std::max(n.node, std::ceil(n.flops / (n.peak * kBestMfu * n.seconds) / n.node) * n.node);
+    const double first = fewest_possible(n);
     int k = 0;
     for (const double g : scan_counts(first, n.gpus - n.node, n.node)) {  // with the counts of many factors of two
         if (++k > kTries) break;
@@ -595,8 +602,8 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     settle_on_estimate_search(model, hw, n);
 }
 
-// A count found that still misses the deadline (no count up to kMaxGpus meets it at its own MFU and
-// goodput): why, and the fastest the run goes. Counts in full, days to 3 figures.
+// A count found that still misses the deadline (no count scan_to_deadline tried meets it at its own MFU
+// and goodput): why, and the fastest run it found. Counts in full, days to 3 figures.
 std::string missed_deadline(const Hardware& hw, const GpusNeeded& n) {
     const auto three = [](double v) { return decimal::format_general(v, 3); };
     const auto count = [](double v) { return decimal::format_general(v, 12); };
@@ -671,8 +678,7 @@ void gpus_needed_figures(const GpusNeeded& n, const TrainingConfig& tc, double s
                                   jr::fmt_num(100 * (1 - needed_goodput(n, n.gpus))) +
                                   "% of the time (goodput model, training.goodput): the deadline is near what any count can meet");
     if (tc.mfu || n.plan.step_seconds <= 0) return;
-    add_plan(out, n.plan, tc, seq_len, sites);
-    if (batch_above_published(n.plan, tc, seq_len, sites))
+    if (add_plan(out, n.plan, tc, seq_len, sites))
         out["warnings"].push_back("inverse: at " + jr::fmt_num(n.gpus) + " GPUs the batch is " +
                                   jr::fmt_num(out["global_batch_tokens"].get<double>()) +
                                   " tokens per step, above the largest published pretraining batch (DeepSeek-V3: 62.9M tokens): "

@@ -668,9 +668,7 @@ void training_section(ReportOut& o, const Scenario& s) {
                                                            " satisfies the training fields given (" + given_layout_fields(*s.training) +
                                                            "): leave some of them to the plan search";
         // No layout, so no batch: the estimate's fallback config (every device data-parallel) is no run to warn about.
-        r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(),
-                                        [](const std::string& w) { return w.rfind("the global batch (", 0) == 0; }),
-                         r.warnings.end());
+        r.warnings.erase(std::remove_if(r.warnings.begin(), r.warnings.end(), is_global_batch_warning), r.warnings.end());
     }
     std::optional<Plan> suggestion;
     if (!r.fits && layout.found) suggestion = suggest_layout(*s.model, *s.hardware, layout.config);

@@ -549,7 +549,10 @@ void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& h
 
 namespace {
 std::string millions(double x) { return jr::fmt_num(std::round(x / 1e5) / 10) + "M"; }  // 67.1M, as the 62.9M it is held against
+constexpr std::string_view kGlobalBatchWarningStart = "the global batch (";
 }  // namespace
+
+bool is_global_batch_warning(const std::string& warning) { return warning.rfind(kGlobalBatchWarningStart, 0) == 0; }
 
 // A batch above the largest published one, a run shorter than one step, or than one exchange of
 // DiLoCo: its time is the time of a few steps of a batch it does not fill, which no published run resembles.
@@ -563,7 +566,7 @@ void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
     if (batch > kLargestPublishedBatchTokens)
         r.warnings.push_back(
             (diloco ? "each of the " + jr::fmt_num(workers) + " " + who + "' inner batches (" + millions(batch) + " tokens per step)"
-                    : "the global batch (" + millions(batch) + " tokens per step)") +
+                    : std::string(kGlobalBatchWarningStart) + millions(batch) + " tokens per step)") +
             " is above the largest published pretraining batch (DeepSeek-V3: " + millions(kLargestPublishedBatchTokens) +
             " tokens, arXiv:2412.19437 Sec. 4.2): the step time holds, but the tokens the model then needs to reach the same loss are not "
             "modelled " +

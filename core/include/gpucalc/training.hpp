@@ -298,6 +298,9 @@ TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const T
 // Warnings on the run's length and batch: a global batch above the largest published one, a run
 // shorter than one step or than one DiLoCo exchange (single runs and mixed fleets alike).
 void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r);
+// Whether a warning is run_length_warnings' "the global batch (...) is above the largest published ..."
+// (a report whose scenario admits no layout drops it: the fallback config it was said of is no run).
+bool is_global_batch_warning(const std::string& warning);
 
 // DiLoCo (local_steps > 1) keeps its outer state (fp32 anchor + momentum, 8 bytes per parameter) in
 // host memory unless training.outer_offload says otherwise: INTELLECT-1 does (arXiv:2412.01152 Sec. 2,
