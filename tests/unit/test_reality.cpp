@@ -244,6 +244,32 @@ TEST_CASE("gpus_needed tries counts with many factors of two: a deadline a forwa
     CHECK(quickest_answer >= fastest_named * 0.9);  // the fastest named is of the counts tried: within a tenth
 }
 
+TEST_CASE("gpus_needed judges the smaller counts at an estimate's own layout search: a longer deadline never needs more GPUs") {
+    // Llama 3 70B on 15T tokens: 28,128 H100 finish in 7.96 days as an estimate (TP4 PP4, 46.8 % MFU),
+    // but the narrower search the smaller-count scan used passed them over, and 8 days answered 51,456
+    // GPUs, 7 days 61,040 where 6 days answered 56,280.
+    const auto ask = [](double days) {
+        return run({{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                    {"training", {{"tokens", 1.5e13}}},
+                    {"inverse", {{"question", "gpus_needed"}, {"days", days}}}})["inverse"];
+    };
+    const json forward = run({{"model", {{"preset", "llama3-70b"}}},
+                              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 28128}}},
+                              {"training", {{"tokens", 1.5e13}}}});
+    REQUIRE(forward["training"]["days"].get<double>() <= 8.0);
+    double before = 1e300;
+    for (double days : {6.0, 7.0, 8.0, 9.0, 10.0, 14.0}) {
+        const json a = ask(days);
+        REQUIRE(a["gpus"].is_number());
+        const double g = a["gpus"].get<double>();
+        CHECK(g <= before);
+        CHECK(a["seconds_at_gpus"].get<double>() <= days * 86400 * (1 + 1e-9));
+        if (days == 8.0) CHECK(g <= 28128 * 1.05);  // counts are tried a twentieth apart
+        before = g;
+    }
+}
+
 // A claim's explanation quotes the model's own figures; they must stay the model's (a newcomer
 // read "the most that fit is 74" beside the Serve section's 78 for the same scenario).
 TEST_CASE("the ChatGPT cost claim's explanation quotes the largest batch and the costs the model gives") {
