@@ -171,6 +171,7 @@ function(gpucalc_generate_catalog json_file out_file)
     _gpucalc_str(su_name "${e}" scale_up name)
     _gpucalc_num(su_bw "${e}" scale_up bandwidth_gbs_bidirectional)
     _gpucalc_num(su_n "${e}" scale_up gpus_per_node)
+    _gpucalc_num(su_g "${e}" scale_up count_granule)
     _gpucalc_str(hl_name "${e}" host_link name)
     _gpucalc_num(hl_bw "${e}" host_link bandwidth_gbs_bidirectional)
     _gpucalc_num(p_usd "${e}" price usd)
@@ -183,7 +184,7 @@ function(gpucalc_generate_catalog json_file out_file)
       "     ${c_simt_cores}, ${c_simt_core_name}, ${c_units}, ${c_unit_name}, ${c_matrix_units}, ${c_matrix_unit_name},\n"
       "     ${c_full_die_simt_cores}, ${c_cpu_cores}, ${c_cpu_threads}, ${c_simd}, ${n_boost_clock_mhz}, ${peaks}, ${sparse},\n"
       "     ${derivation}, ${groups}, ${has_gib}, ${n_memory_gib}, ${n_memory_gb}, ${s_memory_type}, ${n_memory_bandwidth_gbs},\n"
-      "     ${n_tdp_watts}, ${n_usable_memory_fraction}, ${su_name}, ${su_bw}, ${su_n}, ${hl_name}, ${hl_bw},\n"
+      "     ${n_tdp_watts}, ${n_usable_memory_fraction}, ${su_name}, ${su_bw}, ${su_n}, ${su_g}, ${hl_name}, ${hl_bw},\n"
       "     ${n_scale_out_gbs_per_direction}, ${p_usd}, ${p_date}, ${p_what}, ${prices}, ${nd_system}, ${nd_power}, ${nd_devices},\n"
       "     ${notes}, ${sources}},\n")
   endforeach()

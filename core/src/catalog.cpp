@@ -79,6 +79,7 @@ void read_memory_and_links(const DeviceRow& e, Device& d) {
     d.scale_up_name = e.scale_up_name;
     d.scale_up_bytes_per_second_bidirectional = scaled(e.scale_up_gbs_bidirectional, units::giga);
     d.gpus_per_node = num(e.gpus_per_node).value_or(1);
+    d.count_granule = num(e.count_granule);
     d.host_link_name = e.host_link_name;
     d.host_link_bytes_per_second_bidirectional = scaled(e.host_link_gbs_bidirectional, units::giga);
     d.scale_out_bytes_per_second = scaled(e.scale_out_gbs_per_direction, units::giga);
@@ -192,7 +193,8 @@ void write_memory_and_links(jw::Val j, const Device& d) {
     j["scale_up"] = {{"name", d.scale_up_name},
                      {"bytes_per_second_bidirectional", d.scale_up_bytes_per_second_bidirectional},
                      {"bytes_per_second_per_direction", d.scale_up_bytes_per_second()},
-                     {"devices_per_node", d.gpus_per_node}};
+                     {"devices_per_node", d.gpus_per_node},
+                     {"count_granule", d.count_granule}};
     j["host_link"] = {{"name", d.host_link_name}, {"bytes_per_second_bidirectional", d.host_link_bytes_per_second_bidirectional}};
     j["scale_out_bytes_per_second"] = d.scale_out_bytes_per_second;
 }

@@ -642,7 +642,16 @@ std::string gpus_needed_infeasible(const GpusNeeded& n, const Hardware& hw) {
     return "";
 }
 
-// The counts gpus_needed answers in: whole nodes (in each of hardware.sites equal sites), and whole
+// The step of the counts gpus_needed answers in: a node, or the device's count_granule where it divides
+// a larger scale-up domain (TPU v4 / v5p slices: 64-chip cubes in pods of thousands; the pod itself
+// had made every answer a whole pod: Llama 3 70B on 8,960 v5p chips for any deadline from 30 to 60 days).
+Count count_granule(const Hardware& hw) {
+    const Count dpn = std::max<Count>(1, hw.devices_per_node);
+    const Count g = static_cast<Count>(hw.device.count_granule.value_or(0));
+    return g >= 1 && g < dpn && dpn % g == 0 ? g : dpn;
+}
+
+// The counts gpus_needed answers in: whole nodes (or count_granule) (in each of hardware.sites equal sites), and whole
 // model-parallel groups when tp, pp or cp are given; with ep given, enough data-parallel ranks that
 // dp x cp x tp holds whole expert groups of ep x expert_tp ranks (expert_layout_ok; expert_tp 1 when
 // not given, Megatron-Core's MoE parallel folding): DeepSeek-V3 at tp 1, pp 16, ep 64 in multiples of
@@ -651,7 +660,7 @@ Count count_step(const Hardware& hw, const TrainingConfig& tc) {
     const Count model_parallel = tc.tp * tc.cp;
     const Count expert_group = tc.ep * tc.expert_tp.value_or(1);
     const Count dp_step = expert_group / std::gcd(expert_group, model_parallel);
-    const Count nodes = std::max<Count>(1, hw.devices_per_node) * (hw.pools.empty() ? std::max<Count>(1, hw.sites) : 1);
+    const Count nodes = count_granule(hw) * (hw.pools.empty() ? std::max<Count>(1, hw.sites) : 1);
     return std::lcm(nodes, model_parallel * tc.pp * dp_step);
 }
 

@@ -2,6 +2,7 @@
 // inverse answers round-trip through the forward estimate.
 #include <map>
 
+#include "gpucalc/catalog.hpp"
 #include "gpucalc/reality.hpp"
 #include "helpers.hpp"
 
@@ -307,4 +308,27 @@ TEST_CASE("a claim's open_case, where given, names one of its evaluations, and o
         ++named;
     }
     CHECK(named >= 1);  // io.net's 1,000 H100s: the internet case with DiLoCo
+}
+
+TEST_CASE("gpus_needed on TPUs answers in 64-chip cubes, not in whole pods, and a v5p slice stops at 6,144 chips") {
+    // Cloud TPU docs: slices above 64 chips are whole 4x4x4 cubes; the largest v5p job is 96 cubes
+    // (6,144 chips). With the pod as the step, Llama 3 70B answered 8,960 v5p chips for 30 to 60 days.
+    const Device& v5p = *find_device("google-tpu-v5p");
+    CHECK(v5p.gpus_per_node == 6144);
+    REQUIRE(v5p.count_granule.has_value());
+    CHECK(*v5p.count_granule == 64);
+    double before = 1e300;
+    for (double days : {20.0, 30.0, 45.0, 60.0}) {
+        const json a = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "google-tpu-v5p"}}},
+                            {"training", {{"tokens", 1.5e13}}},
+                            {"inverse", {{"question", "gpus_needed"}, {"days", days}}}})["inverse"];
+        REQUIRE(a["gpus"].is_number());
+        const double g = a["gpus"].get<double>();
+        CHECK(std::fmod(g, 64) == 0);
+        CHECK(g < before);
+        CHECK(a["seconds_at_gpus"].get<double>() <= days * 86400 * (1 + 1e-9));
+        before = g;
+    }
+    CHECK(before < 8960);
 }

@@ -68,6 +68,7 @@ struct DeviceRow {
     const char* scale_up_name;
     double scale_up_gbs_bidirectional;
     double gpus_per_node;
+    double count_granule;  // scale_up.count_granule (kNa: whole nodes)
     const char* host_link_name;
     double host_link_gbs_bidirectional;
     double scale_out_gbs_per_direction;

@@ -74,6 +74,9 @@ struct Device {
     std::string scale_up_name;                                      // e.g. "NVLink 4.0 (18 links)"
     std::optional<double> scale_up_bytes_per_second_bidirectional;  // per device, both directions
     double gpus_per_node = 1;                                       // devices sharing the scale-up domain in the reference system
+    // The step a count of these devices comes in, where it is smaller than the scale-up domain: a TPU
+    // slice above 64 chips is whole 4x4x4 cubes inside a pod of thousands (absent: whole nodes).
+    std::optional<double> count_granule;
     std::string host_link_name;
     std::optional<double> host_link_bytes_per_second_bidirectional;
     std::optional<double> scale_out_bytes_per_second;  // per device, per direction (NIC per GPU)
