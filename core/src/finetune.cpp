@@ -43,6 +43,7 @@
 #include <cmath>
 
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/training.hpp"
 #include "gpucalc/units.hpp"
@@ -125,8 +126,11 @@ Run run_of(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg
     u.pc = count_params(u.m);
     u.N = static_cast<double>(hw.count);
     u.full = cfg.method == FinetuneMethod::full, u.qlora = cfg.method == FinetuneMethod::qlora;
-    u.layers = u.m.has_architecture ? u.m.layers : 1.0;
     u.s = static_cast<double>(cfg.seq_len), u.b = static_cast<double>(cfg.batch);
+    // Without the architecture, the layers FSDP gathers one at a time are those of the GPT-like shape the
+    // training estimate assumes (gpt_like_shape; said in the warning): as 1 layer, every device gathered
+    // the whole model twice, and 70B on 64 H100 needed 264 GiB each (a red team).
+    u.layers = u.m.has_architecture ? u.m.layers : gpt_like_shape(u.pc.total, u.s).layers;
     u.V = u.m.has_architecture ? u.m.vocab : 0;
     return u;
 }
@@ -281,7 +285,9 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
                                      : "; paging them to host memory does not make room enough either"));
     }
     if (!u.m.has_architecture)
-        r.warnings.push_back("model given by parameter count only: activations and LoRA sizes unknown (give the architecture)");
+        r.warnings.push_back(
+            "model given by parameter count only: activations and LoRA sizes unknown (give the architecture); FSDP gathers " +
+            jr::fmt_num(u.layers) + " layers one at a time (a GPT-like shape of that count)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device (unknown
     // without the architecture). A run that fits holds its own tokens, whatever the rounding of the
     // quotient at exactly full memory.
@@ -317,15 +323,19 @@ double transfer_seconds(const Run& u, const FinetuneConfig& cfg, const Hardware&
     if (N > 1 && !cfg.cpu_offload) {
         // Inside a node: the scale-up links, else PCIe peer traffic; across nodes: the NIC, or an
         // assumed 100 GbE NIC (12.5 GB/s) with a warning when the catalog has none.
-        const bool one_node = N <= std::max(1.0, static_cast<double>(hw.devices_per_node));
+        const double per_node = std::max(1.0, static_cast<double>(hw.devices_per_node));
+        const bool one_node = N <= per_node;
         const std::optional<double> nic = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
         if (!(one_node && up) && !nic) warnings.push_back(assumed_scale_out_warning(d.name));
         if (one_node && scale_up_unknown(d)) warnings.push_back(unknown_scale_up_warning(d));
-        const double link = (one_node && up ? *up : nic.value_or(kAssumedScaleOutBytesPerSecond)) * eff.gen.network;
-        // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients.
-        comm = safe_div((2.0 * z.base + z.grads) * (N - 1.0) / N, link);
+        const double out = nic.value_or(kAssumedScaleOutBytesPerSecond) * eff.gen.network;
+        // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients, in
+        // rings over every device, NCCL's two-level ring across nodes as the training estimate times
+        // it (one NIC per device: 16 A100 had been timed at one NIC's bandwidth for the whole ring, 2.2x
+        // slower than 8; a red team).
+        comm = two_level_ring_seconds(2.0 * z.base + z.grads, N, std::min(N, per_node), up ? *up * eff.gen.network : out, out);
     }
     if (cfg.cpu_offload) {
         const double pcie = d.host_link_bytes_per_second_bidirectional.value_or(64e9) / 2.0 * eff.gen.network;

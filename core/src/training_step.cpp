@@ -70,12 +70,8 @@ bool sequence_parallel(const TrainingConfig& cfg) { return cfg.sequence_parallel
 
 // Ring collectives over a group of n ranks whose neighbours are `stride` devices apart (tensor
 // parallelism innermost, then CP, DP, PP: Megatron-Core's rank order tp-cp-ep-dp-pp; across sites
-// whole replicas per site). Inside a node the ring runs over the
-// scale-up links; a group spanning k nodes with r of its ranks per node crosses node boundaries once
-// per node per ring, and NCCL runs one ring per NIC rail, so the scale-out traffic per NIC is
-// (n - r) / (n r) of the data instead of (n - 1) / n: inter-node bus bandwidth ~ r x NIC bandwidth
-// (nccl-tests PERFORMANCE.md bus bandwidth; 4 x 8 B200: 382 GB/s bus bandwidth with ~37 GB/s per NIC,
-// ml-engineering book, network chapter).
+// whole replicas per site). Inside a site the two-level ring (two_level_ring_seconds, network.hpp):
+// the scale-up links inside a node, inter-node bus bandwidth ~ r x NIC with r ranks per node.
 // Across sites (hierarchical, alpha-beta: Thakur, Rabenseifner & Gropp 2005, "Optimization of
 // collective communication operations in MPICH", Sec. 4): the group reduces inside each site first,
 // then each site sends f (s - 1) / s of the data over its WAN link, which all of the site's groups of
@@ -88,9 +84,7 @@ struct Fabric {
         if (n <= 1 || S <= 0) return 0;
         if (sites <= 1) {  // one site: the two-level ring
             const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
-            const double intra = (n - 1.0) / n * S / up;
-            const double t = r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
-            return f * t + (r >= n ? latency : out_latency) * ceil_log2(n);
+            return f * two_level_ring_seconds(S, n, r, up, out) + (r >= n ? latency : out_latency) * ceil_log2(n);
         }
         double sg = 1;
         if (n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
@@ -98,8 +92,7 @@ struct Fabric {
         double t = 0, lat = 0;
         if (ns > 1) {
             const double r = std::clamp(std::floor(per_node / stride), 1.0, ns);
-            const double intra = (ns - 1.0) / ns * S / up;
-            t = r >= ns ? intra : std::max(intra, (ns - r) / (ns * r) * S / out);
+            t = two_level_ring_seconds(S, ns, r, up, out);
             lat = (r >= ns ? latency : out_latency) * ceil_log2(ns);
         }
         if (sg > 1) {

@@ -2,6 +2,7 @@
 // between sites) and the bandwidth/latency of each level of a cluster's hierarchy (node, site,
 // world) as the step model uses them (alpha-beta model: time = latency terms + bytes / bandwidth).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,17 @@ struct NetworkPreset {
     std::vector<Source> sources;
     bool wan() const { return level == "wan"; }
 };
+
+// Bandwidth time of a ring all-gather or reduce-scatter of S bytes per rank over n ranks, r of them in
+// each node: over the scale-up links (up) inside a node; a ring spanning nodes crosses each node
+// boundary once, and NCCL runs one ring per NIC rail, so each NIC (out) carries (n - r) / (n r) of
+// the data instead of (n - 1) / n: inter-node bus bandwidth ~ r x NIC bandwidth (nccl-tests
+// PERFORMANCE.md bus bandwidth; 4 x 8 B200: 382 GB/s bus bandwidth with ~37 GB/s per NIC,
+// ml-engineering book, network chapter). Bandwidths per device, per direction.
+inline double two_level_ring_seconds(double S, double n, double r, double up, double out) {
+    const double intra = (n - 1.0) / n * S / up;
+    return r >= n ? intra : std::max(intra, (n - r) / (n * r) * S / out);
+}
 
 // The presets, parsed once from the embedded data (their order is the choice values of the fields).
 const std::vector<NetworkPreset>& network_presets();

@@ -1,0 +1,53 @@
+// Fixes of 2026-12-05 (third session): what this session's red teams found. Each test states what was shown before.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json finetune_70b(double gpus, const char* method) {
+    const json r = run({{"model", {{"params", 7e10}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", gpus}}},
+                        {"finetune", {{"method", method}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    return r["finetune"];
+}
+
+}  // namespace
+
+TEST_CASE("fine-tuning a model given by its parameter count gathers one layer of a GPT-like shape under FSDP, not the whole model") {
+    // 70B by count on 64 H100 with LoRA needed 263.8 GiB per GPU, 260.8 of it 'fsdp_working' = twice
+    // the whole model (the layer count was taken as 1), and more GPUs needed more memory than one.
+    for (const char* method : {"lora", "full", "qlora"}) {
+        const json one = finetune_70b(1, method), eight = finetune_70b(8, method), many = finetune_70b(64, method);
+        const double base = std::string(method) == "qlora" ? 70e9 * 0.55 : 70e9 * 2;  // 16-bit or ~4.4-bit weights
+        // One layer of a GPT-like 70B (69 layers of h 9,216, gpt_like_shape) gathered plus one prefetched.
+        CHECK(eight["memory_per_gpu_bytes"]["fsdp_working"].get<double>() < base / 10);
+        CHECK(many["memory_per_gpu_bytes"]["total"].get<double>() < eight["memory_per_gpu_bytes"]["total"].get<double>());
+        CHECK(eight["memory_per_gpu_bytes"]["total"].get<double>() < one["memory_per_gpu_bytes"]["total"].get<double>());
+    }
+    CHECK(finetune_70b(8, "lora")["fits"] == true);
+    const json r = run({{"model", {{"params", 7e10}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                        {"finetune", {{"method", "lora"}}}});
+    bool said = false;
+    for (const auto& w : r["warnings"]) said = said || w.get<std::string>().find("FSDP gathers 69 layers") != std::string::npos;
+    CHECK(said);
+}
+
+TEST_CASE("fine-tuning across nodes times FSDP's rings as NCCL runs them, one ring per NIC rail: two nodes are not slower than one") {
+    // LLaMA 65B full fine-tune on A100: 16 GPUs had been timed at one NIC's bandwidth for the whole
+    // ring (19.6 s of transfers a step against 1.5 s on 8), so 2 nodes ran slower than 1 at 2.2x the cost.
+    const auto ft = [](int gpus) {
+        const json r = run({{"model", {{"preset", "llama-65b"}}},
+                            {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", gpus}}},
+                            {"finetune", {{"method", "full"}, {"batch", 2}, {"seq_len", 2048}, {"tokens", 1e9}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["finetune"];
+    };
+    const json one = ft(8), two = ft(16);
+    CHECK(two["tokens_per_second"].get<double>() >= 1.9 * one["tokens_per_second"].get<double>());
+    // By hand: (2 x 130.6 GB + 130.6 GB) x (16 - 8) / (16 x 8) = 24.5 GB per NIC at 25 GB/s x the
+    // network efficiency, ~1.3 s: hidden under the 8.7 s of compute, as on one node.
+    CHECK(two["step_seconds"].get<double>() <= one["step_seconds"].get<double>() * 1.05);
+}
