@@ -51,3 +51,27 @@ TEST_CASE("fine-tuning across nodes times FSDP's rings as NCCL runs them, one ri
     // network efficiency, ~1.3 s: hidden under the 8.7 s of compute, as on one node.
     CHECK(two["step_seconds"].get<double>() <= one["step_seconds"].get<double>() * 1.05);
 }
+
+TEST_CASE(
+    "serving's automatic tensor parallelism stays inside a node while a size there holds the batch: more GPUs given never need more") {
+    // DeepSeek-V3 on B200 at 1e6 requests a day: 8 GPUs given answered TP 8 and 16 GPUs for the
+    // traffic; 16 given answered TP 16 over InfiniBand (460 ms per output token) and 64 GPUs.
+    const auto serve = [](const char* device, int count, const char* precision) {
+        const json r = run(
+            {{"model", {{"preset", "deepseek-v3"}}},
+             {"hardware", {{"device", device}, {"count", count}}},
+             {"inference", {{"requests_per_day", 1e6}, {"prompt_tokens", 1000}, {"output_tokens", 300}, {"weight_precision", precision}}},
+             {"costs", {{"gpu_hour_usd", 2.0}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        return r["inference"];
+    };
+    for (int count : {8, 16, 64}) {
+        const json b200 = serve("nvidia-b200", count, "bf16");
+        CHECK(b200["tp"] == 8);
+        CHECK(b200["gpus_needed"] == 16);
+    }
+    // Nothing holds it inside a node of L4: across nodes the fewest that hold the batch (TP 32), also with 64 given.
+    const json l4_32 = serve("nvidia-l4", 32, "fp8"), l4_64 = serve("nvidia-l4", 64, "fp8");
+    CHECK(l4_64["tp"] == l4_32["tp"]);
+    CHECK(l4_64["gpus_needed"].get<double>() <= l4_32["gpus_needed"].get<double>());
+}
