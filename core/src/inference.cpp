@@ -490,10 +490,13 @@ struct Model {
         const double link_bw = d.host_link_bytes_per_second_bidirectional ? *d.host_link_bytes_per_second_bidirectional / 2.0 : host_bw;
         return std::ceil(tokens / kLlamaCppUbatchTokens) * safe_div(host_bytes, link_bw * eff.network);
     }
-    // One request's prompt on an idle instance: compute, but at least one pass over the weights.
+    // One request's prompt on an idle instance: compute, but at least one pass over the weights its
+    // tokens use: of a mixture of experts, the experts its tokens are routed to (experts_touched: 64
+    // tokens of Mixtral reach all 8, where one token's 2 had timed a 64-token prompt as a 1-token one;
+    // a red team). Terms that do not depend on the tokens (the layers' kernels) from one token's step.
     double prefill_alone(double tokens, double cached) const {
-        const DecodeTerms one = decode(1, cached + tokens);
-        const double memory_side = one.weights + one.dequantization + one.host_offload;
+        const DecodeTerms one = decode(1, cached + tokens), all = m.is_moe() ? decode(std::max(1.0, tokens), cached + tokens) : one;
+        const double memory_side = all.weights + all.dequantization + all.host_offload;
         return std::max(prefill_compute(tokens, cached), memory_side) + one.kernel_overhead + tp_allreduce(0) + ep_alltoall(0);
     }
 };
@@ -523,8 +526,13 @@ Cycle cycle(const Model& x, double b) {
         // gamma + 1 tokens per sequence in one step (weights read once, compute and KV per token).
         const double a = c.speculative->acceptance_rate, g = static_cast<double>(c.speculative->draft_tokens);
         y.spec_tokens = (1.0 - ipow(a, g + 1.0)) / (1.0 - a);
-        DecodeTerms verify = y.dec;  // the plain step, with the compute and attention of g + 1 tokens per sequence
+        // The plain step, with the weights, compute and attention of g + 1 tokens per sequence: the same
+        // weights for a dense model; of a mixture of experts, the experts all b (g + 1) tokens are routed
+        // to (Mixtral verifying 5 tokens reads ~6.1 of 8 experts a layer, not one token's 2: the speed-up
+        // had been 2.09x where ~1.0x is right; a red team). The KV cache is read once per sequence.
+        DecodeTerms verify = y.dec;
         DecodeTerms wide = x.decode(b * (g + 1.0), isl + osl / 2.0);
+        verify.weights = wide.weights, verify.dequantization = wide.dequantization, verify.host_offload = wide.host_offload;
         verify.compute = wide.compute;
         verify.attention = std::max(verify.kv_cache, wide.attention - wide.kv_cache + verify.kv_cache);
         // Weights and compute add, as in decode() (the fitted step: a decode GEMM with few rows per
@@ -1088,7 +1096,8 @@ void explain_spec_steps(Trace& trace, const Cycle& y) {
                {"tp_comm", d.tp_comm}},
               d.total, "s", "dense, in the target's weight precision, on the same tp ranks (vLLM draft_tensor_parallel_size default)");
     trace.add("inference.speculative.verify_step_seconds",
-              "the plain step with the GEMMs, attention and communication of gamma + 1 tokens per sequence: weights + dequantization + "
+              "the plain step with the weights (an MoE's experts the tokens reach), GEMMs, attention and communication of gamma + 1 "
+              "tokens per sequence: weights + dequantization + "
               "host_offload + compute + attention + kernel_overhead + sequence_overhead + tp_comm + ep_comm",
               {{"weights", v.weights},
                {"dequantization", v.dequantization},
@@ -1474,7 +1483,8 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     trace.add(
         "inference.prefill_seconds",
-        "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights) + kernel time (uncached tokens only)) "
+        "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights the prompt's tokens use: an MoE's experts they "
+        "reach) + kernel time (uncached tokens only)) "
         "x draft_prefill_factor (1 + draft_params / active params with a speculative draft, which prefills the prompt too)",
         {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}, {"draft_prefill_factor", x.draft_prefill_factor()}},
         r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
