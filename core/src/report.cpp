@@ -735,11 +735,27 @@ void roofline_section(ReportOut& o, const Scenario& s) {
     if (s.roofline->model) write_model(r["model"], *s.roofline->model);
 }
 
+// Whether the report gives the figure at a dotted key as null (or under a null section): a figure
+// that is not given has no derivation either (a red team: a serving copy that does not fit reported
+// gpus_needed null, and explain derived 53 GPUs for it).
+bool null_in_report(Val report, std::string_view key) {
+    Val at = report;
+    for (std::size_t from = 0;;) {
+        if (at.is_null()) return true;
+        const std::size_t dot = key.find('.', from);
+        const std::string_view part = key.substr(from, dot == std::string_view::npos ? std::string_view::npos : dot - from);
+        if (!at.contains(part)) return false;  // a figure the report does not list (an intermediate): kept
+        at = at[part];
+        if (dot == std::string_view::npos) return at.is_null();
+        from = dot + 1;
+    }
+}
+
 // The last inputs, the derivations, non-finite numbers replaced by null, and the warnings.
 void finish_report(ReportOut& o, const Scenario& s) {
     o.inputs["scaling"] = s.scaling;
     o.inputs["explain"] = s.explain;
-    if (s.explain) o.trace.write(o.report["explain"]);
+    if (s.explain) o.trace.write(o.report["explain"], [&](const std::string& key) { return !null_in_report(o.report, key); });
     for (const auto& b : o.report.doc().replace_non_finite(o.report.index()))
         o.warnings.push_back("internal: a non-finite value at " + b + " was replaced by null");
     Val w = o.report["warnings"];

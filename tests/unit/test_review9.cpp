@@ -109,3 +109,40 @@ TEST_CASE("speculative decoding of a mixture of experts verifies g + 1 tokens th
     CHECK(speedup < 1.2);
     CHECK(speedup > 0.85);
 }
+
+TEST_CASE("a figure the report gives as null has no derivation in explain") {
+    // Llama 3 70B in BF16 on one A100 80GB does not fit: the report gives gpus_needed, the cost and
+    // TPOT as null, and explain had derived 53 GPUs, $2,544 a day and 88 ms for them.
+    json s = {{"model", {{"preset", "llama3-70b"}}},
+              {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1}}},
+              {"inference", {{"prompt_tokens", 2000}, {"output_tokens", 256}, {"requests_per_day", 100000}}},
+              {"costs", {{"gpu_hour_usd", 2.0}}},
+              {"explain", true}};
+    const json r = run(s);
+    REQUIRE(r["inference"]["fits"] == false);
+    REQUIRE(r["inference"]["gpus_needed"].is_null());
+    const json& ex = r["explain"];
+    CHECK_FALSE(ex.contains("inference.gpus_needed"));
+    CHECK_FALSE(ex.contains("inference.cost_per_day_usd"));
+    // Every derivation left is of a figure the report gives, or of one it does not list.
+    for (const auto& [key, d] : ex.items()) {
+        const json* at = &r;
+        bool null = false;
+        for (std::size_t from = 0; from != std::string::npos;) {
+            const std::size_t dot = key.find('.', from);
+            const std::string part = key.substr(from, dot == std::string::npos ? std::string::npos : dot - from);
+            if (at->is_null()) {
+                null = true;
+                break;
+            }
+            if (!at->is_object() || !at->contains(part)) break;
+            at = &(*at)[part];
+            if (dot == std::string::npos) null = at->is_null();
+            from = dot == std::string::npos ? dot : dot + 1;
+        }
+        CHECK_FALSE(null);
+    }
+    // The figures the report gives keep theirs (the weights that do not fit, the memory needed).
+    CHECK(ex.contains("cluster.cloud_usd_per_hour"));
+    CHECK(ex.size() > 10);
+}

@@ -39,8 +39,14 @@ public:
     const std::vector<Derivation>& items() const { return items_; }
     // {key: {formula, values, result, unit, source}}; a later derivation of a key replaces an earlier one.
     void write(jw::Val j) const {
+        write(j, [](const std::string&) { return true; });
+    }
+    // The same, of the keys `keep` accepts.
+    template <class Keep>
+    void write(jw::Val j, const Keep& keep) const {
         j.set_object();
         for (const auto& d : items_) {
+            if (!keep(d.key)) continue;
             jw::Val e = j[d.key];
             e.set_object();
             jw::Val v = e["values"];
