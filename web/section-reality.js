@@ -43,7 +43,19 @@ const RealitySection = (function () {
       figures: a.networks
         ? NetworkView.figures(a).concat([['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']])
         : [
-            ['Compute-optimal model', F.params(a.compute_optimal_params), 'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)', 'params'],
+            a.limited_by === 'memory'
+              ? [
+                  'Largest model that fits',
+                  F.params(a.trainable_params),
+                  'on ' + F.count(a.trainable_tokens) + ' tokens: the compute-optimal ' + F.params(a.compute_optimal_params) + ' does not fit',
+                  'params'
+                ]
+              : [
+                  'Compute-optimal model',
+                  F.params(a.compute_optimal_params),
+                  'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)',
+                  'params'
+                ],
             ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
             ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']
           ]
@@ -228,7 +240,9 @@ const RealitySection = (function () {
           ['mfu', 'MFU, ' + a.mfu_source],
           ['compute_optimal_params', 'Compute-optimal model (parameters)'],
           ['compute_optimal_tokens', 'Compute-optimal tokens'],
-          ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)']
+          ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)'],
+          ['trainable_params', a.limited_by === 'memory' ? 'Trains in the time: the largest that fits (parameters)' : 'Trains in the time (parameters)'],
+          ['trainable_tokens', 'on tokens']
         ],
         null,
         'inverse'

@@ -185,6 +185,37 @@ json trainable_json(const Trainable& a) {
     return out;
 }
 
+// A number with three significant digits.
+std::string sig3(double v) { return decimal::format_general(v, 3); }
+
+// The model that trains in the time: the compute-optimal one, unless its training state does not fit
+// (largest_fitting_params); then the largest that fits, on the tokens the compute buys at its own MFU
+// (more than tokens_per_param each: trained past compute-optimal, which still lowers the loss at a
+// fixed size; Hoffmann et al. 2022, Fig. 2). One RTX 4090 for 90 days had answered a 2.07B model
+// whose training state (33 GB) cannot fit its 24 GB, beside 'largest that fits 1.45B' (a reviewer).
+void memory_limit(const Trainable& a, json& out) {
+    const double fitting = out["largest_fitting_params"].get<double>();
+    out["warnings"] = json::array();
+    if (!(a.params > fitting) || !(fitting > 0)) {
+        out["limited_by"] = "compute";
+        out["trainable_params"] = a.params, out["trainable_tokens"] = a.tokens, out["trainable_mfu"] = a.mfu;
+        return;
+    }
+    double mfu = a.mfu;
+    if (!a.tc.mfu) {
+        Plan p{};
+        const double u = predicted_mfu(gpt_like_shape(fitting, kShapeSeqLen), a.hw, a.tc, a.n, &p);
+        if (u > 0) mfu = u;
+    }
+    const double compute = a.n * a.peak * mfu * a.seconds * goodput(a, std::max(fitting, 1e9));
+    out["limited_by"] = "memory";
+    out["trainable_params"] = fitting, out["trainable_tokens"] = compute / (6.0 * fitting), out["trainable_mfu"] = mfu;
+    out["warnings"].push_back("inverse: the compute-optimal model (" + sig3(a.params / 1e9) + "B parameters) does not fit: its training " +
+                              "state (16 bytes a parameter) needs " + sig3(a.params * 16.0 / 1e9) + " GB against " +
+                              sig3(fitting * 16.0 / 0.9 / 1e9) + " GB; the largest that fits (" + sig3(fitting / 1e9) + "B) trains on " +
+                              sig3(compute / (6.0 * fitting) / 1e9) + "B tokens in the time (trainable_params, trainable_tokens)");
+}
+
 // what_can_train for one cluster and training config (the answer's keys; see answer_inverse).
 json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak) {
     Trainable a{hw, tc, seconds, tpp, peak, static_cast<double>(hw.count), tc.mfu.value_or(kStartMfu)};
@@ -199,11 +230,10 @@ json what_can_train(const Hardware& hw, const TrainingConfig& tc, double seconds
         largest_self_consistent(a, last_evaluated);
     }
     a.tokens = tpp * a.params;
-    return trainable_json(a);
+    json out = trainable_json(a);
+    memory_limit(a, out);
+    return out;
 }
-
-// A number with three significant digits.
-std::string sig3(double v) { return decimal::format_general(v, 3); }
 
 // The index of network preset `id` in the catalog, if any.
 std::optional<int> network_preset(const char* id) {
@@ -736,6 +766,26 @@ json answer_gpus_needed(const Scenario& s, const Hardware& hw, const TrainingCon
 
 }  // namespace
 
+// Across sites (or nodes each on its own link), one site alone may train a larger model than every
+// device synchronously: the WAN then costs more than the other sites add (a red team: 64 H100 in one
+// site answered 27.1B parameters, 256 in 4 sites over 1 Gb/s internet 3.3B). Said, with the one-site
+// answer (one_site), and the ways out: DiLoCo or the networks side by side.
+void one_site(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak, json& answer) {
+    const NetworkLevels lv = network_levels(hw);
+    if (lv.sites <= 1 || !(lv.devices_per_site >= 1) || lv.devices_per_site >= static_cast<double>(hw.count)) return;
+    Hardware one = hw;
+    one.count = static_cast<Count>(lv.devices_per_site);
+    one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(), one.wan_latency_seconds.reset();
+    const json alone = what_can_train(one, tc, seconds, tpp, peak);
+    const double n_all = answer["trainable_params"].get<double>(), n_one = alone["trainable_params"].get<double>();
+    if (!(n_one > 1.05 * n_all)) return;
+    answer["one_site"] = {{"devices", lv.devices_per_site}, {"trainable_params", n_one}, {"mfu", alone["trainable_mfu"]}};
+    answer["warnings"].push_back("inverse: one site alone (" + sig3(lv.devices_per_site) + " devices) trains a larger model (" +
+                                 sig3(n_one / 1e9) + "B parameters) than all " + sig3(static_cast<double>(hw.count)) + " synchronously (" +
+                                 sig3(n_all / 1e9) + "B): the links between sites cost more than the other sites " +
+                                 "add; DiLoCo (training.local_steps) exchanges far less (inverse.compare_networks shows both)");
+}
+
 json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors) {
     if (!s.hardware) {
         add_error(errors, "missing", "hardware", "inverse questions need hardware.device");
@@ -777,6 +827,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const std::optional<double> seconds = available_seconds(hw, q, rate, errors);
     if (!seconds) return nullptr;
     json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);
+    one_site(hw, tc, *seconds, q.tokens_per_param, peak, answer);
     for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();
     if (q.compare_networks) out["networks"] = compare_networks(hw, tc, *seconds, q.tokens_per_param, peak);
     return out;

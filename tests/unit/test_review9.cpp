@@ -146,3 +146,39 @@ TEST_CASE("a figure the report gives as null has no derivation in explain") {
     CHECK(ex.contains("cluster.cloud_usd_per_hour"));
     CHECK(ex.size() > 10);
 }
+
+TEST_CASE("what_can_train answers the largest model that fits when the compute-optimal one does not, and says so") {
+    // One RTX 4090 for 90 days: compute for a 2.07B model, whose training state (16 B a parameter,
+    // 33 GB) cannot fit 24 GiB; the page had said "can train 2.07B" beside "largest that fits 1.45B".
+    const json r =
+        run({{"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}}, {"inverse", {{"question", "what_can_train"}, {"days", 90}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& a = r["inverse"];
+    CHECK(a["limited_by"] == "memory");
+    CHECK(a["compute_optimal_params"].get<double>() > a["largest_fitting_params"].get<double>());
+    CHECK(a["trainable_params"] == a["largest_fitting_params"]);
+    // The compute goes into more tokens: more than 20 per parameter.
+    CHECK(a["trainable_tokens"].get<double>() > 20 * a["trainable_params"].get<double>());
+    CHECK(r["warnings"].dump().find("does not fit") != std::string::npos);
+    // A cluster where it fits: the compute-optimal model is the answer.
+    const json big = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
+                          {"inverse", {{"question", "what_can_train"}, {"days", 30}}}});
+    CHECK(big["inverse"]["limited_by"] == "compute");
+    CHECK(big["inverse"]["trainable_params"] == big["inverse"]["compute_optimal_params"]);
+}
+
+TEST_CASE("what_can_train across slow sites names one site's larger answer when the other sites cost more than they add") {
+    // 256 H100 in 4 sites over the default internet WAN answered 3.3B parameters where one site's 64
+    // answer 27.1B, with no warning (a red team).
+    const json r = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 256}, {"sites", 4}}},
+                        {"inverse", {{"question", "what_can_train"}, {"days", 30}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& a = r["inverse"];
+    REQUIRE(a.contains("one_site"));
+    CHECK(a["one_site"]["devices"] == 64);
+    CHECK(a["one_site"]["trainable_params"].get<double>() > 5 * a["trainable_params"].get<double>());
+    const json alone = run(
+        {{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}}, {"inverse", {{"question", "what_can_train"}, {"days", 30}}}});
+    CHECK(a["one_site"]["trainable_params"].get<double>() == Approx(alone["inverse"]["trainable_params"].get<double>()).epsilon(1e-9));
+    CHECK(r["warnings"].dump().find("one site alone") != std::string::npos);
+}
