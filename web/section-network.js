@@ -60,7 +60,7 @@ const NetworkView = (function () {
   function compare(el, res, inv) {
     const list = inv.networks;
     if (!list || !list.length) return;
-    const head = ['Where the GPUs are, and why', 'MFU', 'Compute-optimal model', 'Largest that fits'];
+    const head = ['Where the GPUs are, and why', 'MFU', 'Trains in the time', 'Largest that fits'];
     const why = (x) => (x.explanation.startsWith(x.label + ': ') ? x.explanation.slice(x.label.length + 2) : x.explanation);
     const rows = list.map((x) =>
       h(
@@ -68,7 +68,7 @@ const NetworkView = (function () {
         { 'data-network': x.id },
         h('th', { scope: 'row' }, h('span', { text: x.label }), h('span', { class: 'note', text: why(x) })),
         h('td', { 'data-label': head[1], text: pct(x.mfu) }),
-        h('td', { 'data-label': head[2], text: F.params(x.compute_optimal_params) }),
+        h('td', { 'data-label': head[2], text: F.params(x.trainable_params) }),
         h('td', { 'data-label': head[3], text: F.params(x.largest_fitting_params) })
       )
     );
@@ -94,13 +94,15 @@ const NetworkView = (function () {
     );
   }
 
-  // The answer card's figures: the compute-optimal model for each place the GPUs may be.
+  // The answer card's figures: the model that trains in the time for each place the GPUs may be.
   const SHORT = { one_cluster: 'In one data centre', sites_synchronous: 'Across sites, synchronous', sites_diloco: 'Across sites, DiLoCo' };
   function figures(inv) {
     return (inv.networks || []).map((x) => [
       SHORT[x.id] || x.label,
-      F.params(x.compute_optimal_params),
-      'compute-optimal, at ' +
+      F.params(x.trainable_params),
+      (x.limited_by === 'memory'
+        ? 'the largest that fits (the compute-optimal ' + F.params(x.compute_optimal_params) + ' does not), at '
+        : 'compute-optimal, at ') +
         pct(x.mfu) +
         ' MFU' +
         (x.id === 'one_cluster' || !(x.hardware.sites > 1)
@@ -117,7 +119,7 @@ const NetworkView = (function () {
   }
   // Whether the places differ at all (on one node they do not).
   function differ(inv) {
-    const p = (inv.networks || []).map((x) => x.compute_optimal_params);
+    const p = (inv.networks || []).map((x) => x.trainable_params);
     return p.length > 1 && Math.max(...p) > 1.01 * Math.min(...p);
   }
 

@@ -307,6 +307,9 @@ json network_row(const NetworkRow& row, double seconds, double tpp, double peak)
               {"compute_optimal_tokens", a["compute_optimal_tokens"]},
               {"largest_fitting_params", a["largest_fitting_params"]},
               {"largest_params_one_site", site_params},
+              {"limited_by", a["limited_by"]},
+              {"trainable_params", a["trainable_params"]},
+              {"trainable_tokens", a["trainable_tokens"]},
               {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
     if (a.contains("mfu_source")) r["mfu_source"] = a["mfu_source"];  // the MFU assumed: no layout found
     r["explanation"] = network_why(row, a, lv, site_params);
