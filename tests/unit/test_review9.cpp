@@ -182,3 +182,35 @@ TEST_CASE("what_can_train across slow sites names one site's larger answer when 
     CHECK(a["one_site"]["trainable_params"].get<double>() == Approx(alone["inverse"]["trainable_params"].get<double>()).epsilon(1e-9));
     CHECK(r["warnings"].dump().find("one site alone") != std::string::npos);
 }
+
+TEST_CASE("an active parameter count the architecture does not have is a conflict on model.active_params, not ignored") {
+    // Mixtral 8x7B with active_params 1e9 kept its 12.9e9 without a word (red team); the echo's own
+    // active_params (the architecture's) still parses back.
+    const json bad = run({{"model", {{"preset", "mixtral-8x7b"}, {"active_params", 1e9}}},
+                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+                          {"inference", json::object()}});
+    REQUIRE(bad.contains("errors"));
+    CHECK(bad["errors"][0]["field"] == "model.active_params");
+    CHECK(bad["errors"][0]["code"] == "conflict");
+    json s = {{"model", {{"preset", "mixtral-8x7b"}}},
+              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+              {"inference", json::object()}};
+    const json ok = run(s);
+    REQUIRE_FALSE(ok.contains("errors"));
+    const json again = run(ok["inputs"]);
+    CHECK_FALSE(again.contains("errors"));
+    CHECK(again["inference"]["tpot_seconds"] == ok["inference"]["tpot_seconds"]);
+}
+
+TEST_CASE("serving at a tensor-parallel size that neither divides nor is divided by the key/value heads is an error on inference.tp") {
+    // kv_heads 6 at tp 4 was served with 2 heads a rank (vLLM refuses it; the automatic search skips it).
+    const json model = {{"layers", 32}, {"hidden", 3072}, {"heads", 24}, {"kv_heads", 6}, {"vocab", 32000}};
+    const auto serve = [&](int tp) {
+        return run({{"model", model}, {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"inference", {{"tp", tp}}}});
+    };
+    const json bad = serve(4);
+    REQUIRE(bad.contains("errors"));
+    CHECK(bad["errors"][0]["field"] == "inference.tp");
+    CHECK_FALSE(serve(2).contains("errors"));  // 6 heads over 2 ranks: 3 each
+    CHECK(serve(8).contains("errors"));        // 24 heads / 8 fine, but 6 KV heads over 8 ranks neither way
+}
