@@ -122,8 +122,10 @@ void communication_json(Val j, const TrainingResult& r) {
         {"exchange_seconds", when(dp, w.exchange_seconds)},
         {"exchange_seconds_per_step", when(dp, w.exchange_seconds / r.config.local_steps)},
         {"exchange_hidden_fraction",
+         // (At least 0: an exchange wholly exposed came out as -2.2e-16 from rounding; a red team.)
          when(dp, w.exchange_seconds > 0
-                      ? 1.0 - w.exchange_exposed_seconds * (r.config.local_steps > 1 ? r.config.local_steps : 1) / w.exchange_seconds
+                      ? std::max(0.0, 1.0 - w.exchange_exposed_seconds * (r.config.local_steps > 1 ? r.config.local_steps : 1) /
+                                                w.exchange_seconds)
                       : 1.0)},
         {"exchange_bytes_per_site", when(dp, w.exchange_bytes_per_site)},
         {"wan_bytes_per_site_per_step", when(dp, w.bytes_per_site_per_step)},

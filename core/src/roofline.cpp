@@ -110,8 +110,10 @@ CompareResult estimate_compare(const CompareRequest& req, Trace& trace) {
         if (!a || !b || !(*b > 0)) continue;
         r.same_precision = precision_name(p);
         r.compute_ratio_same_precision = *a / *b;
-        trace.add("compare.compute_ratio_same_precision", "peak_A / peak_B, both at " + r.same_precision, {{"peak_A", *a}, {"peak_B", *b}},
-                  *r.compute_ratio_same_precision, "x", "datasheets (catalog): the fastest precision both list");
+        trace.add(
+            "compare.compute_ratio_same_precision", "peak_A / peak_B, both at " + r.same_precision, {{"peak_A", *a}, {"peak_B", *b}},
+            *r.compute_ratio_same_precision, "x",
+            "datasheets (catalog): A's precision when B lists it, else the first both list of fp8, bf16, fp16, fp32, fp64, int8, fp4");
         break;
     }
     trace.add("compare.compute_ratio", "peak_A / peak_B", {{"peak_A", peak_a}, {"peak_B", peak_b}}, r.compute_ratio, "x",

@@ -214,3 +214,33 @@ TEST_CASE("serving at a tensor-parallel size that neither divides nor is divided
     CHECK_FALSE(serve(2).contains("errors"));  // 6 heads over 2 ranks: 3 each
     CHECK(serve(8).contains("errors"));        // 24 heads / 8 fine, but 6 KV heads over 8 ranks neither way
 }
+
+TEST_CASE("an exchange wholly exposed reports a hidden fraction of 0, never a rounding below it") {
+    // Llama 3 8B on 32 RTX 4090 in 4 sites, PP 16 across them, DiLoCo: -2.2e-16 (red team).
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 32}, {"sites", 4}, {"wan_bytes_per_second", 1e11}}},
+                        {"training",
+                         {{"tokens", 1e11},
+                          {"local_steps", 50},
+                          {"outer_precision", "fp32"},
+                          {"tp", 1},
+                          {"pp", 16},
+                          {"dp", 2},
+                          {"micro_batch", 1},
+                          {"zero", 0},
+                          {"vpp", 2},
+                          {"global_batch", 512},
+                          {"recompute", "full"},
+                          {"layout", "given"}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& f = r["training"]["communication"]["exchange_hidden_fraction"];
+    REQUIRE(f.is_number());
+    CHECK(f.get<double>() >= 0.0);
+    CHECK(f.get<double>() <= 1.0);
+}
+
+TEST_CASE("Gaudi 3's FP16 peak is the catalog note's 459 TFLOPS, not the BF16/FP8 figure") {
+    const json d = run({{"compare", {{"a", "intel-gaudi3"}, {"b", "nvidia-h100-sxm5-80gb"}, {"precision", "fp16"}}}});
+    REQUIRE_FALSE(d.contains("errors"));
+    CHECK(d["compare"]["peak_a_flops_per_second"].get<double>() == Approx(459e12));
+}
