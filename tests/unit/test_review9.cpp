@@ -244,3 +244,20 @@ TEST_CASE("Gaudi 3's FP16 peak is the catalog note's 459 TFLOPS, not the BF16/FP
     REQUIRE_FALSE(d.contains("errors"));
     CHECK(d["compare"]["peak_a_flops_per_second"].get<double>() == Approx(459e12));
 }
+
+TEST_CASE("a mixed fleet's total is null, with a warning, when a pool has no figure for it, never the other pools' partial sum") {
+    // 8 H100 + 64 RTX 4090: node power 10.2 kW (the H100 nodes' alone) under the GPUs' own 34.4 kW;
+    // 8 H100 + 8 H800: a price of the H100s alone (red team).
+    const json a = run(
+        {{"hardware", {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}, {{"device", "nvidia-rtx-4090"}, {"count", 64}}}}}}});
+    REQUIRE_FALSE(a.contains("errors"));
+    CHECK(a["cluster"]["node_power_watts"].is_null());
+    CHECK(a["cluster"]["power_watts"].get<double>() == Approx(8 * 700 + 64 * 450));
+    CHECK(a["warnings"].dump().find("node_power_watts (GeForce RTX 4090)") != std::string::npos);
+    const json b =
+        run({{"hardware",
+              {{"pools", {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}, {{"device", "nvidia-h800-sxm5-80gb"}, {"count", 8}}}}}}});
+    CHECK(b["cluster"]["price_usd"].is_null());
+    CHECK(b["cluster"]["memory_bytes"].is_number());
+    CHECK(b["warnings"].dump().find("price_usd") != std::string::npos);
+}
