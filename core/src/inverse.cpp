@@ -129,6 +129,9 @@ void largest_self_consistent(Trainable& a, double last_evaluated) {
     a.compute = a.n * a.peak * a.mfu * a.seconds * a.gp;
 }
 
+// A number with three significant digits.
+std::string sig3(double v) { return decimal::format_general(v, 3); }
+
 // Whether a plan's batch, chosen by the search, is above the largest published one: per DiLoCo worker
 // when local steps apply (each worker trains its own batch), as the search holds it.
 bool batch_above_published(const Plan& plan, const TrainingConfig& tc, double seq_len, double sites) {
@@ -153,12 +156,20 @@ bool add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_
                                    "to fix it";
         return true;
     }
+    // The granule the batch is rounded to (batch_granule): x pp with interleaving, whose micro-batches
+    // come in whole rounds of the stages; and what it makes of the aim when it is far above it (a red
+    // team: 52.4M tokens under a note saying "about 4M", dp 752 x pp 17 interleaved).
+    const Count pp = plan.config.pp, vpp = plan.config.vpp;
+    const std::string granule = vpp > 1 && pp > 1 ? "dp x micro_batch x pp (interleaved stages)" : "dp x micro_batch";
+    const double aim = target_batch_tokens(sites, dp, tc.local_steps);
+    const std::string far = tokens > 1.5 * aim ? ", here at least " + sig3(tokens / 1e6) + "M tokens" : "";
     out["global_batch_note"] =
-        tc.global_batch ? "training.global_batch as given"
+        tc.global_batch ? std::string("training.global_batch as given")
         : diloco        ? "1M tokens per DiLoCo worker per inner step (INTELLECT-1; each worker its own batch, DiLoCo arXiv:2311.08105 "
-                          "Algorithm 1), rounded to the nearest multiple of the layout's dp x micro_batch; give training.global_batch to fix it"
-                        : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest "
-                          "multiple of the layout's dp x micro_batch; give training.global_batch to fix it";
+                          "Algorithm 1), rounded to the nearest multiple of the layout's " +
+                       granule + far + "; give training.global_batch to fix it"
+                 : "about 4M tokens per step (Llama 2, arXiv:2307.09288 Sec. 2.2), rounded to the nearest multiple of the layout's " +
+                       granule + far + "; give training.global_batch to fix it";
     return false;
 }
 
@@ -184,9 +195,6 @@ json trainable_json(const Trainable& a) {
     out["source"] = "Hoffmann et al. 2022 (Chinchilla), arXiv:2203.15556, Sec. 3 (approach 1-3: a ~ b ~ 0.5, ~20 tokens per parameter)";
     return out;
 }
-
-// A number with three significant digits.
-std::string sig3(double v) { return decimal::format_general(v, 3); }
 
 // The model that trains in the time: the compute-optimal one, unless its training state does not fit
 // (largest_fitting_params); then the largest that fits, on the tokens the compute buys at its own MFU
@@ -551,6 +559,25 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
             fastest_rate = rate, fastest = c, stale = 0;
         else if (g > 2 * fastest.gpus && fastest_rate > 0 && ++stale >= kStaleCounts)
             break;
+        if (meets(c)) hit = c;
+    }
+    // Past the scan, counts doubling up to kMaxGpus while they keep getting faster (kFarStale
+    // doublings without): over slow links the speed can fall and rise again (Llama 2 7B on H100 over 1
+    // Gb/s internet: ~3,500 GPUs slower than one node, 25,568 three times faster at a batch near the
+    // largest published, where the scan had stopped and 30 days named 8 GPUs and 263 days the fastest
+    // run while 100 days answered 80; a red team).
+    constexpr int kFarStale = 3;
+    for (int worse = 0; hit.gpus == 0 && !rates.empty() && worse < kFarStale;) {
+        const double g = std::ceil(2.0 * rates.back().first / n.node) * n.node;
+        if (g > kMaxGpus) break;
+        lo = rates.back().first;
+        double rate = 0;
+        const CountTried c = at(g, &rate);
+        rates.emplace_back(g, rate);
+        if (rate > fastest_rate)
+            fastest_rate = rate, fastest = c, worse = 0;
+        else
+            ++worse;
         if (meets(c)) hit = c;
     }
     if (hit.gpus == 0) {

@@ -284,3 +284,37 @@ TEST_CASE(
     CHECK(t16 >= t8 * 0.999);
     CHECK(t32 >= t16 * 0.999);
 }
+
+TEST_CASE(
+    "gpus_needed over slow links looks past the counts that are slower than one node: the fastest run it names agrees with longer "
+    "deadlines' answers") {
+    // Llama 2 7B on 2T tokens, H100 nodes on 1 Gb/s internet links: 30 days named 8 GPUs taking 263
+    // days as the fastest run, while 100 days answered 25,568 GPUs taking 80 (red team).
+    const auto ask = [](double days) {
+        return run({{"model", {{"preset", "llama2-7b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"network", "internet-1g"}}},
+                    {"training", {{"tokens", 2e12}}},
+                    {"inverse", {{"question", "gpus_needed"}, {"days", days}}}})["inverse"];
+    };
+    const json hard = ask(30), easy = ask(100);
+    REQUIRE(hard["gpus"].is_null());
+    REQUIRE(easy["gpus"].is_number());
+    const std::string why = hard["infeasible_reason"].get<std::string>(), key = "takes about ";
+    const double fastest = std::stod(why.substr(why.find(key) + key.size()));
+    CHECK(fastest <= easy["seconds_at_gpus"].get<double>() / 86400 * 1.1);
+    CHECK(fastest > 30);
+}
+
+TEST_CASE("an inverse answer's batch note names the interleaved granule and the batch it makes when that is far above the aim") {
+    const json a = run({{"model", {{"preset", "llama2-7b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"network", "internet-1g"}}},
+                        {"training", {{"tokens", 2e12}}},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 100}}}})["inverse"];
+    REQUIRE(a["gpus"].is_number());
+    const double tokens = a["global_batch_tokens"].get<double>();
+    const std::string note = a["global_batch_note"].get<std::string>();
+    if (a["plan"]["vpp"].get<double>() > 1 && a["plan"]["pp"].get<double>() > 1)
+        CHECK(note.find("x pp (interleaved stages)") != std::string::npos);
+    REQUIRE(tokens > 6e6);  // far above the ~4M aimed at
+    CHECK(note.find("here at least") != std::string::npos);
+}
