@@ -19,8 +19,8 @@ const Fields = (function () {
   ]);
   // LoRA's own fields: for LoRA and QLoRA only ('' is the core's default method, LoRA).
   const LORA = ['method', ['lora', 'qlora', '']];
-  const SERVE_WEIGHTS = ['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4']
-    .map((p) => [p, p.toUpperCase()])
+  const SERVE_WEIGHTS = [['', 'As released']]
+    .concat(['fp32', 'bf16', 'fp16', 'fp8', 'int8', 'int4', 'fp4'].map((p) => [p, p.toUpperCase()]))
     .concat(['q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0'].map((q) => ['gguf:' + q, 'GGUF ' + q.toUpperCase()]));
 
   // key, path, kind ('select' for choices), label, extra: { unit, options, value (the form's default),
@@ -134,7 +134,7 @@ const Fields = (function () {
       f('model', 'model.preset', 'select', 'Model', { options: 'presets', value: 'llama3-70b' }),
       f('device', 'hardware.device', 'select', 'GPU', { options: 'gpus', value: 'nvidia-h100-sxm5-80gb' }),
       f('count', 'hardware.count', 'count', 'GPUs available', { unit: 'devices', value: '8', placeholder: '1' }),
-      f('weights', 'inference.weight_precision', 'select', 'Weights', { options: SERVE_WEIGHTS, value: 'bf16', dflt: 'bf16' }),
+      f('weights', 'inference.weight_precision', 'select', 'Weights', { options: SERVE_WEIGHTS, value: '', dflt: '' }),
       f('kv_precision', 'inference.kv_precision', 'select', 'KV cache', {
         options: [
           ['bf16', 'BF16'],

@@ -873,9 +873,13 @@ void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult&
          {"quant_group_size", static_cast<double>(cfg.quant_group_size)},
          {"params_kept_16bit", x.kept16_params}},
         r.weights_bytes, "bytes",
-        cfg.weight_format != WeightFormat::native ? "llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)"
-                                                  : "16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
-                                                    "ModelOpt FP8/FP4 configs disable *lm_head*");
+        cfg.weight_format != WeightFormat::native
+            ? std::string("llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)")
+            : std::string("16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
+                          "ModelOpt FP8/FP4 configs disable *lm_head*") +
+                  (m.released_weights != Precision::bf16 && cfg.weight_precision == m.released_weights
+                       ? std::string("; ") + m.released_source + " (the default precision)"
+                       : std::string()));
     if (m.is_mla())
         trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
                   {{"layers", m.layers},

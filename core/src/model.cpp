@@ -256,6 +256,10 @@ void add_moe_presets(std::vector<ModelPreset>& p) {
         m.qk_rope_head_dim = 64;
         m.v_head_dim = 128;
         m.context_len = 131072;  // extended from 4K to 32K and 128K with YaRN (arXiv:2412.19437 Sec. 4.3)
+        m.released_weights = Precision::fp8;
+        m.released_source =
+            "DeepSeek-V3's weights are released in FP8 with 128 x 128 block scales (arXiv:2412.19437 Sec. 3.3; deepseek-ai/DeepSeek-V3 "
+            "README)";
         p.push_back({"deepseek-v3", m, 671e9, "DeepSeek-AI 2024, arXiv:2412.19437 (671B total, 37B activated)"});
     }
 }
@@ -277,6 +281,12 @@ ModelSpec gpt_oss(const char* name, double layers, double experts) {
     m.expert_ffn_hidden = 2880;
     m.router_bias = true;
     m.context_len = 131072;
+    // Released with the MoE weights in MXFP4 (4-bit values, one 8-bit scale per 32): "gpt-oss-120b
+    // ... fits on a single 80GB GPU" (OpenAI model card, arXiv:2508.10925 Sec. 2). Served here at fp4
+    // throughout: the attention weights (~0.5B of 117B) are BF16 in the release, counted at 4 bits.
+    m.released_weights = Precision::fp4;
+    m.released_group = 32;
+    m.released_source = "gpt-oss is released with its MoE weights in MXFP4 (arXiv:2508.10925 Sec. 2: 120b fits a single 80 GB GPU)";
     return m;
 }
 

@@ -273,7 +273,9 @@ constexpr Choice kInferenceWeightFormat[] = {{"native", 0}, {"q4_0", 1}, {"q4_k_
 FieldTable<InferenceConfig> inference_fields() {
     using I = InferenceConfig;
     static constexpr Field<I> t[] = {
-        field<&I::weight_precision>(choice_spec("weight_precision", kInferenceWeightPrecision, "precision of the stored weights")),
+        field<&I::weight_precision>(
+            choice_spec("weight_precision", kInferenceWeightPrecision, "precision of the stored weights",
+                        "bf16, or the precision a preset is released in (gpt-oss: fp4 MXFP4, group 32; DeepSeek-V3: fp8)")),
         field<&I::kv_precision>(choice_spec("kv_precision", kInferenceKvPrecision, "precision of the KV cache")),
         field<&I::batch>(integer_spec("batch", "sequences", 1, 1e7, "concurrent sequences per model instance (fixed)",
                                       "the largest that fits (max throughput, continuous batching)")),

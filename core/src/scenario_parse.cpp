@@ -397,7 +397,14 @@ void parse_inference(const json& t, Scenario& s, Errors& errors) {
     check_table_keys(t, path, inference_fields(), errors, {"slo", "speculative"});
     InferenceConfig c;
     read_fields(t, path, inference_fields(), c, errors);
-    if (!t.contains("quant_group_size") || t["quant_group_size"].is_null()) c.quant_group_size = default_quant_group(c.weight_precision);
+    // A preset released in a low precision is served in it unless the scenario says otherwise (gpt-oss-120b
+    // on one H100 had 'does not fit, 218.6 GiB' by default where its MXFP4 release fits; a red team).
+    const bool precision_given = (t.contains("weight_precision") && !t["weight_precision"].is_null()) ||
+                                 (t.contains("weight_format") && !t["weight_format"].is_null());
+    const bool released = s.model && s.model->released_weights != Precision::bf16 && !precision_given;
+    if (released) c.weight_precision = s.model->released_weights;
+    if (!t.contains("quant_group_size") || t["quant_group_size"].is_null())
+        c.quant_group_size = released && s.model->released_group > 0 ? s.model->released_group : default_quant_group(c.weight_precision);
     if (const json* o = object(t, "slo", path, errors)) {
         check_table_keys(*o, "inference.slo", slo_fields(), errors);
         ServingSlo slo;

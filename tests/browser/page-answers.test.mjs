@@ -115,6 +115,23 @@ test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K
   await context.close();
 });
 
+test('Serve runs a preset in the precision it is released in unless the reader picks another: gpt-oss-120b fits one H100', async () => {
+  const { page, context } = await open(chrome.browser);
+  assert.equal(await field(page, 'serve', 'weights').inputValue(), '');
+  await field(page, 'serve', 'model').selectOption('gpt-oss-120b');
+  await field(page, 'serve', 'device').selectOption('nvidia-h100-sxm5-80gb');
+  await field(page, 'serve', 'count').fill('1');
+  const c = card(page, 'serve');
+  assert.notEqual(await c.locator('.fit').getAttribute('data-fit'), 'no'); // fits ('short': more copies needed for the traffic)
+  const r = await report(page, 'serve');
+  assert.equal(r.inference.fits, true);
+  assert.equal(r.inputs.inference.weight_precision, 'fp4');
+  assert.equal((await scenarioOf(page, 'serve')).inference.weight_precision, undefined);
+  await field(page, 'serve', 'weights').selectOption('bf16');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  await context.close();
+});
+
 test('serving with the batch left blank runs at the largest batch that fits; latency targets find the fewest GPUs, one click to use them', async () => {
   const { page, context } = await open(chrome.browser);
   assert.equal(await field(page, 'serve', 'batch').inputValue(), '');

@@ -318,3 +318,32 @@ TEST_CASE("an inverse answer's batch note names the interleaved granule and the 
     REQUIRE(tokens > 6e6);  // far above the ~4M aimed at
     CHECK(note.find("here at least") != std::string::npos);
 }
+
+TEST_CASE("a preset released in a low precision is served in it by default: gpt-oss-120b fits one 80 GB GPU as its model card says") {
+    // gpt-oss-120b on one H100 with defaults: 'does not fit, 218.6 GiB' (BF16); its MXFP4 release
+    // "fits on a single 80GB GPU" (arXiv:2508.10925 Sec. 2).
+    const json r = run({{"model", {{"preset", "gpt-oss-120b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                        {"inference", json::object()}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inputs"]["inference"]["weight_precision"] == "fp4");
+    CHECK(r["inputs"]["inference"]["quant_group_size"] == 32);
+    CHECK(r["inference"]["fits"] == true);
+    CHECK(r["inference"]["weights_bytes"].get<double>() < 70e9);
+    // Given, BF16 is used (and does not fit); a model without a low-precision release stays BF16.
+    const json bf16 = run({{"model", {{"preset", "gpt-oss-120b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                           {"inference", {{"weight_precision", "bf16"}}}});
+    CHECK(bf16["inference"]["fits"] == false);
+    const json llama = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                            {"inference", json::object()}});
+    CHECK(llama["inputs"]["inference"]["weight_precision"] == "bf16");
+    const json ds = run({{"model", {{"preset", "deepseek-v3"}}},
+                         {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+                         {"inference", json::object()}});
+    CHECK(ds["inputs"]["inference"]["weight_precision"] == "fp8");
+    CHECK(ds["inference"]["fits"] == true);
+    // The echo parses back to the same answer.
+    CHECK(run(r["inputs"])["inference"]["tpot_seconds"] == r["inference"]["tpot_seconds"]);
+}

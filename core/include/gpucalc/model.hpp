@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "gpucalc/precision.hpp"
+
 namespace gpucalc {
 
 enum class FfnKind { gelu, swiglu };  // 2-matrix MLP (GPT) vs 3-matrix gated MLP (Llama)
@@ -28,6 +30,11 @@ struct ModelSpec {
     // sequence a preset's training runs use): Llama 3.1 and DeepSeek-V3 were extended to 128K after
     // pretraining. 0: seq_len. Not a scenario field (a stated model.seq_len is its context).
     double context_len = 0;
+    // The precision a preset's weights are released in, where it is not 16-bit (gpt-oss: MXFP4,
+    // DeepSeek-V3: FP8): serving's default inference.weight_precision. Not a scenario field.
+    Precision released_weights = Precision::bf16;
+    int released_group = 0;  // its scale group (MXFP4: 32), 0: the precision's default
+    const char* released_source = "";
     bool tied_embeddings = false;
     bool biases = true;    // linear-layer biases (GPT) vs none (Llama)
     bool rmsnorm = false;  // RMSNorm (1 vector) vs LayerNorm (2 vectors)
