@@ -43,7 +43,7 @@ const ServeSection = (function () {
     o.fitText = t.fits
       ? 'Runs on ' + per + ': ' + F.bytes(t.memory_per_gpu_bytes) + ' of ' + F.bytes(t.memory_capacity_bytes) + ' per GPU in use.'
       : 'Does not fit: ' + Words.humanize(t.infeasible_reason, 'serve') + '.';
-    if (!t.fits) return Card.card('serve', o);
+    if (!t.fits) return Card.card('serve', ServeNotes.wouldFit(el, r, o));
     // It runs, but the GPUs given fall short of the traffic, or the context is longer than the
     // model's: said in the headline, not only below it.
     const shortfall = ServeNotes.shortfall(r) + ServeNotes.beyondContext(t);

@@ -243,5 +243,39 @@ const ServeNotes = (function () {
     });
   }
 
-  return { gpusGiven, shortfall, beyondContext, chosenTp, slo, perDay, trafficWords, draftStep, afterStep, alone, busy, ttftWords, costWords, capacity };
+  // A copy that does not fit: the GPUs per copy the core found it fits on, one click to use them (and
+  // as many GPUs available, if fewer were given).
+  function wouldFit(el, r, o) {
+    const n = r.inference.fits_with_tp;
+    if (!(n > 1)) return o;
+    const use = () => {
+      const s = el._state.serve,
+        lang = (globalThis.navigator && navigator.language) || 'en-US';
+      s.tp = Parse.text(n, lang);
+      if (!(r.inputs.hardware.count >= n)) s.count = Parse.text(n, lang);
+      Forms.sync(el, 'serve');
+      el._update('serve');
+      el._focusAnswer('serve');
+    };
+    o.actions = [h('button', { type: 'button', class: 'primary', 'data-action': 'use-tp', onclick: use }, 'Use ' + gpus(n) + ' per copy')];
+    return o;
+  }
+
+  return {
+    gpusGiven,
+    shortfall,
+    beyondContext,
+    chosenTp,
+    slo,
+    perDay,
+    trafficWords,
+    draftStep,
+    afterStep,
+    alone,
+    busy,
+    ttftWords,
+    costWords,
+    capacity,
+    wouldFit
+  };
 })();

@@ -990,8 +990,7 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
             : no_sequence
                 ? "not even one sequence of " + jr::fmt_num(r.context_tokens) + " tokens fits in the KV cache pool next to the weights"
                 : "needs " + jr::fmt_num(r.memory_per_gpu_bytes / units::GiB) + " GiB per device";
-        r.infeasible_reason = "does not fit: " + what + ", " + x.d.name + " has " + jr::fmt_num(x.capacity / units::GiB) +
-                              " GiB usable (use more devices per copy, a smaller batch, lower precision or CPU offload)";
+        r.infeasible_reason = "does not fit: " + what + ", " + x.d.name + " has " + jr::fmt_num(x.capacity / units::GiB) + " GiB usable";
     }
     return o;
 }
@@ -1595,6 +1594,36 @@ Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig
     return holds_in_node ? *holds_in_node : holds_across.value_or(largest);
 }
 
+// For a copy that does not fit: the fewest devices per copy (powers of two the heads allow, up to 64)
+// on which the weights and one sequence fit, and only the ways out that apply (a reviewer: "use ...
+// a smaller batch" where the weights alone were over the memory, and no count named).
+void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg,
+                    const InferenceEfficiency& constants, const Fit& given) {
+    const Count from = cfg.tp.value_or(1);
+    for (Count tp = from * 2; tp <= 64 && cfg.weight_format == WeightFormat::native && !cfg.gpu_layers; tp *= 2) {
+        if (!heads_allow_tp(m, static_cast<double>(tp))) continue;
+        InferenceConfig c = cfg;
+        c.tp = tp;
+        c.batch = 1;
+        Hardware h = hw;
+        h.count = std::max<Count>(h.count, tp * cfg.ep * (cfg.disaggregated ? 2 : 1));
+        const Model x(m, h, c, constants);
+        const Fit f = fit(x);
+        if (f.free_for_kv > 0 && (!m.has_architecture || f.max_batch >= 1)) {
+            r.fits_with_tp = static_cast<double>(tp);
+            break;
+        }
+    }
+    std::vector<std::string> others;
+    for (const char* w : {"a smaller batch", "lower precision", "CPU offload"})
+        if (std::string_view(w) != "a smaller batch" || (given.free_for_kv > 0 && cfg.batch.value_or(2) > 1)) others.emplace_back(w);
+    std::string use = "use " + others[0];
+    for (std::size_t i = 1; i < others.size(); ++i) use += (i + 1 == others.size() ? " or " : ", ") + others[i];
+    const std::string tp = r.fits_with_tp ? jr::fmt_num(*r.fits_with_tp) : "";
+    r.infeasible_reason +=
+        r.fits_with_tp ? " (it fits on " + tp + " devices per copy, inference.tp " + tp + "; or " + use + ")" : " (" + use + ")";
+}
+
 // Derivation of an automatic inference.tp.
 void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
     if (!r.tp_chosen) return;
@@ -1648,6 +1677,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     memory_figures(r, x, f);
     choose_batch(r, x, f);
     const Occupancy o = memory_use(r, x, f, hw);
+    if (!r.fits) what_would_fit(r, m, hw, c, constants, f);
 
     // Decode, prefill, the continuous-batching cycle.
     const Cycle y = cycle(x, r.batch);

@@ -263,6 +263,7 @@ void inference_memory_json(Val j, const InferenceResult& r) {
     j["memory_per_gpu_bytes"] = r.memory_per_gpu_bytes;
     j["fits"] = r.fits;
     j["infeasible_reason"] = r.infeasible_reason;
+    j["fits_with_tp"] = opt(r.fits_with_tp);
     j["max_batch"] = r.max_batch;
     j["instances_per_gpu"] = r.instances_per_gpu;
     j["instances_per_cluster"] = r.instances_per_cluster;

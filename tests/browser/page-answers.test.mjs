@@ -115,6 +115,25 @@ test('Can I run it? Llama 3 70B on one RTX 4090: no at 16 bits, yes in GGUF Q4_K
   await context.close();
 });
 
+test('a Serve copy that does not fit names the GPUs per copy it fits on, and one click uses them', async () => {
+  const { page, context } = await open(chrome.browser);
+  await field(page, 'serve', 'model').selectOption('llama3-70b');
+  await field(page, 'serve', 'device').selectOption('nvidia-rtx-4090');
+  await field(page, 'serve', 'count').fill('1');
+  await field(page, 'serve', 'tp').fill('1');
+  const c = card(page, 'serve');
+  assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  const text = await c.locator('.fit').textContent();
+  assert.match(text, /fits on 8 devices per copy/);
+  assert.doesNotMatch(text, /smaller batch/); // the weights alone are over the memory: a smaller batch cannot help
+  await c.locator('[data-action="use-tp"]').click();
+  assert.equal(await field(page, 'serve', 'tp').inputValue(), '8');
+  assert.equal(await field(page, 'serve', 'count').inputValue(), '8');
+  assert.notEqual(await c.locator('.fit').getAttribute('data-fit'), 'no');
+  assert.equal((await report(page, 'serve')).inference.fits, true);
+  await context.close();
+});
+
 test('Serve runs a preset in the precision it is released in unless the reader picks another: gpt-oss-120b fits one H100', async () => {
   const { page, context } = await open(chrome.browser);
   assert.equal(await field(page, 'serve', 'weights').inputValue(), '');

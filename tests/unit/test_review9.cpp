@@ -347,3 +347,24 @@ TEST_CASE("a preset released in a low precision is served in it by default: gpt-
     // The echo parses back to the same answer.
     CHECK(run(r["inputs"])["inference"]["tpot_seconds"] == r["inference"]["tpot_seconds"]);
 }
+
+TEST_CASE("a serving copy that does not fit names the fewest devices per copy it fits on, and only the ways out that apply") {
+    // Llama 3 70B in BF16 on one RTX 4090: 'use more devices per copy, a smaller batch, ...' while the
+    // weights alone need 132 GiB (a reviewer). 132.4 GiB / 24 GiB: 8 devices (powers of two).
+    const json r = run(
+        {{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}}, {"inference", {{"tp", 1}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inference"]["fits"] == false);
+    CHECK(r["inference"]["fits_with_tp"] == 8);
+    const std::string why = r["inference"]["infeasible_reason"].get<std::string>();
+    CHECK(why.find("fits on 8 devices per copy") != std::string::npos);
+    CHECK(why.find("smaller batch") == std::string::npos);
+    // At that size it runs.
+    const json at8 = run(
+        {{"model", {{"preset", "llama3-70b"}}}, {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 8}}}, {"inference", {{"tp", 8}}}});
+    CHECK(at8["inference"]["fits"] == true);
+    CHECK(run({{"model", {{"preset", "llama3-8b"}}},
+               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+               {"inference", json::object()}})["inference"]["fits_with_tp"]
+              .is_null());
+}

@@ -91,7 +91,8 @@ struct InferenceResult {
     double memory_capacity_bytes = 0;  // usable device memory
     bool fits = true;
     std::string infeasible_reason;
-    double max_batch = 0;  // sequences that fit at full context
+    std::optional<double> fits_with_tp;  // a copy that does not fit: the fewest devices per copy on which one sequence does
+    double max_batch = 0;                // sequences that fit at full context
     double instances_per_gpu = 0;
     double instances_per_cluster = 0;
     double prefill_seconds = 0;                    // one request's prompt on an idle instance
