@@ -55,6 +55,7 @@ const ServeSection = (function () {
     // law); the largest batch's speed is what a full copy gives.
     const a = t.at_traffic;
     const atBatch = atBatchText(t);
+    o.figures.push(...ServeNotes.oneUser(t, a));
     if (a)
       o.figures.push([
         'Speed per user',
