@@ -1,0 +1,95 @@
+// The element on other people's pages: a blog's CSS (a 62.5 % root font size, text properties on
+// its body, a `* { ... }` rule) does not change how it looks; a compact embed keeps its details
+// folded; frame.html tells its parent its height; a scenario or section attribute that cannot be
+// used says so instead of showing an unrelated answer; the theme attribute; one sync-url per page.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { useBrowser, pageUrl, shotDir } from './browser.mjs';
+import { site } from '../node/common.mjs';
+
+const chrome = useBrowser();
+const written = [];
+after(() => {
+  for (const f of written) rmSync(f, { force: true });
+});
+
+const SERVE = '{"model":{"preset":"llama3-70b"},"hardware":{"device":"nvidia-h100-sxm5-80gb","count":8},"inference":{"tp":4}}';
+
+// A host page next to the site's files, with its own <style>.
+function hostPage(name, body, css = '') {
+  const file = join(site, name);
+  writeFileSync(
+    file,
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+      '<title>host</title><style>' +
+      css +
+      '</style></head><body>' +
+      body +
+      '<script src="gpucalc-embed.js"></script></body></html>'
+  );
+  written.push(file);
+  return pageUrl(name);
+}
+
+async function visit(url, opts = {}) {
+  const context = await chrome.browser.newContext(Object.assign({ viewport: { width: 1280, height: 800 } }, opts));
+  const page = await context.newPage();
+  const errors = [];
+  const logs = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => logs.push(m.type() + ': ' + m.text()));
+  await page.goto(url);
+  return { context, page, errors, logs };
+}
+const answered = (page) => page.waitForSelector('gpu-calc .answer:not(.waiting)', { timeout: 15000 });
+
+// What a reader sees of some of the element's text: size, spacing, case, alignment, and the
+// element's height (the same layout gives the same height).
+const looks = (page) =>
+  page.evaluate(() => {
+    const el = document.querySelector('gpu-calc');
+    const out = { height: Math.round(el.getBoundingClientRect().height) };
+    for (const sel of ['h2', '.fit', '.figure dt', '.figure .big', '.figure .sub', '.field label', 'input', 'select', 'summary', '.parsed']) {
+      const n = el.shadowRoot.querySelector(sel);
+      const cs = getComputedStyle(n);
+      out[sel] = [
+        cs.fontSize,
+        cs.lineHeight,
+        cs.letterSpacing,
+        cs.wordSpacing,
+        cs.textTransform,
+        cs.textAlign,
+        cs.textIndent,
+        cs.fontStyle,
+        cs.fontWeight
+      ].join(' ');
+    }
+    return out;
+  });
+
+test('a blog\u2019s CSS does not reach into the element: html { font-size: 62.5% }, text properties on its body, a * rule', async () => {
+  const body = '<p>Host text.</p><gpu-calc section="serve" compact scenario=\'' + SERVE + "'>Loading gpucalc\u2026</gpu-calc>";
+  const plain = hostPage('test-embed-plain.html', body);
+  const blog = hostPage(
+    'test-embed-leak.html',
+    body,
+    'html { font-size: 62.5%; } body { font-size: 1.6rem; text-align: justify; letter-spacing: 0.1em; text-transform: uppercase; font-style: italic;' +
+      ' font-weight: 300; word-spacing: 4px; text-indent: 2em; line-height: 2.2; white-space: pre-line; cursor: crosshair; }' +
+      ' * { letter-spacing: 0.02em; line-height: 1.9; text-transform: lowercase; }'
+  );
+  const a = await visit(plain);
+  await answered(a.page);
+  const want = await looks(a.page);
+  await a.context.close();
+  const b = await visit(blog);
+  await answered(b.page);
+  const got = await looks(b.page);
+  // The text a reader reads is 15 px, as on a plain page, not the 8 px that 62.5 % made of it.
+  assert.equal(await b.page.locator('gpu-calc .fit').evaluate((n) => getComputedStyle(n.getRootNode().host).fontSize), '15px');
+  assert.deepEqual(got, want);
+  await b.page.screenshot({ path: join(shotDir, 'embed-host-css.png') });
+  assert.deepEqual(b.errors, []);
+  await b.context.close();
+});
