@@ -1,19 +1,22 @@
 // How the element starts: its state from the defaults, the scenario attribute, the address
 // (#s=<state> with sync-url, #section=...&scenario=... with hash-params) or the saved state (what
-// cannot be used is said in a notice, never silently replaced by the defaults); its first answer
-// (recorded by the build for the default page) and the module; how it asks the module.
+// cannot be used is said, never silently replaced by the defaults: a scenario or a section that
+// cannot be shown stops the start, with the reason in the element); its first answer (recorded by
+// the build for the default page) and the module; how it asks the module.
 // Part of the page bundle (scripts/bundle.mjs).
 const Boot = (function () {
-  // A scenario's text (the scenario attribute, a frame's #scenario=) into the state; what cannot be
-  // used is said, never silently replaced by the defaults.
+  // A scenario's text (the scenario attribute, a frame's #scenario=) into the state. One that cannot
+  // be used is the element's answer (el._blocked), with what is wrong: not the defaults' answer
+  // under a notice, which a reader takes for the answer to the scenario the page meant.
   function scenarioInto(el, st, text, what) {
+    const fail = (why) => (el._blocked = el._blocked || []).push(what + ' ' + why + '.');
     const why = Guard.check(text, Guard.MAX_IMPORT_CHARS);
-    if (why) return el._notice(what + ' was not used: ' + why + '.', true);
+    if (why) return fail('was not used: ' + why);
     let sc;
     try {
       sc = JSON.parse(text);
     } catch (e) {
-      return el._notice(what + ' is not valid JSON (' + e.message + '); the calculator shows its defaults instead.', true);
+      return fail('is not valid JSON (' + e.message + ')');
     }
     const want = el._visibleSections();
     const mapped = Scenario.toState(sc, el._sectionOverride || (want.length === 1 ? want[0] : null));
@@ -23,18 +26,29 @@ const Boot = (function () {
         st.view.section = 'json';
         return;
       }
-      return el._notice(
-        what +
-          ' was not used: ' +
+      return fail(
+        'was not used: ' +
           (mapped
             ? 'it is a ' + State.TITLES[mapped.section] + ' scenario, and this view shows ' + want.map((s) => State.TITLES[s]).join(', ')
-            : 'the forms cannot hold it (use the Scenario JSON section)') +
-          '.',
-        true
+            : 'the forms cannot hold it (use the Scenario JSON section)')
       );
     }
     Object.assign(st[mapped.section], mapped.state[mapped.section]);
     st.view.section = mapped.section;
+  }
+
+  // The section attribute (or a frame's #section=): names that are no section are said, with the
+  // names there are; where none is left to show, that is the element's answer.
+  function sectionNames(el, fromAddress) {
+    const what = fromAddress !== null ? 'The section in the address' : 'The section attribute';
+    const names = (fromAddress !== null ? fromAddress : el.getAttribute('section') || 'all').split(/[\s,]+/).filter(Boolean);
+    const unknown = names.filter((s) => s !== 'all' && !State.SECTIONS.includes(s));
+    if (!unknown.length) return;
+    const quoted = unknown.map((s) => '\u201c' + s + '\u201d').join(', ');
+    const text = what + ' names no section ' + quoted + '; the sections are ' + State.SECTIONS.join(', ') + ' and all.';
+    el._noDefaults = !el._visibleSections().length;
+    if (el._noDefaults) el._blocked = [text];
+    else el._notice(text, true);
   }
 
   // Settings that could not be restored, said (they were reset).
@@ -47,7 +61,10 @@ const Boot = (function () {
     const hash = typeof location !== 'undefined' ? location.hash : '';
     const params =
       /^#?(section|scenario)=/.test(hash) && (el.hasAttribute('hash-params') || el.hasAttribute('sync-url')) ? new URLSearchParams(hash.slice(1)) : null;
-    if (params && State.SECTIONS.includes(params.get('section'))) el._sectionOverride = params.get('section');
+    const hashSection = params && params.get('section');
+    if (State.SECTIONS.includes(hashSection)) el._sectionOverride = hashSection;
+    sectionNames(el, hashSection && !el._sectionOverride ? hashSection : null);
+    if (el._noDefaults) return State.sanitizeState(st);
     const attr = el.getAttribute('scenario');
     if (attr !== null) scenarioInto(el, st, attr, 'The scenario attribute');
     if (params && params.get('scenario')) scenarioInto(el, st, params.get('scenario'), 'The scenario in the address');
@@ -76,6 +93,7 @@ const Boot = (function () {
   // that first frame: it is unpacked and compiled while the reader reads. Else the module first.
   // Until the module answers (el._live), other questions wait for it (el._whenLive).
   function start(el, loading) {
+    if (el._blocked) return Notice.blocked(el, loading, el._noDefaults ? null : () => start(el, loading));
     const rec = recorded(el);
     if (!rec) return catalogs(el, loading);
     el._recorded = rec;

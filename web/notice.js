@@ -42,5 +42,36 @@ const Notice = (function () {
         : why + '.');
   }
 
-  return { show, startFailed };
+  // A start stopped by the host's markup (a scenario or a section that cannot be shown): the
+  // reasons, in the element, in place of an answer; where there is something to show, a button
+  // that shows the calculator with its defaults (the reader's choice, said on the button).
+  function blocked(el, box, withDefaults) {
+    const h = Dom.h;
+    box.setAttribute('role', 'alert');
+    box.className = 'loading failed';
+    const next = withDefaults
+      ? h(
+          'p',
+          { class: 'blocked-next' },
+          'No answer is shown until the element\u2019s markup is fixed. ',
+          h(
+            'button',
+            {
+              type: 'button',
+              onclick: () => {
+                el._blocked = null;
+                box.removeAttribute('role');
+                box.className = 'loading';
+                box.textContent = 'Loading the calculator\u2026';
+                withDefaults();
+              }
+            },
+            'Show the calculator with its defaults'
+          )
+        )
+      : '';
+    box.replaceChildren(...el._blocked.map((text) => h('p', { text })), next);
+  }
+
+  return { show, startFailed, blocked };
 })();

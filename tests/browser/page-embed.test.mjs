@@ -93,3 +93,37 @@ test('a blog\u2019s CSS does not reach into the element: html { font-size: 62.5%
   assert.deepEqual(b.errors, []);
   await b.context.close();
 });
+
+test('a scenario attribute that is not JSON, or a section attribute that names no section, is what the element shows: no unrelated answer', async () => {
+  const url = hostPage(
+    'test-embed-bad.html',
+    '<gpu-calc id="json" section="train" compact scenario=\'{"model":{"preset":"llama3-8b"},}\'>Loading\u2026</gpu-calc>' +
+      '<gpu-calc id="sec" section="serving" compact>Loading\u2026</gpu-calc>' +
+      '<gpu-calc id="two" section="serve trian" compact>Loading\u2026</gpu-calc>'
+  );
+  const { page, context, errors } = await visit(url, { viewport: { width: 390, height: 844 } });
+  const json = page.locator('#json');
+  const alert = json.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /The scenario attribute is not valid JSON \(.*position \d+.*\)\./);
+  assert.match(await alert.textContent(), /No answer is shown until the element\u2019s markup is fixed/);
+  // No answer, no figures, no form of the defaults under it.
+  assert.equal(await json.locator('.answer, form, section').count(), 0);
+  const sec = page.locator('#sec').getByRole('alert');
+  assert.equal(
+    await sec.textContent(),
+    'The section attribute names no section \u201cserving\u201d; the sections are train, serve, finetune, plan, cluster, explain, reality, json and all.'
+  );
+  assert.equal(await page.locator('#sec').getByRole('button').count(), 0); // nothing to show with defaults
+  assert.ok((await page.locator('#sec').evaluate((e) => e.getBoundingClientRect().height)) > 40);
+  // One good name and one typo: the good one shows, the typo is said.
+  await page.locator('#two .answer:not(.waiting)').waitFor();
+  assert.match(await page.locator('#two .notice').textContent(), /names no section \u201ctrian\u201d/);
+  await page.screenshot({ path: join(shotDir, 'embed-bad-attributes-phone.png'), fullPage: true });
+  // The reader may still use the calculator: with its defaults, by choice.
+  await json.getByRole('button', { name: 'Show the calculator with its defaults' }).click();
+  await json.locator('.answer:not(.waiting)').waitFor();
+  assert.equal(await json.locator('#train-model').inputValue(), await page.evaluate(() => document.querySelector('#json')._state.train.model));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

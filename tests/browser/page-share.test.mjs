@@ -142,6 +142,15 @@ test('"Copy embed code" and "Copy iframe code" paste into another page and show 
   await p2.close();
 });
 
+// A page opened without waiting for an answer (where the element shows an error instead).
+async function visit(url) {
+  const context = await chrome.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.locator('gpu-calc [role="alert"]').first().waitFor();
+  return { context, page };
+}
+
 test('a scenario attribute that cannot be used is shown as an error, never replaced by a silent default', async () => {
   const typo = hostPage(
     'test-host-typo.html',
@@ -157,18 +166,18 @@ test('a scenario attribute that cannot be used is shown as an error, never repla
     'test-host-badjson.html',
     '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-70b"\'></gpu-calc>'
   );
-  const b = await open(chrome.browser, bad);
-  assert.match(
-    await b.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(),
-    /The scenario attribute is not valid JSON .*the calculator shows its defaults instead/
-  );
+  // Not JSON: the error is the element's answer, not the defaults' answer under a notice.
+  const b = await visit(bad);
+  assert.match(await b.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(), /The scenario attribute is not valid JSON \(/);
+  assert.equal(await b.page.locator('gpu-calc .answer').count(), 0);
   await b.context.close();
   const wrong = hostPage(
     'test-host-wrongsection.html',
     '<script src="gpucalc-embed.js"></script><gpu-calc section="train" scenario=\'{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090"},"inference":{"batch":1}}\'></gpu-calc>'
   );
-  const c = await open(chrome.browser, wrong);
+  const c = await visit(wrong);
   assert.match(await c.page.getByRole('alert').filter({ hasText: 'scenario attribute' }).textContent(), /it is a Serve scenario, and this view shows Train/);
+  assert.equal(await c.page.locator('gpu-calc .answer').count(), 0);
   await c.context.close();
 });
 
