@@ -93,6 +93,7 @@ const Boot = (function () {
   // that first frame: it is unpacked and compiled while the reader reads. Else the module first.
   // Until the module answers (el._live), other questions wait for it (el._whenLive).
   function start(el, loading) {
+    tellParent(el);
     if (el._blocked) return Notice.blocked(el, loading, el._noDefaults ? null : () => start(el, loading));
     const rec = recorded(el);
     if (!rec) return catalogs(el, loading);
@@ -117,6 +118,22 @@ const Boot = (function () {
     if (!rec || rec.section !== sec || typeof requestAnimationFrame !== 'function') return null;
     const built = Scenario.build[sec](el._state[sec], el._state);
     return !built.problems.length && Scenario.requestText(built) === rec.request ? rec : null;
+  }
+
+  // In a frame (frame.html, hash-params): the page's height to the parent as it changes, which a
+  // host page sizes the iframe from (README: {type: 'gpucalc-height', height} by postMessage; the
+  // height carries nothing else, so any origin may have it, file:// included).
+  function tellParent(el) {
+    if (el._tellsParent || !el.hasAttribute('hash-params') || globalThis.parent === globalThis || !globalThis.ResizeObserver) return;
+    el._tellsParent = true;
+    const html = document.documentElement;
+    let last = 0;
+    new ResizeObserver(() => {
+      const height = Math.ceil(html.getBoundingClientRect().height);
+      if (height === last) return;
+      last = height;
+      parent.postMessage({ type: 'gpucalc-height', height }, '*');
+    }).observe(html);
   }
 
   // The catalogs from the module; then every answer is the module's.

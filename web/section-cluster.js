@@ -8,7 +8,7 @@ const ClusterSection = (function () {
     body.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: every total, with sources' }),
         h('div', { class: 'results', 'data-results': 'cluster' })
       )

@@ -17,7 +17,7 @@ const ExplainSection = (function () {
     sec.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: side by side, roofline, typical workloads' }),
         h('div', { class: 'results', 'data-results': 'explain' })
       )

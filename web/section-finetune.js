@@ -9,7 +9,7 @@ const FinetuneSection = (function () {
     body.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: memory per GPU, time' }),
         h('div', { class: 'results', 'data-results': 'finetune' })
       )

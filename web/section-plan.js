@@ -35,7 +35,7 @@ const PlanSection = (function () {
     sec.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: the best plans, throughput vs memory' }),
         h('div', { class: 'results', 'data-results': 'plan' })
       )

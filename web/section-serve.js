@@ -11,7 +11,7 @@ const ServeSection = (function () {
     body.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: memory, decode step, costs, batch curve' }),
         h('div', { class: 'results', 'data-results': 'serve' })
       )

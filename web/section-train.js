@@ -11,7 +11,7 @@ const TrainSection = (function () {
     body.appendChild(
       h(
         'details',
-        { class: 'details', open: true },
+        { class: 'details', open: !el.hasAttribute('compact') },
         h('summary', { text: 'Details: layout, memory, step time, goodput, scaling' }),
         h('div', { class: 'results', 'data-results': 'train' })
       )

@@ -127,3 +127,54 @@ test('a scenario attribute that is not JSON, or a section attribute that names n
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a compact embed keeps its details folded (README) and stays short; one click on Details opens them', async () => {
+  const url = hostPage(
+    'test-embed-compact.html',
+    '<main style="max-width:720px;margin:auto"><gpu-calc section="serve" compact scenario=\'' + SERVE + "'>Loading\u2026</gpu-calc></main>"
+  );
+  const { page, context, errors } = await visit(url);
+  await answered(page);
+  const details = page.locator('gpu-calc details.details');
+  assert.equal(await details.evaluate((d) => d.open), false);
+  const height = () => page.locator('gpu-calc').evaluate((e) => e.getBoundingClientRect().height);
+  const folded = await height();
+  assert.ok(folded < 1400, 'a one-section compact embed is ' + folded + ' px tall');
+  await page.locator('gpu-calc details.details > summary').click();
+  await page.locator('gpu-calc details.details table.kv').first().waitFor();
+  assert.ok((await height()) > folded + 300);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('frame.html posts its height to the parent, and the README\u2019s snippet sizes the iframe from it (no scrolling inside), from file://', async () => {
+  const sc = encodeURIComponent('{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090"}}');
+  const url = hostPage(
+    'test-embed-iframe.html',
+    '<p>My post</p><iframe id="gpucalc-frame" src="frame.html#section=serve&amp;scenario=' +
+      sc +
+      '" width="100%" height="760" title="gpucalc"></iframe><p>After</p>' +
+      // The README's snippet, as a host page writes it.
+      "<script>addEventListener('message', (e) => { const f = document.getElementById('gpucalc-frame');" +
+      " if (f && e.source === f.contentWindow && e.data && e.data.type === 'gpucalc-height') f.style.height = e.data.height + 'px'; });</script>"
+  );
+  const { page, context, errors } = await visit(url, { viewport: { width: 390, height: 844 } });
+  const frame = page.frameLocator('#gpucalc-frame');
+  await frame.locator('gpu-calc .answer:not(.waiting)').waitFor();
+  const fits = () =>
+    page.waitForFunction(() => {
+      const f = document.getElementById('gpucalc-frame');
+      const d = f.contentDocument.documentElement;
+      return f.style.height !== '' && Math.abs(f.clientHeight - d.getBoundingClientRect().height) <= 1 && d.scrollHeight <= f.clientHeight + 1;
+    });
+  await fits();
+  const first = await page.locator('#gpucalc-frame').evaluate((f) => f.clientHeight);
+  assert.notEqual(first, 760);
+  // Opening the details makes the frame taller: the iframe follows.
+  await frame.locator('gpu-calc details.details > summary').click();
+  await fits();
+  assert.ok((await page.locator('#gpucalc-frame').evaluate((f) => f.clientHeight)) > first + 300);
+  await page.screenshot({ path: join(shotDir, 'embed-iframe-sized-phone.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
