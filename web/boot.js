@@ -64,6 +64,9 @@ const Boot = (function () {
     const hashSection = params && params.get('section');
     if (State.SECTIONS.includes(hashSection)) el._sectionOverride = hashSection;
     sectionNames(el, hashSection && !el._sectionOverride ? hashSection : null);
+    const theme = el.getAttribute('theme');
+    if (theme !== null && !['light', 'dark', 'auto'].includes(theme))
+      el._notice('The theme attribute \u201c' + theme + '\u201d is none of light, dark or auto; the calculator follows the system\u2019s colour scheme.', true);
     if (el._noDefaults) return State.sanitizeState(st);
     const attr = el.getAttribute('scenario');
     if (attr !== null) scenarioInto(el, st, attr, 'The scenario attribute');

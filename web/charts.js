@@ -18,7 +18,10 @@ const Charts = (function () {
     dark: { c0: '#74c0fc', c1: '#8ce99a', c2: '#ffa94d', c3: '#e599f7', mark: '#ffa94d', grid: '#646c77' }
   };
 
-  function dark() {
+  // The element's scheme: its theme attribute's ("light", "dark"), else the system's.
+  function dark(el) {
+    const t = el && el.getAttribute('theme');
+    if (t === 'dark' || t === 'light') return t === 'dark';
     return !!(globalThis.matchMedia && matchMedia('(prefers-color-scheme: dark)').matches);
   }
 
@@ -26,7 +29,7 @@ const Charts = (function () {
   function theme(el) {
     const cs = getComputedStyle(el);
     const v = (n, d) => (cs.getPropertyValue(n) || '').trim() || d;
-    const d = dark();
+    const d = dark(el);
     const base = { name: d ? 'dark' : 'light', fg: v('--fg', d ? '#e6edf3' : '#1b1f24'), bg: v('--bg', d ? '#0d1117' : '#ffffff') };
     return Object.assign(base, PALETTE[base.name]);
   }
@@ -70,7 +73,7 @@ const Charts = (function () {
 
   // The scheme's colours, read once per scheme (reading styles after DOM changes recalculates them).
   function colours(el) {
-    if (!el._chartTheme || el._chartTheme.name !== (dark() ? 'dark' : 'light')) el._chartTheme = theme(el);
+    if (!el._chartTheme || el._chartTheme.name !== (dark(el) ? 'dark' : 'light')) el._chartTheme = theme(el);
     return el._chartTheme;
   }
 
@@ -108,7 +111,7 @@ const Charts = (function () {
     // The host's width is read once per render, when the first chart is drawn: after the first paint,
     // so that reading it forces no layout of a page still being built (~50 ms on a cold load).
     if (!el._chartWidth) el._chartWidth = Math.max(280, Math.min(720, (el.getBoundingClientRect().width || 720) - 40));
-    if (!job.sig) setWidth(job, el._chartWidth);
+    if (!job.sig) setWidth(el, job, el._chartWidth);
     const t = colours(el);
     const cache = (el._chartCache = el._chartCache || {});
     const prev = cache[job.key] && cache[job.key].sig === job.sig ? cache[job.key] : null;
@@ -173,7 +176,7 @@ const Charts = (function () {
     const fig = h('figure', { class: 'chart' }, h('figcaption', { text: title }), holder, box, hint);
     target.appendChild(fig);
     const job = { key, sig: null, holder, box, spec: Object.assign({}, spec), data };
-    if (el._chartWidth) setWidth(job, el._chartWidth);
+    if (el._chartWidth) setWidth(el, job, el._chartWidth);
     const cached = el._chartCache && el._chartCache[key];
     if (cached && job.sig && cached.sig === job.sig) draw(el, job);
     else schedule(el, job);
@@ -181,19 +184,21 @@ const Charts = (function () {
   }
 
   // The chart's width, and with it the signature under which it is cached (series, width, marker, theme).
-  function setWidth(job, width) {
+  function setWidth(el, job, width) {
     job.spec.width = width;
-    job.sig = JSON.stringify([job.spec.series.map((x) => x.label), width, job.spec.markX || null, dark()]);
+    job.sig = JSON.stringify([job.spec.series.map((x) => x.label), width, job.spec.markX || null, dark(el)]);
   }
 
-  // A change of colour scheme redraws the charts of the sections shown.
+  // A change of colour scheme (the system's, or the theme attribute) redraws the charts of the sections shown.
   function watchTheme(el, redraw) {
-    if (el._themeWatch || !globalThis.matchMedia) return;
+    if (el._themeWatch) return;
     el._themeWatch = true;
-    matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    const again = () => {
       el._chartCache = {};
       redraw();
-    });
+    };
+    if (globalThis.matchMedia) matchMedia('(prefers-color-scheme: dark)').addEventListener('change', again);
+    new MutationObserver(again).observe(el, { attributes: true, attributeFilter: ['theme'] });
   }
 
   return { chart, watchTheme, theme };

@@ -178,3 +178,42 @@ test('frame.html posts its height to the parent, and the README\u2019s snippet s
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('theme="light" on a dark system and theme="dark" on a light one: colours, fields and charts follow the attribute; a bad value is said', async () => {
+  const el = (id, theme) => '<gpu-calc id="' + id + '" theme="' + theme + '" section="serve" compact scenario=\'' + SERVE + "'>Loading\u2026</gpu-calc>";
+  const url = hostPage(
+    'test-embed-theme.html',
+    '<h2>Light-only blog</h2>' + el('light', 'light') + el('dark', 'dark') + el('bad', 'blue'),
+    'body { background: #fff; color: #222; }'
+  );
+  for (const colorScheme of ['dark', 'light']) {
+    const { page, context, errors } = await visit(url, { colorScheme });
+    await page.locator('#dark .answer:not(.waiting)').waitFor();
+    const seen = (id) =>
+      page.locator('#' + id).evaluate((e) => ({
+        bg: getComputedStyle(e).backgroundColor,
+        field: getComputedStyle(e.shadowRoot.querySelector('input')).backgroundColor,
+        scheme: getComputedStyle(e.shadowRoot.querySelector('select')).colorScheme
+      }));
+    assert.deepEqual(await seen('light'), { bg: 'rgb(255, 255, 255)', field: 'rgb(255, 255, 255)', scheme: 'light' });
+    assert.deepEqual(await seen('dark'), { bg: 'rgb(13, 17, 23)', field: 'rgb(13, 17, 23)', scheme: 'dark' });
+    // The charts take the element's scheme: open the details and look at the chart drawn.
+    for (const id of ['light', 'dark']) {
+      await page.locator('#' + id + ' details.details > summary').click();
+      const chart = page.locator('#' + id + ' .chart-holder[data-theme]').first();
+      await chart.waitFor();
+      assert.equal(await chart.getAttribute('data-theme'), id);
+    }
+    assert.match(await page.locator('#bad .notice').textContent(), /The theme attribute \u201cblue\u201d is none of light, dark or auto/);
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.screenshot({ path: join(shotDir, 'embed-theme-' + colorScheme + '-system.png') });
+    await page.locator('#dark .answer').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(shotDir, 'embed-theme-' + colorScheme + '-system-dark-element.png') });
+    // The attribute changed on a page already shown: the charts are drawn again in that scheme.
+    await page.locator('#light').evaluate((e) => e.setAttribute('theme', 'dark'));
+    await page.locator('#light .chart-holder[data-theme="dark"]').first().waitFor();
+    assert.equal(await page.locator('#light').evaluate((e) => getComputedStyle(e).backgroundColor), 'rgb(13, 17, 23)');
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
