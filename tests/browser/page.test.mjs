@@ -163,7 +163,9 @@ test('the custom element works on a plain HTML page from file://, and in an ifra
   assert.equal(await page.locator('#demo-element').evaluate((el) => el.shadowRoot.querySelectorAll('section').length), 1);
   assert.ok((await text(page, 'training.days')).length > 0);
   const frame = page.frameLocator('#demo-frame');
-  await frame.locator('gpu-calc [data-key="inference.weights_bytes"]').waitFor();
+  // Computed, in the details a compact embed keeps folded.
+  await frame.locator('gpu-calc [data-key="inference.weights_bytes"]').waitFor({ state: 'attached' });
+  assert.equal(await frame.locator('gpu-calc details.details').evaluate((d) => d.open), false);
   assert.deepEqual(errors, []);
   await context.close();
 });
