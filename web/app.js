@@ -38,7 +38,7 @@ class GpuCalc extends HTMLElement {
     }
     this._core = Core.page();
     Core.onRestart(() => this._notice('The calculator hit an internal error; it was restarted and the last step retried.'));
-    if (this.hasAttribute('sync-url')) addEventListener('hashchange', () => Boot.fromAddress(this));
+    if (this._syncUrl) addEventListener('hashchange', () => Boot.fromAddress(this));
     Boot.start(this, loading);
   }
   // Runs fn once the module answers (at once if it does): what was asked before it did waits.
@@ -69,16 +69,16 @@ class GpuCalc extends HTMLElement {
     return Boot.initialState(this);
   }
 
-  // Saving the state is debounced: browsers throttle history.replaceState (Chromium: 100 calls per
-  // 10 s) and typing must not wait for storage.
+  // Saved by the element that owns the address (Boot: one per page) while it has sync-url; debounced:
+  // browsers throttle history.replaceState (Chromium: 100 calls per 10 s), typing must not wait.
   _persist() {
-    if (!this.hasAttribute('sync-url')) return;
+    if (!this._syncUrl || !this.hasAttribute('sync-url')) return;
     clearTimeout(this._persistTimer);
     this._persistTimer = setTimeout(() => this.persistNow(), 150);
   }
   persistNow() {
     clearTimeout(this._persistTimer);
-    if (this.hasAttribute('sync-url')) State.save(this._state);
+    if (this._syncUrl && this.hasAttribute('sync-url')) State.save(this._state);
   }
 
   _visibleSections() {

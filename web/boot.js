@@ -51,16 +51,33 @@ const Boot = (function () {
     else el._notice(text, true);
   }
 
+  // One element per page keeps its state in the address (sync-url): the first connected. Two
+  // would overwrite each other's #s= at every change, and each would read the other's on reload;
+  // a second one keeps its state to itself, and says so to the page's author in the console.
+  function ownsAddress(el) {
+    if (!el.hasAttribute('sync-url')) return false;
+    const owner = globalThis.__gpucalcAddressOwner;
+    if (owner && owner !== el && owner.isConnected) {
+      console.warn(
+        'gpucalc: only one <gpu-calc sync-url> per page keeps its state in the address; another element already does, so this one neither reads nor writes it.',
+        el
+      );
+      return false;
+    }
+    globalThis.__gpucalcAddressOwner = el;
+    return true;
+  }
+
   // Settings that could not be restored, said (they were reset).
   const resetNotice = (el, what, problems) => el._notice('Some ' + what + ' could not be restored and were reset: ' + problems.join('; ') + '.');
 
   // Defaults, then the scenario attribute, then the URL hash (#s=<state> with sync-url, or
   // #section=...&scenario=... with hash-params), or the saved state.
   function initialState(el) {
+    el._syncUrl = ownsAddress(el);
     let st = State.cloneDefaults();
     const hash = typeof location !== 'undefined' ? location.hash : '';
-    const params =
-      /^#?(section|scenario)=/.test(hash) && (el.hasAttribute('hash-params') || el.hasAttribute('sync-url')) ? new URLSearchParams(hash.slice(1)) : null;
+    const params = /^#?(section|scenario)=/.test(hash) && (el.hasAttribute('hash-params') || el._syncUrl) ? new URLSearchParams(hash.slice(1)) : null;
     const hashSection = params && params.get('section');
     if (State.SECTIONS.includes(hashSection)) el._sectionOverride = hashSection;
     sectionNames(el, hashSection && !el._sectionOverride ? hashSection : null);
@@ -71,7 +88,7 @@ const Boot = (function () {
     const attr = el.getAttribute('scenario');
     if (attr !== null) scenarioInto(el, st, attr, 'The scenario attribute');
     if (params && params.get('scenario')) scenarioInto(el, st, params.get('scenario'), 'The scenario in the address');
-    if (el.hasAttribute('sync-url') && !params) {
+    if (el._syncUrl && !params) {
       const fromHash = State.decodeHash(hash);
       const saved = fromHash ? null : State.loadStored();
       const got = fromHash || saved;

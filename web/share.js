@@ -86,7 +86,7 @@ const Share = (function () {
       return btn;
     };
     const list = [];
-    if (el.hasAttribute('sync-url')) list.push(b('link', 'Copy link', 'Link'));
+    if (el._syncUrl) list.push(b('link', 'Copy link', 'Link'));
     list.push(b('element', 'Copy embed code', 'Embed code'), b('iframe', 'Copy iframe code', 'Iframe code'));
     return h('div', { class: 'share' }, list, status);
   }

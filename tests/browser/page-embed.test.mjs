@@ -217,3 +217,34 @@ test('theme="light" on a dark system and theme="dark" on a light one: colours, f
     await context.close();
   }
 });
+
+test('two <gpu-calc sync-url> on one page: the first keeps its state in the address, the second neither writes nor reads it, and says so in the console', async () => {
+  const two =
+    '<gpu-calc id="c1" section="serve" compact sync-url scenario=\'' +
+    SERVE +
+    "'>Loading</gpu-calc>" +
+    '<gpu-calc id="c2" section="serve" compact sync-url scenario=\'{"model":{"preset":"llama3-8b"},"hardware":{"device":"nvidia-rtx-4090","count":1}}\'>Loading</gpu-calc>';
+  const url = hostPage('test-embed-two-sync.html', two);
+  const { page, context, errors, logs } = await visit(url);
+  await page.locator('#c2 .answer:not(.waiting)').waitFor();
+  const typeInto = async (id, text) => {
+    const input = page.locator('#' + id + ' #serve-batch');
+    await input.click();
+    await page.keyboard.type(text);
+    await page.waitForTimeout(400); // past the save's debounce
+  };
+  await typeInto('c1', '64');
+  const hash = await page.evaluate(() => location.hash);
+  assert.match(hash, /^#s=/);
+  await typeInto('c2', '3');
+  assert.equal(await page.evaluate(() => location.hash), hash, 'the second element overwrote the first one\u2019s address');
+  assert.ok(logs.some((l) => /^warning: gpucalc: only one <gpu-calc sync-url> per page/.test(l)));
+  // A reload: the first takes its state back from the address, the second shows its own scenario.
+  await page.reload();
+  await page.locator('#c2 .answer:not(.waiting)').waitFor();
+  assert.equal(await page.locator('#c1 #serve-batch').inputValue(), '64');
+  assert.equal(await page.locator('#c2 #serve-model').inputValue(), 'llama3-8b');
+  assert.equal(await page.locator('#c2 #serve-batch').inputValue(), '');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
