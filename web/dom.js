@@ -57,7 +57,7 @@ const Dom = (function () {
             h(
               'tr',
               null,
-              r.map((c) => h('td', null, c))
+              r.map((c, i) => h('td', { 'data-label': headers[i] }, c))
             )
           )
         )

@@ -248,3 +248,57 @@ test('two <gpu-calc sync-url> on one page: the first keeps its state in the addr
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('on a phone, Explain\u2019s tables: the side-by-side caption is read whole, and every workload shows its times for both devices, named', async () => {
+  const url = hostPage('test-embed-explain.html', '<gpu-calc section="explain" compact>Loading\u2026</gpu-calc>');
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, context, errors } = await visit(url, {
+      viewport: { width: 390, height: 844 },
+      colorScheme,
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true
+    });
+    await answered(page);
+    if (!(await page.locator('gpu-calc details.details').evaluate((d) => d.open))) await page.locator('gpu-calc details.details > summary').tap();
+    const compare = page.locator('gpu-calc .scroll:has(table.compare)');
+    await compare.scrollIntoViewIfNeeded();
+    const cap = await compare.evaluate((box) => {
+      const b = box.getBoundingClientRect();
+      const c = box.querySelector('caption').getBoundingClientRect();
+      return { left: c.left >= b.left - 1, right: c.right <= b.right + 1 };
+    });
+    assert.deepEqual(cap, { left: true, right: true });
+    // Both devices fit the phone's width (values wrap between words): nothing hides past the edge.
+    assert.ok(await compare.evaluate((box) => box.scrollWidth <= box.clientWidth + 1));
+    await page.screenshot({ path: join(shotDir, 'embed-explain-phone-' + colorScheme + '-compare.png') });
+    const kernels = page.locator('gpu-calc .kernels');
+    await kernels.scrollIntoViewIfNeeded();
+    const k = await kernels.evaluate((div) => {
+      const box = div.querySelector('.scroll');
+      const b = box.getBoundingClientRect();
+      const heads = [...div.querySelectorAll('thead th')].map((th) => th.textContent);
+      const rows = [...div.querySelectorAll('tbody tr')].map((tr) =>
+        [...tr.cells].map((td) => {
+          const r = td.getBoundingClientRect();
+          const before = getComputedStyle(td, '::before').content;
+          return { inside: r.left >= b.left - 1 && r.right <= b.right + 1, label: before === 'none' ? '' : before.replace(/^"|"$/g, '') };
+        })
+      );
+      return { heads, rows, scrolls: box.scrollWidth > box.clientWidth + 1 };
+    });
+    assert.equal(k.scrolls, false);
+    assert.ok(k.rows.length >= 3);
+    for (const row of k.rows) {
+      assert.ok(row.every((c) => c.inside));
+      // Past the workload's name, each value says what it is: FLOP/byte, then each device.
+      assert.deepEqual(
+        row.slice(1).map((c) => c.label),
+        k.heads.slice(1).map((x) => x + ': ')
+      );
+    }
+    await page.screenshot({ path: join(shotDir, 'embed-explain-phone-' + colorScheme + '-workloads.png') });
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
