@@ -1594,6 +1594,17 @@ Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig
     return holds_in_node ? *holds_in_node : holds_across.value_or(largest);
 }
 
+// What the cluster can serve: whole copies of the GPUs given, and the GPUs left over said.
+void cluster_figures(InferenceResult& r, const Model& x, const Hardware& hw) {
+    r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / x.gpus) : 0;
+    if (r.fits && r.replicas * x.gpus < static_cast<double>(hw.count))
+        r.warnings.push_back(jr::fmt_num(static_cast<double>(hw.count) - r.replicas * x.gpus) + " of the " +
+                             jr::fmt_num(static_cast<double>(hw.count)) + " GPUs are left idle: each copy takes " + jr::fmt_num(x.gpus) +
+                             " (inference.tp x inference.ep)");
+    r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
+    r.concurrent_sequences = r.replicas * r.batch;
+}
+
 // For a copy that does not fit: the fewest devices per copy (powers of two the heads allow, up to 64)
 // on which the weights and one sequence fit, and only the ways out that apply (a reviewer: "use ...
 // a smaller batch" where the weights alone were over the memory, and no count named).
@@ -1685,15 +1696,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.turn_batch = turn_batch(x);
     r.curve = batch_curve(x, r.max_batch, r.batch);
 
-    // What the cluster can serve.
-    r.replicas = r.fits ? std::floor(static_cast<double>(hw.count) / x.gpus) : 0;
-    if (r.fits && r.replicas * x.gpus < static_cast<double>(hw.count))
-        r.warnings.push_back(jr::fmt_num(static_cast<double>(hw.count) - r.replicas * x.gpus) + " of the " +
-                             jr::fmt_num(static_cast<double>(hw.count)) + " GPUs are left idle: each copy takes " + jr::fmt_num(x.gpus) +
-                             " (inference.tp x inference.ep)");
-    r.cluster_throughput_tokens_per_second = r.replicas * r.throughput_tokens_per_second_per_instance;
-    r.concurrent_sequences = r.replicas * r.batch;
-
+    cluster_figures(r, x, hw);
     traffic_from_concurrency(r, x);
     r.requests_per_day_sized = x.cfg.requests_per_day;
 

@@ -515,15 +515,6 @@ void fastest_run(const ModelSpec& model, const Hardware& hw, const Rates& scanne
         }
 }
 
-// The fixed point and its retries can miss every count that meets the deadline: goodput falling
-// almost as fast as the count grows (Llama 3 70B on 15T tokens in 2 days: 276,504 H100 took 2.17 days
-// after eight retries), or the MFU falling as the count outgrows what the batch feeds (Llama 3.1 405B
-// in 40 days: 38,448 H100 at 33.7 % MFU, then 48,232 at 23.2 %, 83,344 with no layout, diverging to
-// 1e7). Then counts a twentieth larger each time (at least a node) from the fewest any run could use
-// (at kBestMfu), each at its own MFU and goodput, up to kScanSpan times that, and no further once the
-// speed has not improved over the last kStaleCounts counts past twice the fastest's; between the last
-// that misses and the first that meets, whole nodes bisected. When none meets, the count kept is the
-// fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
 // How far above the fewest devices any run could use (at kBestMfu, goodput 1) the scan goes: a count
 // beyond it would run at under 1 % MFU x goodput.
 constexpr double kScanSpan = 64;
@@ -533,67 +524,90 @@ struct CountTried {
     Plan plan{};
 };
 
-void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
-    const bool runs = n.mfu > 0 && (n.tc.mfu || n.plan.tokens_per_second > 0);
-    if (runs && meets_deadline(n, n.gpus, n.mfu)) return;
-    const auto at = [&](double g, double* rate = nullptr) {
+// The counts scan_to_deadline has tried, each at its own MFU and goodput: the fastest, the first that
+// meets the deadline, and the last tried before it.
+struct DeadlineScan {
+    const ModelSpec& model;
+    const Hardware& hw;
+    GpusNeeded& n;
+    CountTried fastest{}, hit{};
+    Rates rates{};
+    double fastest_rate = 0, lo = 0;
+
+    CountTried at(double g, double* rate = nullptr) const {
         CountTried c{g, 0, Plan{}};
         const double r = count_rate(model, hw, n, g, &c.plan, &c.mfu);
         if (rate) *rate = r;
         return c;
-    };
-    const auto meets = [&](const CountTried& c) { return c.mfu > 0 && meets_deadline(n, c.gpus, c.mfu); };
-    const auto keep = [&](const CountTried& c) { n.gpus = c.gpus, n.mfu = c.mfu, n.plan = c.plan; };
-    CountTried fastest, hit;
-    Rates rates;
-    double fastest_rate = 0, lo = 0;
-    int stale = 0;
-    const double first = fewest_possible(n);
-    for (const double g : scan_counts(first, std::min(kMaxGpus, kScanSpan * first), n.node)) {
-        if (hit.gpus > 0) break;
+    }
+    bool meets(const CountTried& c) const { return c.mfu > 0 && meets_deadline(n, c.gpus, c.mfu); }
+    // Tries g (recorded); whether it is the fastest yet.
+    bool step(double g) {
         lo = rates.empty() ? 0 : rates.back().first;  // the last count that missed
         double rate = 0;
         const CountTried c = at(g, &rate);
         rates.emplace_back(g, rate);
-        if (rate > fastest_rate)
-            fastest_rate = rate, fastest = c, stale = 0;
-        else if (g > 2 * fastest.gpus && fastest_rate > 0 && ++stale >= kStaleCounts)
-            break;
+        const bool faster = rate > fastest_rate;
+        if (faster) fastest_rate = rate, fastest = c;
         if (meets(c)) hit = c;
+        return faster;
     }
-    // Past the scan, counts doubling up to kMaxGpus while they keep getting faster (kFarStale
-    // doublings without): over slow links the speed can fall and rise again (Llama 2 7B on H100 over 1
-    // Gb/s internet: ~3,500 GPUs slower than one node, 25,568 three times faster at a batch near the
-    // largest published, where the scan had stopped and 30 days named 8 GPUs and 263 days the fastest
-    // run while 100 days answered 80; a red team).
+    void keep(const CountTried& c) const { n.gpus = c.gpus, n.mfu = c.mfu, n.plan = c.plan; }
+};
+
+// Past the scan, counts doubling up to kMaxGpus while they keep getting faster (kFarStale doublings
+// without): over slow links the speed can fall and rise again (Llama 2 7B on H100 over 1 Gb/s
+// internet: ~3,500 GPUs slower than one node, 25,568 three times faster at a batch near the largest
+// published, where the scan had stopped and 30 days named 8 GPUs and 263 days the fastest run while
+// 100 days answered 80; a red team).
+void far_counts(DeadlineScan& s) {
     constexpr int kFarStale = 3;
-    for (int worse = 0; hit.gpus == 0 && !rates.empty() && worse < kFarStale;) {
-        const double g = std::ceil(2.0 * rates.back().first / n.node) * n.node;
+    for (int worse = 0; s.hit.gpus == 0 && !s.rates.empty() && worse < kFarStale;) {
+        const double g = std::ceil(2.0 * s.rates.back().first / s.n.node) * s.n.node;
         if (g > kMaxGpus) break;
-        lo = rates.back().first;
-        double rate = 0;
-        const CountTried c = at(g, &rate);
-        rates.emplace_back(g, rate);
-        if (rate > fastest_rate)
-            fastest_rate = rate, fastest = c, worse = 0;
-        else
-            ++worse;
-        if (meets(c)) hit = c;
+        worse = s.step(g) ? 0 : worse + 1;
     }
-    if (hit.gpus == 0) {
-        if (fastest_rate > 0) keep(fastest), fastest_run(model, hw, rates, first, n);
+}
+
+// The fixed point and its retries can miss every count that meets the deadline: goodput falling
+// almost as fast as the count grows (Llama 3 70B on 15T tokens in 2 days: 276,504 H100 took 2.17 days
+// after eight retries), or the MFU falling as the count outgrows what the batch feeds (Llama 3.1 405B
+// in 40 days: 38,448 H100 at 33.7 % MFU, then 48,232 at 23.2 %, 83,344 with no layout, diverging to
+// 1e7). Then counts a twentieth larger each time (at least a node) from the fewest any run could use
+// (at kBestMfu), each at its own MFU and goodput, up to kScanSpan times that, and no further once the
+// speed has not improved over the last kStaleCounts counts past twice the fastest's; between the last
+// that misses and the first that meets, whole nodes bisected. Past the scan, far_counts. When none meets, the count kept is the
+// fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
+void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    const bool runs = n.mfu > 0 && (n.tc.mfu || n.plan.tokens_per_second > 0);
+    if (runs && meets_deadline(n, n.gpus, n.mfu)) return;
+    DeadlineScan s{model, hw, n};
+    int stale = 0;
+    const double first = fewest_possible(n);
+    for (const double g : scan_counts(first, std::min(kMaxGpus, kScanSpan * first), n.node)) {
+        if (s.hit.gpus > 0) break;
+        if (s.step(g))
+            stale = 0;
+        else if (g > 2 * s.fastest.gpus && s.fastest_rate > 0 && ++stale >= kStaleCounts)
+            break;
+    }
+    far_counts(s);
+    if (s.hit.gpus == 0) {
+        if (s.fastest_rate > 0) s.keep(s.fastest), fastest_run(model, hw, s.rates, first, n);
         return;
     }
+    double lo = s.lo;
+    CountTried hit = s.hit;
     while (hit.gpus - lo > n.node) {
         const double mid = std::max(lo + n.node, std::floor((lo + hit.gpus) / 2 / n.node) * n.node);
         if (mid >= hit.gpus) break;
-        const CountTried c = at(mid);
-        if (meets(c))
+        const CountTried c = s.at(mid);
+        if (s.meets(c))
             hit = c;
         else
             lo = mid;
     }
-    keep(hit);
+    s.keep(hit);
 }
 
 // The fixed point can settle far above the smallest count that meets the deadline, the MFU falling and

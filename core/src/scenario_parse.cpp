@@ -1008,6 +1008,37 @@ void check_precision_peaks(const Device& d, Precision p, Errors& errors) {
         add_error(errors, "unsupported", "training.precision", fp8_needs_16_bit(d));
 }
 
+// A serving copy's layout: tp x ep GPUs within hardware.count, tp dividing the heads and dividing (or
+// divided by) the KV heads, ep dividing the experts of a mixture of experts.
+void check_serving_layout(const Scenario& s, Errors& errors) {
+    const InferenceConfig& c = *s.inference;
+    // Copies of tp x ep GPUs each; GPUs left over stay idle (the report says how many).
+    // (An omitted tp is chosen within these rules: at least 1.)
+    const Count tp = c.tp.value_or(1);
+    if (s.hardware->count < tp * c.ep)
+        add_error(errors, "range", c.ep > 1 ? "inference.ep" : "inference.tp",
+                  "hardware.count (" + fmt_num(s.hardware->count) + ") is fewer than the GPUs of one copy, " +
+                      (c.tp ? "inference.tp x inference.ep (" : "inference.ep (") + fmt_num(tp * c.ep) + ")");
+    if (c.tp && s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(tp)))
+        add_error(errors, "divisibility", "inference.tp",
+                  "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(tp) + ")");
+    // Each rank holds whole KV heads, or one KV head is replicated over tp / kv_heads ranks: vLLM's
+    // QKVParallelLinear asserts one divides the other (kv_heads 6 at tp 4 had been served; a red team).
+    else if (c.tp && s.model && s.model->has_architecture && !s.model->is_mla() && !divides(s.model->kv_heads, static_cast<double>(tp)) &&
+             !divides(static_cast<double>(tp), s.model->kv_heads))
+        add_error(
+            errors, "divisibility", "inference.tp",
+            "model.kv_heads (" + fmt_num(s.model->kv_heads) + ") and inference.tp (" + fmt_num(tp) +
+                "): one must divide the other (each rank holds whole key/value heads, or one is replicated over tp / kv_heads ranks)");
+    if (c.ep > 1) {
+        if (!s.model || !s.model->is_moe())
+            add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
+        else if (!divides(s.model->experts, static_cast<double>(c.ep)))
+            add_error(errors, "divisibility", "inference.ep",
+                      "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
+    }
+}
+
 void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.training && !s.hardware) add_error(errors, "missing", "hardware", "training needs hardware (device and count)");
     if (s.training && !s.model && check == LayoutCheck::scenario) add_error(errors, "missing", "model", "training needs a model");
@@ -1038,31 +1069,7 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
     if (s.inference && s.hardware) {
         auto& c = *s.inference;
         const Device& d = s.hardware->device;
-        // Copies of tp x ep GPUs each; GPUs left over stay idle (the report says how many).
-        // (An omitted tp is chosen within these rules: at least 1.)
-        const Count tp = c.tp.value_or(1);
-        if (s.hardware->count < tp * c.ep)
-            add_error(errors, "range", c.ep > 1 ? "inference.ep" : "inference.tp",
-                      "hardware.count (" + fmt_num(s.hardware->count) + ") is fewer than the GPUs of one copy, " +
-                          (c.tp ? "inference.tp x inference.ep (" : "inference.ep (") + fmt_num(tp * c.ep) + ")");
-        if (c.tp && s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(tp)))
-            add_error(errors, "divisibility", "inference.tp",
-                      "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(tp) + ")");
-        // Each rank holds whole KV heads, or one KV head is replicated over tp / kv_heads ranks: vLLM's
-        // QKVParallelLinear asserts one divides the other (kv_heads 6 at tp 4 had been served; a red team).
-        else if (c.tp && s.model && s.model->has_architecture && !s.model->is_mla() &&
-                 !divides(s.model->kv_heads, static_cast<double>(tp)) && !divides(static_cast<double>(tp), s.model->kv_heads))
-            add_error(
-                errors, "divisibility", "inference.tp",
-                "model.kv_heads (" + fmt_num(s.model->kv_heads) + ") and inference.tp (" + fmt_num(tp) +
-                    "): one must divide the other (each rank holds whole key/value heads, or one is replicated over tp / kv_heads ranks)");
-        if (c.ep > 1) {
-            if (!s.model || !s.model->is_moe())
-                add_error(errors, "range", "inference.ep", "inference.ep > 1 (expert parallelism) needs a mixture-of-experts model");
-            else if (!divides(s.model->experts, static_cast<double>(c.ep)))
-                add_error(errors, "divisibility", "inference.ep",
-                          "model.experts (" + fmt_num(s.model->experts) + ") must be divisible by inference.ep (" + fmt_num(c.ep) + ")");
-        }
+        check_serving_layout(s, errors);
         if (c.attention_dp && (!s.model || !s.model->is_mla()))
             add_error(errors, "range", "inference.attention_dp",
                       "inference.attention_dp (data-parallel attention) applies to multi-head latent attention models (kv_lora_rank > 0)");
