@@ -1631,8 +1631,7 @@ void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, 
     std::string use = "use " + others[0];
     for (std::size_t i = 1; i < others.size(); ++i) use += (i + 1 == others.size() ? " or " : ", ") + others[i];
     const std::string tp = r.fits_with_tp ? jr::fmt_num(*r.fits_with_tp) : "";
-    r.infeasible_reason +=
-        r.fits_with_tp ? " (it fits on " + tp + " devices per copy, inference.tp " + tp + "; or " + use + ")" : " (" + use + ")";
+    r.infeasible_reason += r.fits_with_tp ? " (it fits with inference.tp = " + tp + "; or " + use + ")" : " (" + use + ")";
 }
 
 // Derivation of an automatic inference.tp.

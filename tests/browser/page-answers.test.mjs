@@ -124,7 +124,7 @@ test('a Serve copy that does not fit names the GPUs per copy it fits on, and one
   const c = card(page, 'serve');
   assert.equal(await c.locator('.fit').getAttribute('data-fit'), 'no');
   const text = await c.locator('.fit').textContent();
-  assert.match(text, /fits on 8 devices per copy/);
+  assert.match(text, /it fits with GPUs per copy = 8;/);
   assert.doesNotMatch(text, /smaller batch/); // the weights alone are over the memory: a smaller batch cannot help
   await c.locator('[data-action="use-tp"]').click();
   assert.equal(await field(page, 'serve', 'tp').inputValue(), '8');

@@ -357,7 +357,7 @@ TEST_CASE("a serving copy that does not fit names the fewest devices per copy it
     CHECK(r["inference"]["fits"] == false);
     CHECK(r["inference"]["fits_with_tp"] == 8);
     const std::string why = r["inference"]["infeasible_reason"].get<std::string>();
-    CHECK(why.find("fits on 8 devices per copy") != std::string::npos);
+    CHECK(why.find("it fits with inference.tp = 8") != std::string::npos);
     CHECK(why.find("smaller batch") == std::string::npos);
     // At that size it runs.
     const json at8 = run(
