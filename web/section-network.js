@@ -68,7 +68,7 @@ const NetworkView = (function () {
         { 'data-network': x.id },
         h('th', { scope: 'row' }, h('span', { text: x.label }), h('span', { class: 'note', text: why(x) })),
         h('td', { 'data-label': head[1], text: pct(x.mfu) }),
-        h('td', { 'data-label': head[2], text: F.params(x.trainable_params) }),
+        h('td', { 'data-label': head[2], text: x.trainable_params === null ? 'nothing fits' : F.params(x.trainable_params) }),
         h('td', { 'data-label': head[3], text: F.params(x.largest_fitting_params) })
       )
     );
@@ -99,7 +99,7 @@ const NetworkView = (function () {
   function figures(inv) {
     return (inv.networks || []).map((x) => [
       SHORT[x.id] || x.label,
-      F.params(x.trainable_params),
+      x.trainable_params === null ? 'nothing' : F.params(x.trainable_params),
       (x.limited_by === 'memory'
         ? 'the largest that fits (the compute-optimal ' + F.params(x.compute_optimal_params) + ' does not), at '
         : 'compute-optimal, at ') +

@@ -45,9 +45,15 @@ const RealitySection = (function () {
         : [
             a.limited_by === 'memory'
               ? [
-                  'Largest model that fits',
-                  F.params(a.trainable_params),
-                  'on ' + F.count(a.trainable_tokens) + ' tokens: the compute-optimal ' + F.params(a.compute_optimal_params) + ' does not fit',
+                  'Trains in the time',
+                  a.trainable_params === null ? 'nothing' : F.params(a.trainable_params),
+                  a.trainable_params === null
+                    ? 'no model fits these GPUs'
+                    : 'the largest that fits, on ' +
+                      F.count(a.trainable_tokens) +
+                      ' tokens; the compute-optimal ' +
+                      F.params(a.compute_optimal_params) +
+                      ' does not fit',
                   'params'
                 ]
               : [
@@ -241,7 +247,7 @@ const RealitySection = (function () {
           ['compute_optimal_params', 'Compute-optimal model (parameters)'],
           ['compute_optimal_tokens', 'Compute-optimal tokens'],
           ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)'],
-          ['trainable_params', a.limited_by === 'memory' ? 'Trains in the time: the largest that fits (parameters)' : 'Trains in the time (parameters)'],
+          ['trainable_params', a.limited_by === 'memory' ? 'Trains in the time: the largest a layout fits (parameters)' : 'Trains in the time (parameters)'],
           ['trainable_tokens', 'on tokens']
         ],
         null,

@@ -196,32 +196,50 @@ json trainable_json(const Trainable& a) {
     return out;
 }
 
-// The model that trains in the time: the compute-optimal one, unless its training state does not fit
-// (largest_fitting_params); then the largest that fits, on the tokens the compute buys at its own MFU
-// (more than tokens_per_param each: trained past compute-optimal, which still lowers the loss at a
-// fixed size; Hoffmann et al. 2022, Fig. 2). One RTX 4090 for 90 days had answered a 2.07B model
-// whose training state (33 GB) cannot fit its 24 GB, beside 'largest that fits 1.45B' (a reviewer).
+// The model that trains in the time: the compute-optimal one, unless no layout of the plan search
+// holds it in memory; then the largest that one does (bisection on N, log scale), on the tokens the
+// compute buys at its own MFU (more than tokens_per_param each: trained past compute-optimal, which
+// still lowers the loss at a fixed size; Hoffmann et al. 2022, Fig. 2). One RTX 4090 for 90 days had
+// answered a 2.07B model that cannot fit its 24 GiB beside 'largest that fits 1.45B' (a reviewer),
+// and then 1.45B at an assumed 40 % MFU, which an estimate does not fit either (a red team: 1.26B at
+// 26 % does).
 void memory_limit(const Trainable& a, json& out) {
-    const double fitting = out["largest_fitting_params"].get<double>();
     out["warnings"] = json::array();
-    if (!(a.params > fitting) || !(fitting > 0)) {
+    const auto layout_mfu = [&](double N) {
+        Plan p{};
+        return predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, &p);
+    };
+    if (a.plan.step_seconds > 0 || layout_mfu(a.params) > 0) {
         out["limited_by"] = "compute";
         out["trainable_params"] = a.params, out["trainable_tokens"] = a.tokens, out["trainable_mfu"] = a.mfu;
         return;
     }
-    double mfu = a.mfu;
-    if (!a.tc.mfu) {
-        Plan p{};
-        const double u = predicted_mfu(gpt_like_shape(fitting, kShapeSeqLen), a.hw, a.tc, a.n, &p);
-        if (u > 0) mfu = u;
-    }
-    const double compute = a.n * a.peak * mfu * a.seconds * goodput(a, std::max(fitting, 1e9));
     out["limited_by"] = "memory";
-    out["trainable_params"] = fitting, out["trainable_tokens"] = compute / (6.0 * fitting), out["trainable_mfu"] = mfu;
-    out["warnings"].push_back("inverse: the compute-optimal model (" + sig3(a.params / 1e9) + "B parameters) does not fit: its training " +
-                              "state (16 bytes a parameter) needs " + sig3(a.params * 16.0 / 1e9) + " GB against " +
-                              sig3(fitting * 16.0 / 0.9 / 1e9) + " GB; the largest that fits (" + sig3(fitting / 1e9) + "B) trains on " +
-                              sig3(compute / (6.0 * fitting) / 1e9) + "B tokens in the time (trainable_params, trainable_tokens)");
+    double lo = 1e7, hi = a.params;
+    if (!(layout_mfu(lo) > 0)) {
+        out["trainable_params"] = nullptr, out["trainable_tokens"] = nullptr, out["trainable_mfu"] = nullptr;
+        out["warnings"].push_back(
+            "inverse: no model of 10M parameters or more fits these devices' memory in any layout the plan search tries");
+        return;
+    }
+    for (int k = 0; k < 16 && hi > 1.01 * lo; ++k) {
+        const double mid = std::sqrt(lo * hi);
+        (layout_mfu(mid) > 0 ? lo : hi) = mid;
+    }
+    Plan at_n{};  // its MFU as an estimate of it reports (the estimate's own, wider search)
+    const double N = lo, mfu = a.tc.mfu
+                                   ? *a.tc.mfu
+                                   : predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, &at_n, nullptr, Search::as_estimate);
+    const double compute = a.n * a.peak * mfu * a.seconds * goodput(a, std::max(N, 1e9));
+    out["trainable_params"] = N, out["trainable_tokens"] = compute / (6.0 * N), out["trainable_mfu"] = mfu;
+    if (at_n.step_seconds > 0) {
+        add_plan(out, at_n, a.tc, kShapeSeqLen, site_count(a.hw));
+        out["mfu_source"] = "the compute-optimal model fits in no layout: trainable_mfu is predicted for the largest that fits";
+    }
+    out["warnings"].push_back("inverse: the compute-optimal model (" + sig3(a.params / 1e9) +
+                              "B parameters) fits these devices' memory in no layout the plan search tries; the largest that fits (" +
+                              sig3(N / 1e9) + "B) trains on " + sig3(compute / (6.0 * N) / 1e9) + "B tokens in the time at " +
+                              sig3(100.0 * mfu) + " % MFU (trainable_params, trainable_tokens, trainable_mfu)");
 }
 
 // what_can_train for one cluster and training config (the answer's keys; see answer_inverse).

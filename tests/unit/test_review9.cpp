@@ -156,10 +156,19 @@ TEST_CASE("what_can_train answers the largest model that fits when the compute-o
     const json& a = r["inverse"];
     CHECK(a["limited_by"] == "memory");
     CHECK(a["compute_optimal_params"].get<double>() > a["largest_fitting_params"].get<double>());
-    CHECK(a["trainable_params"] == a["largest_fitting_params"]);
+    // The largest model a layout of the plan search holds (not the 16-bytes-a-parameter bound: 1.45B
+    // at an assumed 40 % MFU had been answered, which an estimate does not fit; a red team).
+    const double N = a["trainable_params"].get<double>();
+    CHECK(N <= a["largest_fitting_params"].get<double>());
+    CHECK(a["trainable_mfu"].get<double>() < 0.4);
+    CHECK(a["plan"].is_object());
     // The compute goes into more tokens: more than 20 per parameter.
-    CHECK(a["trainable_tokens"].get<double>() > 20 * a["trainable_params"].get<double>());
-    CHECK(r["warnings"].dump().find("does not fit") != std::string::npos);
+    CHECK(a["trainable_tokens"].get<double>() > 20 * N);
+    CHECK(r["warnings"].dump().find("fits these devices' memory in no layout") != std::string::npos);
+    // An estimate of that model (the same GPT-like shape) fits.
+    const json est =
+        run({{"model", {{"params", N}}}, {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}}, {"training", {{"tokens", 1e9}}}});
+    CHECK(est["training"]["fits"] == true);
     // A cluster where it fits: the compute-optimal model is the answer.
     const json big = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1000}}},
                           {"inverse", {{"question", "what_can_train"}, {"days", 30}}}});
