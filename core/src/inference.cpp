@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "gpucalc/fastmath.hpp"
 #include "gpucalc/json_read.hpp"
@@ -1634,13 +1635,41 @@ void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, 
     r.infeasible_reason += r.fits_with_tp ? " (it fits with inference.tp = " + tp + "; or " + use + ")" : " (" + use + ")";
 }
 
+// With traffic to size, the automatic size is the one inside a node (a power of two the heads allow,
+// within hardware.count) that needs the fewest GPUs for the traffic, else automatic_tp's: DeepSeek-V3
+// in FP8 on B200 at 1e6 requests a day answered TP 4 and 4 GPUs with 4 given, and TP 8 and 8 GPUs
+// with 8 or more given (a red team): the rule's weight share is not what the traffic costs.
+Count fewest_gpus_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg, const Costs& costs,
+                     const InferenceEfficiency& constants, Count rule) {
+    // (GPUs for the traffic, then the time per output token: as many GPUs, the faster answer.)
+    const auto cost_of = [&](Count tp) {
+        InferenceConfig c = cfg;
+        c.tp = tp;
+        Trace none(false);
+        const InferenceResult r = estimate_inference(m, hw, c, costs, none, constants);
+        const double inf = std::numeric_limits<double>::infinity();
+        return r.fits && r.requests_per_day_sized > 0 ? std::pair{r.gpus_needed, r.tpot_seconds} : std::pair{inf, inf};
+    };
+    const double ep = m.is_moe() ? static_cast<double>(cfg.ep) : 1.0, copies = cfg.disaggregated ? 2.0 : 1.0;
+    const Count node = std::max<Count>(1, hw.devices_per_node);
+    Count best = rule;
+    auto fewest = cost_of(rule);
+    for (Count tp = 1; tp <= std::min<Count>(node, 64) && static_cast<double>(tp) * ep * copies <= static_cast<double>(hw.count); tp *= 2) {
+        if (tp == rule || !heads_allow_tp(m, static_cast<double>(tp))) continue;
+        const auto g = cost_of(tp);
+        if (g < fewest) best = tp, fewest = g;
+    }
+    return best;
+}
+
 // Derivation of an automatic inference.tp.
 void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
     if (!r.tp_chosen) return;
     trace.add("inference.tp",
               "the first of the sizes the heads allow (1, 2, 4, ... then the others; tp x ep, x 2 with separate prefill and decode, "
               "<= hardware.count) with weights_per_gpu <= share x usable memory and the batch's KV cache in the pool (else the "
-              "first that holds the batch) inside a node (devices_per_node); else the first across nodes that holds the batch",
+              "first that holds the batch) inside a node (devices_per_node); else the first across nodes that holds the batch; with "
+              "traffic, the power of two inside a node that needs the fewest GPUs for it (then the shortest time per output token)",
               {{"share", kAutoTpWeightShare},
                {"weights_per_gpu_bytes", f.weights_per_gpu},
                {"usable_memory_bytes", x.capacity},
@@ -1681,6 +1710,8 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.tp_chosen = !cfg.tp;
     InferenceConfig c = cfg;
     if (r.tp_chosen) c.tp = automatic_tp(m, hw, cfg, constants);
+    if (r.tp_chosen && (cfg.requests_per_day > 0 || cfg.concurrent_requests > 0) && !cfg.slo)
+        c.tp = fewest_gpus_tp(m, hw, cfg, costs, constants, *c.tp);
     r.tp = static_cast<double>(*c.tp);
     Model x(m, hw, c, constants);  // its traffic is set below when concurrency gives it
     const Fit f = fit(x);

@@ -377,3 +377,20 @@ TEST_CASE("a serving copy that does not fit names the fewest devices per copy it
                {"inference", json::object()}})["inference"]["fits_with_tp"]
               .is_null());
 }
+
+TEST_CASE("with traffic, serving's automatic tensor-parallel size is the one inside a node that needs the fewest GPUs for it") {
+    // DeepSeek-V3 as released (FP8) on B200 at 1e6 requests a day: 4 given answered TP 4, 8 or more
+    // given TP 8 and more GPUs (red team). Now the same answer whatever the count given, at least 4.
+    double first = -1;
+    for (int count : {4, 8, 16, 64}) {
+        const json r = run({{"model", {{"preset", "deepseek-v3"}}},
+                            {"hardware", {{"device", "nvidia-b200"}, {"count", count}}},
+                            {"inference", {{"requests_per_day", 1e6}, {"prompt_tokens", 1000}, {"output_tokens", 300}}},
+                            {"costs", {{"gpu_hour_usd", 2.0}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        const double g = r["inference"]["gpus_needed"].get<double>();
+        if (first < 0) first = g;
+        CHECK(g <= first);
+        CHECK(r["inference"]["tp"] == 4);
+    }
+}
