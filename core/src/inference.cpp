@@ -1611,24 +1611,29 @@ void cluster_figures(InferenceResult& r, const Model& x, const Hardware& hw) {
 // a smaller batch" where the weights alone were over the memory, and no count named).
 void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg,
                     const InferenceEfficiency& constants, const Fit& given) {
+    // (Every size the heads allow, as automatic_tp tries them: 52 heads fit on 13 T4 where no power of
+    // two does; the batch given must fit too; a copy is tp x ep devices, twice with separate prefill
+    // and decode: the red team's checks of the first version.)
     const Count from = cfg.tp.value_or(1);
-    for (Count tp = from * 2; tp <= 64 && cfg.weight_format == WeightFormat::native && !cfg.gpu_layers; tp *= 2) {
-        if (!heads_allow_tp(m, static_cast<double>(tp))) continue;
+    const double need = static_cast<double>(cfg.batch.value_or(1));
+    for (Count tp = from + 1; tp <= 64 && cfg.weight_format == WeightFormat::native && !cfg.gpu_layers; ++tp) {
+        const bool power_of_two = (tp & (tp - 1)) == 0;
+        if (!heads_allow_tp(m, static_cast<double>(tp)) || !(m.has_architecture || power_of_two)) continue;
         InferenceConfig c = cfg;
         c.tp = tp;
-        c.batch = 1;
         Hardware h = hw;
         h.count = std::max<Count>(h.count, tp * cfg.ep * (cfg.disaggregated ? 2 : 1));
         const Model x(m, h, c, constants);
         const Fit f = fit(x);
-        if (f.free_for_kv > 0 && (!m.has_architecture || f.max_batch >= 1)) {
+        if (f.free_for_kv > 0 && (!m.has_architecture || f.max_batch >= need)) {
             r.fits_with_tp = static_cast<double>(tp);
             break;
         }
     }
     std::vector<std::string> others;
     for (const char* w : {"a smaller batch", "lower precision", "CPU offload"})
-        if (std::string_view(w) != "a smaller batch" || (given.free_for_kv > 0 && cfg.batch.value_or(2) > 1)) others.emplace_back(w);
+        if (std::string_view(w) != "a smaller batch" || ((given.free_for_kv > 0 || !r.fits_with_tp) && cfg.batch.value_or(2) > 1))
+            others.emplace_back(w);
     std::string use = "use " + others[0];
     for (std::size_t i = 1; i < others.size(); ++i) use += (i + 1 == others.size() ? " or " : ", ") + others[i];
     const std::string tp = r.fits_with_tp ? jr::fmt_num(*r.fits_with_tp) : "";

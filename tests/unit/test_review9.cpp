@@ -394,3 +394,26 @@ TEST_CASE("with traffic, serving's automatic tensor-parallel size is the one ins
         CHECK(r["inference"]["tp"] == 4);
     }
 }
+
+TEST_CASE("fits_with_tp tries every size the heads allow and needs the batch given to fit, not one sequence") {
+    // LLaMA 33B (52 heads) on T4: no power of two up to 64 divides the heads except 1, 2, 4; 13 fits.
+    const json t4 =
+        run({{"model", {{"preset", "llama-33b"}}}, {"hardware", {{"device", "nvidia-t4"}, {"count", 1}}}, {"inference", {{"tp", 1}}}});
+    REQUIRE_FALSE(t4.contains("errors"));
+    CHECK(t4["inference"]["fits_with_tp"] == 13);
+    // Llama 3 70B on RTX 4090 at batch 512 of 8,000-token prompts: 8 devices hold one sequence, not
+    // the batch (the first version said "fits on 8"; at 8 it needed 178.7 GiB): none up to 64 does.
+    const json big = run({{"model", {{"preset", "llama3-70b"}}},
+                          {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 4}}},
+                          {"inference", {{"tp", 4}, {"batch", 512}, {"prompt_tokens", 8000}}}});
+    REQUIRE_FALSE(big.contains("errors"));
+    const json& f = big["inference"]["fits_with_tp"];
+    if (f.is_number()) {
+        const json at = run({{"model", {{"preset", "llama3-70b"}}},
+                             {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", f.get<int>()}}},
+                             {"inference", {{"tp", f.get<int>()}, {"batch", 512}, {"prompt_tokens", 8000}}}});
+        CHECK(at["inference"]["fits"] == true);
+    } else {
+        CHECK(big["inference"]["infeasible_reason"].get<std::string>().find("a smaller batch") != std::string::npos);
+    }
+}
