@@ -798,6 +798,10 @@ jv::Value inputs_echo(const Scenario& s, const InverseQuestion& q) {
     if (s.model) write_model(inputs["model"], *s.model);
     if (s.hardware) hardware_json(inputs["hardware"], *s.hardware);
     write_fields(inputs["costs"], s.costs, costs_fields());
+    // The training fields the scenario gave (training.tokens, a layout's sizes, ...), as read: all of
+    // them, defaults written out, would fix the layout the answer chooses, and none left the echo of
+    // gpus_needed without the tokens it needs when fed back (a red team).
+    if (s.training) write_given_fields(inputs["training"], *s.training, training_fields(), s.training->given);
     write_fields(inputs["inverse"], q, inverse_fields());
     return doc.to_json();
 }

@@ -417,3 +417,17 @@ TEST_CASE("fits_with_tp tries every size the heads allow and needs the batch giv
         CHECK(big["inference"]["infeasible_reason"].get<std::string>().find("a smaller batch") != std::string::npos);
     }
 }
+
+TEST_CASE("an inverse answer's echoed inputs, fed back, ask the same question: the training fields given are echoed") {
+    // gpus_needed's echo had no training section, so feeding it back failed with "gpus_needed needs
+    // training.tokens" (194 of 194 cases; a red team).
+    const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                        {"training", {{"tokens", 1.5e13}, {"tp", 8}}},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["inputs"]["training"] == json({{"tokens", 1.5e13}, {"tp", 8}}));
+    const json again = run(r["inputs"]);
+    REQUIRE_FALSE(again.contains("errors"));
+    CHECK(again["inverse"]["gpus"] == r["inverse"]["gpus"]);
+}

@@ -209,6 +209,18 @@ void write_fields(jw::Val j, const T& value, FieldTable<T> table) {
     for (const auto& f : table) j.add(f.spec.name) = f.has(value) ? field_value(f.spec, f.get(value)) : jw::Scalar();
 }
 
+// The rows whose bit is set in `given` (read_fields' answer) into the object j: an echo of what a
+// scenario gave, where writing the defaults out would fix what is meant to be chosen again.
+template <class T>
+void write_given_fields(jw::Val j, const T& value, FieldTable<T> table, std::uint64_t given) {
+    j.set_object();
+    std::size_t i = 0;
+    for (const auto& f : table) {
+        if (i < 64 && (given >> i & 1u) && f.has(value)) j.add(f.spec.name) = field_value(f.spec, f.get(value));
+        ++i;
+    }
+}
+
 // The value of row `name` (null when unset or when the table has no such row).
 template <class T>
 jw::Scalar field_value(const T& value, FieldTable<T> table, std::string_view name) {
