@@ -201,6 +201,14 @@ TEST_CASE("an active parameter count the architecture does not have is a conflic
     REQUIRE(bad.contains("errors"));
     CHECK(bad["errors"][0]["field"] == "model.active_params");
     CHECK(bad["errors"][0]["code"] == "conflict");
+    // Published active counts, rounded and without the input embedding, are accepted (a red team had
+    // these refused): DeepSeek-V3 37B, gpt-oss-120b 5.1B (model card 5.13B), Qwen3-235B-A22B 22B.
+    for (const auto& [preset, active] : {std::pair{"deepseek-v3", 37e9}, {"gpt-oss-120b", 5.1e9}, {"qwen3-235b-a22b", 22e9}}) {
+        const json ok_count = run({{"model", {{"preset", preset}, {"active_params", active}}},
+                                   {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                                   {"inference", json::object()}});
+        CHECK_FALSE(ok_count.contains("errors"));
+    }
     json s = {{"model", {{"preset", "mixtral-8x7b"}}},
               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
               {"inference", json::object()}};
