@@ -325,12 +325,14 @@ double transfer_seconds(const Run& u, const FinetuneConfig& cfg, const Hardware&
         // assumed 100 GbE NIC (12.5 GB/s) with a warning when the catalog has none.
         const double per_node = std::max(1.0, static_cast<double>(hw.devices_per_node));
         const bool one_node = N <= per_node;
-        const std::optional<double> nic = hw.scale_out_bytes_per_second ? hw.scale_out_bytes_per_second : d.scale_out_bytes_per_second;
+        // Between nodes: the scenario's NIC, its network preset (hardware.network, ignored here before:
+        // 16 A100 over 1 Gb/s internet ran as over InfiniBand; a red team), the catalog's, or assumed.
+        const NetworkLevels lv = network_levels(hw);
         std::optional<double> up = d.scale_up_bytes_per_second();
         if (!up && d.host_link_bytes_per_second_bidirectional) up = *d.host_link_bytes_per_second_bidirectional / 2.0;
-        if (!(one_node && up) && !nic) warnings.push_back(assumed_scale_out_warning(d.name));
+        if (!(one_node && up) && lv.scale_out_assumed) warnings.push_back(assumed_scale_out_warning(d.name));
         if (one_node && scale_up_unknown(d)) warnings.push_back(unknown_scale_up_warning(d));
-        const double out = nic.value_or(kAssumedScaleOutBytesPerSecond) * eff.gen.network;
+        const double out = between_nodes_bytes_per_second(lv) * eff.gen.network;
         // FSDP: all-gather the weights twice (forward, backward) and reduce-scatter the gradients, in
         // rings over every device, NCCL's two-level ring across nodes as the training estimate times
         // it (one NIC per device: 16 A100 had been timed at one NIC's bandwidth for the whole ring, 2.2x

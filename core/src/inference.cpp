@@ -24,6 +24,7 @@
 
 #include "gpucalc/fastmath.hpp"
 #include "gpucalc/json_read.hpp"
+#include "gpucalc/network.hpp"
 #include "gpucalc/order.hpp"
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/units.hpp"
@@ -126,6 +127,7 @@ struct Model {
     double dequant_ops = 0;         // ALU ops per weight to expand to the compute precision
     double peak = 0, peak16 = 0, fp32 = 0, bw = 0, link = 0, ep_link = 0, host_bw = 0;
     double node = 1, out_link = 0, up_link = 0;  // devices per node, scale-out and scale-up bandwidth (x network)
+    double out_latency = 0;                      // one message between nodes (a network preset's, or the scenario's)
     bool scale_out_assumed = false;              // no NIC figure: 100 GbE assumed (a warning when the network is used)
     double gemm_max = 0.85;
     double capacity = 0;              // usable memory per device
@@ -191,8 +193,12 @@ struct Model {
         // No published NIC figure: a 100 GbE NIC per device (12.5 GB/s), reported as an assumption
         // (training_step.cpp links_for does the same); no scale-up link: PCIe peer traffic (half the
         // bidirectional host link), else the network.
-        scale_out_assumed = !hw.scale_out_bytes_per_second && !d.scale_out_bytes_per_second;
-        const double out = hw.scale_out_bytes_per_second.value_or(d.scale_out_bytes_per_second.value_or(kAssumedScaleOutBytesPerSecond));
+        // Between nodes: the scenario's NIC, its network preset (hardware.network: ignored here before,
+        // so TP 16 over 1 Gb/s internet ran as over InfiniBand; a red team), the catalog's, or assumed.
+        const NetworkLevels lv = network_levels(hw);
+        scale_out_assumed = lv.scale_out_assumed;
+        const double out = between_nodes_bytes_per_second(lv);
+        out_latency = lv.nodes_are_sites ? lv.wan_latency : lv.scale_out_latency;
         const double up = d.scale_up_bytes_per_second().value_or(
             d.host_link_bytes_per_second_bidirectional ? *d.host_link_bytes_per_second_bidirectional / 2.0 : out);
         link = (t <= dpn ? up : out) * eff.network;
@@ -323,7 +329,11 @@ struct Model {
     // (`depth` layers of `width`: the target's unless a draft model's are given.)
     double tp_allreduce(double tokens, bool latency = true, double depth = 0, double width = 0) const {
         if (t <= 1) return 0;
-        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) : 0.0) +
+        // Across nodes, each all-reduce also waits the network's latency at each of its 2 log2(nodes)
+        // steps between nodes (recursive halving and doubling; a WAN's ~10 ms per message makes TP
+        // across it a second or more per token).
+        const double across = t > node ? 2.0 * std::ceil(std::log2(t / node)) * out_latency : 0.0;
+        const double per_call = (latency ? eff.collective_base_seconds + eff.collective_per_hop_seconds * std::log2(t) + across : 0.0) +
                                 2.0 * (t - 1.0) / t * tokens * (width > 0 ? width : hidden) * 2.0 / std::max(1.0, link);
         return (depth > 0 ? depth : layers) * 2.0 * per_call;
     }

@@ -65,5 +65,11 @@ NetworkLevels network_levels(const Hardware& hw);
 NetworkLevels network_levels(const Hardware& hw, std::int64_t devices);
 // What the report echoes under training.network (names, figures and where they come from).
 void write_network_levels(jw::Val out, const Hardware& hw, const NetworkLevels& n);
+// Bandwidth per device, per direction, between nodes: the scale-out network, or with a WAN preset
+// between nodes (every node its own site) the node's link shared by its devices. Serving and
+// fine-tuning, which have no sites, time their traffic between nodes over it.
+inline double between_nodes_bytes_per_second(const NetworkLevels& n) {
+    return n.nodes_are_sites && n.devices_per_site > 0 ? n.wan / n.devices_per_site : n.scale_out;
+}
 
 }  // namespace gpucalc
