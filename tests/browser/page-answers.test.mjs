@@ -759,7 +759,7 @@ test('Serve sized by requests in flight: the traffic field steps aside, the GPUs
   assert.equal(r.inference.instances_needed, Math.ceil(1000 / r.inference.batch));
   assert.match(
     await card(page, 'serve').locator('[data-figure="gpus"] .sub').textContent(),
-    /^1,000 requests in flight at the peak: [\d.,]+\s?M? a day if the peak is 2\.00\u00d7 the average$/
+    /^1,000 requests in flight at the peak: [\d.,]+\s?[kM]? a day if the peak is 2\.00\u00d7 the average$/
   );
   // Cleared, the traffic a day is back and sent again.
   await field(page, 'serve', 'concurrent_requests').fill('');
