@@ -671,6 +671,21 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     }
 }
 
+// A TPU answer of one step (a 64-chip cube, or a whole pod without a granule) may be a smaller slice:
+// TPU slices come in 4, 8, 16 and 32 chips below a cube (v5p 2x2x1 ... 2x4x4, Cloud TPU v5p docs; v4
+// 2x2x4; v5e 4 to 128 in a 256-chip pod). Halved while the half still meets the deadline at its own
+// MFU (a red team: Pythia-1B in 365 days answered 64 v5p where 4 take 16 days).
+void smaller_slices(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    if (hw.device.kind != "tpu" || n.gpus != n.node || n.tc.tp * n.tc.pp * n.tc.cp * n.tc.ep > 1) return;
+    for (double g = n.node / 2; g >= 4 && std::floor(g) == g; g /= 2) {
+        Plan p{};
+        const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+        if (!(u > 0) || !meets_deadline(n, g, u)) break;
+        n.gpus = g, n.mfu = u;
+        if (!n.tc.mfu) n.plan = p;
+    }
+}
+
 // The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
 void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     for (int it = 0; it < 6; ++it) {
@@ -695,6 +710,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.fastest.days > 0) return;  // no count meets the deadline: nothing smaller will
     smallest_count(model, hw, n);
     settle_on_estimate_search(model, hw, n);
+    smaller_slices(model, hw, n);
 }
 
 // A count found that still misses the deadline (no count scan_to_deadline tried meets it at its own MFU

@@ -331,4 +331,13 @@ TEST_CASE("gpus_needed on TPUs answers in 64-chip cubes, not in whole pods, and 
         before = g;
     }
     CHECK(before < 8960);
+    // Below one cube, a smaller slice (4 to 32 chips): Pythia-1B on 300B tokens in a year answered
+    // 64 chips where 4 take 16 days (red team).
+    const json small = run({{"model", {{"preset", "pythia-1b"}}},
+                            {"hardware", {{"device", "google-tpu-v5p"}}},
+                            {"training", {{"tokens", 3e11}}},
+                            {"inverse", {{"question", "gpus_needed"}, {"days", 365}}}})["inverse"];
+    REQUIRE(small["gpus"].is_number());
+    CHECK(small["gpus"].get<double>() < 64);
+    CHECK(small["seconds_at_gpus"].get<double>() <= 365 * 86400.0);
 }
