@@ -197,9 +197,13 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
     tc.sequence_parallel = false;
     tc.attention = Attention::flash;
     tc.recompute = Recompute::selective;
-    const StepInputs in = step_inputs(u.m);
-    const double h = u.m.has_architecture ? u.m.hidden : 0.0;
-    z.layer_full = u.m.has_architecture ? activation_bytes_per_layer(in, tc) : 0.0;
+    // Without the architecture, the activations of the GPT-like shape the training estimate assumes
+    // (said in the warning): they had been 0, and a 406B QLoRA at batch 64 x 32K tokens 'fit' 7.1 GiB
+    // on an RTX 4090 (a red team).
+    const ModelSpec shape = u.m.has_architecture ? u.m : gpt_like_shape(u.pc.total, u.s);
+    const StepInputs in = step_inputs(shape);
+    const double h = shape.hidden, V = shape.vocab;
+    z.layer_full = activation_bytes_per_layer(in, tc);
     const double layer_input = 2.0 * u.s * u.b * h;
     if (!cfg.gradient_checkpointing) {
         z.kept = z.layer_full * u.layers, z.working = 0;
@@ -208,13 +212,13 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
         z.working = z.layer_full;
     }
     mem.activations = z.kept + z.working;
-    mem.logits = u.s * u.b * u.V * (cfg.chunked_cross_entropy ? kLogitBytes + kLogitGradBytes / kChunks : kLogitBytes + kLogitFp32Bytes);
+    mem.logits = u.s * u.b * V * (cfg.chunked_cross_entropy ? kLogitBytes + kLogitGradBytes / kChunks : kLogitBytes + kLogitFp32Bytes);
     // Full fine-tuning: the output projection's (or tied embedding's) gradient, V x h in the gradient
     // dtype, is allocated in the loss backward while the logits are alive; FSDP reduce-scatters it after.
     // Under FSDP the unsharded gradient is in the 16-bit compute dtype even with an FP32 master copy
     // (MixedPrecision param_dtype); on one device it is the FP32 parameters' dtype.
     const bool fp32_grad = cfg.master_weights && (u.N == 1 || cfg.cpu_offload);
-    z.head_grad = u.full ? u.V * h * (fp32_grad ? 4.0 : 2.0) : 0.0;
+    z.head_grad = u.full ? V * h * (fp32_grad ? 4.0 : 2.0) : 0.0;
 }
 
 // What would shrink a run that does not fit, among what it does not already do.
@@ -286,8 +290,9 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
     }
     if (!u.m.has_architecture)
         r.warnings.push_back(
-            "model given by parameter count only: activations and LoRA sizes unknown (give the architecture); FSDP gathers " +
-            jr::fmt_num(u.layers) + " layers one at a time (a GPT-like shape of that count)");
+            "model given by parameter count only: LoRA sizes unknown; the activations, logits and FSDP's gathered layer are a "
+            "GPT-like shape's of " +
+            jr::fmt_num(u.layers) + " layers (give the architecture)");
     // Biggest batch / sequence: activations and logits grow with the tokens per device (unknown
     // without the architecture). A run that fits holds its own tokens, whatever the rounding of the
     // quotient at exactly full memory.

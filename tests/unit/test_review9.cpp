@@ -31,7 +31,7 @@ TEST_CASE("fine-tuning a model given by its parameter count gathers one layer of
                         {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                         {"finetune", {{"method", "lora"}}}});
     bool said = false;
-    for (const auto& w : r["warnings"]) said = said || w.get<std::string>().find("FSDP gathers 69 layers") != std::string::npos;
+    for (const auto& w : r["warnings"]) said = said || w.get<std::string>().find("GPT-like shape's of 69 layers") != std::string::npos;
     CHECK(said);
 }
 
@@ -190,6 +190,17 @@ TEST_CASE("what_can_train across slow sites names one site's larger answer when 
         {{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}}, {"inverse", {{"question", "what_can_train"}, {"days", 30}}}});
     CHECK(a["one_site"]["trainable_params"].get<double>() == Approx(alone["inverse"]["trainable_params"].get<double>()).epsilon(1e-9));
     CHECK(r["warnings"].dump().find("one site alone") != std::string::npos);
+}
+
+TEST_CASE("fine-tuning a model given by its parameter count counts the activations of a GPT-like shape, not 0") {
+    // A 406B QLoRA at batch 64 x 32,768 tokens on 64 RTX 4090 'fit' in 7.1 GiB (red team).
+    const json r = run({{"model", {{"params", 4.058e11}}},
+                        {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 64}}},
+                        {"finetune", {{"method", "qlora"}, {"batch", 64}, {"seq_len", 32768}}}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["finetune"]["fits"] == false);
+    CHECK(r["finetune"]["memory_per_gpu_bytes"]["activations"].get<double>() > 100e9);
+    CHECK(r["finetune"]["memory_per_gpu_bytes"]["logits"].get<double>() > 0);
 }
 
 TEST_CASE("an active parameter count the architecture does not have is a conflict on model.active_params, not ignored") {
