@@ -802,6 +802,19 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
                          jr::fmt_num(t.tokens_per_second) + "): the other pools slow its steps more than they add; leave them out");
 }
 
+// What the fleet's mode means for the run: local steps without effect in a pipeline, the mode and
+// why, and a pool alone faster than the whole fleet.
+void fleet_warnings(const Hardware& hw, const TrainingConfig& cfg, bool use_dp, const std::string& why_not_other, const ModeResult& dpm,
+                    TrainingResult& t) {
+    if (cfg.local_steps > 1 && !use_dp)
+        t.warnings.push_back("training.local_steps (" + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
+                             ") has no effect: the fleet runs as one pipeline through the pools, which exchanges activations every "
+                             "step (local steps need data parallelism across the pools)");
+    t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
+                         why_not_other + ")");
+    slower_than_a_pool(hw, dpm, t);
+}
+
 FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs, Trace& trace) {
     FleetResult f;
     TrainingConfig cfg = cfg_in;
@@ -850,13 +863,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
     fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
     run_length_warnings(cfg, t);
-    if (cfg.local_steps > 1 && !use_dp)
-        t.warnings.push_back("training.local_steps (" + jr::fmt_num(static_cast<double>(cfg.local_steps)) +
-                             ") has no effect: the fleet runs as one pipeline through the pools, which exchanges activations every "
-                             "step (local steps need data parallelism across the pools)");
-    t.warnings.push_back("mixed fleet: " + std::string(use_dp ? "data parallel across pools" : "one pipeline through the pools") + " (" +
-                         f.why_not_other + ")");
-    slower_than_a_pool(hw, dpm, t);
+    fleet_warnings(hw, cfg, use_dp, f.why_not_other, dpm, t);
     if (trace.enabled()) {
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
