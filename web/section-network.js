@@ -60,14 +60,14 @@ const NetworkView = (function () {
   function compare(el, res, inv) {
     const list = inv.networks;
     if (!list || !list.length) return;
-    const head = ['Where the GPUs are, and why', 'MFU', 'Trains in the time', 'Largest that fits'];
+    const head = ['Where the GPUs are, and why', 'MFU', 'Trains in the time', 'Memory bound'];
     const why = (x) => (x.explanation.startsWith(x.label + ': ') ? x.explanation.slice(x.label.length + 2) : x.explanation);
     const rows = list.map((x) =>
       h(
         'tr',
         { 'data-network': x.id },
         h('th', { scope: 'row' }, h('span', { text: x.label }), h('span', { class: 'note', text: why(x) })),
-        h('td', { 'data-label': head[1], text: pct(x.mfu) }),
+        h('td', { 'data-label': head[1], text: pct(mfuOf(x)) }),
         h('td', { 'data-label': head[2], text: x.trainable_params === null ? 'nothing fits' : F.params(x.trainable_params) }),
         h('td', { 'data-label': head[3], text: F.params(x.largest_fitting_params) })
       )
@@ -94,6 +94,8 @@ const NetworkView = (function () {
     );
   }
 
+  // The MFU of the model that trains in the time (that of the largest that fits, when the compute-optimal does not).
+  const mfuOf = (x) => (x.limited_by === 'memory' && x.trainable_mfu !== null ? x.trainable_mfu : x.mfu);
   // The answer card's figures: the model that trains in the time for each place the GPUs may be.
   const SHORT = { one_cluster: 'In one data centre', sites_synchronous: 'Across sites, synchronous', sites_diloco: 'Across sites, DiLoCo' };
   function figures(inv) {
@@ -103,7 +105,7 @@ const NetworkView = (function () {
       (x.limited_by === 'memory'
         ? 'the largest that fits (the compute-optimal ' + F.params(x.compute_optimal_params) + ' does not), at '
         : 'compute-optimal, at ') +
-        pct(x.mfu) +
+        pct(mfuOf(x)) +
         ' MFU' +
         (x.id === 'one_cluster' || !(x.hardware.sites > 1)
           ? ''

@@ -35,13 +35,15 @@ const RealitySection = (function () {
             h('p', {
               class: 'note',
               text: NetworkView.differ(a)
-                ? 'Where the GPUs sit changes the answer; why, in the table below. \u201cLargest that fits\u201d is a memory limit, not what trains in the time.'
+                ? 'Where the GPUs sit changes the answer; why, in the table below. \u201cMemory bound\u201d is 16 bytes a parameter in 90 % of the memory, before activations, not what trains in the time.'
                 : 'On this few GPUs the three places give the same answer (the links between nodes are not used).'
             })
           ]
         : [],
       figures: a.networks
-        ? NetworkView.figures(a).concat([['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']])
+        ? NetworkView.figures(a).concat([
+            ['Memory bound', F.params(a.largest_fitting_params), 'training state at 16 bytes a parameter, ZeRO-3, before activations', 'largest']
+          ])
         : [
             a.limited_by === 'memory'
               ? [
@@ -62,8 +64,15 @@ const RealitySection = (function () {
                   'on ' + F.count(a.compute_optimal_tokens) + ' tokens (20 per parameter)',
                   'params'
                 ],
-            ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
-            ['Largest that fits', F.params(a.largest_fitting_params), 'training state, ZeRO-3', 'largest']
+            a.limited_by === 'memory' && a.trainable_params !== null
+              ? [
+                  'Compute',
+                  F.flopCount(6 * a.trainable_params * a.trainable_tokens),
+                  'at ' + F.percent(a.trainable_mfu) + ' MFU, the largest model that fits',
+                  'compute'
+                ]
+              : ['Compute', F.flopCount(a.compute_flops), 'at ' + F.percent(a.mfu) + ' MFU, ' + a.mfu_source, 'compute'],
+            ['Memory bound', F.params(a.largest_fitting_params), 'training state at 16 bytes a parameter, ZeRO-3, before activations', 'largest']
           ]
     });
   }

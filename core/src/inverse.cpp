@@ -336,6 +336,7 @@ json network_row(const NetworkRow& row, double seconds, double tpp, double peak)
               {"limited_by", a["limited_by"]},
               {"trainable_params", a["trainable_params"]},
               {"trainable_tokens", a["trainable_tokens"]},
+              {"trainable_mfu", a["trainable_mfu"]},
               {"plan", a.contains("plan") ? a["plan"] : json(nullptr)}};
     if (a.contains("mfu_source")) r["mfu_source"] = a["mfu_source"];  // the MFU assumed: no layout found
     r["explanation"] = network_why(row, a, lv, site_params);
