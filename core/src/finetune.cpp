@@ -231,9 +231,7 @@ std::string memory_remedies(const FinetuneConfig& cfg) {
     if (cfg.method == FinetuneMethod::full && cfg.master_weights) r.emplace_back("no FP32 master copy");
     if (cfg.batch > 1) r.emplace_back("a smaller batch");
     r.emplace_back("more devices");
-    std::string s;
-    for (std::size_t i = 0; i < r.size(); ++i) s += (i == 0 ? "" : i + 1 == r.size() ? " or " : ", ") + r[i];
-    return s;
+    return jr::or_list(r);
 }
 
 // Largest tokens per device whose loss phase and layer phase both fit in room (all linear in tokens).

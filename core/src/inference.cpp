@@ -1616,8 +1616,8 @@ void cluster_figures(InferenceResult& r, const Model& x, const Hardware& hw) {
     r.concurrent_sequences = r.replicas * r.batch;
 }
 
-// For a copy that does not fit: the fewest devices per copy (powers of two the heads allow, up to 64)
-// on which the weights and one sequence fit, and only the ways out that apply (a reviewer: "use ...
+// For a copy that does not fit: the fewest devices per copy (every size the heads allow, up to 64)
+// on which the weights and the batch fit, and only the ways out that apply (a reviewer: "use ...
 // a smaller batch" where the weights alone were over the memory, and no count named).
 void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg,
                     const InferenceEfficiency& constants, const Fit& given) {
@@ -1644,8 +1644,7 @@ void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, 
     for (const char* w : {"a smaller batch", "lower precision", "CPU offload"})
         if (std::string_view(w) != "a smaller batch" || ((given.free_for_kv > 0 || !r.fits_with_tp) && cfg.batch.value_or(2) > 1))
             others.emplace_back(w);
-    std::string use = "use " + others[0];
-    for (std::size_t i = 1; i < others.size(); ++i) use += (i + 1 == others.size() ? " or " : ", ") + others[i];
+    const std::string use = "use " + jr::or_list(others);
     const std::string tp = r.fits_with_tp ? jr::fmt_num(*r.fits_with_tp) : "";
     r.infeasible_reason += r.fits_with_tp ? " (it fits with inference.tp = " + tp + "; or " + use + ")" : " (" + use + ")";
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gpucalc/errors.hpp"
 #include "gpucalc/json_out.hpp"
@@ -33,6 +34,13 @@ inline Range non_negative_int(double max = 1e15) { return Range{0, max, false, t
 inline Range between(double lo, double hi) { return Range{lo, hi, false, false}; }
 
 std::string fmt_num(double v);  // printf's "%.6g" (decimal::format_general)
+
+// Choices in a message: "a", "a or b", "a, b or c".
+inline std::string or_list(const std::vector<std::string>& items) {
+    std::string s;
+    for (std::size_t i = 0; i < items.size(); ++i) s += (i == 0 ? "" : i + 1 == items.size() ? " or " : ", ") + items[i];
+    return s;
+}
 
 // At most `max` bytes of `s`, cut at a UTF-8 character boundary, with "..." when shortened (user
 // strings quoted in error messages must stay valid UTF-8).
