@@ -114,6 +114,10 @@ namespace {
 // The run being estimated: the model at the run's sequence length and the sizes every part needs.
 struct Run {
     ModelSpec m;
+    // The model, or without its architecture the GPT-like shape the training estimate assumes
+    // (gpt_like_shape; said in the warning): its layers, width and vocabulary size FSDP's gathered
+    // layer, the activations and the logits.
+    ModelSpec shape;
     ParamCount pc;
     double N = 1, layers = 1, s = 0, b = 0, V = 0;  // devices, layers, sequence, batch per device, vocabulary
     bool full = false, qlora = false;
@@ -127,11 +131,11 @@ Run run_of(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg
     u.N = static_cast<double>(hw.count);
     u.full = cfg.method == FinetuneMethod::full, u.qlora = cfg.method == FinetuneMethod::qlora;
     u.s = static_cast<double>(cfg.seq_len), u.b = static_cast<double>(cfg.batch);
-    // Without the architecture, the layers FSDP gathers one at a time are those of the GPT-like shape the
-    // training estimate assumes (gpt_like_shape; said in the warning): as 1 layer, every device gathered
-    // the whole model twice, and 70B on 64 H100 needed 264 GiB each (a red team).
-    u.layers = u.m.has_architecture ? u.m.layers : gpt_like_shape(u.pc.total, u.s).layers;
-    u.V = u.m.has_architecture ? u.m.vocab : 0;
+    // Without the architecture, one layer had been the whole model, gathered twice (70B on 64 H100
+    // needed 264 GiB each), and the activations 0 (a 406B QLoRA at batch 64 x 32K 'fit' 7.1 GiB on an
+    // RTX 4090): the shape's (red teams).
+    u.shape = u.m.has_architecture ? u.m : gpt_like_shape(u.pc.total, u.s);
+    u.layers = u.shape.layers, u.V = u.shape.vocab;
     return u;
 }
 
@@ -197,12 +201,8 @@ void activation_memory(const Run& u, const FinetuneConfig& cfg, Sizes& z, Finetu
     tc.sequence_parallel = false;
     tc.attention = Attention::flash;
     tc.recompute = Recompute::selective;
-    // Without the architecture, the activations of the GPT-like shape the training estimate assumes
-    // (said in the warning): they had been 0, and a 406B QLoRA at batch 64 x 32K tokens 'fit' 7.1 GiB
-    // on an RTX 4090 (a red team).
-    const ModelSpec shape = u.m.has_architecture ? u.m : gpt_like_shape(u.pc.total, u.s);
-    const StepInputs in = step_inputs(shape);
-    const double h = shape.hidden, V = shape.vocab;
+    const StepInputs in = step_inputs(u.shape);
+    const double h = u.shape.hidden, V = u.V;
     z.layer_full = activation_bytes_per_layer(in, tc);
     const double layer_input = 2.0 * u.s * u.b * h;
     if (!cfg.gradient_checkpointing) {
@@ -423,7 +423,7 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
               !cfg.gradient_checkpointing ? "layers x one layer's activations"
               : cfg.activation_offload    ? "min(layers, 5) x 2 s b h (offloaded inputs still on the device) + one layer's activations"
                                           : "layers x 2 s b h (checkpointed inputs) + one layer's activations",
-              {{"s", s}, {"b", b}, {"h", u.m.hidden}, {"layers", layers}, {"one_layer_bytes", z.layer_full}}, mem.activations, "bytes",
+              {{"s", s}, {"b", b}, {"h", u.shape.hidden}, {"layers", layers}, {"one_layer_bytes", z.layer_full}}, mem.activations, "bytes",
               cfg.gradient_checkpointing && cfg.activation_offload
                   ? "Korthikanti et al. 2022 Table 2 (flash attention); torchtune OffloadActivations max_fwd_stash_size = 5"
                   : "Korthikanti et al. 2022 Table 2 (flash attention)");
