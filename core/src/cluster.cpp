@@ -16,16 +16,19 @@ std::optional<double> times(const std::optional<double>& v, double n) {
 namespace {
 // A fleet's sum of one figure: null unless every pool has it (a partial sum read as the fleet's: 8
 // H100 and 64 RTX 4090 gave node power 10.2 kW, the H100 nodes' alone, under the GPUs' own 34.4 kW;
-// a red team). `missing` collects the figures left null with the pools that lack them.
+// a red team). `said` collects, for the figures people add up (memory, power, prices), those left
+// null with the pools that lack them; the cores and the peaks of a precision a device does not have
+// are null without a word, as for one device.
 struct FleetSum {
-    std::vector<std::string> missing;
-    void add(std::optional<double>& a, const std::optional<double>& b, bool first, std::string_view name, const std::string& pool) {
+    std::vector<std::string> said;
+    void add(std::optional<double>& a, const std::optional<double>& b, bool first, std::string_view name, const std::string& pool,
+             bool say = false) {
         if (b && (first || a)) {
             a = a.value_or(0) + *b;
             return;
         }
         a.reset();
-        if (!b) missing.push_back(std::string(name) + " (" + pool + ")");
+        if (!b && say) said.push_back(std::string(name) + " (" + pool + ")");
     }
 };
 
@@ -37,17 +40,17 @@ void add_pool(ClusterResult& r, const ClusterResult& c, const std::string& devic
     sum.add(r.full_die_simt_cores, c.full_die_simt_cores, first, "full_die_cores", device_name);
     sum.add(r.matrix_units, c.matrix_units, first, "matrix_units", device_name);
     sum.add(r.cpu_cores, c.cpu_cores, first, "cpu_cores", device_name);
-    sum.add(r.memory_bytes, c.memory_bytes, first, "memory_bytes", device_name);
+    sum.add(r.memory_bytes, c.memory_bytes, first, "memory_bytes", device_name, true);
     sum.add(r.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second, first, "memory_bandwidth_bytes_per_second",
             device_name);
     for (int i = 0; i < kPrecisionCount; ++i)
         sum.add(r.peak_flops_per_second[i], c.peak_flops_per_second[i], first,
                 "peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))), device_name);
-    sum.add(r.power_watts, c.power_watts, first, "power_watts", device_name);
-    sum.add(r.node_power_watts, c.node_power_watts, first, "node_power_watts", device_name);
-    sum.add(r.facility_power_watts, c.facility_power_watts, first, "facility_power_watts", device_name);
-    sum.add(r.price_usd, c.price_usd, first, "price_usd", device_name);
-    sum.add(r.cloud_usd_per_hour, c.cloud_usd_per_hour, first, "cloud_usd_per_hour", device_name);
+    sum.add(r.power_watts, c.power_watts, first, "power_watts", device_name, true);
+    sum.add(r.node_power_watts, c.node_power_watts, first, "node_power_watts", device_name, true);
+    sum.add(r.facility_power_watts, c.facility_power_watts, first, "facility_power_watts", device_name, true);
+    sum.add(r.price_usd, c.price_usd, first, "price_usd", device_name, true);
+    sum.add(r.cloud_usd_per_hour, c.cloud_usd_per_hour, first, "cloud_usd_per_hour", device_name, true);
     for (const auto& w : c.warnings) r.warnings.push_back(device_name + ": " + w);
 }
 
@@ -63,12 +66,8 @@ ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace
         h.devices_per_node = p.devices_per_node;
         add_pool(r, estimate_cluster(h, costs, none), p.device.name, &p == &hw.pools.front(), sum);
     }
-    // Said for the figures people add up (memory, power, prices); the cores and peaks of a precision
-    // a device does not have are null without a word, as for one device.
     std::string said;
-    for (const auto& m : sum.missing)
-        if (m.rfind("memory_bytes", 0) == 0 || m.find("power") != std::string::npos || m.find("usd") != std::string::npos)
-            said += (said.empty() ? "" : ", ") + m;
+    for (const auto& m : sum.said) said += (said.empty() ? "" : ", ") + m;
     if (!said.empty()) r.warnings.push_back("fleet totals left null, a pool having no figure for them: " + said);
     trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
               "scenario (hardware.pools)");
