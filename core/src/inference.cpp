@@ -647,7 +647,7 @@ SloPrecisions slo_precisions(const InferenceConfig& cfg, const Device& d) {
 bool heads_allow_tp(const ModelSpec& m, double tp) {
     if (!m.has_architecture) return true;
     if (std::fmod(m.heads, tp) != 0) return false;
-    return m.is_mla() || std::fmod(m.kv_heads, tp) == 0 || std::fmod(tp, m.kv_heads) == 0;
+    return kv_heads_split(m, tp);
 }
 
 // TP sizes: powers of two within a node that the heads allow, and the configured one.

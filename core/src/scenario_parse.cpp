@@ -1029,10 +1029,8 @@ void check_serving_layout(const Scenario& s, Errors& errors) {
     if (c.tp && s.model && s.model->has_architecture && !divides(s.model->heads, static_cast<double>(tp)))
         add_error(errors, "divisibility", "inference.tp",
                   "model.heads (" + fmt_num(s.model->heads) + ") must be divisible by inference.tp (" + fmt_num(tp) + ")");
-    // Each rank holds whole KV heads, or one KV head is replicated over tp / kv_heads ranks: vLLM's
-    // QKVParallelLinear asserts one divides the other (kv_heads 6 at tp 4 had been served; a red team).
-    else if (c.tp && s.model && s.model->has_architecture && !s.model->is_mla() && !divides(s.model->kv_heads, static_cast<double>(tp)) &&
-             !divides(static_cast<double>(tp), s.model->kv_heads))
+    // (kv_heads 6 at tp 4 had been served; a red team.)
+    else if (c.tp && s.model && s.model->has_architecture && !kv_heads_split(*s.model, static_cast<double>(tp)))
         add_error(
             errors, "divisibility", "inference.tp",
             "model.kv_heads (" + fmt_num(s.model->kv_heads) + ") and inference.tp (" + fmt_num(tp) +

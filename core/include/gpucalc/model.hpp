@@ -1,5 +1,6 @@
 // Transformer model description, exact parameter counts and FLOPs per token.
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,13 @@ struct ParamCount {
 };
 
 ParamCount count_params(const ModelSpec& m);
+
+// Whether tp ranks split the key/value heads: each rank holds whole ones, or one is replicated over
+// tp / kv_heads ranks; vLLM's QKVParallelLinear asserts one divides the other. Multi-head latent
+// attention's KV has no heads to split.
+inline bool kv_heads_split(const ModelSpec& m, double tp) {
+    return m.is_mla() || std::fmod(m.kv_heads, tp) == 0 || std::fmod(tp, m.kv_heads) == 0;
+}
 
 // FLOPs per token for one forward+backward pass (training) under the MFU convention of PaLM
 // (Chowdhery et al. 2022, App. B) and Megatron (Narayanan et al. 2021, Eq. 3):
