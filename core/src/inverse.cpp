@@ -78,6 +78,11 @@ struct Trainable {
 // Goodput of a run on n devices holding a model of N parameters (16 bytes/param of state).
 double goodput(const Trainable& a, double N) { return run_goodput(a.n, N, a.tc.goodput).value; }
 
+// The MFU the plan search predicts on the cluster for a GPT-like model of N parameters (0: no layout fits).
+double shape_mfu(const Trainable& a, double N, Plan* p, Search search = Search::narrow) {
+    return predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, p, nullptr, search);
+}
+
 // The compute-optimal model at the MFU the plan search predicts for it, iterated (given MFU: once).
 void iterate_mfu(Trainable& a) {
     for (int it = 0; it < (a.tc.mfu ? 1 : 4); ++it) {
@@ -85,7 +90,7 @@ void iterate_mfu(Trainable& a) {
         a.params = std::sqrt(a.compute / (6.0 * a.tpp));
         a.tokens = a.tpp * a.params;
         if (a.tc.mfu) break;
-        const double m = predicted_mfu(gpt_like_shape(a.params, kShapeSeqLen), a.hw, a.tc, a.n, &a.plan);
+        const double m = shape_mfu(a, a.params, &a.plan);
         if (m <= 0) break;
         a.mfu = m;
     }
@@ -103,7 +108,7 @@ void goodput_fixed_point(Trainable& a) {
 
 // The compute-optimal size N_opt for a model of N parameters at its own predicted MFU (u, plan p).
 double n_opt(const Trainable& a, double N, double& u, Plan* p) {
-    u = predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, p);
+    u = shape_mfu(a, N, p);
     return std::sqrt(a.n * a.peak * u * a.seconds * goodput(a, std::max(N, 1e9)) / (6.0 * a.tpp));
 }
 
@@ -207,7 +212,7 @@ void memory_limit(const Trainable& a, json& out) {
     out["warnings"] = json::array();
     const auto layout_mfu = [&](double N) {
         Plan p{};
-        return predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, &p);
+        return shape_mfu(a, N, &p);
     };
     if (a.plan.step_seconds > 0 || layout_mfu(a.params) > 0) {
         out["limited_by"] = "compute";
@@ -227,9 +232,7 @@ void memory_limit(const Trainable& a, json& out) {
         (layout_mfu(mid) > 0 ? lo : hi) = mid;
     }
     Plan at_n{};  // its MFU as an estimate of it reports (the estimate's own, wider search)
-    const double N = lo, mfu = a.tc.mfu
-                                   ? *a.tc.mfu
-                                   : predicted_mfu(gpt_like_shape(N, kShapeSeqLen), a.hw, a.tc, a.n, &at_n, nullptr, Search::as_estimate);
+    const double N = lo, mfu = a.tc.mfu ? *a.tc.mfu : shape_mfu(a, N, &at_n, Search::as_estimate);
     const double compute = a.n * a.peak * mfu * a.seconds * goodput(a, std::max(N, 1e9));
     out["trainable_params"] = N, out["trainable_tokens"] = compute / (6.0 * N), out["trainable_mfu"] = mfu;
     if (at_n.step_seconds > 0) {
@@ -595,8 +598,8 @@ void far_counts(DeadlineScan& s) {
 // 1e7). Then counts a twentieth larger each time (at least a node) from the fewest any run could use
 // (at kBestMfu), each at its own MFU and goodput, up to kScanSpan times that, and no further once the
 // speed has not improved over the last kStaleCounts counts past twice the fastest's; between the last
-// that misses and the first that meets, whole nodes bisected. Past the scan, far_counts. When none meets, the count kept is the
-// fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
+// that misses and the first that meets, whole nodes bisected; past the scan, far_counts. When none
+// meets, the count kept is the fastest seen (gpus_needed_infeasible then says the deadline cannot be met, and how fast the run goes).
 void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     const bool runs = n.mfu > 0 && (n.tc.mfu || n.plan.tokens_per_second > 0);
     if (runs && meets_deadline(n, n.gpus, n.mfu)) return;
@@ -629,6 +632,17 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
     s.keep(hit);
 }
 
+// Whether g devices meet the deadline at an estimate's own layout search (or training.mfu); if so, they
+// are the answer, with their MFU and plan.
+bool adopt_if_meets(const ModelSpec& model, const Hardware& hw, GpusNeeded& n, double g) {
+    Plan p{};
+    const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+    if (!(u > 0) || !meets_deadline(n, g, u)) return false;
+    n.gpus = g, n.mfu = u;
+    if (!n.tc.mfu) n.plan = p;
+    return true;
+}
+
 // The fixed point can settle far above the smallest count that meets the deadline, the MFU falling and
 // rising with the count (DeepSeek-V3 on H100 with overlap_moe_comm and 140 days: 5,664 GPUs, where 224
 // finish in 99). So counts are tried upwards from the fewest any run could use (at MFU kBestMfu), each
@@ -643,12 +657,7 @@ void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     const double first = fewest_possible(n);
     int k = 0;
     for (const double g : scan_counts(first, n.gpus - n.node, n.node)) {  // with the counts of many factors of two
-        if (++k > kTries) break;
-        Plan p{};
-        const double m = predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
-        if (!(m > 0) || !meets_deadline(n, g, m)) continue;
-        n.gpus = g, n.mfu = m, n.plan = p;
-        return;
+        if (++k > kTries || adopt_if_meets(model, hw, n, g)) return;
     }
 }
 
@@ -665,11 +674,8 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     if (!(m > 0)) return;
     n.mfu = m, n.plan = p;
     const double from = n.gpus;
-    for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) {
-        const double g = from - k * n.node;  // a count whose layouts tile poorly is passed over, not an end
-        const double u = predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
-        if (u > 0 && meets_deadline(n, g, u)) n.gpus = g, n.mfu = u, n.plan = p;
-    }
+    // (A count whose layouts tile poorly is passed over, not an end.)
+    for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) adopt_if_meets(model, hw, n, from - k * n.node);
 }
 
 // A TPU answer of one step (a 64-chip cube, or a whole pod without a granule) may be a smaller slice:
@@ -678,13 +684,8 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
 // MFU (a red team: Pythia-1B in 365 days answered 64 v5p where 4 take 16 days).
 void smaller_slices(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (hw.device.kind != "tpu" || n.gpus != n.node || n.tc.tp * n.tc.pp * n.tc.cp * n.tc.ep > 1) return;
-    for (double g = n.node / 2; g >= 4 && std::floor(g) == g; g /= 2) {
-        Plan p{};
-        const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
-        if (!(u > 0) || !meets_deadline(n, g, u)) break;
-        n.gpus = g, n.mfu = u;
-        if (!n.tc.mfu) n.plan = p;
-    }
+    for (double g = n.node / 2; g >= 4 && std::floor(g) == g; g /= 2)
+        if (!adopt_if_meets(model, hw, n, g)) break;
 }
 
 // The GPU count at the MFU the plan search predicts on it, iterated until the MFU settles.
@@ -717,13 +718,12 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
 // A count found that still misses the deadline (no count scan_to_deadline tried meets it at its own MFU
 // and goodput): why, and the fastest run it found. Counts in full, days to 3 figures.
 std::string missed_deadline(const Hardware& hw, const GpusNeeded& n) {
-    const auto three = [](double v) { return decimal::format_general(v, 3); };
     const auto count = [](double v) { return decimal::format_general(v, 12); };
     std::string why = "the deadline (" + jr::fmt_num(n.seconds / units::seconds_per_day) + " days) cannot be met: no count of " +
                       hw.device.name + " tried meets it";
     const Fastest& f = n.fastest;
     if (!(f.days > 0)) return why;
-    why += "; the fastest of the counts tried takes about " + three(f.days) + " days (" + count(f.gpus) + " GPUs";
+    why += "; the fastest of the counts tried takes about " + sig3(f.days) + " days (" + count(f.gpus) + " GPUs";
     why += f.near_gpus > 0 && f.near_gpus < f.gpus ? "; " + count(f.near_gpus) + " come within a tenth of that)" : ")";
     return why + ": more devices lower the MFU once the batch or the network cannot feed them, and lose more time to failures and " +
            "restarts (goodput model, training.goodput)";
@@ -760,7 +760,7 @@ Count count_granule(const Hardware& hw) {
     return g >= 1 && g < dpn && dpn % g == 0 ? g : dpn;
 }
 
-// The counts gpus_needed answers in: whole nodes (or count_granule) (in each of hardware.sites equal sites), and whole
+// The counts gpus_needed answers in: whole nodes, or count_granule (in each of hardware.sites equal sites), and whole
 // model-parallel groups when tp, pp or cp are given; with ep given, enough data-parallel ranks that
 // dp x cp x tp holds whole expert groups of ep x expert_tp ranks (expert_layout_ok; expert_tp 1 when
 // not given, Megatron-Core's MoE parallel folding): DeepSeek-V3 at tp 1, pp 16, ep 64 in multiples of
@@ -856,6 +856,7 @@ void one_site(const Hardware& hw, const TrainingConfig& tc, double seconds, doub
     one.count = static_cast<Count>(lv.devices_per_site);
     one.sites = 1, one.wan.reset(), one.wan_bytes_per_second.reset(), one.wan_latency_seconds.reset();
     const json alone = what_can_train(one, tc, seconds, tpp, peak);
+    if (!answer["trainable_params"].is_number() || !alone["trainable_params"].is_number()) return;  // nothing fits: no comparison
     const double n_all = answer["trainable_params"].get<double>(), n_one = alone["trainable_params"].get<double>();
     if (!(n_one > 1.05 * n_all)) return;
     answer["one_site"] = {{"devices", lv.devices_per_site}, {"trainable_params", n_one}, {"mfu", alone["trainable_mfu"]}};
