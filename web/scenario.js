@@ -2,6 +2,7 @@
 // scenario attribute, links). The field table (fields.js) says where each field goes; Parse reads
 // what people type. No formulas: the core validates and computes. Part of the page bundle.
 const Scenario = (function () {
+  // The reader's locale, in which the forms read and write numbers (en-US without a navigator).
   const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
   const SHAPE_KEYS = ['name', 'description', 'explain', 'scaling'];
 
@@ -217,5 +218,5 @@ const Scenario = (function () {
     return JSON.stringify('explain' in built.scenario ? built.scenario : Object.assign({}, built.scenario, { explain: false }));
   }
 
-  return { build, gpusNeeded, toState, getPath, setPath, fromSpecs, requestText };
+  return { build, gpusNeeded, toState, getPath, setPath, fromSpecs, requestText, locale };
 })();

@@ -281,7 +281,7 @@ const PlanSection = (function () {
     Object.assign(s, { model: plan.model, device: plan.device, count: plan.count });
     const followed = Boolean(el._last.plan && el._last.plan.following);
     TrainSection.applyLayout(el, p.training || p, !followed);
-    s.global_batch = Parse.text(p.global_batch, (globalThis.navigator && navigator.language) || 'en-US');
+    s.global_batch = Parse.text(p.global_batch, Scenario.locale());
     el._ensure('train');
     Forms.sync(el, 'train');
     el._update('train');

@@ -4,7 +4,7 @@
 // separate prefill/decode GPUs, GGUF formats and CPU offload are in the form. Page bundle: scripts/bundle.mjs.
 const ServeSection = (function () {
   const { h, kvTable, bar, dataTable, warnings } = Dom;
-  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
+  const locale = Scenario.locale;
 
   function build(el, body) {
     body.appendChild(Forms.form(el, 'serve'));

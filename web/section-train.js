@@ -5,7 +5,7 @@
 const TrainSection = (function () {
   const { h, kvTable, bar, warnings } = Dom;
   const LAYOUT_KEYS = ['tp', 'pp', 'dp', 'cp', 'ep', 'vpp', 'micro_batch', 'global_batch'];
-  const locale = () => (globalThis.navigator && navigator.language) || 'en-US';
+  const locale = Scenario.locale;
   function build(el, body) {
     body.appendChild(Forms.form(el, 'train'));
     body.appendChild(

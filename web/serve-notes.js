@@ -266,7 +266,7 @@ const ServeNotes = (function () {
     const n = r.inference.fits_with_tp;
     if (!(n > 1)) return o;
     const use = () => {
-      const [s, lang] = [el._state.serve, (globalThis.navigator && navigator.language) || 'en-US'];
+      const [s, lang] = [el._state.serve, Scenario.locale()];
       const copy = n * (r.inputs.inference.ep || 1) * (r.inputs.inference.disaggregated ? 2 : 1); // devices of one copy
       s.tp = Parse.text(n, lang);
       if (!(r.inputs.hardware.count >= copy)) s.count = Parse.text(copy, lang);
