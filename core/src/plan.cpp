@@ -332,8 +332,7 @@ struct Batchings {
           l(l_),
           tokens(target_batch_tokens(s.sites, static_cast<double>(l.dp), s.base.local_steps)),
           target(target_batch_sequences(s.m.seq_len, tokens)),
-          most(kLargestPublishedBatchTokens / s.m.seq_len *
-               (s.base.local_steps > 1 ? std::max(1.0, sites_data_parallel(static_cast<double>(l.dp), s.sites)) : 1.0)) {
+          most(largest_chosen_batch(s.m.seq_len, static_cast<double>(l.dp), s.sites, s.base.local_steps)) {
         for (int k = 0; k < (l.pp > 1 ? 2 : 1); ++k) {
             const Count vpp = k == 1 ? 2 : 1;  // any interleaving > 1 has the same granule
             const double one = static_cast<double>(batch(1, vpp));
@@ -365,9 +364,11 @@ struct Batchings {
 
 private:
     // With interleaving the chosen batch holds whole groups of pp micro-batches (div_ok): the nearest
-    // whole multiple of them to the target (default_global_batch).
+    // whole multiple of them to the target (default_global_batch); without, at least pp micro-batches
+    // per pipeline where the largest published batch allows (pipeline_fed_batch).
     Count batch(Count mb, Count vpp) const {
-        return s.gb_fixed ? *s.base.global_batch : nearest_batch(target, batch_granule(l.dp, mb, l.pp, vpp));
+        return s.gb_fixed ? *s.base.global_batch
+                          : pipeline_fed_batch(nearest_batch(target, batch_granule(l.dp, mb, l.pp, vpp)), l.dp, mb, l.pp, vpp, most);
     }
 };
 

@@ -132,7 +132,8 @@ FieldTable<TrainingConfig> training_fields() {
         field<&T::global_batch>(
             integer_spec("global_batch", "sequences", 1, 1e9, "sequences per optimizer step",
                          "about 4M tokens (DiLoCo, local_steps > 1: 1M per worker across sites when more), rounded to the nearest "
-                         "multiple of dp x micro_batch")),
+                         "multiple of dp x micro_batch; at least pp micro-batches per pipeline (dp x micro_batch x pp) within "
+                         "62.9M tokens")),
         field<&T::micro_batch>(integer_spec("micro_batch", "sequences", 1, 1e6, "sequences per micro-batch per pipeline")),
         field<&T::tp>(integer_spec("tp", "devices", 1, 1e5, "tensor-parallel size")),
         field<&T::pp>(integer_spec("pp", "devices", 1, 1e5, "pipeline-parallel size (uneven stages allowed)")),

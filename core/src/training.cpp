@@ -105,6 +105,19 @@ Count default_global_batch(double seq_len, Count granule, double target_tokens) 
     return nearest_batch(target_batch_sequences(seq_len, target_tokens), granule);
 }
 
+double largest_chosen_batch(double seq_len, double dp, double sites, Count local_steps) {
+    return kLargestPublishedBatchTokens / seq_len * (local_steps > 1 ? std::max(1.0, sites_data_parallel(dp, sites)) : 1.0);
+}
+
+Count pipeline_fed_batch(Count batch, Count dp, Count micro_batch, Count pp, Count vpp, double most) {
+    const Count fed = dp * micro_batch * pp;
+    if (pp <= 1 || batch >= fed) return batch;
+    // Within `most`: the largest whole multiple of the granule there (none: the batch as it was).
+    const Count g = std::max<Count>(1, batch_granule(dp, micro_batch, pp, vpp));
+    const Count cap = static_cast<Count>(std::floor(most / static_cast<double>(g))) * g;
+    return std::max(batch, std::min(fed, cap));
+}
+
 constexpr double kGpt2Vocab = 50257;
 
 // A GPT-like shape for a model given only its parameter count: N ~ 12 L h^2 with L = h / 128
@@ -205,14 +218,19 @@ namespace {
 bool listed(const std::vector<std::string>& v, const std::string& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // The scenario's config with its defaults resolved: data parallelism from the device count, sequence
-// parallelism with tensor parallelism, a global batch of ~4M tokens and the device's framework.
+// parallelism with tensor parallelism, a global batch of ~4M tokens (one that feeds the pipeline where that
+// is more: pipeline_fed_batch) and the device's framework.
 TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& model, const Hardware& hw) {
     TrainingConfig cfg = cfg_in;
     if (!cfg.dp) cfg.dp = std::max<Count>(1, hw.count / std::max<Count>(1, cfg.tp * cfg.pp * cfg.cp));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
-    if (!cfg.global_batch)
-        cfg.global_batch = default_global_batch(model.seq_len, *cfg.dp * cfg.micro_batch,
-                                                target_batch_tokens(site_count(hw), static_cast<double>(*cfg.dp), cfg.local_steps));
+    if (!cfg.global_batch) {
+        const double sites = site_count(hw), dp = static_cast<double>(*cfg.dp);
+        cfg.global_batch =
+            pipeline_fed_batch(default_global_batch(model.seq_len, batch_granule(*cfg.dp, cfg.micro_batch, cfg.pp, cfg.vpp),
+                                                    target_batch_tokens(sites, dp, cfg.local_steps)),
+                               *cfg.dp, cfg.micro_batch, cfg.pp, cfg.vpp, largest_chosen_batch(model.seq_len, dp, sites, cfg.local_steps));
+    }
     if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
     // The experts' tensor parallelism as the estimate resolves it (echoed: 1 where the layout folds).
     if (!cfg.expert_tp && cfg.ep > 1) cfg.expert_tp = static_cast<Count>(expert_tensor_parallel(cfg));

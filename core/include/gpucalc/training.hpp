@@ -324,6 +324,16 @@ double target_batch_tokens(double sites, double dp, Count local_steps);
 Count default_global_batch(double seq_len, Count granule, double target_tokens);
 // The whole multiple of `granule` sequences nearest `target_sequences` (at least one granule).
 Count nearest_batch(Count target_sequences, Count granule);
+// The most sequences a batch the defaults or the plan search choose may hold: the largest published
+// batch (kLargestPublishedBatchTokens), per worker with DiLoCo (local_steps > 1).
+double largest_chosen_batch(double seq_len, double dp, double sites, Count local_steps);
+// A chosen batch raised, where it gives a pipeline fewer micro-batches than stages, to one micro-batch
+// per stage (dp x micro_batch x pp sequences; within `most`, in whole granules): fewer leave each stage
+// idle more than half the step (1F1B's bubble (pp - 1) / (m + pp - 1)), and a deep pipeline is run at
+// a batch that feeds it. Llama 3 405B on 16,384 H100 (arXiv:2407.21783 Table 4): PP 16, DP 128 and
+// 16 sequences per data-parallel rank, 2,048 x 8,192 = 16M tokens (dp x pp); with long context
+// (CP 16, DP 8) 128 sequences, again dp x pp. The interleaved schedule's granule is already that batch.
+Count pipeline_fed_batch(Count batch, Count dp, Count micro_batch, Count pp, Count vpp, double most);
 // The step a global batch grows by: dp x micro_batch sequences, in groups of pp micro-batches with
 // interleaving (vpp > 1: Megatron's forward_backward_pipelining_with_interleaving).
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp);
