@@ -684,6 +684,34 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) adopt_if_meets(model, hw, n, from - k * n.node);
 }
 
+// The answer's own layout on fewer replicas: counts in whole multiples of its model-parallel group
+// (tp x pp x cp; pp x ep x expert_tp, which dp x cp x tp must hold whole: expert_layout_ok) and of the
+// count's step, below the answer, bisected on the replicas for the fewest that meet the deadline at an
+// estimate's own search. The scans' counts have few odd factors, and a layout of an odd depth can run
+// faster than every count around it (Llama 3 70B on RTX 4090: 41 interleaved stages on 2,952 GPUs
+// take 653 days, where 3,072 take 999; 600 days answered 6,100 GPUs and 650 days 3,813); a scan's step
+// can pass over the expert groups' (DeepSeek-V3 on A100 in 30 days: 20,480 GPUs, where 18,432 take
+// 29.1 days). Fewer replicas of one layout are slower, by and large, but not strictly (the batch is
+// rounded to the replicas): an answer is only ever replaced by a smaller count that meets.
+void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
+    if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
+    const TrainingConfig& c = n.plan.config;
+    const Count group = std::lcm(std::max<Count>(1, c.tp * c.pp * c.cp), std::max<Count>(1, c.pp * c.ep * c.expert_tp.value_or(1)));
+    const double unit = static_cast<double>(std::lcm(group, std::max<Count>(1, static_cast<Count>(n.node))));
+    double lo = 0, hi = std::ceil(n.gpus / unit);  // in replicas of `unit`: lo misses (or none), hi meets
+    Plan p{}, best{};
+    double best_u = 0;
+    while (hi - lo > 1) {
+        const double mid = std::floor((lo + hi) / 2);
+        const double u = predicted_mfu(model, hw, n.tc, mid * unit, &p, nullptr, Search::as_estimate);
+        if (u > 0 && meets_deadline(n, mid * unit, u))
+            hi = mid, best = p, best_u = u;
+        else
+            lo = mid;
+    }
+    if (best_u > 0 && hi * unit < n.gpus) n.gpus = hi * unit, n.mfu = best_u, n.plan = best;
+}
+
 // A TPU answer of one step (a 64-chip cube, or a whole pod without a granule) may be a smaller slice:
 // TPU slices come in 4, 8, 16 and 32 chips below a cube (v5p 2x2x1 ... 2x4x4, Cloud TPU v5p docs; v4
 // 2x2x4; v5e 4 to 128 in a 256-chip pod). Halved while the half still meets the deadline at its own
@@ -718,6 +746,7 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.fastest.days > 0) return;  // no count meets the deadline: nothing smaller will
     smallest_count(model, hw, n);
     settle_on_estimate_search(model, hw, n);
+    fewer_replicas(model, hw, n);
     smaller_slices(model, hw, n);
 }
 

@@ -93,3 +93,36 @@ TEST_CASE("an inverse answer's batch note says when the batch was raised to feed
     const auto [raised_h100, note_h100] = note_of("nvidia-h100-sxm5-80gb", 90);
     if (!raised_h100) CHECK(note_h100.find("raised") == std::string::npos);
 }
+
+TEST_CASE("GPUs needed tries fewer replicas of the answer's own layout: DeepSeek-V3 on A100 in 30 days needs no more than 18,432") {
+    // 20,480 GPUs had been answered (26.6 days) where 18,432 take 29.1 (TP 2, EP 64: counts in whole
+    // expert groups, which the scan's step passed over).
+    const json a = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}}},
+                        {"training", {{"tokens", 14.8e12}}},
+                        {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}})["inverse"];
+    REQUIRE(a["gpus"].is_number());
+    CHECK(a["gpus"].get<double>() <= 18432);
+    CHECK(a["seconds_at_gpus"].get<double>() <= 30 * 86400.0);
+    // An estimate on the count answered reports the same time.
+    const json e = run({{"model", {{"preset", "deepseek-v3"}}},
+                        {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", a["gpus"]}}},
+                        {"training", {{"tokens", 14.8e12}}},
+                        {"explain", false}});
+    CHECK(e["training"]["seconds"].get<double>() == Approx(a["seconds_at_gpus"].get<double>()).epsilon(1e-9));
+}
+
+TEST_CASE("GPUs needed over a 1 Gb/s internet needs no more GPUs for a longer deadline: Llama 2 7B from 100 to 200 days") {
+    // 130 days had answered 20,352 GPUs and 160 days 26,496.
+    double last = 1e18;
+    for (const double days : {100.0, 130.0, 160.0, 200.0}) {
+        const json a = run({{"model", {{"preset", "llama2-7b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"network", "internet-1g"}}},
+                            {"training", {{"tokens", 2e12}}},
+                            {"inverse", {{"question", "gpus_needed"}, {"days", days}}}})["inverse"];
+        REQUIRE(a["gpus"].is_number());
+        CHECK(a["gpus"].get<double>() <= last);
+        CHECK(a["seconds_at_gpus"].get<double>() <= days * 86400);
+        last = a["gpus"].get<double>();
+    }
+}
