@@ -94,8 +94,9 @@ const NetworkView = (function () {
     );
   }
 
-  // The MFU of the model that trains in the time (that of the largest that fits, when the compute-optimal does not).
-  const mfuOf = (x) => (x.limited_by === 'memory' && x.trainable_mfu !== null ? x.trainable_mfu : x.mfu);
+  // The MFU of the model that trains in the time, as an estimate of it reports (that of the largest that fits, when the
+  // compute-optimal does not).
+  const mfuOf = (x) => (x.trainable_mfu !== null && x.trainable_mfu !== undefined ? x.trainable_mfu : x.mfu);
   // The answer card's figures: the model that trains in the time for each place the GPUs may be.
   const SHORT = { one_cluster: 'In one data centre', sites_synchronous: 'Across sites, synchronous', sites_diloco: 'Across sites, DiLoCo' };
   function figures(inv) {

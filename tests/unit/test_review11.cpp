@@ -126,3 +126,24 @@ TEST_CASE("GPUs needed over a 1 Gb/s internet needs no more GPUs for a longer de
         last = a["gpus"].get<double>();
     }
 }
+
+TEST_CASE("what a cluster can train is what an estimate of that model trains in the time given, at the same MFU") {
+    // The inverse had searched the unscaled GPT-like shape (its width rounded to 1,024, its layers to
+    // whole ones) with a narrower search, and quoted 20 tokens a parameter: one RTX 4090 for 90 days
+    // answered 1.18B at 30.8 % MFU (an estimate: 26.8 %), and 64 RTX 4090 14.6B that an estimate
+    // trains in 65 days.
+    for (const auto& [device, count] : {std::pair{"nvidia-rtx-4090", 1}, {"nvidia-rtx-4090", 64}, {"nvidia-h100-sxm5-80gb", 64}}) {
+        const json a = run({{"hardware", {{"device", device}, {"count", count}}},
+                            {"inverse", {{"question", "what_can_train"}, {"days", 90}}},
+                            {"explain", false}})["inverse"];
+        REQUIRE(a["trainable_params"].is_number());
+        const json e = run({{"model", {{"params", a["trainable_params"]}, {"seq_len", 2048}}},
+                            {"hardware", {{"device", device}, {"count", count}}},
+                            {"training", {{"tokens", a["trainable_tokens"]}}},
+                            {"explain", false}});
+        REQUIRE_FALSE(e.contains("errors"));
+        CHECK(e["training"]["fits"] == true);
+        CHECK(e["training"]["mfu"].get<double>() == Approx(a["trainable_mfu"].get<double>()).epsilon(1e-9));
+        CHECK(e["training"]["seconds"].get<double>() == Approx(90 * 86400.0).epsilon(1e-6));
+    }
+}
