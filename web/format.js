@@ -179,7 +179,8 @@
     if (/params$/.test(key)) return params(x);
     if (/_watts$/.test(key)) return watts(x);
     if (/_fraction$|^compute_utilization$/.test(key)) return percent(x);
-    if (/^(mfu|hfu|efficiency|goodput|mfu_predicted|mfu_low|mfu_high|input_cost_share|acceptance_rate|prefix_cache_hit_rate)$/.test(key)) return percent(x);
+    if (/^(mfu|hfu|efficiency|goodput|mfu_predicted|mfu_low|mfu_high|trainable_mfu|input_cost_share|acceptance_rate|prefix_cache_hit_rate)$/.test(key))
+      return percent(x);
     if (/flops(_6nd)?$/.test(key)) return flopCount(x);
     return count(x);
   }

@@ -257,7 +257,8 @@ const RealitySection = (function () {
           ['compute_optimal_tokens', 'Compute-optimal tokens'],
           ['largest_fitting_params', 'Largest model whose training state fits (ZeRO-3)'],
           ['trainable_params', a.limited_by === 'memory' ? 'Trains in the time: the largest a layout fits (parameters)' : 'Trains in the time (parameters)'],
-          ['trainable_tokens', 'on tokens']
+          ['trainable_tokens', 'on tokens'],
+          ['trainable_mfu', 'at MFU (an estimate of that model reports it)']
         ],
         null,
         'inverse'

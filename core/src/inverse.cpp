@@ -309,7 +309,9 @@ struct NetworkRow {
 
 // Why a row's answer is what it is: the figures that make the difference, in one or two sentences.
 std::string network_why(const NetworkRow& row, const json& a, const NetworkLevels& lv, double site_params) {
-    const double mfu = a["mfu"].get<double>(), N = a["compute_optimal_params"].get<double>();
+    // The MFU the row's column shows: an estimate's of the model that trains in the time (compute-bound).
+    const bool compute_bound = a["limited_by"] == "compute" && a["trainable_mfu"].is_number();
+    const double mfu = (compute_bound ? a["trainable_mfu"] : a["mfu"]).get<double>(), N = a["compute_optimal_params"].get<double>();
     const bool has_plan = a.contains("plan");
     const double replica = has_plan ? a["plan"]["tp"].get<double>() * a["plan"]["pp"].get<double>() : 1.0;
     const bool pipelined = lv.sites > 1 && replica > lv.devices_per_site;
