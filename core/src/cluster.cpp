@@ -64,7 +64,7 @@ ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace
         h.device = p.device;
         h.count = p.count;
         h.devices_per_node = p.devices_per_node;
-        add_pool(r, estimate_cluster(h, costs, none), p.device.name, &p == &hw.pools.front(), sum);
+        add_pool(r, estimate_cluster(h, pool_costs(costs, p), none), p.device.name, &p == &hw.pools.front(), sum);
     }
     std::string said;
     for (const auto& m : sum.said) said += (said.empty() ? "" : ", ") + m;

@@ -38,6 +38,12 @@ HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
     return r;
 }
 
+Costs pool_costs(const Costs& c, const Pool& p) {
+    Costs out = c;
+    if (p.gpu_hour_usd) out.gpu_hour_usd = p.gpu_hour_usd;
+    return out;
+}
+
 namespace {
 // How to give a device figure the catalog lacks: the custom device's own key, or a custom device
 // on the catalog one as its base.

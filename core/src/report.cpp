@@ -77,6 +77,7 @@ void hardware_json(Val j, const Hardware& h) {
             e["count"] = p.count;
             e["site"] = p.site;
             e["devices_per_node"] = p.devices_per_node;
+            e["gpu_hour_usd"] = opt(p.gpu_hour_usd);
         }
         j["device"] = nullptr;
         j["device_name"] = nullptr;

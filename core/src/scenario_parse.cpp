@@ -291,7 +291,7 @@ bool model_from_json(const json& j, const std::string& path, ModelSpec& out, Err
 
 namespace {
 
-// hardware.pools: 1 to 64 pools {device, count, site, devices_per_node}; every error names its pool.
+// hardware.pools: 1 to 64 pools {device, count, site, devices_per_node, gpu_hour_usd}; every error names its pool.
 bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
     const std::string path = "hardware.pools";
     if (!arr.is_array()) {
@@ -312,7 +312,7 @@ bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
             add_error(errors, "type", pp, pp + " must be an object {device, count, site}");
             continue;
         }
-        check_keys(p, pp, errors, {"device", "count", "site", "devices_per_node"});
+        check_keys(p, pp, errors, {"device", "count", "site", "devices_per_node", "gpu_hour_usd"});
         Pool pool;
         auto d = p.find("device");
         if (d == p.end() || d->is_null())
@@ -326,6 +326,7 @@ bool parse_pools(const json& arr, Hardware& hw, Errors& errors) {
             pool.devices_per_node = static_cast<Count>(*n);
         else
             pool.devices_per_node = static_cast<Count>(pool.device.gpus_per_node);
+        pool.gpu_hour_usd = number(p, "gpu_hour_usd", pp, errors, Range{0, 1e6, false, false});
         total += static_cast<double>(pool.count);
         hw.pools.push_back(pool);
     }
@@ -483,6 +484,12 @@ void parse_costs(const json& c, Scenario& s, Errors& errors) {
         add_error(errors, "conflict", "costs.gpu_hour_usd",
                   "costs.gpu_hour_usd is a rent, and costs.ownership is owned (the hour costs the purchase price amortised over "
                   "costs.lifetime_years plus its electricity): leave gpu_hour_usd out, or use ownership cloud");
+    if (s.costs.ownership != Ownership::owned || !s.hardware) return;
+    for (std::size_t i = 0; i < s.hardware->pools.size(); ++i)
+        if (s.hardware->pools[i].gpu_hour_usd) {
+            const std::string pp = "hardware.pools[" + std::to_string(i) + "].gpu_hour_usd";
+            add_error(errors, "conflict", pp, pp + " is a rent, and costs.ownership is owned: leave it out, or use ownership cloud");
+        }
 }
 
 void parse_compare(const json& c, Scenario& s, Errors& errors) {

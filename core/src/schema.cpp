@@ -32,8 +32,10 @@ const Structured kStructured[] = {
      "a catalog id (`gpucalc devices`) or a custom device: `{\"base\": id, ...overrides}` or the SI fields under `hardware.device`"},
     {"hardware.device_name", "string", "the device's display name, echoed in `inputs`; ignored on input"},
     {"hardware.pools[]", "array",
-     "a mixed fleet instead of device and count: 1 to 64 pools `{device, count, site, devices_per_node}` (device: id or custom device; "
-     "count 1 to 1e8, at most 1e8 in all; site: a name of 1 to 64 characters, default \"site-1\"; pools naming the same site share it); "
+     "a mixed fleet instead of device and count: 1 to 64 pools `{device, count, site, devices_per_node, gpu_hour_usd}` (device: id or "
+     "custom device; "
+     "count 1 to 1e8, at most 1e8 in all; site: a name of 1 to 64 characters, default \"site-1\"; pools naming the same site share it; "
+     "gpu_hour_usd: this pool's rent, USD/h, 0 to 1e6, else costs.gpu_hour_usd or the catalog's; not with costs.ownership owned); "
      "pools of one device in equal sites are the single-device model with hardware.sites, others the fleet estimator (training.fleet)"},
     {"hardware.device.peak_flops_per_second", "object",
      "custom device: dense peak per precision (`fp64`, `fp64_matrix`, `fp32`, `tf32`, `bf16`, `fp16`, `fp8`, `int8`, `int4`, `fp4`), "

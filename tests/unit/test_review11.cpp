@@ -147,3 +147,54 @@ TEST_CASE("what a cluster can train is what an estimate of that model trains in 
         CHECK(e["training"]["seconds"].get<double>() == Approx(90 * 86400.0).epsilon(1e-6));
     }
 }
+
+namespace {
+
+json h100_and_4090(const json& pool_4090, const json& costs = json::object()) {
+    return run({{"model", {{"preset", "llama3-8b"}}},
+                {"hardware", {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}, pool_4090})}}},
+                {"training", {{"tokens", 1e10}}},
+                {"costs", costs},
+                {"explain", false}});
+}
+
+}  // namespace
+
+TEST_CASE("a pool of a mixed fleet gives its own rent (hardware.pools[].gpu_hour_usd), and the other pools keep theirs") {
+    // Before, a price for one pool had to be costs.gpu_hour_usd, which repriced every pool.
+    const json own = h100_and_4090({{"device", "nvidia-rtx-4090"}, {"count", 8}, {"site", "home"}, {"gpu_hour_usd", 0.1}});
+    REQUIRE_FALSE(own.contains("errors"));
+    const double hours = own["training"]["gpu_hours"].get<double>(), each = hours / 16;  // 8 + 8 devices, the same time
+    // The H100 pool's rent: the whole fleet's catalog cost less the 4090 pool's catalog share.
+    const json h100_alone = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}}});
+    const double h100 = h100_alone["cluster"]["cloud_usd_per_hour"].get<double>();
+    CHECK(own["training"]["cost_usd"].get<double>() == Approx(each * 8 * (h100 + 0.1)).epsilon(1e-9));
+    CHECK(own["cluster"]["cloud_usd_per_hour"].get<double>() == Approx(8 * (h100 + 0.1)).epsilon(1e-12));
+    // The echo carries it, and fed back asks the same.
+    CHECK(own["inputs"]["hardware"]["pools"][1]["gpu_hour_usd"] == 0.1);
+    CHECK(own["inputs"]["hardware"]["pools"][0]["gpu_hour_usd"].is_null());
+    CHECK(run(own["inputs"])["training"]["cost_usd"] == own["training"]["cost_usd"]);
+}
+
+TEST_CASE("a pool's rent beside owned hardware is refused, naming the pool") {
+    const json r = h100_and_4090({{"device", "nvidia-rtx-4090"}, {"count", 8}, {"gpu_hour_usd", 0.1}}, {{"ownership", "owned"}});
+    REQUIRE(r.contains("errors"));
+    CHECK(r["errors"][0]["field"] == "hardware.pools[1].gpu_hour_usd");
+    CHECK(r["errors"][0]["code"] == "conflict");
+}
+
+TEST_CASE("a pool without a price says to set that pool's gpu_hour_usd") {
+    const json custom = {{"name", "Prototype X"},
+                         {"peak_flops_per_second", {{"bf16", 1.5e15}}},
+                         {"memory_bytes", 192e9},
+                         {"memory_bandwidth_bytes_per_second", 6e12},
+                         {"tdp_watts", 900}};
+    const json r = h100_and_4090({{"device", custom}, {"count", 8}});
+    REQUIRE_FALSE(r.contains("errors"));
+    CHECK(r["training"]["cost_usd"].is_null());
+    bool said = false;
+    for (const auto& w : r["warnings"]) said = said || w.get<std::string>().find("set hardware.pools[1].gpu_hour_usd") != std::string::npos;
+    CHECK(said);
+    const json priced = h100_and_4090({{"device", custom}, {"count", 8}, {"gpu_hour_usd", 2.0}});
+    CHECK(priced["training"]["cost_usd"].is_number());
+}

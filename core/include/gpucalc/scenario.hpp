@@ -23,6 +23,9 @@ struct Pool {
     Count count = 1;
     std::string site;            // sites are named; pools with the same name share a site
     Count devices_per_node = 0;  // 0 = the device's reference system
+    // This pool's price of one device-hour, USD/h (a rent: cloud only); none: costs.gpu_hour_usd,
+    // else the catalog's price of its device.
+    std::optional<double> gpu_hour_usd;
 };
 
 constexpr std::size_t kMaxPools = 64;  // hardware.pools: at most 64 pools (and so at most 64 sites)
