@@ -48,10 +48,25 @@ void add_pool(ClusterResult& r, const ClusterResult& c, const std::string& devic
                 "peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))), device_name);
     sum.add(r.power_watts, c.power_watts, first, "power_watts", device_name, true);
     sum.add(r.node_power_watts, c.node_power_watts, first, "node_power_watts", device_name, true);
-    sum.add(r.facility_power_watts, c.facility_power_watts, first, "facility_power_watts", device_name, true);
     sum.add(r.price_usd, c.price_usd, first, "price_usd", device_name, true);
     sum.add(r.cloud_usd_per_hour, c.cloud_usd_per_hour, first, "cloud_usd_per_hour", device_name, true);
     for (const auto& w : c.warnings) r.warnings.push_back(device_name + ": " + w);
+}
+
+// A fleet's facility power on one basis: its nodes' power x PUE when every pool has a reference
+// node's, else its devices' TDP x PUE (a sum of each pool's best had added node power for H100 to
+// GPU power for RTX 4090, two bases read as one; a red team).
+void fleet_facility_power(ClusterResult& r, const Costs& costs, Trace& trace) {
+    if (r.node_power_watts) {
+        r.facility_power_watts = *r.node_power_watts * costs.pue;
+        trace.add("cluster.facility_power_watts", "node_power_watts x PUE (every pool's reference nodes)",
+                  {{"node_power_watts", *r.node_power_watts}, {"pue", costs.pue}}, *r.facility_power_watts, "W", "PUE from costs.pue");
+    } else if (r.power_watts) {
+        r.facility_power_watts = *r.power_watts * costs.pue;
+        r.warnings.push_back("facility_power_watts is the devices' TDP x PUE for every pool: not every pool has a reference node's power");
+        trace.add("cluster.facility_power_watts", "power_watts x PUE (devices only: not every pool has a reference node's power)",
+                  {{"power_watts", *r.power_watts}, {"pue", costs.pue}}, *r.facility_power_watts, "W", "PUE from costs.pue");
+    }
 }
 
 // A fleet of pools: the sum of its pools.
@@ -69,6 +84,7 @@ ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace
     std::string said;
     for (const auto& m : sum.said) said += (said.empty() ? "" : ", ") + m;
     if (!said.empty()) r.warnings.push_back("fleet totals left null, a pool having no figure for them: " + said);
+    fleet_facility_power(r, costs, trace);
     trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
               "scenario (hardware.pools)");
     if (r.memory_bytes)

@@ -198,3 +198,20 @@ TEST_CASE("a pool without a price says to set that pool's gpu_hour_usd") {
     const json priced = h100_and_4090({{"device", custom}, {"count", 8}, {"gpu_hour_usd", 2.0}});
     CHECK(priced["training"]["cost_usd"].is_number());
 }
+
+TEST_CASE("a mixed fleet's facility power is on one basis: node power when every pool has it, else every pool's device TDP") {
+    // 8 H100 + 64 RTX 4090 had added the H100 nodes' power (10.2 kW) to the 4090s' TDP (28.8 kW).
+    const auto cluster = [](const json& pools) { return run({{"hardware", {{"pools", pools}}}}); };
+    const json mixed =
+        cluster(json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}, {{"device", "nvidia-rtx-4090"}, {"count", 64}}}));
+    const json& c = mixed["cluster"];
+    CHECK(c["node_power_watts"].is_null());
+    CHECK(c["facility_power_watts"].get<double>() == Approx(c["power_watts"].get<double>() * 1.2).epsilon(1e-12));
+    bool said = false;
+    for (const auto& w : mixed["warnings"]) said = said || w.get<std::string>().find("TDP x PUE for every pool") != std::string::npos;
+    CHECK(said);
+    const json nodes =
+        cluster(json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}, {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}}));
+    CHECK(nodes["cluster"]["facility_power_watts"].get<double>() ==
+          Approx(nodes["cluster"]["node_power_watts"].get<double>() * 1.2).epsilon(1e-12));
+}
