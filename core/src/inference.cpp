@@ -650,6 +650,13 @@ bool heads_allow_tp(const ModelSpec& m, double tp) {
     return kv_heads_split(m, tp);
 }
 
+// A TP size the automatic choice and the way out of a copy that does not fit try: one the heads allow,
+// and a power of two for a model given by its count (no heads to divide).
+bool tp_size_tried(const ModelSpec& m, Count tp) {
+    const bool power_of_two = (tp & (tp - 1)) == 0;
+    return heads_allow_tp(m, static_cast<double>(tp)) && (m.has_architecture || power_of_two);
+}
+
 // TP sizes: powers of two within a node that the heads allow, and the configured one.
 std::vector<double> slo_tp_sizes(const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg) {
     const double dpn = std::max(1.0, static_cast<double>(hw.devices_per_node));
@@ -1572,9 +1579,7 @@ Count automatic_tp(const ModelSpec& m, const Hardware& hw, const InferenceConfig
     const double need = cfg.batch ? static_cast<double>(*cfg.batch) : 1.0;
     std::vector<Count> sizes, others;
     for (Count tp = 1; tp <= 64 && static_cast<double>(tp) * ep * copies <= static_cast<double>(hw.count); ++tp) {
-        const bool power_of_two = (tp & (tp - 1)) == 0;
-        if (heads_allow_tp(m, static_cast<double>(tp)) && (m.has_architecture || power_of_two))
-            (power_of_two ? sizes : others).push_back(tp);
+        if (tp_size_tried(m, tp)) ((tp & (tp - 1)) == 0 ? sizes : others).push_back(tp);
     }
     const Count largest = sizes.empty() ? 1 : sizes.back();
     sizes.insert(sizes.end(), others.begin(), others.end());
@@ -1627,8 +1632,7 @@ void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, 
     const Count from = cfg.tp.value_or(1);
     const double need = static_cast<double>(cfg.batch.value_or(1));
     for (Count tp = from + 1; tp <= 64 && cfg.weight_format == WeightFormat::native && !cfg.gpu_layers; ++tp) {
-        const bool power_of_two = (tp & (tp - 1)) == 0;
-        if (!heads_allow_tp(m, static_cast<double>(tp)) || !(m.has_architecture || power_of_two)) continue;
+        if (!tp_size_tried(m, tp)) continue;
         InferenceConfig c = cfg;
         c.tp = tp;
         Hardware h = hw;
