@@ -180,8 +180,7 @@ bool add_plan(json& out, const Plan& plan, const TrainingConfig& tc, double seq_
     const Count pp = plan.config.pp, vpp = plan.config.vpp;
     const double aim = target_batch_tokens(sites, dp, tc.local_steps);
     // Without interleaving, raised where the aim gives a pipeline fewer micro-batches than stages (pipeline_fed_batch).
-    const Count per_step = plan.config.dp.value_or(1) * plan.config.micro_batch;
-    const bool fed = pp > 1 && vpp <= 1 && nearest_batch(target_batch_sequences(seq_len, aim), per_step) < *plan.config.global_batch;
+    const bool fed = batch_raised_to_feed(plan.config, seq_len, aim);
     const std::string granule = vpp > 1 && pp > 1 ? "dp x micro_batch x pp (interleaved stages)"
                                 : fed ? "dp x micro_batch, raised to one micro-batch per pipeline stage (dp x micro_batch x pp, as "
                                         "Llama 3 405B's PP 16 x DP 128 took 2,048 sequences, arXiv:2407.21783 Table 4)"

@@ -8,6 +8,7 @@
 
 #include "gpucalc/catalog.hpp"
 #include "gpucalc/cluster.hpp"
+#include "gpucalc/decimal.hpp"
 #include "gpucalc/finetune.hpp"
 #include "gpucalc/fleet.hpp"
 #include "gpucalc/inference.hpp"
@@ -59,6 +60,18 @@ std::string layout_text(const TrainingConfig& c) {
         s += (s.empty() ? "" : ", ") + std::string(k) + " " + (v.type == Scalar::Type::string ? std::string(v.str()) : d.text());
     }
     return s;
+}
+
+// What the plan search made of the batch when it raised it to feed the pipeline (pipeline_fed_batch),
+// or nothing: a batch of 33.5M tokens had been chosen without a word where ~4M is the default.
+std::string raised_batch_text(const Scenario& s, const TrainingConfig& c) {
+    const double seq = s.model->seq_len, dp = static_cast<double>(c.dp.value_or(1));
+    if (s.training->global_batch || !batch_raised_to_feed(c, seq, target_batch_tokens(site_count(*s.hardware), dp, c.local_steps)))
+        return "";
+    const double gb = static_cast<double>(*c.global_batch);
+    return "; global_batch " + jr::fmt_num(gb) + " sequences (" + decimal::format_general(gb * seq / 1e6, 3) +
+           "M tokens), raised from about 4M tokens to one micro-batch per pipeline stage (dp x micro_batch x pp): give "
+           "training.global_batch to fix it";
 }
 
 void hardware_json(Val j, const Hardware& h) {
@@ -692,7 +705,8 @@ void training_section(ReportOut& o, const Scenario& s) {
         t["suggested_layout"] = nullptr;
     t["fleet"] = nullptr;
     if (layout.searched && layout.found)
-        o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config));
+        o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config) +
+                             raised_batch_text(s, r.config));
     for (auto& w : r.warnings) o.warnings.push_back("training: " + w);
     if (s.scaling) scaling_json(o, s, r);
 }

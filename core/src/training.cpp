@@ -105,6 +105,11 @@ Count default_global_batch(double seq_len, Count granule, double target_tokens) 
     return nearest_batch(target_batch_sequences(seq_len, target_tokens), granule);
 }
 
+bool batch_raised_to_feed(const TrainingConfig& c, double seq_len, double target_tokens) {
+    if (c.pp <= 1 || c.vpp > 1 || !c.global_batch) return false;
+    return nearest_batch(target_batch_sequences(seq_len, target_tokens), c.dp.value_or(1) * c.micro_batch) < *c.global_batch;
+}
+
 double largest_chosen_batch(double seq_len, double dp, double sites, Count local_steps) {
     return kLargestPublishedBatchTokens / seq_len * (local_steps > 1 ? std::max(1.0, sites_data_parallel(dp, sites)) : 1.0);
 }

@@ -215,3 +215,20 @@ TEST_CASE("a mixed fleet's facility power is on one basis: node power when every
     CHECK(nodes["cluster"]["facility_power_watts"].get<double>() ==
           Approx(nodes["cluster"]["node_power_watts"].get<double>() * 1.2).epsilon(1e-12));
 }
+
+TEST_CASE("an estimate whose automatic layout raised the batch to feed its pipeline says so, and one that did not says nothing of it") {
+    const auto first_warning = [](double count) {
+        const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", count}}},
+                            {"training", {{"tokens", 15e12}}},
+                            {"explain", false}});
+        return r["warnings"][0].get<std::string>();
+    };
+    const std::string raised = first_warning(4096);
+    CHECK(raised.find("global_batch 4096 sequences (33.6M tokens), raised from about 4M tokens") != std::string::npos);
+    const json h100 = run({{"model", {{"preset", "llama3-70b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                           {"training", {{"tokens", 15e12}}},
+                           {"explain", false}});
+    CHECK(h100["warnings"][0].get<std::string>().find("raised from") == std::string::npos);
+}

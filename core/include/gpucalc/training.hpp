@@ -334,6 +334,9 @@ double largest_chosen_batch(double seq_len, double dp, double sites, Count local
 // 16 sequences per data-parallel rank, 2,048 x 8,192 = 16M tokens (dp x pp); with long context
 // (CP 16, DP 8) 128 sequences, again dp x pp. The interleaved schedule's granule is already that batch.
 Count pipeline_fed_batch(Count batch, Count dp, Count micro_batch, Count pp, Count vpp, double most);
+// Whether a layout's batch is above what the target alone makes of it (nearest_batch of dp x
+// micro_batch) because pipeline_fed_batch raised it (no interleaving, pp > 1).
+bool batch_raised_to_feed(const TrainingConfig& c, double seq_len, double target_tokens);
 // The step a global batch grows by: dp x micro_batch sequences, in groups of pp micro-batches with
 // interleaving (vpp > 1: Megatron's forward_backward_pipelining_with_interleaving).
 Count batch_granule(Count dp, Count micro_batch, Count pp, Count vpp);
