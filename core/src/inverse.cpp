@@ -450,7 +450,34 @@ struct GpusNeeded {
     Plan plan{};
     bool divides = true;  // some layout tiles the count found (false: none does; true without a plan: none fits in memory)
     Fastest fastest{};    // when no count meets the deadline (scan_to_deadline)
+    // The layouts of the highest MFU the searches at an estimate's scope have seen, of distinct
+    // model-parallel units (replica_unit): fewer_replicas tries each on fewer replicas.
+    mutable std::vector<Plan> layouts{};
 };
+
+// The devices one replica of a plan's layout takes, in whole steps of the count (n.node): tp x pp x
+// cp, and pp x ep x expert_tp, which dp x cp x tp must hold whole (expert_layout_ok).
+double replica_unit(const Plan& p, double node) {
+    const TrainingConfig& c = p.config;
+    const Count group = std::lcm(std::max<Count>(1, c.tp * c.pp * c.cp), std::max<Count>(1, c.pp * c.ep * c.expert_tp.value_or(1)));
+    return static_cast<double>(std::lcm(group, std::max<Count>(1, static_cast<Count>(node))));
+}
+
+// Keeps a plan among n.layouts: the three of the highest MFU, one per replica unit.
+void note_layout(const GpusNeeded& n, const Plan& p) {
+    constexpr std::size_t kKept = 3;
+    if (!(p.tokens_per_second > 0)) return;
+    const double unit = replica_unit(p, n.node);
+    auto& v = n.layouts;
+    const auto same = std::find_if(v.begin(), v.end(), [&](const Plan& q) { return replica_unit(q, n.node) == unit; });
+    if (same != v.end()) {
+        if (same->mfu >= p.mfu) return;
+        v.erase(same);
+    }
+    v.push_back(p);
+    std::sort(v.begin(), v.end(), [](const Plan& a, const Plan& b) { return a.mfu > b.mfu; });
+    if (v.size() > kKept) v.pop_back();
+}
 
 // Goodput of a run on g devices.
 double needed_goodput(const GpusNeeded& n, double g) { return run_goodput(g, n.params_total, n.tc.goodput).value; }
@@ -519,6 +546,7 @@ using Rates = std::vector<std::pair<double, double>>;
 // Speed of a count at its own MFU (the estimate's plan search, or training.mfu) and goodput.
 double count_rate(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n, double g, Plan* plan, double* mfu) {
     *mfu = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, plan, nullptr, Search::as_estimate);
+    if (plan) note_layout(n, *plan);
     return *mfu > 0 ? g * *mfu * needed_goodput(n, g) : 0.0;
 }
 
@@ -665,6 +693,7 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
 bool adopt_if_meets(const ModelSpec& model, const Hardware& hw, GpusNeeded& n, double g) {
     Plan p{};
     const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+    note_layout(n, p);
     if (!(u > 0) || !meets_deadline(n, g, u)) return false;
     n.gpus = g, n.mfu = u;
     if (!n.tc.mfu) n.plan = p;
@@ -706,32 +735,34 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) adopt_if_meets(model, hw, n, from - k * n.node);
 }
 
-// The answer's own layout on fewer replicas: counts in whole multiples of its model-parallel group
-// (tp x pp x cp; pp x ep x expert_tp, which dp x cp x tp must hold whole: expert_layout_ok) and of the
-// count's step, below the answer, bisected on the replicas for the fewest that meet the deadline at an
-// estimate's own search. The scans' counts have few odd factors, and a layout of an odd depth can run
-// faster than every count around it (Llama 3 70B on RTX 4090: 41 interleaved stages on 2,952 GPUs
-// take 653 days, where 3,072 take 999; 600 days answered 6,100 GPUs and 650 days 3,813); a scan's step
-// can pass over the expert groups' (DeepSeek-V3 on A100 in 30 days: 20,480 GPUs, where 18,432 take
-// 29.1 days). Fewer replicas of one layout are slower, by and large, but not strictly (the batch is
-// rounded to the replicas): an answer is only ever replaced by a smaller count that meets.
+// The answer's own layout, and the highest-MFU layouts the searches saw (n.layouts), on fewer
+// replicas: counts in whole multiples of a layout's replica unit (replica_unit), below the answer,
+// bisected for the fewest that meet the deadline at an estimate's own search. The scans' counts have
+// few odd factors, and a layout of an odd depth can run faster than every count around it (Llama 3
+// 70B on RTX 4090: 41 interleaved stages on 2,952 GPUs take 653 days, where 3,072 take 999; 600 days
+// answered 6,100 GPUs and 650 days 3,813); a scan's step can pass over the expert groups' (DeepSeek-V3
+// on A100 in 30 days: 20,480 GPUs, where 18,432 take 29.1 days). Fewer replicas of one layout are
+// slower, by and large, but not strictly (the batch is rounded to the replicas): an answer is only
+// ever replaced by a smaller count that meets.
 void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
-    const TrainingConfig& c = n.plan.config;
-    const Count group = std::lcm(std::max<Count>(1, c.tp * c.pp * c.cp), std::max<Count>(1, c.pp * c.ep * c.expert_tp.value_or(1)));
-    const double unit = static_cast<double>(std::lcm(group, std::max<Count>(1, static_cast<Count>(n.node))));
-    double lo = 0, hi = std::ceil(n.gpus / unit);  // in replicas of `unit`: lo misses (or none), hi meets
-    Plan p{}, best{};
-    double best_u = 0;
-    while (hi - lo > 1) {
-        const double mid = std::floor((lo + hi) / 2);
-        const double u = predicted_mfu(model, hw, n.tc, mid * unit, &p, nullptr, Search::as_estimate);
-        if (u > 0 && meets_deadline(n, mid * unit, u))
-            hi = mid, best = p, best_u = u;
-        else
-            lo = mid;
+    std::vector<double> units{replica_unit(n.plan, n.node)};
+    for (const Plan& p : std::vector<Plan>(n.layouts))
+        if (std::find(units.begin(), units.end(), replica_unit(p, n.node)) == units.end()) units.push_back(replica_unit(p, n.node));
+    for (const double unit : units) {
+        double lo = 0, hi = std::ceil(n.gpus / unit);  // in replicas of `unit`: lo misses (or none), hi meets
+        Plan p{}, best{};
+        double best_u = 0;
+        while (hi - lo > 1) {
+            const double mid = std::floor((lo + hi) / 2);
+            const double u = predicted_mfu(model, hw, n.tc, mid * unit, &p, nullptr, Search::as_estimate);
+            if (u > 0 && meets_deadline(n, mid * unit, u))
+                hi = mid, best = p, best_u = u;
+            else
+                lo = mid;
+        }
+        if (best_u > 0 && hi * unit < n.gpus) n.gpus = hi * unit, n.mfu = best_u, n.plan = best;
     }
-    if (best_u > 0 && hi * unit < n.gpus) n.gpus = hi * unit, n.mfu = best_u, n.plan = best;
 }
 
 // A TPU answer of one step (a 64-chip cube, or a whole pod without a granule) may be a smaller slice:
