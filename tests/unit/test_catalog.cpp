@@ -213,3 +213,11 @@ TEST_CASE("prices on one basis: H100 and H200 from the same provider and date; h
             CHECK_FALSE(p.date.empty());
         }
 }
+
+TEST_CASE("a GB200 GPU's NIC is a 400 Gb/s ConnectX-7 and a GB300's an 800 Gb/s ConnectX-8") {
+    // NVIDIA Multi-Node NVLink tuning guide (GB200 72x1 compute tray: CX7); GB300 NVL72 Enterprise RA
+    // (4 ConnectX-8 per 4-GPU tray). GB200's had been taken as 800 Gb/s (a formula review).
+    REQUIRE(find_device("nvidia-gb200-per-gpu") != nullptr);
+    CHECK(find_device("nvidia-gb200-per-gpu")->scale_out_bytes_per_second == Approx(400e9 / 8));
+    CHECK(find_device("nvidia-gb300-per-gpu")->scale_out_bytes_per_second == Approx(800e9 / 8));
+}
