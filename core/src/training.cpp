@@ -419,7 +419,8 @@ void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace
                    {"layers", model.layers},
                    {"heads", model.heads},
                    {"attended_tokens", attended_tokens(model, model.seq_len)}},
-                  r.model_flops_per_token, "FLOP/token", "PaLM (arXiv:2204.02311) App. B; Megatron (arXiv:2104.04473) Eq. 3");
+                  r.model_flops_per_token, "FLOP/token",
+                  "PaLM (arXiv:2204.02311) App. B; Korthikanti et al. 2022 (arXiv:2205.05198) App. A, without recomputation");
     else
         trace.add("training.model_flops_per_token",
                   "6 x N_active (a bare parameter count: the 6ND convention of published compute figures, no attention term)",

@@ -53,7 +53,7 @@ LayerActivations layer_activations(const StepInputs& in, const TrainingConfig& c
     // Not split by TP without SP: QKV input (2), MLP input (2), two norm inputs (4), dropout masks (2).
     // Not counted: a routed MoE layer's k dispatched copies of each token and the k expert outputs
     // kept for the router probabilities' gradient (Megatron-Core permute / unpermute), which MoE
-    // recipes trade against recomputation and FP8 caching (DeepSeek-V3 Sec. 3.2.3, 3.3.2) that the
+    // recipes trade against recomputation and FP8 caching (DeepSeek-V3 Sec. 3.2.3, 3.3.3) that the
     // model does not represent; counted alone they make DeepSeek-V3's published layout need 131 GiB
     // on an 80 GB H800 (docs/MODEL.md).
     const double unsplit = (fp8 ? 1.0 + 1.0 : 2.0 + 2.0) + 4.0 + (in.dropout > 0 ? 2.0 : 0.0);
