@@ -590,6 +590,7 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     w.expert_gpu = first.routed;
     r.sized_stage = 0.0;
     r.first_stage_params = w.dense_gpu + w.expert_gpu;
+    r.root_unit_params = L.root_gathered ? w.first_extra : 0.0;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp x tp / (ep x expert_tp).
     w.shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
@@ -1353,11 +1354,15 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
     // more: the checkpointed block sits inside its FSDP unit (torchtitan applies activation
     // checkpointing, then fully_shard, per block), so its forward is recomputed inside the
     // backward's gather (facebookresearch/fairscale#777: "bwd during bwd - NO all gather").
-    const double per_param = 2.0 * L.wbytes + L.gbytes;
+    // The root unit (embeddings and output layer), kept gathered from forward to backward
+    // (root_gathered: the memory holds it so), is not gathered again for the backward.
+    const double per_param = 2.0 * L.wbytes + L.gbytes, root_gather = r.root_unit_params * L.wbytes;
     const double n_coll = L.Ls * 3.0;  // per layer: gather forward, gather backward, reduce-scatter
-    const double t_mb = param_ring(links, r, grp, 1.0, per_param, grp.shard, grp.expert_shard) +
+    const double dense = (r.params_per_gpu - grp.expert_params) * per_param - root_gather;
+    const double t_mb = links.fabric.ring(1.0, dense, grp.shard, grp.stride) +
+                        links.fabric.ring(1.0, grp.expert_params * per_param, grp.expert_shard, grp.expert_stride) +
                         (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
-    r.dp_bytes = L.m * per_param * shard_share(r, grp);
+    r.dp_bytes = L.m * (per_param * shard_share(r, grp) - root_gather * (grp.shard - 1.0) / grp.shard);
     r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
 }
 
@@ -1576,13 +1581,15 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
               "(Korthikanti et al. 2022 Sec. 4)");
     trace.add(
         "training.step_breakdown_seconds.dp_comm",
-        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute); else max(0, reduce - dp_overlap x compute) "
+        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute), the root unit kept gathered "
+        "(root_unit_params) gathered once; else max(0, reduce - dp_overlap x compute) "
         "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute)); each collective over the dense "
         "parameters' data-parallel group and, for the routed experts, their expert-data-parallel group (dp x cp x tp / (ep x "
         "expert_tp) ranks, ep x expert_tp apart)",
         {{"bytes_per_step", e.dp_bytes},
          {"params_per_gpu", e.params_per_gpu},
          {"expert_params_per_gpu", e.expert_params_per_gpu},
+         {"root_unit_params", e.root_unit_params},
          {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
          {"fsdp_overlap", eff.fw.fsdp_overlap},
          {"dp_overlap", eff.fw.dp_overlap}},

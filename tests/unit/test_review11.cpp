@@ -239,3 +239,26 @@ TEST_CASE("an estimate whose automatic layout raised the batch to feed its pipel
                            {"explain", false}});
     CHECK(h100["warnings"][0].get<std::string>().find("raised from") == std::string::npos);
 }
+
+TEST_CASE("FSDP's root unit, kept gathered from forward to backward, is not gathered again for the backward") {
+    // Llama 3 8B on 64 H100, FSDP, 2 micro-batches: each gathers every parameter forward and backward
+    // (2 + 2 bytes) and reduce-scatters fp32 gradients (4 bytes), (n - 1) / n of them per device, less
+    // the root unit's backward gather (its 128,256 x 4,096 embedding and output tables, untied), which
+    // the memory model keeps gathered (fully_shard's root: reshard_after_forward False). By hand:
+    // 2 x (8 x 8,030,261,248 - 2 x 2 x 525,336,576) x 63 / 64 = 1.2234e11 bytes (a formula review: 1.2648e11).
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}}},
+                        {"training",
+                         {{"tp", 1},
+                          {"pp", 1},
+                          {"dp", 64},
+                          {"micro_batch", 1},
+                          {"global_batch", 128},
+                          {"recompute", "full"},
+                          {"zero", 3},
+                          {"framework", "fsdp"}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const double by_hand = 2.0 * (8.0 * 8030261248.0 - 2.0 * 2.0 * 525336576.0) * 63.0 / 64.0;
+    CHECK(r["training"]["dp_comm_bytes_per_step"].get<double>() == Approx(by_hand).epsilon(1e-6));
+}

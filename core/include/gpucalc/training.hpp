@@ -97,6 +97,7 @@ struct StepEstimate {
     double sized_stage = 0;         // its index (0: the first)
     double first_stage_layers = 0;  // its layers: the first stage's carries one fewer with uneven stages
     double first_stage_params = 0;  // parameters its device holds (before ZeRO sharding; DualPipe: both stages)
+    double root_unit_params = 0;    // FSDP's root unit kept gathered from forward to backward (0: none; root_gathered)
     double microbatches = 0;        // per step per pipeline
     double in_flight = 0;           // micro-batches whose activations the first stage holds
     double sized_in_flight = 0;     // micro-batches whose activations the sized stage holds
