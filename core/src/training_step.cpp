@@ -1579,21 +1579,20 @@ void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trac
               "backward 2.5 (fused; Dao 2023) or 2 (unfused score GEMMs), +1 when recomputed (full, or selective where the framework "
               "recomputes attention: Megatron-Core's core_attn); unfused attention also moves its score tensors at HBM bandwidth "
               "(Korthikanti et al. 2022 Sec. 4)");
-    trace.add(
-        "training.step_breakdown_seconds.dp_comm",
-        "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute), the root unit kept gathered "
-        "(root_unit_params) gathered once; else max(0, reduce - dp_overlap x compute) "
-        "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute)); each collective over the dense "
-        "parameters' data-parallel group and, for the routed experts, their expert-data-parallel group (dp x cp x tp / (ep x "
-        "expert_tp) ranks, ep x expert_tp apart)",
-        {{"bytes_per_step", e.dp_bytes},
-         {"params_per_gpu", e.params_per_gpu},
-         {"expert_params_per_gpu", e.expert_params_per_gpu},
-         {"root_unit_params", e.root_unit_params},
-         {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
-         {"fsdp_overlap", eff.fw.fsdp_overlap},
-         {"dp_overlap", eff.fw.dp_overlap}},
-        s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+    trace.add("training.step_breakdown_seconds.dp_comm",
+              "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute), the root unit kept gathered "
+              "(root_unit_params) gathered once; else max(0, reduce - dp_overlap x compute) "
+              "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute)); each collective over the dense "
+              "parameters' data-parallel group and, for the routed experts, their expert-data-parallel group (dp x cp x tp / (ep x "
+              "expert_tp) ranks, ep x expert_tp apart)",
+              {{"bytes_per_step", e.dp_bytes},
+               {"params_per_gpu", e.params_per_gpu},
+               {"expert_params_per_gpu", e.expert_params_per_gpu},
+               {"root_unit_params", e.root_unit_params},
+               {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+               {"fsdp_overlap", eff.fw.fsdp_overlap},
+               {"dp_overlap", eff.fw.dp_overlap}},
+              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
 // The terms of one micro-batch on a stage of L.Ls layers (and the output layer when L.logits) that
 // are never hidden: its compute and its tensor- and context-parallel communication; the
