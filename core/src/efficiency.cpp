@@ -1,6 +1,7 @@
 // Efficiency constants as data (efficiency.hpp): core/data/calibration.json, embedded at build time.
 #include "gpucalc/efficiency.hpp"
 
+#include "gpucalc/explain.hpp"
 #include "gpucalc/json_value.hpp"
 
 namespace gpucalc {
@@ -29,7 +30,7 @@ double value(const json& o, const char* k, double fallback, bool fitted) {
     return num(o, k, fallback);
 }
 
-GenerationEfficiency parse_generation(const json& g, bool fitted) {
+GPUCALC_COLD GenerationEfficiency parse_generation(const json& g, bool fitted) {
     GenerationEfficiency e;
     e.id = str(g, "id");
     e.name = str(g, "name");
@@ -59,7 +60,7 @@ GenerationEfficiency parse_generation(const json& g, bool fitted) {
     return e;
 }
 
-FrameworkProfile parse_framework(const json& f, bool fitted) {
+GPUCALC_COLD FrameworkProfile parse_framework(const json& f, bool fitted) {
     FrameworkProfile p;
     p.id = str(f, "id");
     p.name = str(f, "name");
@@ -92,7 +93,7 @@ FrameworkProfile parse_framework(const json& f, bool fitted) {
 
 }  // namespace
 
-Calibration parse_calibration(const std::string& text, bool fitted) {
+GPUCALC_COLD Calibration parse_calibration(const std::string& text, bool fitted) {
     Calibration c;
     const json root = json::parse(text);
     if (root.is_discarded() || !root.is_object()) return c;  // the catalog test checks the data parses

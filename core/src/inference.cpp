@@ -876,7 +876,7 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
 }
 
 // Derivations of the weights and of the KV cache per token.
-void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult& r) {
+GPUCALC_COLD void explain_weights_and_kv(Trace& trace, const Model& x, const InferenceResult& r) {
     const ModelSpec& m = x.m;
     const InferenceConfig& cfg = x.cfg;
     const std::string wp =
@@ -944,7 +944,7 @@ void choose_batch(InferenceResult& r, const Model& x, const Fit& f) {
 }
 
 // Derivations of the largest batch that fits and of the batch served.
-void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
+GPUCALC_COLD void explain_batch(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     if (x.m.has_architecture && !(f.kv_seq_gpu > 0) && f.free_for_kv > 0)  // gpu_layers 0, no draft: nothing on the device bounds it
         trace.add("inference.max_batch",
@@ -1015,7 +1015,7 @@ Occupancy memory_use(InferenceResult& r, const Model& x, const Fit& f, const Har
 
 // Derivations of the memory in use and of whether it fits.
 // The speculative draft's weights and KV cache on the device.
-void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
+GPUCALC_COLD void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
     if (!(x.draft_depth() > 0)) return;
     trace.add("inference.speculative.draft_weights_bytes",
               "parameters held x bytes per weight (the target's weight precision); held: all of draft_model's (an MoE draft holds every "
@@ -1036,7 +1036,7 @@ void explain_draft(Trace& trace, const Model& x, const Occupancy& o, const Infer
               "number of blocks");
 }
 
-void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
+GPUCALC_COLD void explain_memory_use(Trace& trace, const Model& x, const Occupancy& o, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const Device& d = x.d;
     const double b = r.batch, cached_ctx = o.cached_ctx, instance_bytes = o.instance_bytes;
@@ -1103,7 +1103,7 @@ void speed_figures(InferenceResult& r, const Model& x, const Cycle& y) {
 }
 
 // The parts of one draft step and of one verify step (speculative decoding).
-void explain_spec_steps(Trace& trace, const Cycle& y) {
+GPUCALC_COLD void explain_spec_steps(Trace& trace, const Cycle& y) {
     const DecodeTerms &d = y.draft, &v = y.verify;
     trace.add("inference.speculative.draft_step_seconds",
               "draft weights / (bandwidth x eff) + its GEMMs + dequantization + max(its KV reads, target attention FLOPs x depth) + "
@@ -1133,7 +1133,7 @@ void explain_spec_steps(Trace& trace, const Cycle& y) {
 }
 
 // Derivation of the decode step (per accepted token with speculative decoding).
-void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+GPUCALC_COLD void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const InferenceEfficiency& eff = x.eff;
     const double b = r.batch;
@@ -1182,7 +1182,7 @@ void explain_decode_step(Trace& trace, const Model& x, const Cycle& y, const Inf
 }
 
 // Derivations of the terms of the decode step: weights, dequantization, compute, KV cache, TP communication.
-void explain_decode_terms(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const InferenceEfficiency& eff = x.eff;
     const double b = r.batch;
@@ -1264,7 +1264,7 @@ std::vector<BatchPoint> batch_curve(const Model& x, double max_batch, double ser
 }
 
 // Derivations of the decode bound, the turn batch and the decode speed per user.
-void explain_decode_bound(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+GPUCALC_COLD void explain_decode_bound(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
     const DecodeTerms& t = y.dec;
     trace.add("inference.decode_bound", "memory if weights + dequantization >= compute",
               {{"memory_side", t.weights + t.dequantization + t.host_offload}, {"compute", t.compute}}, r.decode_memory_bound ? 1.0 : 0.0,
@@ -1355,7 +1355,8 @@ Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, co
 }
 
 // Derivations of the cost split, the prices per token and the deployment sized for the traffic.
-void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const Costs& costs, const InferenceResult& r) {
+GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const Costs& costs,
+                                const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const Device& d = x.d;
     const double G = x.gpus, rate = tr.rate, prefill_gpu_s = tr.prefill_gpu_s, decode_gpu_s = tr.decode_gpu_s;
@@ -1466,7 +1467,7 @@ std::optional<InferenceResult::AtTraffic> at_traffic(const Model& x, const Infer
 }
 
 // Derivation of the traffic that concurrent requests imply (Little's law).
-void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r) {
+GPUCALC_COLD void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r) {
     if (!r.implied_requests_per_day) return;
     trace.add("inference.implied_requests_per_day",
               "concurrent_requests / seconds a request spends in a copy holding its share (concurrent_requests / "
@@ -1482,7 +1483,7 @@ void explain_concurrency(Trace& trace, const Model& x, const InferenceResult& r)
 }
 
 // Derivation of the operating point at the traffic (at_traffic).
-void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) {
+GPUCALC_COLD void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) {
     if (!r.at_traffic) return;
     const InferenceConfig& c = x.cfg;
     const double lambda = peak_requests_per_second(c) / r.replicas;
@@ -1498,7 +1499,7 @@ void explain_at_traffic(Trace& trace, const Model& x, const InferenceResult& r) 
 }
 
 // Derivations of prefill, throughput, TPOT, TTFT and what the cluster serves.
-void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
+GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const double b = r.batch, G = x.gpus, lambda = tr.lambda;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
@@ -1558,7 +1559,7 @@ void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic&
 }
 
 // Derivation of the tokens per speculative-decoding step.
-void explain_speculative(Trace& trace, const InferenceConfig& cfg, const InferenceResult& r) {
+GPUCALC_COLD void explain_speculative(Trace& trace, const InferenceConfig& cfg, const InferenceResult& r) {
     if (cfg.speculative)
         trace.add("inference.speculative.tokens_per_step", "(1 - alpha^(gamma + 1)) / (1 - alpha)",
                   {{"alpha", cfg.speculative->acceptance_rate}, {"gamma", static_cast<double>(cfg.speculative->draft_tokens)}},
@@ -1624,8 +1625,8 @@ void cluster_figures(InferenceResult& r, const Model& x, const Hardware& hw) {
 // For a copy that does not fit: the fewest devices per copy (every size the heads allow, up to 64)
 // on which the weights and the batch fit, and only the ways out that apply (a reviewer: "use ...
 // a smaller batch" where the weights alone were over the memory, and no count named).
-void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg,
-                    const InferenceEfficiency& constants, const Fit& given) {
+GPUCALC_COLD void what_would_fit(InferenceResult& r, const ModelSpec& m, const Hardware& hw, const InferenceConfig& cfg,
+                                 const InferenceEfficiency& constants, const Fit& given) {
     // (Every size the heads allow, as automatic_tp tries them: 52 heads fit on 13 T4 where no power of
     // two does; the batch given must fit too; a copy is tp x ep devices, twice with separate prefill
     // and decode: the red team's checks of the first version.)
@@ -1681,7 +1682,7 @@ Count fewest_gpus_tp(const ModelSpec& m, const Hardware& hw, const InferenceConf
 }
 
 // Derivation of an automatic inference.tp.
-void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
+GPUCALC_COLD void explain_tp(Trace& trace, const Model& x, const Fit& f, const InferenceResult& r, const Hardware& hw) {
     if (!r.tp_chosen) return;
     trace.add("inference.tp",
               "the first of the sizes the heads allow (1, 2, 4, ... then the others; tp x ep, x 2 with separate prefill and decode, "

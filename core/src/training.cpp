@@ -308,8 +308,8 @@ void across_sites(const TrainingConfig& cfg, const NetworkLevels& levels, const 
 }
 
 // Derivations of the data-parallel exchange across sites and, with DiLoCo, its exposed share per step.
-void explain_exchange_across_sites(const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& levels, const StepEstimate& est,
-                                   const WanTraffic& w, Trace& trace) {
+GPUCALC_COLD void explain_exchange_across_sites(const TrainingConfig& cfg, const Efficiency& eff, const NetworkLevels& levels,
+                                                const StepEstimate& est, const WanTraffic& w, Trace& trace) {
     if (w.sites_dp <= 1) return;
     const bool sparse = cfg.outer_topk < 1.0;
     trace.add("training.communication.exchange_seconds",
@@ -336,7 +336,8 @@ void explain_exchange_across_sites(const TrainingConfig& cfg, const Efficiency& 
 }
 
 // Derivations of the pipeline sends across sites and of the share of the step not waiting on the WAN.
-void explain_pipeline_across_sites(const NetworkLevels& levels, const StepEstimate& est, const TrainingResult& r, Trace& trace) {
+GPUCALC_COLD void explain_pipeline_across_sites(const NetworkLevels& levels, const StepEstimate& est, const TrainingResult& r,
+                                                Trace& trace) {
     const WanTraffic& w = r.wan;
     if (w.sites_pp > 1)
         trace.add(
@@ -409,7 +410,7 @@ void throughput(const ModelSpec& model, const ModelSpec& shaped, const TrainingC
 }
 
 // Derivations of the FLOPs per token and of the run's FLOPs.
-void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace) {
+GPUCALC_COLD void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace) {
     if (model.has_architecture)
         trace.add("training.model_flops_per_token",
                   "6 x N_matmul + attention, attention = 6 x layers x heads x (qk_head_dim + v_head_dim) x attended_tokens (= 12 L H Q "
@@ -435,7 +436,7 @@ void explain_flops(const ModelSpec& model, const TrainingResult& r, Trace& trace
 }
 
 // Derivations of the throughput: MFU, HFU, hardware FLOPs per token, tokens/s and FLOP/s per device.
-void explain_throughput(const StepEstimate& est, const TrainingResult& r, Trace& trace) {
+GPUCALC_COLD void explain_throughput(const StepEstimate& est, const TrainingResult& r, Trace& trace) {
     const double n = r.devices, peak = r.peak_flops_per_second, hw_per_token = r.hardware_flops_per_token;
     trace.add("training.mfu",
               r.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x dense 16-bit peak)",
@@ -467,7 +468,7 @@ void explain_throughput(const StepEstimate& est, const TrainingResult& r, Trace&
 }
 
 // Derivations of the fit and of the goodput (goodput_for).
-void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& trace) {
+GPUCALC_COLD void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& trace) {
     trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
               r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
     trace.add("training.goodput",
@@ -537,8 +538,8 @@ HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand&
 }
 
 // Derivations of the run totals (run_totals).
-void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& hourly, const ThroughputBand& band, const TrainingResult& r,
-                        Trace& trace) {
+GPUCALC_COLD void explain_run_totals(const Device& d, const Costs& costs, const HourlyRate& hourly, const ThroughputBand& band,
+                                     const TrainingResult& r, Trace& trace) {
     // A run that does not fit has no time, cost or energy (the report gives null): no derivation
     // shows one either; training.fits says why.
     if (!r.seconds || !r.fits) return;
@@ -580,7 +581,7 @@ bool is_global_batch_warning(const std::string& warning) { return warning.rfind(
 
 // A batch above the largest published one, a run shorter than one step, or than one exchange of
 // DiLoCo: its time is the time of a few steps of a batch it does not fill, which no published run resembles.
-void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
+GPUCALC_COLD void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
     // With local steps in effect (DiLoCo) each worker (a site, or a fleet's pool) takes its own inner
     // batch: the sum is no one batch, and each inner batch is held against the published maximum.
     const bool diloco = r.convergence.has_value();
@@ -607,7 +608,7 @@ void run_length_warnings(const TrainingConfig& cfg, TrainingResult& r) {
                              " never exchange");
 }
 
-void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace) {
+GPUCALC_COLD void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace) {
     if (!r.mfu_given) return;
     trace.add(
         "training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",

@@ -784,7 +784,7 @@ WeightPlacement memory_per_device(const StepInputs& in, const TrainingConfig& cf
 }
 
 // Derivations of the weights, gradients and optimizer state per device (weight_state_memory).
-void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
+GPUCALC_COLD void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfile& fw, const StepEstimate& e, Trace& trace) {
     const double param_bytes = weight_bytes(cfg);
     const StateBytes sb = state_bytes(cfg, param_bytes, gradient_bytes(cfg, fw, param_bytes));
     const double wbytes = sb.weight, gbytes = sb.gradient;
@@ -833,7 +833,7 @@ void explain_weight_state_memory(const TrainingConfig& cfg, const FrameworkProfi
 }
 
 // Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
-void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
+GPUCALC_COLD void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
     const double cp = static_cast<double>(cfg.cp);
     trace.add(
         "training.memory_per_gpu_bytes.activations",
@@ -1536,7 +1536,7 @@ double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double r
 }
 
 // Derivations of the step time and its data-parallel communication.
-void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+GPUCALC_COLD void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     const StepTime& s = e.step;
     trace.add("training.step_seconds",
               "gemm + attention + memory_bound + overhead + tp_comm + cp_comm + pp_comm + ep_comm + pp_bubble + dp_comm + optimizer + "
@@ -1763,7 +1763,8 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
 }
 
 // Derivations of the tensor- and expert-parallel communication (tp_comm_seconds, ep_comm_seconds).
-void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+GPUCALC_COLD void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e,
+                                     Trace& trace) {
     const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
     if (cfg.tp > 1)
         trace.add(
@@ -1823,7 +1824,8 @@ void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const E
             "README (normal kernels); Megatron-Core combined_1f1b.py; MoE parallel folding, arXiv:2504.14960");
 }
 
-void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, bool time, Trace& trace) {
+GPUCALC_COLD void explain_step(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, bool time,
+                               Trace& trace) {
     if (!trace.enabled()) return;
     explain_weight_state_memory(cfg, eff.fw, e, trace);
     explain_activation_memory(in, cfg, e, trace);

@@ -9,6 +9,15 @@
 
 #include "gpucalc/json_out.hpp"
 
+// A function in a file the wasm module builds for speed (-O3, wasm/CMakeLists.txt) that is off the
+// hot path (a derivation writer, run only when derivations are asked for; the calibration reader,
+// run once; what to change when a run does not fit): kept out of line and built for size.
+#if defined(__EMSCRIPTEN__)
+#define GPUCALC_COLD [[gnu::cold, gnu::noinline, clang::minsize]]
+#else
+#define GPUCALC_COLD
+#endif
+
 namespace gpucalc {
 
 struct Derivation {
