@@ -556,6 +556,16 @@ StageWeights place_stages_by_layer(const StepInputs& in, const StepLayout& L, We
     return first;
 }
 
+// The ranks ZeRO shards the dense parameters over: the dp x cp ranks holding the same weights, or a
+// hybrid-sharding group of them (training.shard_group); across sites, ZeRO/FSDP shards stay inside a
+// site (hybrid sharding over the WAN, as MaxText multislice and INTELLECT-1's FSDP-within-node +
+// DiLoCo-across-nodes). The memory and its derivation both read it here.
+double zero_shard_ranks(const TrainingConfig& cfg, double dpc, double sites_dp) {
+    double shard = std::min(dpc, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
+    if (sites_dp > 1) shard = std::min(shard, dpc / sites_dp);
+    return shard;
+}
+
 // Places the parameters on the stages and over the ZeRO groups; sizes the first stage's device
 // (sized_stage 0) and the data-parallel reduction's largest shard.
 WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, const StepLayout& L, StepEstimate& r) {
@@ -593,10 +603,7 @@ WeightPlacement place_weights(const StepInputs& in, const TrainingConfig& cfg, c
     r.root_unit_params = L.root_gathered ? w.first_extra : 0.0;
     // ZeRO shards over the data-parallel ranks holding the same weights: dense over dp x cp, routed
     // experts over the expert-data-parallel group dp x cp x tp / (ep x expert_tp).
-    w.shard_dense = std::min(dp * cp, static_cast<double>(cfg.shard_group.value_or(cfg.dp.value_or(1) * cfg.cp)));
-    // Across sites, ZeRO/FSDP shards stay inside a site (hybrid sharding over the WAN, as MaxText
-    // multislice and INTELLECT-1's FSDP-within-node + DiLoCo-across-nodes).
-    if (L.sg_dp > 1) w.shard_dense = std::min(w.shard_dense, dp * cp / L.sg_dp);
+    w.shard_dense = zero_shard_ranks(cfg, dp * cp, L.sg_dp);
     w.shard_expert = std::max(1.0, w.shard_dense * t / w.expert_tp / ep);
     return w;
 }
@@ -789,12 +796,16 @@ GPUCALC_COLD void explain_weight_state_memory(const TrainingConfig& cfg, const F
     const StateBytes sb = state_bytes(cfg, param_bytes, gradient_bytes(cfg, fw, param_bytes));
     const double wbytes = sb.weight, gbytes = sb.gradient;
     const double dp = static_cast<double>(cfg.dp.value_or(1)), cp = static_cast<double>(cfg.cp), ep = static_cast<double>(cfg.ep);
+    // The ZeRO group the memory divides by (a red team: the formula said dp x cp, 1,000 ranks, where a
+    // DiLoCo run over 125 sites shards over the 8 of one site, and a shard_group over its own ranks).
+    const double shard = zero_shard_ranks(cfg, dp * cp, e.wan ? e.wan->sites_dp : 1.0);
     const std::string zero_src =
         "Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) Sec. 3.1, 5; experts over dp x cp x tp / (ep x expert_tp) (DeepSpeed-MoE "
         "Sec. 5.2; MoE parallel folding, arXiv:2504.14960)";
     trace.add("training.memory_per_gpu_bytes.weights",
-              "stage_params x bytes_per_param / (zero >= 3 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ 2 "
-              "gathered layers under ZeRO-3); the device that needs the most: the first stage's (sized_stage 0); for an MoE model also "
+              "stage_params x bytes_per_param / (zero >= 3 ? shard_ranks [experts: shard_ranks x tp / (ep x expert_tp)] : 1) (+ 2 "
+              "gathered layers under ZeRO-3); shard_ranks = dp x cp, or training.shard_group, or the ranks in one site; the device that "
+              "needs the most: the first stage's (sized_stage 0); for an MoE model also "
               "the stages up to the first holding whole MoE layers and the last; under DualPipe every device, two stages each",
               {{"stage_params", e.first_stage_params},
                {"sized_stage", e.sized_stage},
@@ -802,6 +813,8 @@ GPUCALC_COLD void explain_weight_state_memory(const TrainingConfig& cfg, const F
                {"zero", static_cast<double>(cfg.zero)},
                {"dp", dp},
                {"cp", cp},
+               {"shard_ranks", shard},
+               {"tp", static_cast<double>(cfg.tp)},
                {"ep", ep},
                {"expert_tp", expert_tensor_parallel(cfg)}},
               e.memory.weights, "bytes", zero_src);
@@ -816,18 +829,21 @@ GPUCALC_COLD void explain_weight_state_memory(const TrainingConfig& cfg, const F
                    {"zero", static_cast<double>(cfg.zero)},
                    {"dp", dp},
                    {"cp", cp},
+                   {"shard_ranks", shard},
                    {"tp", tp},
                    {"ep", ep},
                    {"expert_tp", et}},
                   result, "bytes", source);
     };
     state_part("training.memory_per_gpu_bytes.gradients",
-               "stage_params x bytes_per_gradient / (zero >= 2 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1) (+ one "
-               "gathered layer's unsharded gradients under ZeRO-3)  (fp32 gradients: 4 bytes, else 2)",
+               "stage_params x bytes_per_gradient / (zero >= 2 ? shard_ranks [experts: shard_ranks x tp / (ep x expert_tp)] : 1) (+ "
+               "one gathered layer's unsharded gradients under ZeRO-3); shard_ranks = dp x cp, or training.shard_group, or the ranks "
+               "in one site  (fp32 gradients: 4 bytes, else 2)",
                "bytes_per_gradient", gbytes, e.memory.gradients, zero_src + "; Megatron bf16 keeps fp32 main_grad buffers");
     state_part("training.memory_per_gpu_bytes.optimizer",
-               "stage_params x bytes_per_param_of_state / (zero >= 1 ? dp x cp [experts: dp x cp x tp / (ep x expert_tp)] : 1)  "
-               "(Adam: fp32 master + m, v = 12; 8 when the weights are the fp32 master: fp32 training, FSDP's sharded parameters; "
+               "stage_params x bytes_per_param_of_state / (zero >= 1 ? shard_ranks [experts: shard_ranks x tp / (ep x expert_tp)] : "
+               "1); shard_ranks = dp x cp, or training.shard_group, or the ranks in one site  (Adam: fp32 master + m, v = 12; 8 when the "
+               "weights are the fp32 master: fp32 training, FSDP's sharded parameters; "
                "SGD: 8 or 4)",
                "bytes_per_param_of_state", sb.optimizer, e.memory.optimizer, zero_src);
 }

@@ -1,0 +1,47 @@
+// Fixes of 2026-12-05 (review 10): derivations ("show the work") that a reader could not trust: the
+// formula with the values shown did not give the figure, or a value it reads was not shown. Each test
+// recomputes the figure from the derivation's own values.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// The derivation of `key` in the report of `scenario` (derivations on).
+json derivation(json scenario, const std::string& key) {
+    scenario["explain"] = true;
+    const json r = run(scenario);
+    REQUIRE_FALSE(r.contains("errors"));
+    REQUIRE(r["explain"].contains(key));
+    return r["explain"][key];
+}
+
+double val(const json& d, const std::string& name) {
+    INFO(name << " among the values of " << d.dump());
+    REQUIRE(d["values"].contains(name));
+    return d["values"][name].get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("the ZeRO memory derivations divide by the ranks that really shard: one site's under DiLoCo, a shard_group's when given") {
+    // 16 A100 on a WAN preset (every node its own site), ZeRO-2, dp 2: the derivation said / dp x cp
+    // (2) while each site shards alone (1 rank); 16 H100, dp 16, shard_group 4: / 16 shown, / 4 used.
+    const json wan = {{"model", {{"preset", "mpt-7b"}}},
+                      {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 16}, {"network", "wan-100g"}}},
+                      {"training", {{"tokens", 2e12}, {"tp", 8}, {"dp", 2}, {"zero", 2}, {"mfu", 0.4}}}};
+    const json group = {{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                        {"training", {{"tokens", 1e11}, {"dp", 16}, {"zero", 2}, {"shard_group", 4}}}};
+    for (const json& s : {wan, group}) {
+        const json g = derivation(s, "training.memory_per_gpu_bytes.gradients");
+        const json o = derivation(s, "training.memory_per_gpu_bytes.optimizer");
+        CHECK(g["result"].get<double>() ==
+              Approx(val(g, "stage_params") * val(g, "bytes_per_gradient") / val(g, "shard_ranks")).epsilon(1e-9));
+        CHECK(o["result"].get<double>() ==
+              Approx(val(o, "stage_params") * val(o, "bytes_per_param_of_state") / val(o, "shard_ranks")).epsilon(1e-9));
+        CHECK(o["formula"].get<std::string>().find("shard_ranks") != std::string::npos);
+    }
+    CHECK(val(derivation(wan, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 1);
+    CHECK(val(derivation(group, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 4);
+}
