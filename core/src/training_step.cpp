@@ -868,16 +868,25 @@ GPUCALC_COLD void explain_activation_memory(const StepInputs& in, const Training
          {"tp", static_cast<double>(cfg.tp)},
          {"cp", cp}},
         e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
-    trace.add("training.memory_per_gpu_bytes.overhead", "overhead_bytes + fragmentation x (other terms)",
-              {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}}, e.memory.overhead, "bytes",
+    // DiLoCo's outer state kept on the device is a part of its own (memory_total): a red team summed the
+    // parts listed and missed it, and could not recompute the overhead without the terms it multiplies.
+    const MemoryPerGpu& m = e.memory;
+    const double others = m.weights + m.gradients + m.optimizer + m.activations + m.outer_optimizer;
+    trace.add("training.memory_per_gpu_bytes.overhead",
+              "overhead_bytes + fragmentation x other_terms; other_terms = weights + gradients + optimizer + activations + outer_optimizer",
+              {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}, {"other_terms", others}}, m.overhead, "bytes",
               "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
-    trace.add("training.memory_per_gpu_bytes.total", "weights + gradients + optimizer + activations + overhead",
-              {{"weights", e.memory.weights},
-               {"gradients", e.memory.gradients},
-               {"optimizer", e.memory.optimizer},
-               {"activations", e.memory.activations},
-               {"overhead", e.memory.overhead}},
-              e.memory.total, "bytes", "");
+    trace.add("training.memory_per_gpu_bytes.total",
+              "weights + gradients + optimizer + activations + outer_optimizer + overhead (outer_optimizer: DiLoCo's fp32 anchor "
+              "weights and outer momentum on the device, 8 bytes per parameter sharded as the optimizer state; 0 when synchronous or "
+              "offloaded)",
+              {{"weights", m.weights},
+               {"gradients", m.gradients},
+               {"optimizer", m.optimizer},
+               {"activations", m.activations},
+               {"outer_optimizer", m.outer_optimizer},
+               {"overhead", m.overhead}},
+              m.total, "bytes", "the parts above; DiLoCo outer state: Douillard et al. 2023 (arXiv:2311.08105) Algorithm 1");
 }
 
 // What the compute terms of one micro-batch share: the peaks, the HBM bandwidth reached, its tokens

@@ -45,3 +45,26 @@ TEST_CASE("the ZeRO memory derivations divide by the ranks that really shard: on
     CHECK(val(derivation(wan, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 1);
     CHECK(val(derivation(group, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 4);
 }
+
+TEST_CASE(
+    "the training memory total's derivation adds DiLoCo's outer state kept on the device, and the overhead shows what it multiplies") {
+    // DiLoCo over 1 Gb/s internet with outer_offload false: the parts listed (weights + gradients +
+    // optimizer + activations + overhead) summed to 124 GiB, the total shown was 136 GiB.
+    const json s = {{"model", {{"preset", "llama2-13b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"network", "internet-1g"}}},
+                    {"training",
+                     {{"tokens", 1e11},
+                      {"dp", 64},
+                      {"zero", 1},
+                      {"local_steps", 100},
+                      {"outer_precision", "int8"},
+                      {"outer_offload", false},
+                      {"global_batch", 1024}}}};
+    const json t = derivation(s, "training.memory_per_gpu_bytes.total");
+    CHECK(val(t, "outer_optimizer") > 0);
+    const double sum = val(t, "weights") + val(t, "gradients") + val(t, "optimizer") + val(t, "activations") + val(t, "outer_optimizer") +
+                       val(t, "overhead");
+    CHECK(t["result"].get<double>() == Approx(sum).epsilon(1e-9));
+    const json o = derivation(s, "training.memory_per_gpu_bytes.overhead");
+    CHECK(o["result"].get<double>() == Approx(val(o, "overhead_bytes") + val(o, "fragmentation") * val(o, "other_terms")).epsilon(1e-9));
+}
