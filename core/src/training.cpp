@@ -459,8 +459,11 @@ GPUCALC_COLD void explain_throughput(const StepEstimate& est, const TrainingResu
                {"step_seconds", r.step_seconds},
                {"mfu", r.mfu},
                {"devices", n},
-               {"peak_flops_per_second", peak}},
-              r.tokens_per_second, "tokens/s", "");
+               {"peak_flops_per_second", peak},
+               {"model_flops_per_token", r.model_flops_per_token}},
+              r.tokens_per_second, "tokens/s",
+              r.mfu_given ? "the definition of MFU (PaLM, arXiv:2204.02311, App. B) solved for tokens/s"
+                          : "the step time model (training.step_seconds)");
     explain_step_at_given_mfu(r, est.step.total, trace);
     trace.add("training.achieved_flops_per_second_per_gpu", "hardware_flops_per_token x tokens_per_second / devices",
               {{"hardware_flops_per_token", hw_per_token}, {"tokens_per_second", r.tokens_per_second}, {"devices", n}},
@@ -547,7 +550,8 @@ GPUCALC_COLD void explain_run_totals(const Device& d, const Costs& costs, const 
     trace.add("training.seconds", "D / tokens_per_second / goodput",
               {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");
     trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
-    trace.add("training.uncertainty", "seconds / [band high, band low] (throughput band from out-of-sample errors)",
+    trace.add("training.uncertainty",
+              "seconds / [band high, band low] (throughput band from out-of-sample errors); the result: the slow end, seconds / band_low",
               {{"seconds", seconds}, {"band_low", band.lo}, {"band_high", band.hi}}, *r.seconds_high, "s", r.band_basis);
     trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
     // Each only when known (run_cost): a derivation never shows a missing price or TDP as 0.

@@ -68,3 +68,21 @@ TEST_CASE(
     const json o = derivation(s, "training.memory_per_gpu_bytes.overhead");
     CHECK(o["result"].get<double>() == Approx(val(o, "overhead_bytes") + val(o, "fragmentation") * val(o, "other_terms")).epsilon(1e-9));
 }
+
+TEST_CASE(
+    "training tokens per second at a given MFU shows the FLOPs per token it divides by, and the uncertainty says which end it gives") {
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                    {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 8}, {"mfu", 0.4}}}};
+    const json t = derivation(s, "training.tokens_per_second");
+    CHECK(t["result"].get<double>() ==
+          Approx(val(t, "mfu") * val(t, "devices") * val(t, "peak_flops_per_second") / val(t, "model_flops_per_token")).epsilon(1e-9));
+    CHECK_FALSE(t["source"].get<std::string>().empty());
+    // The band is [seconds / high, seconds / low]; the derivation's one result is the slow end.
+    const json u = derivation({{"model", {{"preset", "llama3-8b"}}},
+                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                               {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 8}}}},
+                              "training.uncertainty");
+    CHECK(u["result"].get<double>() == Approx(val(u, "seconds") / val(u, "band_low")).epsilon(1e-9));
+    CHECK(u["formula"].get<std::string>().find("slow end") != std::string::npos);
+}
