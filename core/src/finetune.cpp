@@ -401,24 +401,39 @@ void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d,
     }
 }
 
-// Derivations of the trainable parameters, the memory parts and the step time.
-void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
+// Derivations of the trainable parameters, the weights and the optimizer states per device.
+void explain_finetune_states(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const FinetuneResult& r) {
     const FinetuneMemory& mem = r.memory;
-    const double s = u.s, b = u.b, layers = u.layers;
+    const double layers = u.layers;
     const double trainable = r.trainable_params.value_or(0);  // unknown (no architecture): no derivation of its own
     if (r.trainable_params)
         trace.add("finetune.trainable_params", u.full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
                   {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, trainable, "parameters",
                   "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
+    // Sharded over the devices (FSDP), on the host with cpu_offload: a red team recomputed 8 times the
+    // figure from a formula without the division and a value list without the devices.
+    const double adapters = u.full ? 0.0 : trainable * (cfg.master_weights ? 4.0 : 2.0);
     trace.add("finetune.memory_per_gpu_bytes.weights",
-              u.qlora          ? "linear layer weights x 4.127 bits / 8 + embeddings and norms x 2 B + adapters"
+              cfg.cpu_offload  ? "0: cpu_offload keeps the parameters in host memory (gathered a layer at a time)"
+              : u.qlora        ? "(linear layer weights x 4.127 bits / 8 + (params - linear layer weights) x 2 B + adapters) / devices"
               : z.fp32_sharded ? "0: FSDP keeps the FP32 master shard only (16-bit while gathered)"
-                               : "params x 2 B + adapters",
-              {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"devices", u.N}}, mem.weights, "bytes",
-              u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation)" : "");
-    trace.add("finetune.memory_per_gpu_bytes.optimizer", "trainable x bytes of optimizer state per parameter / devices",
-              {{"trainable_params", trainable}, {"state_bytes_per_param", z.state_bytes}}, mem.optimizer, "bytes",
+                               : "(params x 2 B + adapters) / devices",
+              {{"params", u.pc.total}, {"layer_linear_params", z.layer_linear}, {"adapters_bytes", adapters}, {"devices", u.N}},
+              mem.weights, "bytes",
+              u.qlora ? "Dettmers et al. 2023 (arXiv:2305.14314) Sec. 3 (NF4, double quantisation); FSDP shards over the devices"
+                      : "16-bit weights (2 B per parameter); adapters 4 B with master_weights, else 2; FSDP shards over the devices");
+    trace.add("finetune.memory_per_gpu_bytes.optimizer",
+              cfg.cpu_offload ? "0: cpu_offload keeps the optimizer states in host memory"
+                              : "trainable x bytes of optimizer state per parameter / devices",
+              {{"trainable_params", trainable}, {"state_bytes_per_param", z.state_bytes}, {"devices", u.N}}, mem.optimizer, "bytes",
               "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
+}
+
+// Derivations of the trainable parameters, the memory parts and the step time.
+void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
+    const FinetuneMemory& mem = r.memory;
+    const double s = u.s, b = u.b, layers = u.layers;
+    explain_finetune_states(trace, u, cfg, z, r);
     trace.add("finetune.memory_per_gpu_bytes.activations",
               !cfg.gradient_checkpointing ? "layers x one layer's activations"
               : cfg.activation_offload    ? "min(layers, 5) x 2 s b h (offloaded inputs still on the device) + one layer's activations"

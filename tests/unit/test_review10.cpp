@@ -86,3 +86,26 @@ TEST_CASE(
     CHECK(u["result"].get<double>() == Approx(val(u, "seconds") / val(u, "band_low")).epsilon(1e-9));
     CHECK(u["formula"].get<std::string>().find("slow end") != std::string::npos);
 }
+
+TEST_CASE("fine-tuning's weights and optimizer derivations divide by the devices FSDP shards over, and show them") {
+    // LoRA on 8 H100: "params x 2 B + adapters" gave 16.1 GB against the 2.0 GB shown, and the
+    // optimizer's "/ devices" had no devices among its values.
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"finetune", {{"method", "lora"}, {"tokens", 1e8}}}};
+    const json w = derivation(s, "finetune.memory_per_gpu_bytes.weights");
+    CHECK(w["result"].get<double>() == Approx((val(w, "params") * 2 + val(w, "adapters_bytes")) / val(w, "devices")).epsilon(1e-9));
+    CHECK(w["formula"].get<std::string>().find("/ devices") != std::string::npos);
+    CHECK_FALSE(w["source"].get<std::string>().empty());
+    const json o = derivation(s, "finetune.memory_per_gpu_bytes.optimizer");
+    CHECK(o["result"].get<double>() ==
+          Approx(val(o, "trainable_params") * val(o, "state_bytes_per_param") / val(o, "devices")).epsilon(1e-9));
+    // With cpu_offload both are in host memory: the formulas say 0, as the figures.
+    json off = s;
+    off["finetune"] = {{"method", "full"}, {"cpu_offload", true}, {"tokens", 1e8}};
+    for (const char* key : {"finetune.memory_per_gpu_bytes.weights", "finetune.memory_per_gpu_bytes.optimizer"}) {
+        const json d = derivation(off, key);
+        CHECK(d["result"].get<double>() == 0);
+        CHECK(d["formula"].get<std::string>().rfind("0:", 0) == 0);
+    }
+}
