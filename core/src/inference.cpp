@@ -1361,8 +1361,13 @@ GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, co
     const Device& d = x.d;
     const double G = x.gpus, rate = tr.rate, prefill_gpu_s = tr.prefill_gpu_s, decode_gpu_s = tr.decode_gpu_s;
     trace.add("inference.input_cost_share",
-              cfg.disaggregated ? "prefill instances / all instances" : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
-              {{"prefill_gpu_seconds", prefill_gpu_s}, {"decode_gpu_seconds", decode_gpu_s}}, r.input_cost_share, "fraction", "");
+              cfg.disaggregated ? "prefill_instances / (prefill_instances + decode_instances)"
+                                : "prefill GPU-s / (prefill GPU-s + decode GPU-s) per request",
+              {{"prefill_gpu_seconds", prefill_gpu_s},
+               {"decode_gpu_seconds", decode_gpu_s},
+               {"prefill_instances", r.prefill_instances},
+               {"decode_instances", r.decode_instances}},
+              r.input_cost_share, "fraction", "");
     // Without a rate the costs are null (report.cpp): no derivation shows them as 0.
     const bool priced = r.gpu_hour_usd.has_value();
     if (priced) {
@@ -1377,13 +1382,23 @@ GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, co
                   {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
     }
     if (cfg.requests_per_day > 0) {
+        // With separate prefill copies the count is both kinds of copies (a red team: the formula gave the
+        // decode copies alone, half the figure).
         trace.add("inference.gpus_needed",
-                  "ceil(requests_per_second x peak_to_average / requests per second per instance) x devices per instance",
+                  cfg.disaggregated ? "(decode_instances + prefill_instances) x devices per instance; decode_instances = "
+                                      "max(1, ceil(requests_per_second x peak_to_average / requests per second per instance)), "
+                                      "prefill_instances as inference.disaggregation.prefill_instances"
+                                    : "max(1, ceil(requests_per_second x peak_to_average / requests per second per instance)) x devices "
+                                      "per instance",
                   {{"requests_per_day", cfg.requests_per_day},
                    {"peak_to_average", cfg.peak_to_average},
                    {"requests_per_second_per_instance", y.rate},
+                   {"decode_instances", cfg.disaggregated ? r.decode_instances : r.instances_needed},
+                   {"prefill_instances", r.prefill_instances},
                    {"instance_gpus", G}},
-                  r.gpus_needed, "GPUs", "");
+                  r.gpus_needed, "GPUs",
+                  "peak requests/s = requests_per_day / 86,400 x peak_to_average; a copy's requests/s at its batch (Little's law: "
+                  "batch / seconds a request spends in it)");
         if (priced)
             trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd",
                       {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", "");

@@ -109,3 +109,19 @@ TEST_CASE("fine-tuning's weights and optimizer derivations divide by the devices
         CHECK(d["formula"].get<std::string>().rfind("0:", 0) == 0);
     }
 }
+
+TEST_CASE("with separate prefill and decode copies, the derivation of the GPUs needed counts both kinds of copies") {
+    // Llama 3 8B, TP 2, 5M requests a day, disaggregated: the formula (decode copies alone) gave 4 GPUs,
+    // the figure was 8 (2 decode + 2 prefill copies of 2); the cost share named instances its values lacked.
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                    {"inference", {{"tp", 2}, {"requests_per_day", 5e6}, {"disaggregated", true}}},
+                    {"costs", {{"gpu_hour_usd", 2.5}}}};
+    const json g = derivation(s, "inference.gpus_needed");
+    CHECK(g["result"].get<double>() == (val(g, "decode_instances") + val(g, "prefill_instances")) * val(g, "instance_gpus"));
+    CHECK(val(g, "prefill_instances") > 0);
+    CHECK_FALSE(g["source"].get<std::string>().empty());
+    const json c = derivation(s, "inference.input_cost_share");
+    CHECK(c["result"].get<double>() ==
+          Approx(val(c, "prefill_instances") / (val(c, "prefill_instances") + val(c, "decode_instances"))).epsilon(1e-12));
+}
