@@ -969,7 +969,9 @@ GPUCALC_COLD void explain_batch(Trace& trace, const Model& x, const Fit& f, cons
                    {"dp_attention_ranks", x.dp_attention_ranks()}},
                   r.max_batch, "sequences", "vLLM (arXiv:2309.06180) Sec. 4 (paged KV cache, block size 16)");
     trace.add("inference.batch",
-              r.batch_given ? "given" : "min(max_batch, batch_limit): continuous batching at the largest batch that fits",
+              r.batch_given      ? "given"
+              : r.max_batch >= 1 ? "min(max_batch, batch_limit): continuous batching at the largest batch that fits"
+                                 : "1: not one sequence fits (max_batch < 1); the figures are for one sequence",
               {{"max_batch", r.max_batch}, {"batch_limit", static_cast<double>(cfg.batch_limit)}}, r.batch, "sequences",
               "batch_limit: TensorRT-LLM trtllm-bench caps max_batch_size at 4,096 (tensorrt_llm/bench/build/tuning.py)");
 }
@@ -1072,8 +1074,12 @@ GPUCALC_COLD void explain_memory_use(Trace& trace, const Model& x, const Occupan
     trace.add("inference.fits", "memory_per_gpu <= usable device memory",
               {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
               d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
-    trace.add("inference.instances_per_gpu", "floor(memory / (weights + the draft's weights + kv_cache + overhead))  (one device per copy)",
-              {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}}, r.instances_per_gpu, "copies", "");
+    trace.add("inference.instances_per_gpu",
+              x.gpus > 1                   ? "0: a copy spans several devices (tp x ep)"
+              : cfg.gpu_layers.has_value() ? "0: layers in host memory (inference.gpu_layers): one copy per device at most"
+                                           : "floor(memory / (weights + the draft's weights + kv_cache + overhead))  (one device per copy)",
+              {{"memory_bytes", x.capacity}, {"instance_bytes", instance_bytes}, {"instance_gpus", x.gpus}}, r.instances_per_gpu, "copies",
+              "several copies of a small model share a device (e.g. NVIDIA MPS / MIG); the copy's memory as in memory_per_gpu_bytes");
 }
 
 // Decode, prefill and the continuous-batching cycle at the batch served.

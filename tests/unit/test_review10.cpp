@@ -125,3 +125,37 @@ TEST_CASE("with separate prefill and decode copies, the derivation of the GPUs n
     CHECK(c["result"].get<double>() ==
           Approx(val(c, "prefill_instances") / (val(c, "prefill_instances") + val(c, "decode_instances"))).epsilon(1e-12));
 }
+
+TEST_CASE("serving's batch and copies per device say when their figure is not their formula's (nothing fits, a copy spans devices)") {
+    // Llama 2 70B on two RTX 4090: max_batch 0, the formula min(max_batch, batch_limit) gave 0, the
+    // batch shown was 1.
+    const json none = derivation({{"model", {{"preset", "llama2-70b"}}},
+                                  {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 2}}},
+                                  {"inference", {{"prompt_tokens", 1000}, {"output_tokens", 200}}}},
+                                 "inference.batch");
+    CHECK(val(none, "max_batch") < 1);
+    CHECK(none["result"].get<double>() == 1);
+    const bool says_one = none["formula"].get<std::string>().rfind("1:", 0) == 0;
+    CHECK(says_one);
+    // Llama 3 8B q4_k_m with 10 layers on the device: floor(memory / copy) gave 14, the figure 0.
+    const json offload = derivation({{"model", {{"preset", "llama3-8b"}}},
+                                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                                     {"inference", {{"weight_format", "q4_k_m"}, {"gpu_layers", 10}, {"batch", 1}}}},
+                                    "inference.instances_per_gpu");
+    const json tp2 = derivation({{"model", {{"preset", "llama3-8b"}}},
+                                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                                 {"inference", {{"tp", 2}}}},
+                                "inference.instances_per_gpu");
+    for (const json& d : {offload, tp2}) {
+        CHECK(d["result"].get<double>() == 0);
+        const bool says_zero = d["formula"].get<std::string>().rfind("0:", 0) == 0;
+        CHECK(says_zero);
+        const bool sourced = !d["source"].get<std::string>().empty();
+        CHECK(sourced);
+    }
+    const json one = derivation({{"model", {{"preset", "llama3-8b"}}},
+                                 {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                                 {"inference", {{"tp", 1}, {"batch", 1}}}},
+                                "inference.instances_per_gpu");
+    CHECK(one["result"].get<double>() == std::floor(val(one, "memory_bytes") / val(one, "instance_bytes")));
+}
