@@ -1043,14 +1043,17 @@ GPUCALC_COLD void explain_memory_use(Trace& trace, const Model& x, const Occupan
     const Device& d = x.d;
     const double b = r.batch, cached_ctx = o.cached_ctx, instance_bytes = o.instance_bytes;
     trace.add("inference.weights_bytes_per_gpu",
-              "non-expert weights / tp + routed experts / (tp x ep) - offloaded layers (+ attention weights x (1 - 1/tp) with DP "
-              "attention: every rank holds them whole)",
+              "non-expert weights / tp + routed experts / (tp x ep) + the draft's weights / tp - offloaded layers / devices (+ attention "
+              "weights x (1 - 1/tp) with DP attention: every rank holds them whole)",
               {{"weights_bytes", r.weights_bytes},
+               {"draft_weights_bytes", x.draft_bytes()},
                {"tp", x.t},
                {"ep", x.ep},
                {"host_weights_bytes", r.host_weights_bytes},
                {"attention_params_replicated", x.attn_replicated}},
-              r.weights_bytes_per_gpu, "bytes", "");
+              r.weights_bytes_per_gpu, "bytes",
+              "Megatron-LM tensor parallelism (Shoeybi et al. 2019) splits every matrix over tp; expert parallelism the routed "
+              "experts over ep (GShard); llama.cpp -ngl keeps the other layers in host memory");
     if (x.draft_depth() > 0)
         trace.add("inference.kv_cache_bytes",
                   "(kv_cache_bytes_per_token x cached tokens + the draft's kv per token x the tokens it caches) x batch",

@@ -159,3 +159,15 @@ TEST_CASE("serving's batch and copies per device say when their figure is not th
                                 "inference.instances_per_gpu");
     CHECK(one["result"].get<double>() == std::floor(val(one, "memory_bytes") / val(one, "instance_bytes")));
 }
+
+TEST_CASE("the derivation of the weights per device adds the draft model's weights that the figure holds") {
+    // Llama 3 8B with a 1B-parameter draft on one H100: the formula gave 16.1 GB, the figure 18.1 GB.
+    const json d = derivation({{"model", {{"preset", "llama3-8b"}}},
+                               {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+                               {"inference", {{"tp", 1}, {"speculative", {{"draft_params", 1e9}}}}}},
+                              "inference.weights_bytes_per_gpu");
+    CHECK(val(d, "draft_weights_bytes") > 0);
+    CHECK(d["result"].get<double>() == Approx((val(d, "weights_bytes") + val(d, "draft_weights_bytes")) / val(d, "tp")).epsilon(1e-12));
+    const bool sourced = !d["source"].get<std::string>().empty();
+    CHECK(sourced);
+}
