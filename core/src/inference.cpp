@@ -1190,6 +1190,27 @@ GPUCALC_COLD void explain_decode_step(Trace& trace, const Model& x, const Cycle&
               "roofline (Williams et al. 2009); constants fitted on gpt-fast and TensorRT-LLM 0.17 (docs/VALIDATION.md, serving)");
 }
 
+// Derivation of the decode step's GEMMs: an MoE's routed experts see batch x top-k / E tokens each.
+void explain_decode_compute(Trace& trace, const Model& x, double seconds, double b) {
+    trace.add("inference.decode_breakdown_seconds.compute",
+              x.m.is_moe()
+                  ? "(tokens x 2 x (matmul params - routed params) / tp + batch x 2 x routed params / (tp x ep)) / (peak x gemm_max "
+                    "x w / (w + gemm_half_width)), w = hidden / tp, tokens = batch / ep, routed params = top-k experts' matmul "
+                    "params"
+                  : "tokens x 2 x matmul params / tp / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp, tokens = batch",
+              {{"tokens", x.group_tokens(b)},
+               {"batch", b},
+               {"matmul_params", x.matmul_params},
+               {"routed_params", x.m.is_moe() ? x.m.experts_per_token * x.expert_params_layers : 0.0},
+               {"tp", x.t},
+               {"ep", x.ep},
+               {"hidden", x.hidden},
+               {"peak_flops_per_second", x.peak},
+               {"gemm_max", x.gemm_max},
+               {"gemm_half_width", x.eff.gemm_half_width}},
+              seconds, "s", "fitted on TensorRT-LLM 0.17 perf-overview");
+}
+
 // Derivations of the terms of the decode step: weights, dequantization, compute, KV cache, TP communication.
 GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
@@ -1203,6 +1224,7 @@ GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle
               {{"params_read_per_gpu", x.params_read_per_gpu(b) * x.gpu_layer_fraction},
                {"bytes_per_param", x.bytes_per_param},
                {"head_params_16bit", x.head16_params},
+               {"tp", x.t},
                {"bandwidth", x.bw},
                {"eff_memory", eff.memory}},
               t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
@@ -1213,14 +1235,23 @@ GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle
                {"dequant_alu", eff.dequant_alu},
                {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
               t.dequantization, "s", "fitted on gpt-fast int8/int4 rows (Llama-2-7B int8 155.6, int4 196.8 tok/s)");
-    trace.add("inference.decode_breakdown_seconds.compute",
-              "tokens x 2 x matmul params / devices / (peak x gemm_max x w / (w + gemm_half_width)), w = hidden / tp",
-              {{"peak_flops_per_second", x.peak}, {"gemm_max", x.gemm_max}, {"gemm_half_width", eff.gemm_half_width}}, t.compute, "s",
-              "fitted on TensorRT-LLM 0.17 perf-overview");
+    explain_decode_compute(trace, x, t.compute, b);
+    // The context attended (a sliding window's share) and the layers in host memory, as decode() reads
+    // them (a red team: the bandwidth was not among the values, nor the window nor the host's share).
     trace.add("inference.decode_breakdown_seconds.kv_cache",
-              "sequences per device x mean context x kv per token per device / (bandwidth x eff_memory)",
-              {{"sequences_per_gpu", x.seqs_per_gpu(b)}, {"mean_context", isl + osl / 2.0}, {"kv_per_token_per_gpu", x.kv_token_gpu}},
-              t.kv_cache, "s", "");
+              "sequences per device x attended context x kv per token per device x (layers_on_device / (bandwidth x eff_memory) + "
+              "(1 - layers_on_device) / (host bandwidth x eff_memory)); attended context: mean context (prompt + output / 2), windowed "
+              "layers at most their window",
+              {{"sequences_per_gpu", x.seqs_per_gpu(b)},
+               {"mean_context", isl + osl / 2.0},
+               {"attended_context", x.kv_context(isl + osl / 2.0)},
+               {"kv_per_token_per_gpu", x.kv_token_gpu},
+               {"layers_on_device", x.gpu_layer_fraction},
+               {"bandwidth", x.bw},
+               {"host_bandwidth", x.host_bw},
+               {"eff_memory", eff.memory}},
+              t.kv_cache, "s",
+              "every cached token's keys and values read once per step (memory-bound decode attention); eff_memory as weights");
     trace.add("inference.decode_breakdown_seconds.tp_comm",
               "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
               {{"tp", x.t},
@@ -1363,6 +1394,35 @@ Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, co
     return tr;
 }
 
+// Derivations of the prices per million input and output tokens (priced runs only).
+void explain_token_prices(Trace& trace, const Model& x, const Traffic& tr, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    const double rate = tr.rate, prefill_gpu_s = tr.prefill_gpu_s, decode_gpu_s = tr.decode_gpu_s;
+    // Every value either formula reads (a red team found neither the day's cost and tokens nor the
+    // GPU-seconds and tokens of a request among them).
+    const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
+    trace.add("inference.cost_per_million_output_tokens_usd",
+              cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output_tokens_per_day x 1e6"
+                                       : "gpu_hour_usd / 3600 x decode_gpu_seconds / output_tokens x 1e6",
+              {{"gpu_hour_usd", rate},
+               {"input_cost_share", r.input_cost_share},
+               {"cost_per_day", r.cost_per_day_usd},
+               {"output_tokens_per_day", r.output_tokens_per_day},
+               {"decode_gpu_seconds", decode_gpu_s},
+               {"output_tokens", osl}},
+              r.cost_per_million_output_tokens_usd, "USD", tr.rate_what);
+    trace.add("inference.cost_per_million_input_tokens_usd",
+              cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input_tokens_per_day x 1e6"
+                                       : "gpu_hour_usd / 3600 x prefill_gpu_seconds / prompt_tokens x 1e6",
+              {{"gpu_hour_usd", rate},
+               {"input_cost_share", r.input_cost_share},
+               {"cost_per_day", r.cost_per_day_usd},
+               {"input_tokens_per_day", r.input_tokens_per_day},
+               {"prefill_gpu_seconds", prefill_gpu_s},
+               {"prompt_tokens", isl}},
+              r.cost_per_million_input_tokens_usd, "USD", tr.rate_what);
+}
+
 // Derivations of the cost split, the prices per token and the deployment sized for the traffic.
 GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const Costs& costs,
                                 const InferenceResult& r) {
@@ -1379,17 +1439,7 @@ GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, co
               r.input_cost_share, "fraction", "");
     // Without a rate the costs are null (report.cpp): no derivation shows them as 0.
     const bool priced = r.gpu_hour_usd.has_value();
-    if (priced) {
-        trace.add("inference.cost_per_million_output_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x (1 - input_cost_share) / output tokens per day x 1e6"
-                                           : "gpu_hour_usd / 3600 x decode GPU-s per request / output_tokens x 1e6",
-                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_output_tokens_usd, "USD",
-                  tr.rate_what);
-        trace.add("inference.cost_per_million_input_tokens_usd",
-                  cfg.requests_per_day > 0 ? "cost_per_day x input_cost_share / input tokens per day x 1e6"
-                                           : "gpu_hour_usd / 3600 x prefill GPU-s per request / prompt_tokens x 1e6",
-                  {{"gpu_hour_usd", rate}, {"input_cost_share", r.input_cost_share}}, r.cost_per_million_input_tokens_usd, "USD", "");
-    }
+    if (priced) explain_token_prices(trace, x, tr, r);
     if (cfg.requests_per_day > 0) {
         // With separate prefill copies the count is both kinds of copies (a red team: the formula gave the
         // decode copies alone, half the figure).

@@ -171,3 +171,48 @@ TEST_CASE("the derivation of the weights per device adds the draft model's weigh
     const bool sourced = !d["source"].get<std::string>().empty();
     CHECK(sourced);
 }
+
+TEST_CASE("serving's decode and price derivations show every value their formulas read, and the values give the figures") {
+    const json ds = {{"model", {{"preset", "deepseek-v3"}}},
+                     {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 8}}},
+                     {"inference", {{"tp", 8}, {"requests_per_day", 1e6}}},
+                     {"costs", {{"gpu_hour_usd", 2}}}};
+    // FP8 weights, 16-bit output head split over tp 8: the head's term divides by tp, which was not shown.
+    const json w = derivation(ds, "inference.decode_breakdown_seconds.weights");
+    CHECK(w["result"].get<double>() == Approx((val(w, "params_read_per_gpu") * val(w, "bytes_per_param") +
+                                               val(w, "head_params_16bit") * (2 - val(w, "bytes_per_param")) / val(w, "tp")) /
+                                              (val(w, "bandwidth") * val(w, "eff_memory")))
+                                           .epsilon(1e-9));
+    // The GEMMs: tokens, parameters and widths were not among the values (an MoE's routed experts too).
+    for (const json& s : {ds, json{{"model", {{"preset", "llama3-8b"}}},
+                                   {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                                   {"inference", {{"tp", 2}}}}}) {
+        const json c = derivation(s, "inference.decode_breakdown_seconds.compute");
+        const double w_ = val(c, "hidden") / val(c, "tp");
+        const double rate = val(c, "peak_flops_per_second") * val(c, "gemm_max") * w_ / (w_ + val(c, "gemm_half_width"));
+        const double flops = val(c, "tokens") * 2 * (val(c, "matmul_params") - val(c, "routed_params")) / val(c, "tp") +
+                             val(c, "batch") * 2 * val(c, "routed_params") / (val(c, "tp") * val(c, "ep"));
+        CHECK(c["result"].get<double>() == Approx(flops / rate).epsilon(1e-9));
+    }
+    // Llama 3 8B on an RTX 4090 with 10 layers on the device: the KV cache of the others is read from
+    // host memory; neither bandwidth was shown.
+    const json k = derivation({{"model", {{"preset", "llama3-8b"}}},
+                               {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                               {"inference", {{"weight_format", "q4_k_m"}, {"gpu_layers", 10}, {"batch", 1}, {"prompt_tokens", 8000}}}},
+                              "inference.decode_breakdown_seconds.kv_cache");
+    const double on = val(k, "layers_on_device");
+    CHECK(on < 1);
+    CHECK(k["result"].get<double>() ==
+          Approx(val(k, "sequences_per_gpu") * val(k, "attended_context") * val(k, "kv_per_token_per_gpu") *
+                 (on / (val(k, "bandwidth") * val(k, "eff_memory")) + (1 - on) / (val(k, "host_bandwidth") * val(k, "eff_memory"))))
+              .epsilon(1e-9));
+    // The prices per million tokens: with traffic, the day's cost and tokens; without, a request's GPU-seconds and tokens.
+    const json out = derivation(ds, "inference.cost_per_million_output_tokens_usd");
+    CHECK(out["result"].get<double>() ==
+          Approx(val(out, "cost_per_day") * (1 - val(out, "input_cost_share")) / val(out, "output_tokens_per_day") * 1e6).epsilon(1e-9));
+    json idle = ds;
+    idle["inference"].erase("requests_per_day");
+    const json in = derivation(idle, "inference.cost_per_million_input_tokens_usd");
+    CHECK(in["result"].get<double>() ==
+          Approx(val(in, "gpu_hour_usd") / 3600 * val(in, "prefill_gpu_seconds") / val(in, "prompt_tokens") * 1e6).epsilon(1e-9));
+}
