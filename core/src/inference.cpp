@@ -1068,12 +1068,13 @@ GPUCALC_COLD void explain_memory_use(Trace& trace, const Model& x, const Occupan
     else
         trace.add("inference.kv_cache_bytes", "kv_cache_bytes_per_token x cached tokens x batch",
                   {{"kv_cache_bytes_per_token", r.kv_cache_bytes_per_token}, {"cached_tokens", cached_ctx}, {"batch", b}}, r.kv_cache_bytes,
-                  "bytes", "");
+                  "bytes", "vLLM (arXiv:2309.06180) Sec. 4: keys and values of every cached token of every sequence");
     trace.add("inference.memory_per_gpu_bytes", "weights per device + KV cache per device + overhead",
               {{"weights_bytes_per_gpu", r.weights_bytes_per_gpu},
                {"kv_cache_bytes_per_gpu", r.kv_cache_bytes_per_gpu},
                {"overhead_bytes", cfg.overhead_bytes}},
-              r.memory_per_gpu_bytes, "bytes", "");
+              r.memory_per_gpu_bytes, "bytes",
+              "the parts above; overhead: inference.overhead_bytes (CUDA context, workspace, activations)");
     trace.add("inference.fits", "memory_per_gpu <= usable device memory",
               {{"memory_per_gpu_bytes", r.memory_per_gpu_bytes}, {"capacity", x.capacity}}, r.fits ? 1.0 : 0.0, "boolean",
               d.name + " datasheet" + (d.usable_memory_fraction ? " x usable_memory_fraction" : ""));
@@ -1166,7 +1167,9 @@ GPUCALC_COLD void explain_decode_step(Trace& trace, const Model& x, const Cycle&
                   "plain decode step / decode step per token with the draft, both at the batch served (the decode step alone: the "
                   "prefills that share the GPUs are not in it)",
                   {{"plain_step", t.total}, {"decode_seconds_per_token", r.decode_seconds_per_token}, {"batch", b}}, r.speculative_speedup,
-                  "x", "");
+                  "x",
+                  "Leviathan et al. 2023 (arXiv:2211.17192) Sec. 3.4: speedup = tokens per step x plain step / (gamma x draft step + "
+                  "verify step)");
         return;
     }
     trace.add("inference.decode_seconds_per_token",
@@ -1312,7 +1315,8 @@ GPUCALC_COLD void explain_decode_bound(Trace& trace, const Model& x, const Cycle
     trace.add("inference.turn_batch", "smallest batch with GEMM compute >= weight reads + dequantization", {{"gemm_max", x.gemm_max}},
               r.turn_batch, "sequences", "roofline ridge in tokens");
     trace.add("inference.decode_tokens_per_second_per_user", "1 / decode_seconds_per_token",
-              {{"decode_seconds_per_token", r.decode_seconds_per_token}}, r.decode_tokens_per_second_per_user, "tokens/s", "");
+              {{"decode_seconds_per_token", r.decode_seconds_per_token}}, r.decode_tokens_per_second_per_user, "tokens/s",
+              "the decode step alone: one token per sequence per step");
 }
 
 // Traffic sizing and prices: what the derivations of the costs and of TTFT refer to.
@@ -1436,7 +1440,7 @@ GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, co
                {"decode_gpu_seconds", decode_gpu_s},
                {"prefill_instances", r.prefill_instances},
                {"decode_instances", r.decode_instances}},
-              r.input_cost_share, "fraction", "");
+              r.input_cost_share, "fraction", "GPU time by phase: prefill to input tokens, decode to output tokens");
     // Without a rate the costs are null (report.cpp): no derivation shows them as 0.
     const bool priced = r.gpu_hour_usd.has_value();
     if (priced) explain_token_prices(trace, x, tr, r);
@@ -1460,10 +1464,11 @@ GPUCALC_COLD void explain_costs(Trace& trace, const Model& x, const Cycle& y, co
                   "batch / seconds a request spends in it)");
         if (priced)
             trace.add("inference.cost_per_day_usd", "gpus_needed x 24 x gpu_hour_usd",
-                      {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", "");
+                      {{"gpus_needed", r.gpus_needed}, {"gpu_hour_usd", rate}}, r.cost_per_day_usd, "USD", tr.rate_what);
         if (r.energy_per_day_kwh)
             trace.add("inference.energy_per_day_kwh", "gpus_needed x 24 h x TDP x PUE",
-                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", *d.tdp_watts}, {"pue", costs.pue}}, *r.energy_per_day_kwh, "kWh", "");
+                      {{"gpus_needed", r.gpus_needed}, {"tdp_watts", *d.tdp_watts}, {"pue", costs.pue}}, *r.energy_per_day_kwh, "kWh",
+                      d.name + " datasheet TDP (catalog sources); PUE from costs.pue");
     }
 }
 
@@ -1596,11 +1601,13 @@ GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, c
               r.throughput_tokens_per_second_per_instance, "tokens/s", "continuous batching (Yu et al. 2022, Orca; vLLM)");
     trace.add("inference.throughput_tokens_per_second_per_gpu", "throughput per instance / devices per instance",
               {{"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}, {"instance_gpus", G}},
-              r.throughput_tokens_per_second_per_gpu, "tokens/s", "");
+              r.throughput_tokens_per_second_per_gpu, "tokens/s", "a copy's throughput shared by its tp x ep devices");
     trace.add("inference.tpot_seconds",
               cfg.disaggregated ? "decode step" : "(output_tokens x decode step + batch x prefill per request) / output_tokens",
               {{"decode_step", y.step}, {"prefill_compute_per_request", y.prefill_busy}, {"batch", b}, {"output_tokens", osl}},
-              r.tpot_seconds, "s", "");
+              r.tpot_seconds, "s",
+              "continuous batching (Yu et al. 2022, Orca): the copy's steps also run its new requests' prefills (none with separate "
+              "prefill copies)");
     trace.add("inference.ttft_seconds",
               "prefill of one prompt + decode step / 2 + rho x S / (2 (1 - rho)) + KV transfer; rho = arrivals/s x S",
               {{"prefill_seconds", r.prefill_seconds},
@@ -1629,7 +1636,7 @@ GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, c
               {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
               r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");
     trace.add("inference.concurrent_sequences", "replicas x batch", {{"replicas", r.replicas}, {"batch", b}}, r.concurrent_sequences,
-              "sequences", "");
+              "sequences", "each copy runs batch sequences at once (continuous batching)");
 }
 
 // Derivation of the tokens per speculative-decoding step.

@@ -548,12 +548,14 @@ GPUCALC_COLD void explain_run_totals(const Device& d, const Costs& costs, const 
     if (!r.seconds || !r.fits) return;
     const double seconds = *r.seconds, gpu_hours = *r.gpu_hours, n = r.devices;
     trace.add("training.seconds", "D / tokens_per_second / goodput",
-              {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s", "");
-    trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "");
+              {{"D", r.tokens}, {"tokens_per_second", r.tokens_per_second}, {"goodput", r.goodput.value}}, seconds, "s",
+              "goodput: training.goodput (time lost to failures, restarts and checkpoints)");
+    trace.add("training.days", "seconds / 86400", {{"seconds", seconds}}, seconds / units::seconds_per_day, "days", "86,400 seconds a day");
     trace.add("training.uncertainty",
               "seconds / [band high, band low] (throughput band from out-of-sample errors); the result: the slow end, seconds / band_low",
               {{"seconds", seconds}, {"band_low", band.lo}, {"band_high", band.hi}}, *r.seconds_high, "s", r.band_basis);
-    trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h", "");
+    trace.add("training.gpu_hours", "devices x seconds / 3600", {{"devices", n}, {"seconds", seconds}}, gpu_hours, "GPU-h",
+              "every device held for the whole run");
     // Each only when known (run_cost): a derivation never shows a missing price or TDP as 0.
     if (r.cost_usd && costs.ownership == Ownership::owned)
         trace.add("training.cost_usd", "gpu_hours x price / (lifetime_years x 8760) + energy_kwh x electricity",
@@ -617,7 +619,7 @@ GPUCALC_COLD void explain_step_at_given_mfu(const TrainingResult& r, double mode
     trace.add(
         "training.step_seconds", "tokens_per_step / tokens_per_second (at the given MFU)",
         {{"tokens_per_step", r.tokens_per_step}, {"tokens_per_second", r.tokens_per_second}, {"step_model_seconds", model_step_seconds}},
-        r.step_seconds, "s", "");
+        r.step_seconds, "s", "the tokens of one optimizer step at the throughput the given MFU sets");
 }
 
 namespace {

@@ -1,6 +1,10 @@
 // Fixes of 2026-12-05 (review 10): derivations ("show the work") that a reader could not trust: the
 // formula with the values shown did not give the figure, or a value it reads was not shown. Each test
 // recomputes the figure from the derivation's own values.
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
 #include "helpers.hpp"
 
 using nlohmann::json;
@@ -215,4 +219,36 @@ TEST_CASE("serving's decode and price derivations show every value their formula
     const json in = derivation(idle, "inference.cost_per_million_input_tokens_usd");
     CHECK(in["result"].get<double>() ==
           Approx(val(in, "gpu_hour_usd") / 3600 * val(in, "prefill_gpu_seconds") / val(in, "prompt_tokens") * 1e6).epsilon(1e-9));
+}
+
+TEST_CASE("every derivation names a source: the fixtures and serving with traffic, disaggregation and a draft model") {
+    // Fourteen figures (training's seconds, days, GPU-hours; serving's tpot, KV cache, memory, costs
+    // per day, ...) had an empty source.
+    std::vector<json> scenarios;
+    for (const auto& e : std::filesystem::directory_iterator(GPUCALC_FIXTURES)) {
+        if (e.path().extension() != ".json") continue;
+        std::ifstream in(e.path());
+        scenarios.push_back(json::parse(in));
+    }
+    for (const bool disaggregated : {false, true})
+        scenarios.push_back(
+            {{"model", {{"preset", "llama3-8b"}}},
+             {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
+             {"inference",
+              {{"tp", 1}, {"requests_per_day", 1e6}, {"disaggregated", disaggregated}, {"speculative", {{"draft_params", 1e9}}}}},
+             {"training", {{"tokens", 1e11}, {"dp", 16}, {"mfu", 0.4}}},
+             {"costs", {{"gpu_hour_usd", 2}}}});
+    int derivations = 0;
+    for (json s : scenarios) {
+        s["explain"] = true;
+        const json r = run(s);
+        if (!r.contains("explain")) continue;
+        for (const auto& [key, d] : r["explain"].items()) {
+            INFO(key);
+            const bool sourced = !d["source"].get<std::string>().empty();
+            CHECK(sourced);
+            ++derivations;
+        }
+    }
+    CHECK(derivations > 500);
 }
