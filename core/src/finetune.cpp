@@ -429,6 +429,23 @@ void explain_finetune_states(Trace& trace, const Run& u, const FinetuneConfig& c
               "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
 }
 
+// Derivations of the throughput and the run's time, GPU-hours and cost (a red team found none: the
+// report gave them with no derivation).
+void explain_finetune_totals(Trace& trace, const Run& u, const FinetuneConfig& cfg, const StepParts& st, const FinetuneResult& r) {
+    trace.add("finetune.tokens_per_second", "tokens per device per step x devices / step_seconds",
+              {{"tokens_per_device", st.tokens_step}, {"devices", u.N}, {"step_seconds", r.step_seconds}}, r.tokens_per_second, "tokens/s",
+              "data parallelism: every device takes its own batch x seq_len tokens a step (FSDP)");
+    if (!r.seconds || !r.gpu_hours) return;
+    trace.add("finetune.seconds", "tokens / tokens_per_second",
+              {{"tokens", cfg.tokens.value_or(0)}, {"tokens_per_second", r.tokens_per_second}}, *r.seconds, "s",
+              "finetune.tokens at the throughput above; no failures or restarts counted");
+    trace.add("finetune.gpu_hours", "devices x seconds / 3600", {{"devices", u.N}, {"seconds", *r.seconds}}, *r.gpu_hours, "GPU-h",
+              "every device held for the whole run");
+    if (r.cost_usd && r.gpu_hour_usd)
+        trace.add("finetune.cost_usd", "gpu_hours x gpu_hour_usd", {{"gpu_hours", *r.gpu_hours}, {"gpu_hour_usd", *r.gpu_hour_usd}},
+                  *r.cost_usd, "USD", "costs.gpu_hour_usd, else the catalog's cloud price of hardware.device");
+}
+
 // Derivations of the trainable parameters, the memory parts and the step time.
 void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
     const FinetuneMemory& mem = r.memory;
@@ -469,6 +486,7 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
                {"dequant_seconds", st.dequant},
                {"comm_seconds", st.comm}},
               r.step_seconds, "s", "training.cpp efficiency_for (GEMM constants per device generation)");
+    explain_finetune_totals(trace, u, cfg, st, r);
 }
 
 // The memory of a run: weights, activations, the peak and what fits.

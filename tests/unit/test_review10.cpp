@@ -252,3 +252,21 @@ TEST_CASE("every derivation names a source: the fixtures and serving with traffi
     }
     CHECK(derivations > 500);
 }
+
+TEST_CASE("fine-tuning's throughput, time, GPU-hours and cost each have a derivation that gives the figure") {
+    // The report gave them with no derivation at all.
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"finetune", {{"method", "lora"}, {"tokens", 1e8}}},
+                    {"costs", {{"gpu_hour_usd", 2}}}};
+    const json t = derivation(s, "finetune.tokens_per_second");
+    CHECK(t["result"].get<double>() == Approx(val(t, "tokens_per_device") * val(t, "devices") / val(t, "step_seconds")).epsilon(1e-12));
+    const json sec = derivation(s, "finetune.seconds");
+    CHECK(sec["result"].get<double>() == Approx(val(sec, "tokens") / val(sec, "tokens_per_second")).epsilon(1e-12));
+    const json h = derivation(s, "finetune.gpu_hours");
+    CHECK(h["result"].get<double>() == Approx(val(h, "devices") * val(h, "seconds") / 3600).epsilon(1e-12));
+    const json c = derivation(s, "finetune.cost_usd");
+    CHECK(c["result"].get<double>() == Approx(val(c, "gpu_hours") * val(c, "gpu_hour_usd")).epsilon(1e-12));
+    const json r = run(s);
+    CHECK(c["result"].get<double>() == Approx(r["finetune"]["cost_usd"].get<double>()).epsilon(1e-12));
+}
