@@ -1577,6 +1577,24 @@ GPUCALC_COLD void explain_at_traffic(Trace& trace, const Model& x, const Inferen
               "Little's law (Little 1961, Operations Research 9(3)); continuous batching (Yu et al. 2022, Orca)");
 }
 
+// Derivations of the prefill copies and the KV cache's transfer with separate prefill and decode copies.
+void explain_disaggregation(Trace& trace, const Model& x, const Cycle& y, const InferenceResult& r) {
+    const InferenceConfig& cfg = x.cfg;
+    trace.add("inference.disaggregation.prefill_instances", "ceil(peak requests/s x S_prefill_work / load_cap)",
+              {{"peak_requests_per_second", peak_requests_per_second(cfg)}, {"S_prefill_work", y.prefill_busy}, {"load_cap", kPrefillLoad}},
+              r.prefill_instances, "copies",
+              "load_cap 2/3: the M/D/1 mean wait rho S / (2 (1 - rho)) is then at most one prefill S (Pollaczek-Khinchine)");
+    trace.add("inference.disaggregation.kv_transfer_seconds",
+              "(cached prompt tokens x KV bytes per token per device + the draft's) / scale-out link",
+              {{"prompt_tokens", static_cast<double>(cfg.prompt_tokens)},
+               {"cached_prompt_tokens", x.kv_context(static_cast<double>(cfg.prompt_tokens))},
+               {"kv_cache_bytes_per_token_per_gpu", x.kv_token_gpu},
+               {"draft_cached_prompt_tokens", x.draft_context(static_cast<double>(cfg.prompt_tokens))},
+               {"draft_kv_cache_bytes_per_token_per_gpu", x.draft_kv_token_gpu()},
+               {"scale_out_bytes_per_second_x_network", x.out_link}},
+              r.kv_transfer_seconds, "s", "each tensor-parallel rank sends its own share of the KV cache over its own link");
+}
+
 // Derivations of prefill, throughput, TPOT, TTFT and what the cluster serves.
 GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
@@ -1616,22 +1634,14 @@ GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, c
                {"decode_step", y.step},
                {"kv_transfer_seconds", r.kv_transfer_seconds}},
               r.ttft_seconds, "s", "M/D/1 queue (Pollaczek-Khinchine mean waiting time)");
-    if (cfg.disaggregated) {
-        trace.add(
-            "inference.disaggregation.prefill_instances", "ceil(peak requests/s x S_prefill_work / load_cap)",
-            {{"peak_requests_per_second", peak_requests_per_second(cfg)}, {"S_prefill_work", y.prefill_busy}, {"load_cap", kPrefillLoad}},
-            r.prefill_instances, "copies",
-            "load_cap 2/3: the M/D/1 mean wait rho S / (2 (1 - rho)) is then at most one prefill S (Pollaczek-Khinchine)");
-        trace.add("inference.disaggregation.kv_transfer_seconds",
-                  "(cached prompt tokens x KV bytes per token per device + the draft's) / scale-out link",
-                  {{"prompt_tokens", static_cast<double>(cfg.prompt_tokens)},
-                   {"cached_prompt_tokens", x.kv_context(static_cast<double>(cfg.prompt_tokens))},
-                   {"kv_cache_bytes_per_token_per_gpu", x.kv_token_gpu},
-                   {"draft_cached_prompt_tokens", x.draft_context(static_cast<double>(cfg.prompt_tokens))},
-                   {"draft_kv_cache_bytes_per_token_per_gpu", x.draft_kv_token_gpu()},
-                   {"scale_out_bytes_per_second_x_network", x.out_link}},
-                  r.kv_transfer_seconds, "s", "each tensor-parallel rank sends its own share of the KV cache over its own link");
-    }
+    // The whole request and one user's speed (the report gave them with no derivation).
+    trace.add(
+        "inference.request_seconds", "ttft_seconds + output_tokens x tpot_seconds",
+        {{"ttft_seconds", r.ttft_seconds}, {"output_tokens", static_cast<double>(cfg.output_tokens)}, {"tpot_seconds", r.tpot_seconds}},
+        r.request_seconds, "s", "the first token, then one token per step of the copy");
+    trace.add("inference.output_tokens_per_second_per_user", "1 / tpot_seconds", {{"tpot_seconds", r.tpot_seconds}},
+              r.output_tokens_per_second_per_user, "tokens/s", "one token per sequence per step, prefills interleaved");
+    if (cfg.disaggregated) explain_disaggregation(trace, x, y, r);
     trace.add("inference.cluster_throughput_tokens_per_second", "replicas x throughput per instance",
               {{"replicas", r.replicas}, {"throughput_tokens_per_second_per_instance", r.throughput_tokens_per_second_per_instance}},
               r.cluster_throughput_tokens_per_second, "tokens/s", "replicas = floor(devices / (tp x ep))");

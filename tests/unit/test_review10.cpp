@@ -270,3 +270,14 @@ TEST_CASE("fine-tuning's throughput, time, GPU-hours and cost each have a deriva
     const json r = run(s);
     CHECK(c["result"].get<double>() == Approx(r["finetune"]["cost_usd"].get<double>()).epsilon(1e-12));
 }
+
+TEST_CASE("serving's whole-request time and a user's output speed each have a derivation that gives the figure") {
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                    {"inference", {{"requests_per_day", 1e6}}}};
+    const json q = derivation(s, "inference.request_seconds");
+    CHECK(q["result"].get<double>() == Approx(val(q, "ttft_seconds") + val(q, "output_tokens") * val(q, "tpot_seconds")).epsilon(1e-12));
+    const json u = derivation(s, "inference.output_tokens_per_second_per_user");
+    CHECK(u["result"].get<double>() == Approx(1 / val(u, "tpot_seconds")).epsilon(1e-12));
+    CHECK(u["result"].get<double>() == Approx(run(s)["inference"]["output_tokens_per_second_per_user"].get<double>()).epsilon(1e-12));
+}
