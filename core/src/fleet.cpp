@@ -792,6 +792,52 @@ void explain_fleet_step(const ModeResult& r, bool use_dp, const TrainingConfig& 
                   : "1F1B pipeline (Narayanan et al. 2021) with stages balanced by speed within memory (HetPipe, Park et al. 2020)");
 }
 
+// Derivations of the fleet's throughput, MFU, FLOPs, memory and run totals (a red team found only the
+// step derived: the report gave these with none).
+void explain_fleet_totals(const TrainingResult& t, Trace& trace) {
+    const double n = t.devices, peak = t.peak_flops_per_second;
+    trace.add("training.tokens_per_second",
+              t.mfu_given ? "MFU x devices x mean peak / model_flops_per_token" : "tokens_per_step / step_seconds",
+              {{"tokens_per_step", t.tokens_per_step},
+               {"step_seconds", t.step_seconds},
+               {"mfu", t.mfu},
+               {"devices", n},
+               {"peak_flops_per_second", peak},
+               {"model_flops_per_token", t.model_flops_per_token}},
+              t.tokens_per_second, "tokens/s", "the fleet's step (training.step_seconds) or the given MFU");
+    trace.add("training.mfu", t.mfu_given ? "given in the scenario" : "model_flops_per_token x tokens_per_second / (devices x mean peak)",
+              {{"model_flops_per_token", t.model_flops_per_token},
+               {"tokens_per_second", t.tokens_per_second},
+               {"devices", n},
+               {"peak_flops_per_second", peak}},
+              t.mfu, "fraction", "PaLM (arXiv:2204.02311) App. B; peak: the pools' dense 16-bit peaks summed, per device");
+    if (t.tokens > 0)
+        trace.add("training.flops", "model_flops_per_token x D", {{"model_flops_per_token", t.model_flops_per_token}, {"D", t.tokens}},
+                  t.flops, "FLOP", "PaLM App. B convention");
+    const MemoryPerGpu& m = t.memory;
+    trace.add("training.memory_per_gpu_bytes.total",
+              "the fullest pool's (relative to its capacity): weights + gradients + optimizer + activations + outer_optimizer + overhead",
+              {{"weights", m.weights},
+               {"gradients", m.gradients},
+               {"optimizer", m.optimizer},
+               {"activations", m.activations},
+               {"outer_optimizer", m.outer_optimizer},
+               {"overhead", m.overhead}},
+              m.total, "bytes", "each pool's memory under its own layout (training.fleet.pools)");
+    if (!t.seconds || !t.gpu_hours) return;
+    trace.add("training.seconds", "D / tokens_per_second / goodput",
+              {{"D", t.tokens}, {"tokens_per_second", t.tokens_per_second}, {"goodput", t.goodput.value}}, *t.seconds, "s",
+              "goodput: training.goodput (time lost to failures, restarts and checkpoints)");
+    trace.add("training.days", "seconds / 86400", {{"seconds", *t.seconds}}, *t.seconds / units::seconds_per_day, "days",
+              "86,400 seconds a day");
+    trace.add("training.gpu_hours", "devices (all pools) x seconds / 3600", {{"devices", n}, {"seconds", *t.seconds}}, *t.gpu_hours,
+              "GPU-h", "every device held for the whole run");
+    if (t.cost_usd && t.gpu_hour_usd)
+        trace.add("training.cost_usd", "gpu_hours x gpu_hour_usd (each pool's GPU-hours at its own rate; gpu_hour_usd: their mean)",
+                  {{"gpu_hours", *t.gpu_hours}, {"gpu_hour_usd", *t.gpu_hour_usd}}, *t.cost_usd, "USD",
+                  "costs.gpu_hour_usd, else each pool device's catalog cloud price (owned: amortised price + energy)");
+}
+
 }  // namespace
 
 // The fleet answers for every device given; when one pool alone trains faster, said (a red team: 64
@@ -874,6 +920,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     if (trace.enabled()) {
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
+        explain_fleet_totals(t, trace);
     }
     return f;
 }

@@ -281,3 +281,28 @@ TEST_CASE("serving's whole-request time and a user's output speed each have a de
     CHECK(u["result"].get<double>() == Approx(1 / val(u, "tpot_seconds")).epsilon(1e-12));
     CHECK(u["result"].get<double>() == Approx(run(s)["inference"]["output_tokens_per_second_per_user"].get<double>()).epsilon(1e-12));
 }
+
+TEST_CASE("a mixed fleet's throughput and MFU and memory and run totals each have a derivation that gives the figure") {
+    // 64 H100 at one site and 64 A100 at another: only the step had a derivation.
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware",
+                     {{"pools",
+                       {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "a"}},
+                        {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"site", "b"}}}}}},
+                    {"training", {{"tokens", 1e12}}},
+                    {"costs", {{"gpu_hour_usd", 2}}}};
+    const json t = derivation(s, "training.tokens_per_second");
+    CHECK(t["result"].get<double>() == Approx(val(t, "tokens_per_step") / val(t, "step_seconds")).epsilon(1e-12));
+    const json m = derivation(s, "training.mfu");
+    CHECK(m["result"].get<double>() ==
+          Approx(val(m, "model_flops_per_token") * val(m, "tokens_per_second") / (val(m, "devices") * val(m, "peak_flops_per_second")))
+              .epsilon(1e-12));
+    const json sec = derivation(s, "training.seconds");
+    CHECK(sec["result"].get<double>() == Approx(val(sec, "D") / val(sec, "tokens_per_second") / val(sec, "goodput")).epsilon(1e-12));
+    const json c = derivation(s, "training.cost_usd");
+    CHECK(c["result"].get<double>() == Approx(val(c, "gpu_hours") * val(c, "gpu_hour_usd")).epsilon(1e-12));
+    const json mem = derivation(s, "training.memory_per_gpu_bytes.total");
+    CHECK(mem["result"].get<double>() == Approx(val(mem, "weights") + val(mem, "gradients") + val(mem, "optimizer") +
+                                                val(mem, "activations") + val(mem, "outer_optimizer") + val(mem, "overhead"))
+                                             .epsilon(1e-12));
+}
