@@ -851,10 +851,17 @@ GPUCALC_COLD void explain_weight_state_memory(const TrainingConfig& cfg, const F
 // Derivations of the activations, the overhead and the total per device (activation_memory, memory_per_device).
 GPUCALC_COLD void explain_activation_memory(const StepInputs& in, const TrainingConfig& cfg, const StepEstimate& e, Trace& trace) {
     const double cp = static_cast<double>(cfg.cp);
+    // The two terms besides the layers' (activation_memory): a red team could not recompute the figure
+    // without them (2 GB of logits on Llama 3 8B at 32k tokens, a whole layer under full recompute).
+    const double logits = 4.0 * in.seq / cp * static_cast<double>(cfg.micro_batch) * in.vocab / static_cast<double>(cfg.tp);
+    TrainingConfig kept = cfg;
+    kept.recompute = Recompute::none;
+    const double recomputed = cfg.recompute == Recompute::full ? activation_bytes_per_layer(in, kept) : 0.0;
     trace.add(
         "training.memory_per_gpu_bytes.activations",
         "max(first stage: activation_bytes_per_layer x stage_layers x in_flight_microbatches, last stage: the same x 1 "
-        "micro-batch + fp32 logits) (one device without pipelining or with DualPipe: the sum; another device j sized instead: "
+        "micro-batch + logits_bytes (fp32, 4 s/cp b V / tp)) + recomputed_layer_bytes (full recompute: the layer being recomputed) "
+        "(one device without pipelining or with DualPipe: the sum; another device j sized instead: "
         "its layers x min(m, p - j) in flight, under DualPipe p - j of stage j's and j + 1 of stage p - 1 - j's); per layer s/cp x b x h x "
         "[(Q, K, V, attention output at their widths + MLP(GELU 4r | SwiGLU 6r)) / tp + (8 + 2 dropout) / (SP ? tp : 1)]; full "
         "recompute: 2 s/cp b h / (SP ? tp : 1)",
@@ -866,7 +873,10 @@ GPUCALC_COLD void explain_activation_memory(const StepInputs& in, const Training
          {"micro_batch", static_cast<double>(cfg.micro_batch)},
          {"hidden", in.hidden},
          {"tp", static_cast<double>(cfg.tp)},
-         {"cp", cp}},
+         {"cp", cp},
+         {"vocab", in.vocab},
+         {"logits_bytes", logits},
+         {"recomputed_layer_bytes", recomputed}},
         e.memory.activations, "bytes", "Korthikanti et al. 2022 (arXiv:2205.05198) Table 2, generalised (GQA, SwiGLU, no dropout, CP)");
     // DiLoCo's outer state kept on the device is a part of its own (memory_total): a red team summed the
     // parts listed and missed it, and could not recompute the overhead without the terms it multiplies.

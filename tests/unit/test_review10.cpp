@@ -306,3 +306,18 @@ TEST_CASE("a mixed fleet's throughput and MFU and memory and run totals each hav
                                                 val(mem, "activations") + val(mem, "outer_optimizer") + val(mem, "overhead"))
                                              .epsilon(1e-12));
 }
+
+TEST_CASE("the training activations' derivation shows the logits and the layer being recomputed that the figure adds") {
+    // Llama 3 8B, tp 2: the layers' activations shown summed to less than the figure by the fp32
+    // logits (no pipeline) and, under full recomputation, by the layer being recomputed.
+    for (const char* recompute : {"none", "selective", "full"}) {
+        const json d = derivation({{"model", {{"preset", "llama3-8b"}}},
+                                   {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                                   {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 4}, {"recompute", recompute}}}},
+                                  "training.memory_per_gpu_bytes.activations");
+        const double layers = val(d, "activation_bytes_per_layer") * val(d, "stage_layers") * val(d, "in_flight_microbatches");
+        CHECK(val(d, "logits_bytes") == Approx(4 * val(d, "seq") / val(d, "cp") * val(d, "micro_batch") * val(d, "vocab") / val(d, "tp")));
+        CHECK((val(d, "recomputed_layer_bytes") > 0) == (std::string(recompute) == "full"));
+        CHECK(d["result"].get<double>() == Approx(layers + val(d, "recomputed_layer_bytes") + val(d, "logits_bytes")).epsilon(1e-12));
+    }
+}
