@@ -881,23 +881,22 @@ GPUCALC_COLD void explain_weights_and_kv(Trace& trace, const Model& x, const Inf
     const InferenceConfig& cfg = x.cfg;
     const std::string wp =
         cfg.weight_format != WeightFormat::native ? weight_format_name(cfg.weight_format) : precision_text(cfg.weight_precision);
-    trace.add(
-        "inference.weights_bytes",
-        "params x bytes_per_param (" + wp +
-            "; int4: + 4 bytes (fp16 scale and zero) per quant_group_size weights, fp4: + 1 byte (8-bit scale); GGUF: bits per weight / "
-            "8) + tables kept in 16 bits",
-        {{"params", x.pc.total},
-         {"bytes_per_param", x.bytes_per_param},
-         {"quant_group_size", static_cast<double>(cfg.quant_group_size)},
-         {"params_kept_16bit", x.kept16_params}},
-        r.weights_bytes, "bytes",
-        cfg.weight_format != WeightFormat::native
-            ? std::string("llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)")
-            : std::string("16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
-                          "ModelOpt FP8/FP4 configs disable *lm_head*") +
-                  (m.released_weights != Precision::bf16 && cfg.weight_precision == m.released_weights
-                       ? std::string("; ") + m.released_source + " (the default precision)"
-                       : std::string()));
+    trace.add("inference.weights_bytes",
+              "(params - params_kept_16bit) x bytes_per_param + params_kept_16bit x 2; bytes_per_param of " + wp +
+                  ", its scales included (int4: 0.5 + 4 bytes (fp16 scale and zero) / quant_group_size, fp4: 0.5 + 1 byte (8-bit scale) / "
+                  "quant_group_size; GGUF: bits per weight / 8)",
+              {{"params", x.pc.total},
+               {"bytes_per_param", x.bytes_per_param},
+               {"quant_group_size", static_cast<double>(cfg.quant_group_size)},
+               {"params_kept_16bit", x.kept16_params}},
+              r.weights_bytes, "bytes",
+              cfg.weight_format != WeightFormat::native
+                  ? std::string("llama.cpp tools/quantize/README.md (Llama-3.1-8B bits per weight)")
+                  : std::string("16-bit tables: gpt-fast quantize.py and NVIDIA ModelOpt quantize nn.Linear only; "
+                                "ModelOpt FP8/FP4 configs disable *lm_head*") +
+                        (m.released_weights != Precision::bf16 && cfg.weight_precision == m.released_weights
+                             ? std::string("; ") + m.released_source + " (the default precision)"
+                             : std::string()));
     if (m.is_mla())
         trace.add("inference.kv_cache_bytes_per_token", "layers x (kv_lora_rank + qk_rope_head_dim) x bytes",
                   {{"layers", m.layers},
