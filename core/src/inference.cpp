@@ -1041,10 +1041,16 @@ GPUCALC_COLD void explain_memory_use(Trace& trace, const Model& x, const Occupan
     const InferenceConfig& cfg = x.cfg;
     const Device& d = x.d;
     const double b = r.batch, cached_ctx = o.cached_ctx, instance_bytes = o.instance_bytes;
+    // The routed experts' bytes and the bytes per weight, which the formula reads (a red team: an MoE's
+    // figure could not be recomputed from the values).
+    const double routed_bytes = x.m.is_moe() ? x.m.experts * x.expert_params_layers * x.bytes_per_param : 0.0;
     trace.add("inference.weights_bytes_per_gpu",
-              "non-expert weights / tp + routed experts / (tp x ep) + the draft's weights / tp - offloaded layers / devices (+ attention "
-              "weights x (1 - 1/tp) with DP attention: every rank holds them whole)",
+              "(weights_bytes - routed_experts_bytes) / tp + routed_experts_bytes / (tp x ep) + draft_weights_bytes / tp - "
+              "host_weights_bytes / (tp x ep) + attention_params_replicated x bytes_per_param x (1 - 1/tp) (DP attention: every rank "
+              "holds the attention weights whole)",
               {{"weights_bytes", r.weights_bytes},
+               {"routed_experts_bytes", routed_bytes},
+               {"bytes_per_param", x.bytes_per_param},
                {"draft_weights_bytes", x.draft_bytes()},
                {"tp", x.t},
                {"ep", x.ep},

@@ -337,3 +337,23 @@ TEST_CASE("the derivation of the weights' bytes counts the 16-bit tables apart a
         CHECK(apart);
     }
 }
+
+TEST_CASE("the derivation of an MoE's weights per device shows the routed experts' bytes it divides by tp x ep") {
+    // Mixtral 8x7B at tp 2, ep 4; DeepSeek-V3 with DP attention: neither the experts' bytes nor the
+    // bytes per weight of the replicated attention were among the values.
+    const json mixtral = {{"model", {{"preset", "mixtral-8x7b"}}},
+                          {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                          {"inference", {{"tp", 2}, {"ep", 4}}}};
+    const json deepseek = {{"model", {{"preset", "deepseek-v3"}}},
+                           {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 16}}},
+                           {"inference", {{"tp", 8}, {"ep", 2}, {"attention_dp", true}}}};
+    for (const json& s : {mixtral, deepseek}) {
+        const json d = derivation(s, "inference.weights_bytes_per_gpu");
+        const double t = val(d, "tp"), ep = val(d, "ep"), routed = val(d, "routed_experts_bytes");
+        CHECK(routed > 0);
+        CHECK(d["result"].get<double>() == Approx((val(d, "weights_bytes") - routed) / t + routed / (t * ep) +
+                                                  val(d, "draft_weights_bytes") / t - val(d, "host_weights_bytes") / (t * ep) +
+                                                  val(d, "attention_params_replicated") * val(d, "bytes_per_param") * (1 - 1 / t))
+                                               .epsilon(1e-12));
+    }
+}
