@@ -1238,7 +1238,9 @@ GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle
               t.weights, "s", "gpt-fast README (A100 at ~1,700 GB/s): eff_memory fitted");
     trace.add("inference.decode_breakdown_seconds.dequantization",
               "params read per device x ops per weight / (FP32 peak x dequant_alu) + layers x dequant kernel time",
-              {{"ops_per_weight", x.dequant_ops},
+              {{"params_read_per_gpu", x.params_read_per_gpu(b)},
+               {"layers", x.layers},
+               {"ops_per_weight", x.dequant_ops},
                {"fp32_peak", x.fp32},
                {"dequant_alu", eff.dequant_alu},
                {"dequant_kernel_seconds_per_layer", eff.dequant_kernel_seconds_per_layer}},
@@ -1261,8 +1263,13 @@ GPUCALC_COLD void explain_decode_terms(Trace& trace, const Model& x, const Cycle
               t.kv_cache, "s",
               "every cached token's keys and values read once per step (memory-bound decode attention); eff_memory as weights");
     trace.add("inference.decode_breakdown_seconds.tp_comm",
-              "layers x 2 x (base + per_hop x log2 tp + 2(tp-1)/tp x tokens x hidden x 2 B / link)",
-              {{"tp", x.t},
+              "layers x 2 x (base + per_hop x log2 tp + across_nodes_latency + 2(tp-1)/tp x tokens x hidden x 2 B / link); "
+              "across_nodes_latency = 2 ceil(log2(tp / devices per node)) x one-way latency when tp spans nodes, else 0",
+              {{"layers", x.layers},
+               {"tokens", x.group_tokens(b)},
+               {"hidden", x.hidden},
+               {"across_nodes_latency", x.t > x.node ? 2.0 * std::ceil(std::log2(x.t / x.node)) * x.out_latency : 0.0},
+               {"tp", x.t},
                {"collective_base_seconds", eff.collective_base_seconds},
                {"collective_per_hop_seconds", eff.collective_per_hop_seconds},
                {"link_bytes_per_second", x.link}},

@@ -357,3 +357,24 @@ TEST_CASE("the derivation of an MoE's weights per device shows the routed expert
                                                .epsilon(1e-12));
     }
 }
+
+TEST_CASE("serving's tensor-parallel all-reduce and dequantization derivations show the layers and tokens and widths they multiply") {
+    // Llama 3 70B in int4 at tp 16 over two nodes: layers, tokens, width and the latency between nodes
+    // were not among the values; the dequantization's parameters and layers neither.
+    const json s = {{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"network", "ib-ndr-400"}}},
+                    {"inference", {{"tp", 16}, {"batch", 8}, {"weight_precision", "int4"}}}};
+    const json c = derivation(s, "inference.decode_breakdown_seconds.tp_comm");
+    const double t = val(c, "tp");
+    CHECK(val(c, "across_nodes_latency") > 0);
+    CHECK(c["result"].get<double>() ==
+          Approx(val(c, "layers") * 2 *
+                 (val(c, "collective_base_seconds") + val(c, "collective_per_hop_seconds") * std::log2(t) + val(c, "across_nodes_latency") +
+                  2 * (t - 1) / t * val(c, "tokens") * val(c, "hidden") * 2 / val(c, "link_bytes_per_second")))
+              .epsilon(1e-9));
+    const json q = derivation(s, "inference.decode_breakdown_seconds.dequantization");
+    CHECK(q["result"].get<double>() ==
+          Approx(val(q, "params_read_per_gpu") * val(q, "ops_per_weight") / (val(q, "fp32_peak") * val(q, "dequant_alu")) +
+                 val(q, "layers") * val(q, "dequant_kernel_seconds_per_layer"))
+              .epsilon(1e-9));
+}
