@@ -866,6 +866,12 @@ void memory_figures(InferenceResult& r, const Model& x, const Fit& f) {
     draft_warnings(r, x);
     if (x.scale_out_assumed && (x.gpus > x.node || cfg.disaggregated)) r.warnings.push_back(assumed_scale_out_warning(x.d.name));
     if (scale_up_unknown(x.d) && x.gpus > 1 && x.node > 1) r.warnings.push_back(unknown_scale_up_warning(x.d));
+    // Dequantisation's arithmetic is timed at the FP32 (vector) peak; a device the catalog gives none
+    // for (TPUs, Gaudi 2) would have timed it as free without a word (a red team).
+    if (x.dequant_ops > 0 && !(x.fp32 > 0))
+        r.warnings.push_back(
+            "the weights are expanded to the compute precision on every read, and the catalog has no FP32 (vector) peak for " + x.d.name +
+            ": that arithmetic is not timed, only its kernels' launch time (the decode time may be low)");
     if (!x.m.has_architecture && f.free_for_kv > 0)
         r.warnings.push_back("model given by parameter count only: KV cache unknown (give the architecture)");
     if (x.m.has_architecture) r.context_limit_tokens = std::max(x.m.seq_len, x.m.context_len);

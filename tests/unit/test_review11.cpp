@@ -262,3 +262,22 @@ TEST_CASE("FSDP's root unit, kept gathered from forward to backward, is not gath
     const double by_hand = 2.0 * (8.0 * 8030261248.0 - 2.0 * 2.0 * 525336576.0) * 63.0 / 64.0;
     CHECK(r["training"]["dp_comm_bytes_per_step"].get<double>() == Approx(by_hand).epsilon(1e-6));
 }
+
+TEST_CASE(
+    "serving weights that are expanded on every read, on a device with no FP32 peak in the catalog, says the expansion is not timed") {
+    // TPU v5p and gpt-oss-20b in MXFP4: the dequantisation's arithmetic had been timed as 0 without a word.
+    const json r = run({{"model", {{"preset", "gpt-oss-20b"}}},
+                        {"hardware", {{"device", "google-tpu-v5p"}, {"count", 1}}},
+                        {"inference", json::object()},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    bool said = false;
+    for (const auto& w : r["warnings"]) said = said || w.get<std::string>().find("no FP32 (vector) peak for TPU v5p") != std::string::npos;
+    CHECK(said);
+    const json h100 = run({{"model", {{"preset", "gpt-oss-20b"}}},
+                           {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                           {"inference", json::object()},
+                           {"explain", false}});
+    REQUIRE(h100["inference"].is_object());
+    for (const auto& w : h100["warnings"]) CHECK(w.get<std::string>().find("(vector) peak") == std::string::npos);
+}
