@@ -429,6 +429,40 @@ void explain_finetune_states(Trace& trace, const Run& u, const FinetuneConfig& c
               "AdamW: 2 states in the parameter dtype; 8-bit: 2 x 1 B (Dettmers et al. 2022); paged: host-backed (QLoRA Sec. 3)");
 }
 
+// Derivations of the master copy, gradients, FSDP gathers, output-head gradient and overhead per
+// device (a red team: the report gave them with none).
+void explain_finetune_buffers(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const FinetuneResult& r) {
+    const FinetuneMemory& mem = r.memory;
+    const double trainable = r.trainable_params.value_or(0), devices = cfg.cpu_offload ? 0.0 : u.N;
+    const std::string on_host = cfg.cpu_offload ? "0: cpu_offload keeps them in host memory" : "";
+    trace.add("finetune.memory_per_gpu_bytes.master_weights",
+              !(u.full && cfg.master_weights) ? "0: no FP32 master copy (LoRA/QLoRA adapters, or master_weights false)"
+              : cfg.cpu_offload               ? on_host
+                                              : "trainable x 4 B / devices",
+              {{"trainable_params", trainable}, {"devices", devices}}, mem.master, "bytes",
+              "FP32 master weights of mixed-precision training (Micikevicius et al. 2018, arXiv:1710.03740 Sec. 3.1); FSDP shards them");
+    trace.add(
+        "finetune.memory_per_gpu_bytes.gradients",
+        cfg.cpu_offload             ? on_host
+        : cfg.optimizer_in_backward ? "trainable x gradient bytes / layers (optimizer in the backward: one layer's at a time) / devices"
+                                    : "trainable x gradient bytes / devices",
+        {{"trainable_params", trainable}, {"gradient_bytes", cfg.master_weights ? 4.0 : 2.0}, {"layers", u.layers}, {"devices", devices}},
+        mem.gradients, "bytes", "gradients in the master dtype (FP32 with master_weights, else 16-bit); FSDP reduce-scatters them");
+    trace.add("finetune.memory_per_gpu_bytes.fsdp_working",
+              mem.fsdp_working > 0 ? "2 x base weights / layers (one layer gathered, one prefetched)" : "0: one device, nothing to gather",
+              {{"base_weights_bytes", z.base}, {"layers", u.layers}}, mem.fsdp_working, "bytes",
+              "PyTorch FSDP: one unit (a decoder layer) gathered for compute and the next prefetched (Zhao et al. 2023, arXiv:2304.11277 "
+              "Sec. 3.4)");
+    trace.add(
+        "finetune.memory_per_gpu_bytes.head_gradient",
+        u.full ? "V x h x gradient bytes (the output projection's gradient, unsharded, beside the logits)"
+               : "0: the output projection is frozen (LoRA/QLoRA)",
+        {{"V", u.V}, {"h", u.shape.hidden}, {"gradient_bytes", u.full ? mem.head_gradient / std::max(1.0, u.V * u.shape.hidden) : 0.0}},
+        mem.head_gradient, "bytes", "allocated in the loss backward while the logits are alive; FSDP reduce-scatters it after");
+    trace.add("finetune.memory_per_gpu_bytes.overhead", "finetune.overhead_bytes", {{"overhead_bytes", cfg.overhead_bytes}}, mem.overhead,
+              "bytes", "the scenario's allowance for the CUDA context and allocator (finetune.overhead_bytes)");
+}
+
 // Derivations of the throughput and the run's time, GPU-hours and cost (a red team found none: the
 // report gave them with no derivation).
 void explain_finetune_totals(Trace& trace, const Run& u, const FinetuneConfig& cfg, const StepParts& st, const FinetuneResult& r) {
@@ -451,6 +485,7 @@ void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, con
     const FinetuneMemory& mem = r.memory;
     const double s = u.s, b = u.b, layers = u.layers;
     explain_finetune_states(trace, u, cfg, z, r);
+    explain_finetune_buffers(trace, u, cfg, z, r);
     trace.add("finetune.memory_per_gpu_bytes.activations",
               !cfg.gradient_checkpointing ? "layers x one layer's activations"
               : cfg.activation_offload    ? "min(layers, 5) x 2 s b h (offloaded inputs still on the device) + one layer's activations"

@@ -281,3 +281,26 @@ TEST_CASE(
     REQUIRE(h100["inference"].is_object());
     for (const auto& w : h100["warnings"]) CHECK(w.get<std::string>().find("(vector) peak") == std::string::npos);
 }
+
+TEST_CASE("fine-tuning's master copy, gradients, FSDP gathers, head gradient and overhead each have a derivation that gives the figure") {
+    // A red team found the report giving these memory parts with no derivation.
+    for (const double devices : {1.0, 8.0}) {
+        const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", devices}}},
+                            {"finetune", {{"method", "full"}, {"master_weights", true}}}});
+        REQUIRE_FALSE(r.contains("errors"));
+        const json& ex = r["explain"];
+        const json& mem = r["finetune"]["memory_per_gpu_bytes"];
+        for (const char* k : {"master_weights", "gradients", "fsdp_working", "head_gradient", "overhead"}) {
+            const std::string key = std::string("finetune.memory_per_gpu_bytes.") + k;
+            REQUIRE(ex.contains(key));
+            CHECK(ex[key]["result"].get<double>() == Approx(mem[k].get<double>()));
+            CHECK_FALSE(ex[key]["source"].get<std::string>().empty());
+        }
+        const json& m = ex["finetune.memory_per_gpu_bytes.master_weights"]["values"];
+        CHECK(m["trainable_params"].get<double>() * 4 / m["devices"].get<double>() == Approx(mem["master_weights"].get<double>()));
+        const json& g = ex["finetune.memory_per_gpu_bytes.gradients"]["values"];
+        CHECK(g["trainable_params"].get<double>() * g["gradient_bytes"].get<double>() / g["devices"].get<double>() ==
+              Approx(mem["gradients"].get<double>()));
+    }
+}
