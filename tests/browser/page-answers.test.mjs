@@ -362,10 +362,19 @@ test('the plan search keeps tensor parallelism within a node, as the core does: 
   assert.equal(rep.plan.best[0].tokens_per_second, native.plan.best[0].tokens_per_second);
   // The chart marks the plan the answer names, with its memory (a newcomer's review: it marked the
   // same layout's ZeRO 2 plan, 104 GiB, beside an answer of 91.2 GiB).
-  const marked = await page.evaluate(() => {
-    const sec = document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="plan"]');
-    return sec.querySelector('.chart-x .v').textContent;
-  });
+  // (The chart is drawn after the answer, when the browser is idle: waited for, as a loaded CI machine
+  // had not drawn it yet.)
+  const marked = await (
+    await page.waitForFunction(
+      () => {
+        const sec = document.querySelector('gpu-calc').shadowRoot.querySelector('section[data-section="plan"]');
+        const v = sec && sec.querySelector('.chart-x .v');
+        return v && v.textContent;
+      },
+      null,
+      { timeout: 30000 }
+    )
+  ).jsonValue();
   const best = rep.plan.best[0];
   assert.equal(marked, await page.evaluate((b) => globalThis.gpucalcFormat.bytes(b), best.memory_per_gpu_bytes));
   // Plans that differ only in overlapping the gradient reduction show it in a column of their own.
