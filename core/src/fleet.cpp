@@ -815,15 +815,8 @@ void explain_fleet_totals(const TrainingResult& t, Trace& trace) {
         trace.add("training.flops", "model_flops_per_token x D", {{"model_flops_per_token", t.model_flops_per_token}, {"D", t.tokens}},
                   t.flops, "FLOP", "PaLM App. B convention");
     const MemoryPerGpu& m = t.memory;
-    trace.add("training.memory_per_gpu_bytes.total",
-              "the fullest pool's (relative to its capacity): weights + gradients + optimizer + activations + outer_optimizer + overhead",
-              {{"weights", m.weights},
-               {"gradients", m.gradients},
-               {"optimizer", m.optimizer},
-               {"activations", m.activations},
-               {"outer_optimizer", m.outer_optimizer},
-               {"overhead", m.overhead}},
-              m.total, "bytes", "each pool's memory under its own layout (training.fleet.pools)");
+    explain_memory_total(trace, m, "the fullest pool's (relative to its capacity): ", "",
+                         "each pool's memory under its own layout (training.fleet.pools)");
     if (!t.seconds || !t.gpu_hours) return;
     trace.add("training.seconds", "D / tokens_per_second / goodput",
               {{"D", t.tokens}, {"tokens_per_second", t.tokens_per_second}, {"goodput", t.goodput.value}}, *t.seconds, "s",

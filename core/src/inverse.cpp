@@ -747,7 +747,7 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
 void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
     std::vector<double> units{replica_unit(n.plan, n.node)};
-    for (const Plan& p : std::vector<Plan>(n.layouts))
+    for (const Plan& p : n.layouts)
         if (std::find(units.begin(), units.end(), replica_unit(p, n.node)) == units.end()) units.push_back(replica_unit(p, n.node));
     for (const double unit : units) {
         double lo = 0, hi = std::ceil(n.gpus / unit);  // in replicas of `unit`: lo misses (or none), hi meets

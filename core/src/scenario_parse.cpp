@@ -793,11 +793,7 @@ void resolve_global_batch(const LayoutRules& r, Errors& errors) {
     const Count per_step = *t.dp * t.micro_batch;
     if (!t.global_batch) {
         // With interleaving, in groups of pp micro-batches (check_interleaved_microbatches).
-        const double sites = site_count(*r.s.hardware), dp = static_cast<double>(*t.dp);
-        t.global_batch =
-            pipeline_fed_batch(default_global_batch(r.s.model->seq_len, batch_granule(*t.dp, t.micro_batch, t.pp, t.vpp),
-                                                    target_batch_tokens(sites, dp, t.local_steps)),
-                               *t.dp, t.micro_batch, t.pp, t.vpp, largest_chosen_batch(r.s.model->seq_len, dp, sites, t.local_steps));
+        t.global_batch = layout_default_batch(t, r.s.model->seq_len, site_count(*r.s.hardware));
         t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
         // At least one dp x micro_batch step: the echoed default must be within global_batch's own range.
         for (const auto& f : training_fields())

@@ -105,6 +105,14 @@ Count default_global_batch(double seq_len, Count granule, double target_tokens) 
     return nearest_batch(target_batch_sequences(seq_len, target_tokens), granule);
 }
 
+Count layout_default_batch(const TrainingConfig& c, double seq_len, double sites) {
+    const Count dp = c.dp.value_or(1);
+    const double d = static_cast<double>(dp);
+    return pipeline_fed_batch(
+        default_global_batch(seq_len, batch_granule(dp, c.micro_batch, c.pp, c.vpp), target_batch_tokens(sites, d, c.local_steps)), dp,
+        c.micro_batch, c.pp, c.vpp, largest_chosen_batch(seq_len, d, sites, c.local_steps));
+}
+
 bool batch_raised_to_feed(const TrainingConfig& c, double seq_len, double target_tokens) {
     if (c.pp <= 1 || c.vpp > 1 || !c.global_batch) return false;
     return nearest_batch(target_batch_sequences(seq_len, target_tokens), c.dp.value_or(1) * c.micro_batch) < *c.global_batch;
@@ -230,11 +238,7 @@ TrainingConfig resolved_config(const TrainingConfig& cfg_in, const ModelSpec& mo
     if (!cfg.dp) cfg.dp = std::max<Count>(1, hw.count / std::max<Count>(1, cfg.tp * cfg.pp * cfg.cp));
     if (!cfg.sequence_parallel) cfg.sequence_parallel = cfg.tp > 1;
     if (!cfg.global_batch) {
-        const double sites = site_count(hw), dp = static_cast<double>(*cfg.dp);
-        cfg.global_batch =
-            pipeline_fed_batch(default_global_batch(model.seq_len, batch_granule(*cfg.dp, cfg.micro_batch, cfg.pp, cfg.vpp),
-                                                    target_batch_tokens(sites, dp, cfg.local_steps)),
-                               *cfg.dp, cfg.micro_batch, cfg.pp, cfg.vpp, largest_chosen_batch(model.seq_len, dp, sites, cfg.local_steps));
+        cfg.global_batch = layout_default_batch(cfg, model.seq_len, site_count(hw));
     }
     if (!cfg.framework) cfg.framework = framework_of(cfg, hw.device);
     // The experts' tensor parallelism as the estimate resolves it (echoed: 1 where the layout folds).

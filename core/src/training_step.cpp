@@ -886,17 +886,10 @@ GPUCALC_COLD void explain_activation_memory(const StepInputs& in, const Training
               "overhead_bytes + fragmentation x other_terms; other_terms = weights + gradients + optimizer + activations + outer_optimizer",
               {{"overhead_bytes", cfg.overhead_bytes}, {"fragmentation", cfg.fragmentation}, {"other_terms", others}}, m.overhead, "bytes",
               "user-adjustable allowance (CUDA context, NCCL buffers, allocator)");
-    trace.add("training.memory_per_gpu_bytes.total",
-              "weights + gradients + optimizer + activations + outer_optimizer + overhead (outer_optimizer: DiLoCo's fp32 anchor "
-              "weights and outer momentum on the device, 8 bytes per parameter sharded as the optimizer state; 0 when synchronous or "
-              "offloaded)",
-              {{"weights", m.weights},
-               {"gradients", m.gradients},
-               {"optimizer", m.optimizer},
-               {"activations", m.activations},
-               {"outer_optimizer", m.outer_optimizer},
-               {"overhead", m.overhead}},
-              m.total, "bytes", "the parts above; DiLoCo outer state: Douillard et al. 2023 (arXiv:2311.08105) Algorithm 1");
+    explain_memory_total(trace, m, "",
+                         " (outer_optimizer: DiLoCo's fp32 anchor weights and outer momentum on the device, 8 bytes per parameter "
+                         "sharded as the optimizer state; 0 when synchronous or offloaded)",
+                         "the parts above; DiLoCo outer state: Douillard et al. 2023 (arXiv:2311.08105) Algorithm 1");
 }
 
 // What the compute terms of one micro-batch share: the peaks, the HBM bandwidth reached, its tokens
@@ -1889,6 +1882,19 @@ Efficiency training_efficiency(const TrainingConfig& cfg, const Device& d) {
             if (p.id == "megatron") e.fw.tp_overlap = std::max(e.fw.tp_overlap, p.tp_overlap);
     apply_overrides(e, cfg.efficiency);
     return e;
+}
+
+void explain_memory_total(Trace& trace, const MemoryPerGpu& m, std::string_view before, std::string_view after, std::string_view source) {
+    if (!trace.enabled()) return;
+    trace.add("training.memory_per_gpu_bytes.total",
+              std::string(before) + "weights + gradients + optimizer + activations + outer_optimizer + overhead" + std::string(after),
+              {{"weights", m.weights},
+               {"gradients", m.gradients},
+               {"optimizer", m.optimizer},
+               {"activations", m.activations},
+               {"outer_optimizer", m.outer_optimizer},
+               {"overhead", m.overhead}},
+              m.total, "bytes", source);
 }
 
 }  // namespace gpucalc

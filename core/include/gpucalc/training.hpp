@@ -294,6 +294,8 @@ struct TrainingResult {
 
 // With a given MFU the throughput is set and the step follows from it: this derivation of
 // training.step_seconds replaces the step model's (whose time stays among its values). No-op otherwise.
+// Derivation of training.memory_per_gpu_bytes.total: its six parts, the formula between `before` and `after`.
+void explain_memory_total(Trace& trace, const MemoryPerGpu& m, std::string_view before, std::string_view after, std::string_view source);
 void explain_step_at_given_mfu(const TrainingResult& r, double model_step_seconds, Trace& trace);
 TrainingResult estimate_training(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
 // Warnings on the run's length and batch: a global batch above the largest published one, a run
@@ -335,6 +337,10 @@ double largest_chosen_batch(double seq_len, double dp, double sites, Count local
 // 16 sequences per data-parallel rank, 2,048 x 8,192 = 16M tokens (dp x pp); with long context
 // (CP 16, DP 8) 128 sequences, again dp x pp. The interleaved schedule's granule is already that batch.
 Count pipeline_fed_batch(Count batch, Count dp, Count micro_batch, Count pp, Count vpp, double most);
+// The batch a layout given without one defaults to (dp given): the target's nearest whole multiple of
+// its granule (default_global_batch), fed to its pipeline (pipeline_fed_batch) within the largest
+// chosen batch; for an estimate's defaults and the scenario's resolved layout alike.
+Count layout_default_batch(const TrainingConfig& c, double seq_len, double sites);
 // Whether a layout's batch is above what the target alone makes of it (nearest_batch of dp x
 // micro_batch) because pipeline_fed_batch raised it (no interleaving, pp > 1).
 bool batch_raised_to_feed(const TrainingConfig& c, double seq_len, double target_tokens);
