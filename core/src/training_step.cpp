@@ -228,6 +228,13 @@ bool expert_layout_ok(Count tp, Count cp, Count dp, Count ep, std::optional<Coun
 namespace {
 
 // Bytes per stored weight: 4 in fp32/tf32, else 2 (16-bit weights, also when the GEMMs run in FP8).
+// FP8: Transformer Engine's GEMMs read an FP8 copy of each weight and, on Hopper, of its transpose
+// (TE docs, "Handling transposes"). NeMo's and Megatron-Bridge's FP8 recipes keep the parameters
+// themselves in FP8 (bf16_with_fp8_mixed / bf16_with_mxfp8_mixed: fp8_param_gather = True, "keep
+// params in FP8"), so the two FP8 copies replace the 16-bit weight: 2 bytes per parameter, as
+// counted; the fp32 master stays in the optimizer state. Counting both copies beside a 16-bit weight
+// (+2 B) would put 9 of the published FP8 runs over their devices' memory (Nemotron-4 340B on H100 at
+// 114 %). Megatron-LM without --fp8-param-gather keeps both; not modelled.
 double weight_bytes(const TrainingConfig& cfg) {
     return (cfg.precision == Precision::fp32 || cfg.precision == Precision::tf32) ? 4.0 : 2.0;
 }
