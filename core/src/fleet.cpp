@@ -103,6 +103,7 @@ struct ModeResult {
     double pp_wan = 0, pp_wan_bytes = 0, pp_bound = 0;
     double exchange_bytes = 0, sync_bytes = 0, moved_per_step = 0;  // across sites, per site (data parallel)
     double dp_bytes = 0;  // bytes one device of the pool that sets dp_comm sends in its pool's data-parallel collectives per step
+    std::vector<std::size_t> order;  // pipeline: the pools (indices as given) in stage order
 };
 
 std::string pool_label(const Pool& p) { return jr::fmt_num(static_cast<double>(p.count)) + " x " + p.device.name + " (" + p.site + ")"; }
@@ -328,11 +329,11 @@ double layer_time(const PipeSearch& s, std::size_t i, Count t, Count dp, Count m
     return seconds;
 }
 
-// One pipeline candidate: data-parallel size, micro-batch, batch and recomputation; then per pool its
+// One pipeline candidate: data-parallel size, micro-batch and batch; then per pool its recomputation,
 // tensor- and pipeline-parallel sizes, one layer's micro-batch time, layer capacity and layers.
 struct PipeTry {
     Count dp, mb, gb;
-    Recompute rc;
+    std::vector<Recompute> rc;
     std::vector<Count> tp, pp;
     std::vector<double> t_layer, cap, layers;
     double stages = 0;
@@ -347,7 +348,7 @@ bool choose_tp(const PipeSearch& s, PipeTry& c) {
         for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
             if (!heads_ok(s.tm.shape, t) || s.hw.pools[i].count % (c.dp * t) != 0) continue;
             const Count p = s.hw.pools[i].count / (c.dp * t);
-            const double per_layer = layer_time(s, i, t, c.dp, c.mb, c.gb, c.rc);
+            const double per_layer = layer_time(s, i, t, c.dp, c.mb, c.gb, c.rc[i]);
             const double rate = static_cast<double>(p) / per_layer;
             if (rate > best_rate) best_rate = rate, c.tp[i] = t, c.pp[i] = p, c.t_layer[i] = per_layer;
         }
@@ -379,8 +380,8 @@ double layer_caps(const PipeSearch& s, PipeTry& c) {
     double rate_sum = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
-        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i], true);
-        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i], true);
+        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i], true);
+        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i], true);
         const double per_layer = e2.memory.total - e1.memory.total;
         const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - e1.memory.total) / per_layer) : L;
         c.cap[i] = std::max(0.0, per_stage) * static_cast<double>(c.pp[i]);
@@ -453,7 +454,7 @@ FleetPool stage_pool(const PipeSearch& s, const PipeTry& c, std::size_t i, const
     fp.pool = s.hw.pools[i];
     fp.layout = s.cfg;
     fp.layout.tp = c.tp[i], fp.layout.pp = c.pp[i], fp.layout.dp = c.dp, fp.layout.micro_batch = c.mb, fp.layout.global_batch = c.gb;
-    fp.layout.zero = 1, fp.layout.recompute = c.rc, fp.layout.sequence_parallel = c.tp[i] > 1, fp.layout.vpp = 1;
+    fp.layout.zero = 1, fp.layout.recompute = c.rc[i], fp.layout.sequence_parallel = c.tp[i] > 1, fp.layout.vpp = 1;
     fp.layers = c.layers[i];
     fp.step_seconds = e.microbatch_seconds;
     fp.memory_per_gpu_bytes = e.memory.total;
@@ -469,7 +470,7 @@ Stages run_stages(const PipeSearch& s, const PipeTry& c) {
     Stages st;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
-        const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc, s.effs[i]);
+        const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i]);
         if (e.microbatch_seconds > st.t_mb) st.t_mb = e.microbatch_seconds, st.slowest = e;
         if (e.step.dp_comm + e.step.optimizer > st.dp_opt) st.dp_opt = e.step.dp_comm + e.step.optimizer, st.dp_bytes = e.dp_bytes;
         st.fps.push_back(stage_pool(s, c, i, e));
@@ -522,12 +523,13 @@ Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
 
 // The candidate's step (its micro-batches through the slowest stage, the sends between pools, the
 // data-parallel reduction); it replaces `best` if faster.
-void keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, const Boundaries& b, ModeResult& best) {
+// Returns the candidate's tokens per second.
+double keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, const Boundaries& b, ModeResult& best) {
     const double m_count = static_cast<double>(c.gb / (c.dp * c.mb));
     const double pp_wan = m_count * std::max(0.0, b.exposed_mb) + b.fill;
     const double step = (m_count + c.stages - 1.0) * st.t_mb + pp_wan + st.dp_opt;
     const double tokens = static_cast<double>(c.gb) * s.m.seq_len;
-    if (best.ok && !(tokens / step > best.tokens_per_step / best.step)) return;
+    if (best.ok && !(tokens / step > best.tokens_per_step / best.step)) return tokens / step;
     best.ok = true;
     best.step = step;
     best.inner = step;
@@ -546,11 +548,54 @@ void keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, con
     best.dp_bytes = st.dp_bytes;
     best.breakdown.optimizer = 0;
     best.breakdown.total = step;
+    return tokens / step;
 }
 
-// One pipeline through the pools: over data-parallel sizes, micro-batches and recomputation, each
-// pool's stages and layers balanced by speed within memory; the fastest that fits.
-ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
+// A candidate's tokens per second (kept in `best` if faster), or 0 when it has no valid tensor-parallel
+// size in a pool, more stages than layers, layers the pools cannot hold, or a stage that does not fit.
+double try_pipeline(const PipeSearch& s, PipeTry c, ModeResult& best) {
+    const std::size_t k = s.hw.pools.size();
+    c.tp.assign(k, 1), c.pp.assign(k, 1), c.t_layer.assign(k, 0), c.cap.assign(k, 0), c.layers.assign(k, 0), c.stages = 0;
+    if (!choose_tp(s, c) || c.stages > s.tm.in.layers) return 0;
+    // Layers by speed (stage time balanced), at least one per stage, within each pool's memory.
+    const double rate_sum = layer_caps(s, c);
+    if (!round_layers(s, c, spread_layers(s, c, rate_sum))) return 0;
+    const Stages st = run_stages(s, c);
+    if (!st.fits) return 0;
+    return keep_if_faster(s, c, st, pool_boundaries(s, c, st.t_mb), best);
+}
+
+// Each device type's own recomputation, from a candidate that recomputes alike on every pool: one
+// device type's pools at one recomputation at a time, kept when the pipeline is no slower (the
+// slowest stage sets the pace, so lighter recomputation on one of two slow pools gains only once the
+// other has it too), three rounds at most. Devices differ in memory: full recomputation on the pools
+// that need it to hold their layers had been forced on every pool (RTX 4090 pools beside L40S ran at
+// 0.86x the fleet without one of them). By device type, not pool: k pools cost k^2 stage estimates a
+// move (64 pools took 0.2 s).
+void per_pool_recompute(const PipeSearch& s, PipeTry c, double rate, const std::vector<Recompute>& recomputes, ModeResult& best) {
+    std::vector<std::string> types;
+    for (const Pool& p : s.hw.pools)
+        if (std::find(types.begin(), types.end(), p.device.id) == types.end()) types.push_back(p.device.id);
+    for (int round = 0; round < 3; ++round) {
+        bool moved = false;
+        for (const std::string& type : types)
+            for (Recompute rc : recomputes) {
+                PipeTry t = c;
+                bool changed = false, lighter = true;
+                for (std::size_t i = 0; i < t.rc.size(); ++i)
+                    if (s.hw.pools[i].device.id == type && t.rc[i] != rc) lighter = lighter && rc < t.rc[i], t.rc[i] = rc, changed = true;
+                if (!changed) continue;
+                const double r = try_pipeline(s, t, best);
+                // Ties move towards less recomputation only (none before selective before full), so no round undoes another's move.
+                if (r > rate || (r == rate && r > 0 && lighter)) rate = r, c = t, moved = true;
+            }
+        if (!moved) return;
+    }
+}
+
+// One pipeline through the pools in the order given: over data-parallel sizes, micro-batches and
+// recomputation, each pool's stages and layers balanced by speed within memory; the fastest that fits.
+ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
     ModeResult best;
     best.reason = "no pipeline layout fits";
     const TrainingModel tm = training_model(m);
@@ -569,34 +614,64 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     const std::vector<Recompute> recomputes = training_field_given(cfg, "recompute")
                                                   ? std::vector<Recompute>{cfg.recompute}
                                                   : std::vector<Recompute>{Recompute::none, Recompute::selective, Recompute::full};
+    // Candidates that recompute alike on every pool, the fastest of each data-parallel size and micro-batch.
+    std::vector<std::pair<double, PipeTry>> uniform;
     for (Count dp : dps) {
         // Every candidate of this dp has no valid tensor-parallel size in a pool, or more stages than layers.
         const double fewest = fewest_stages(s, dp);
         if (fewest == 0 || fewest > tm.in.layers) continue;
         for (Count mb : {1, 2, 4}) {
             const Count gb = std::max<Count>(dp * mb, static_cast<Count>(std::round(B / static_cast<double>(dp * mb))) * dp * mb);
+            std::pair<double, PipeTry> fastest{0.0, PipeTry{dp, mb, gb, {}, {}, {}, {}, {}, {}, 0}};
             for (Recompute rc : recomputes) {
-                PipeTry c{dp,
-                          mb,
-                          gb,
-                          rc,
-                          std::vector<Count>(k, 1),
-                          std::vector<Count>(k, 1),
-                          std::vector<double>(k, 0),
-                          std::vector<double>(k, 0),
-                          std::vector<double>(k, 0),
-                          0};
-                if (!choose_tp(s, c) || c.stages > tm.in.layers) continue;
-                // Layers by speed (stage time balanced), at least one per stage, within each pool's memory.
-                const double rate_sum = layer_caps(s, c);
-                if (!round_layers(s, c, spread_layers(s, c, rate_sum))) continue;
-                const Stages st = run_stages(s, c);
-                if (!st.fits) continue;
-                keep_if_faster(s, c, st, pool_boundaries(s, c, st.t_mb), best);
+                PipeTry c{dp, mb, gb, std::vector<Recompute>(k, rc), {}, {}, {}, {}, {}, 0};
+                const double r = try_pipeline(s, c, best);
+                if (r > fastest.first) fastest = {r, c};
             }
+            if (fastest.first > 0) uniform.push_back(fastest);
         }
     }
+    // Each pool its own recomputation, from the three fastest (descending from every one costs k^2
+    // pipelines per candidate: 64 pools took 0.2 s).
+    if (recomputes.size() < 2 || k < 2) return best;
+    std::sort(uniform.begin(), uniform.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, uniform.size()); ++i)
+        per_pool_recompute(s, uniform[i].second, uniform[i].first, recomputes, best);
     return best;
+}
+
+// The pools with each site's together, the sites in the order they first appear, the pools of a site
+// in the order given: a pipeline crosses each site boundary once.
+std::vector<std::size_t> site_grouped_order(const Hardware& hw) {
+    std::vector<std::size_t> order;
+    std::vector<bool> placed(hw.pools.size(), false);
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        if (placed[i]) continue;  // its site's pools are placed
+        for (std::size_t j = i; j < hw.pools.size(); ++j)
+            if (hw.pools[j].site == hw.pools[i].site) placed[j] = true, order.push_back(j);
+    }
+    return order;
+}
+
+// One pipeline through the pools: in the order given, and with each site's pools together when the
+// order given crosses between sites more often (a red team: 16 H100 in site a, 64 MI300X and 16 RTX
+// 4090 in b, and 16 more H100 in a, crossed the WAN twice and ran at 0.86x the fleet without the
+// second H100 pool); the faster. Its pools' figures in the order given, the stages' order in `order`.
+ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
+    ModeResult best = pipeline_in_order(m, hw, cfg, sites);
+    best.order.resize(hw.pools.size());
+    for (std::size_t i = 0; i < best.order.size(); ++i) best.order[i] = i;
+    const std::vector<std::size_t> grouped = site_grouped_order(hw);
+    if (grouped == best.order) return best;
+    Hardware h = hw;
+    for (std::size_t j = 0; j < grouped.size(); ++j) h.pools[j] = hw.pools[grouped[j]];
+    ModeResult r = pipeline_in_order(m, h, cfg, sites);
+    if (!r.ok || (best.ok && !(r.tokens_per_step / r.step > best.tokens_per_step / best.step))) return best;
+    std::vector<FleetPool> pools(r.pools.size());
+    for (std::size_t j = 0; j < r.pools.size(); ++j) pools[grouped[j]] = r.pools[j];
+    r.pools = pools;
+    r.order = grouped;
+    return r;
 }
 
 // Why the other mode was not chosen: its own reason, or its throughput against the chosen one's.
@@ -848,6 +923,30 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
                          jr::fmt_num(t.tokens_per_second) + "): the other pools slow its steps more than they add; leave them out");
 }
 
+// With three pools or more, the fleet without one of them, in the faster of its modes: when that is
+// faster than the whole fleet, said, naming the pool (a red team: 32 + 16 MI300X and 8 H100 in two
+// sites trained Llama 2 70B at 6,052 tokens/s over a 1 Gb/s WAN, and at 5,296 with 32 more MI300X,
+// whose stages asked for two pipelines that share the WAN). The fleet still answers for every pool.
+// Up to 8 pools: each pool left out is a search of the fleet again (8 pools 27 ms natively; 64 pools 1.9 s).
+constexpr std::size_t kDropOneMaxPools = 8;
+void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, TrainingResult& t) {
+    if (hw.pools.size() < 3 || hw.pools.size() > kDropOneMaxPools || t.mfu_given) return;
+    std::size_t drop = hw.pools.size();
+    double fastest = 1.001 * t.tokens_per_second;
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        Hardware h = hw;
+        h.pools.erase(h.pools.begin() + static_cast<std::ptrdiff_t>(i));
+        const std::vector<Site> sites = sites_of(h);
+        const ModeResult a = data_parallel(m, h, cfg, costs, sites), b = pipeline(m, h, cfg, sites);
+        const double rate = std::max(a.ok ? a.tokens_per_step / a.step : 0.0, b.ok ? b.tokens_per_step / b.step : 0.0);
+        if (rate > fastest) fastest = rate, drop = i;
+    }
+    if (drop == hw.pools.size()) return;
+    t.warnings.push_back("mixed fleet: without " + pool_label(hw.pools[drop]) + " the other pools train faster (" + jr::fmt_num(fastest) +
+                         " tokens/s) than the whole fleet (" + jr::fmt_num(t.tokens_per_second) +
+                         "): its share of the work slows the rest more than it adds; leave it out");
+}
+
 // What the fleet's mode means for the run: local steps without effect in a pipeline, the mode and
 // why, and a pool alone faster than the whole fleet.
 void fleet_warnings(const Hardware& hw, const TrainingConfig& cfg, bool use_dp, const std::string& why_not_other, const ModeResult& dpm,
@@ -886,6 +985,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     f.slowest_pool = r.slowest;
     f.exchange_seconds = r.exchange;
     f.pipeline_dp = r.dp;
+    f.pipeline_order = r.order;
 
     TrainingResult& t = f.total;
     fleet_model_figures(m, cfg, eff0, t);
@@ -910,12 +1010,20 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
     run_length_warnings(cfg, t);
     fleet_warnings(hw, cfg, use_dp, f.why_not_other, dpm, t);
+    slower_than_without_a_pool(m, hw, cfg, costs, t);
     if (trace.enabled()) {
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
         explain_fleet_totals(t, trace);
     }
     return f;
+}
+
+// A field of a pool's layout as the scenario's echo writes it (a choice by its name).
+jw::Scalar layout_field(const TrainingConfig& c, std::string_view name) {
+    for (const auto& row : training_fields())
+        if (row.spec.name == name) return field_value(row.spec, row.get(c));
+    return jw::Scalar();
 }
 
 void write_fleet(jw::Val out, const FleetResult& f) {
@@ -928,6 +1036,12 @@ void write_fleet(jw::Val out, const FleetResult& f) {
            {"exchange_seconds", dp ? Scalar(f.exchange_seconds) : Scalar(nullptr)},
            {"pipeline_data_parallel", pipeline && f.pipeline_dp > 0 ? Scalar(f.pipeline_dp) : Scalar(nullptr)},
            {"why_not_other", f.why_not_other}};
+    jw::Val order = out["pipeline_order"];
+    if (pipeline && !f.pipeline_order.empty()) {
+        order.set_array();
+        for (std::size_t i : f.pipeline_order) order.append() = static_cast<double>(i);
+    } else
+        order = nullptr;
     jw::Val pools = out["pools"];
     pools.set_array();
     for (const auto& p : f.pools) {
@@ -943,6 +1057,7 @@ void write_fleet(jw::Val out, const FleetResult& f) {
                           {"ep", c.ep},
                           {"micro_batch", c.micro_batch},
                           {"zero", c.zero},
+                          {"recompute", layout_field(c, "recompute")},
                           {"layers", pipeline ? Scalar(p.layers) : Scalar(nullptr)},
                           {"batch_sequences", dp ? Scalar(p.batch_sequences) : Scalar(nullptr)},
                           {"step_seconds", p.step_seconds},

@@ -60,12 +60,13 @@ TEST_CASE("a mixed fleet reports the bytes its data-parallel collectives send an
 }
 
 TEST_CASE("a fleet run as one pipeline through its pools reports its stages' data-parallel bytes") {
-    // 32 H100 at site a and 32 A100 at site b training Llama 2 70B: one pipeline through both
-    // (8 stages each, H100 holding 56 layers, A100 24), data parallel 4 within each stage.
+    // 32 H100 at site a and 32 A100 at site b training Llama 2 70B with full recomputation: one
+    // pipeline through both (8 stages each, H100 holding 56 layers, A100 24), data parallel 4 within
+    // each stage. (Left to choose, each device type takes its own recomputation since 2026-12-06.)
     const json fleet =
         run({{"model", {{"preset", "llama2-70b"}}},
              {"hardware", {{"pools", json::array({pool("nvidia-h100-sxm5-80gb", 32, "a"), pool("nvidia-a100-sxm4-80gb", 32, "b")})}}},
-             {"training", {{"tokens", 1e10}}}});
+             {"training", {{"tokens", 1e10}, {"recompute", "full"}}}});
     REQUIRE_FALSE(fleet.contains("errors"));
     const json& t = fleet["training"];
     REQUIRE(t["fleet"]["mode"] == "pipeline");

@@ -39,10 +39,11 @@ struct FleetResult {
     std::string mode;      // "data_parallel" or "pipeline"
     std::vector<FleetPool> pools;
     double sites = 1;
-    std::string slowest_pool;     // data parallel: the pool that sets the step
-    double exchange_seconds = 0;  // one exchange between pools (inside sites + across them)
-    double pipeline_dp = 0;       // pipeline: data-parallel size (pipelines through the pools)
-    std::string why_not_other;    // why the other mode was not chosen
+    std::string slowest_pool;                 // data parallel: the pool that sets the step
+    double exchange_seconds = 0;              // one exchange between pools (inside sites + across them)
+    double pipeline_dp = 0;                   // pipeline: data-parallel size (pipelines through the pools)
+    std::vector<std::size_t> pipeline_order;  // pipeline: the pools (indices in hardware.pools) in stage order
+    std::string why_not_other;                // why the other mode was not chosen
     bool load_balanced = true;
 };
 
