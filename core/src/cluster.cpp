@@ -74,12 +74,13 @@ ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace
     ClusterResult r;
     Trace none(false);
     FleetSum sum;
-    for (const Pool& p : hw.pools) {
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        const Pool& p = hw.pools[i];
         Hardware h;
         h.device = p.device;
         h.count = p.count;
         h.devices_per_node = p.devices_per_node;
-        add_pool(r, estimate_cluster(h, pool_costs(costs, p), none), p.device.name, &p == &hw.pools.front(), sum);
+        add_pool(r, estimate_cluster(h, pool_costs(costs, p, i), none), p.device.name, i == 0, sum);
     }
     std::string said;
     for (const auto& m : sum.said) said += (said.empty() ? "" : ", ") + m;

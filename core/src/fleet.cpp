@@ -816,11 +816,8 @@ PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
         const std::string pool = "hardware.pools[" + std::to_string(i) + "]", path = pool + ".device";
         // The pool's own rent where it gives one (a price for one pool had to be costs.gpu_hour_usd,
         // which reprices every pool).
-        const Costs c = pool_costs(costs, p);
-        HourlyRate rate = device_hour_cost(p.device, c, path);
-        if (!rate.usd && c.ownership != Ownership::owned)
-            rate.note = "no catalog price for " + p.device.name + ": set " + pool +
-                        ".gpu_hour_usd (this pool's), or costs.gpu_hour_usd (every pool's)";
+        const Costs c = pool_costs(costs, p, i);
+        const HourlyRate rate = device_hour_cost(p.device, c, path);
         const RunCost rc = run_cost(p.device, c, rate, h, path);
         s.gpu_hours += h;
         s.energy += rc.energy_kwh.value_or(0);

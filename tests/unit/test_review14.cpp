@@ -119,3 +119,24 @@ TEST_CASE("a fleet that trains faster without one of its pools says which, at th
     CHECK(tokens_per_second(without) > 10 * tokens_per_second(r));
     CHECK(warning.find(gpucalc::jr::fmt_num(tokens_per_second(without)) + " tokens/s") != std::string::npos);
 }
+
+TEST_CASE("a pool with no catalog price is asked for its own rent by the cluster's warning as by training's") {
+    // Before: the cluster said "set costs.gpu_hour_usd", which reprices every pool, where training
+    // said hardware.pools[1].gpu_hour_usd.
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware",
+                         {{"pools", json::array({{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}, {"gpu_hour_usd", 2.5}},
+                                                 {{"device", "amd-mi250x"}, {"count", 64}}})}}},
+                        {"training", {{"tokens", 1e11}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    int asked = 0;
+    for (const auto& w : r["warnings"]) {
+        const std::string s = w.get<std::string>();
+        if (s.find("no catalog price for Instinct MI250X") == std::string::npos) continue;
+        CHECK(s.find("set hardware.pools[1].gpu_hour_usd (this pool's), or costs.gpu_hour_usd (every pool's)") != std::string::npos);
+        ++asked;
+    }
+    CHECK(asked == 2);  // the cluster's and training's
+    CHECK(r["training"]["cost_usd"].is_null());
+}

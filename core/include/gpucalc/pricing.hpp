@@ -17,8 +17,10 @@ struct HourlyRate {
 };
 
 HourlyRate gpu_hour_rate(const Device& d, const Costs& c);
-// The costs a pool of a mixed fleet is priced with: its own gpu_hour_usd where it gives one.
-Costs pool_costs(const Costs& c, const Pool& p);
+// The costs pool `index` of a mixed fleet is priced with: its own gpu_hour_usd where it gives one, and
+// a missing price asked for as that pool's (a red team: the cluster said costs.gpu_hour_usd, which
+// reprices every pool, where training said the pool's own).
+Costs pool_costs(const Costs& c, const Pool& p, std::size_t index);
 
 // What one device-hour costs under costs.ownership: rented, gpu_hour_rate; owned, the purchase price
 // amortised straight-line over costs.lifetime_years plus the hour's electricity (TDP x PUE x
