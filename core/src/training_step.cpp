@@ -1158,7 +1158,8 @@ Links links_of(const NetworkLevels& net, const GenerationEfficiency& g) {
 }
 
 // Exposed tensor-parallel communication of one micro-batch.
-double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links) {
+double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const StepLayout& L, const ComputeTerms& c, const Links& links,
+                       StepEstimate& r) {
     if (L.t <= 1) return 0.0;
     // 4 all-reduce-equivalents per layer (2 forward, 2 backward; +2 with full recomputation) of the
     // 16-bit activations; with SP each is an all-gather + reduce-scatter pair of the same volume, and
@@ -1177,6 +1178,7 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double f = in.moe_layer_fraction;
     const double routed = L.et > 1 ? links.fabric.ring(2.0, bytes * in.experts_per_token * L.et / L.t, L.et, 1.0) : 0.0;
     const double ring_mlp = (1.0 - f) * ring_t + f * ((in.shared_experts > 0 ? ring_t : 0.0) + routed);
+    r.tp_tokens = c.tokens, r.tp_ring_attention_seconds = ring_t, r.tp_ring_mlp_seconds = ring_mlp;
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
@@ -1398,7 +1400,9 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
                         links.fabric.ring(1.0, grp.expert_params * per_param, grp.expert_shard, grp.expert_stride) +
                         (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
     r.dp_bytes = L.m * (per_param * shard_share(r, grp) - root_gather * (grp.shard - 1.0) / grp.shard);
-    r.step.dp_comm = L.m * std::max(0.0, t_mb - (cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0));
+    r.dp.collectives = L.m, r.dp.collective_seconds = t_mb;
+    r.dp.hidden_per_collective = cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0;
+    r.step.dp_comm = L.m * std::max(0.0, t_mb - r.dp.hidden_per_collective);
 }
 
 // ZeRO-0/1/2: the gradient reduction inside a site; returns the time of the step's last one (the
@@ -1415,6 +1419,8 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
                                     : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
     r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(r, grp);
+    r.dp.collectives = 1, r.dp.collective_seconds = t_dp, r.dp.hidden_per_collective = grp.overlap;
+    r.dp.earlier = earlier, r.dp.reduce_scatter_seconds = t_rs;
     r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
     return t_dp;
 }
@@ -1429,6 +1435,7 @@ double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpG
     const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard) +
                          links.fabric.ring(2.0, expert_shard, expert_replicas, grp.expert_stride * grp.expert_shard);
     r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas + 2.0 * expert_shard * (expert_replicas - 1.0) / expert_replicas;
+    r.dp.hybrid_seconds = t_rep;
     r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
     return t_rep;
 }
@@ -1461,6 +1468,7 @@ void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const 
     const double left = std::max(0.0, grp.overlap - raw_intra);
     const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * L.m;
     w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
+    r.dp.across_sites_exposed = w.exchange_exposed_seconds;
     r.step.dp_comm += w.exchange_exposed_seconds;
 }
 
@@ -1491,6 +1499,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.expert_local = std::max(1.0, grp.local * L.t / (L.et * L.ep));
     grp.expert_params = links.net.sites > 1 ? 0.0 : r.expert_params_per_gpu;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
+    r.dp.compute_per_microbatch = compute_mb, r.dp.hidden_once = grp.overlap;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)
         fsdp_comm(cfg, fw, links, L, grp, compute_mb, r);
@@ -1570,7 +1579,38 @@ double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double r
                         2.0 * in.window_mean() * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
 }
 
-// Derivations of the step time and its data-parallel communication.
+// Derivation of the data-parallel communication (data_parallel_comm): the collectives before overlap
+// and the compute they hide behind.
+GPUCALC_COLD void explain_dp_comm(const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
+    const StepTime& s = e.step;
+    const StepEstimate::DpTerms& d = e.dp;
+    trace.add("training.step_breakdown_seconds.dp_comm",
+              "collectives x max(0, collective - hidden_per_collective) + earlier x max(0, reduce_scatter - hidden_once) + max(0, "
+              "hybrid_allreduce - hidden_once) + exposed_across_sites; hidden_once = overlap_dp_comm x dp_overlap x "
+              "compute_per_microbatch; hidden_per_collective: zero >= 3 the same at fsdp_overlap (collectives: each micro-batch's gathers "
+              "and reduce-scatter), else hidden_once (collective: the step's last reduction; earlier: zero 2's earlier reduce-scatters)",
+              {{"collectives", d.collectives},
+               {"collective", d.collective_seconds},
+               {"earlier", d.earlier},
+               {"reduce_scatter", d.reduce_scatter_seconds},
+               {"hybrid_allreduce", d.hybrid_seconds},
+               {"exposed_across_sites", d.across_sites_exposed},
+               {"hidden_per_collective", d.hidden_per_collective},
+               {"hidden_once", d.hidden_once},
+               {"compute_per_microbatch", d.compute_per_microbatch},
+               {"overlap_dp_comm", cfg.overlap_dp_comm ? 1.0 : 0.0},
+               {"zero", static_cast<double>(cfg.zero)},
+               {"fsdp_overlap", eff.fw.fsdp_overlap},
+               {"dp_overlap", eff.fw.dp_overlap},
+               {"bytes_per_step", e.dp_bytes},
+               {"params_per_gpu", e.params_per_gpu},
+               {"expert_params_per_gpu", e.expert_params_per_gpu},
+               {"root_unit_params", e.root_unit_params},
+               {"scale_out_bytes_per_second", e.scale_out_bytes_per_second}},
+              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+}
+
+// Derivations of the step time and its attention.
 GPUCALC_COLD void explain_step_time(const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     const StepTime& s = e.step;
     trace.add("training.step_seconds",
@@ -1614,20 +1654,6 @@ GPUCALC_COLD void explain_step_time(const Efficiency& eff, const StepEstimate& e
               "backward 2.5 (fused; Dao 2023) or 2 (unfused score GEMMs), +1 when recomputed (full, or selective where the framework "
               "recomputes attention: Megatron-Core's core_attn); unfused attention also moves its score tensors at HBM bandwidth "
               "(Korthikanti et al. 2022 Sec. 4)");
-    trace.add("training.step_breakdown_seconds.dp_comm",
-              "zero >= 3: per micro-batch max(0, gathers + reduce-scatter - fsdp_overlap x compute), the root unit kept gathered "
-              "(root_unit_params) gathered once; else max(0, reduce - dp_overlap x compute) "
-              "(zero 2: + each earlier micro-batch's max(0, reduce-scatter - dp_overlap x compute)); each collective over the dense "
-              "parameters' data-parallel group and, for the routed experts, their expert-data-parallel group (dp x cp x tp / (ep x "
-              "expert_tp) ranks, ep x expert_tp apart)",
-              {{"bytes_per_step", e.dp_bytes},
-               {"params_per_gpu", e.params_per_gpu},
-               {"expert_params_per_gpu", e.expert_params_per_gpu},
-               {"root_unit_params", e.root_unit_params},
-               {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
-               {"fsdp_overlap", eff.fw.fsdp_overlap},
-               {"dp_overlap", eff.fw.dp_overlap}},
-              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
 // The terms of one micro-batch on a stage of L.Ls layers (and the output layer when L.logits) that
 // are never hidden: its compute and its tensor- and context-parallel communication; the
@@ -1638,7 +1664,7 @@ void unhidden_terms(const StepInputs& in, const TrainingConfig& cfg, const Effic
     attention_time(in, cfg, eff, L, c, act, mb, r);
     mb.memory_bound = memory_bound_seconds(in, eff.fw, L, c, act);
     mb.overhead = kernel_overhead_seconds(L, c, eff.fw);
-    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links);
+    mb.tp_comm = tp_comm_seconds(in, eff.fw, L, c, links, r);
     mb.cp_comm = cp_comm_seconds(in, eff.fw, L, c, links, mb.attention);
 }
 
@@ -1797,28 +1823,48 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
            2.0 * L.v * (w.sites - 1.0) * (w.x + net.wan_latency);
 }
 
+// Derivation of the tensor-parallel communication (tp_comm_seconds): its ring times and what they read.
+GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e,
+                                  Trace& trace) {
+    const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
+    if (cfg.tp > 1)
+        trace.add("training.step_breakdown_seconds.tp_comm",
+                  "microbatches x (1 - tp_overlap) x layers_on_slowest_stage x (2 + recompute + sequence_parallel / 2) x (ring_attention + "
+                  "ring_mlp); ring_attention = 2 x max((tp - 1) / tp x B / (scale_up x network_efficiency), (tp - r) / (tp r) x B / "
+                  "(scale_out x network_efficiency)) + latency x ceil(log2 tp), B = 2 x tokens x hidden, r = min(tp, devices_per_node), "
+                  "latency: scale_out_latency if r < tp, else collective_latency; ring_mlp: ring_attention (dense), MoE: shared experts' + "
+                  "routed experts' ring over expert_tp of top-k x expert_tp / tp x B",
+                  {{"microbatches", e.microbatches},
+                   {"layers_on_slowest_stage", e.layers_per_stage},
+                   {"tp", static_cast<double>(cfg.tp)},
+                   {"sequence_parallel", sequence_parallel(cfg) ? 1.0 : 0.0},
+                   {"recompute", rc},
+                   {"tp_overlap", eff.fw.tp_overlap},
+                   {"ring_attention", e.tp_ring_attention_seconds},
+                   {"ring_mlp", e.tp_ring_mlp_seconds},
+                   {"tokens", e.tp_tokens},
+                   {"hidden", in.hidden},
+                   {"scale_up", e.scale_up_bytes_per_second},
+                   {"scale_out", e.scale_out_bytes_per_second},
+                   {"network_efficiency", eff.gen.network},
+                   {"devices_per_node", e.devices_per_node},
+                   {"collective_latency", eff.gen.collective_latency_seconds},
+                   {"scale_out_latency", std::max(eff.gen.collective_latency_seconds, e.scale_out_latency_seconds)},
+                   {"expert_tp", et},
+                   {"moe_layer_fraction", in.moe_layer_fraction},
+                   {"experts_per_token", in.experts_per_token},
+                   {"shared_experts", in.shared_experts}},
+                  e.step.tp_comm, "s",
+                  "ring all-reduce (Patarasuk and Yuan 2009), two-level across nodes (nccl-tests bus bandwidth); Korthikanti et al. 2022 "
+                  "Sec. 4.2.2 (sequence parallelism); Megatron-Core token_dispatcher.py (expert-TP group), shared_experts.py; MoE parallel "
+                  "folding, arXiv:2504.14960");
+}
+
 // Derivations of the tensor- and expert-parallel communication (tp_comm_seconds, ep_comm_seconds).
 GPUCALC_COLD void explain_tp_ep_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e,
                                      Trace& trace) {
+    explain_tp_comm(in, cfg, eff, e, trace);
     const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
-    if (cfg.tp > 1)
-        trace.add(
-            "training.step_breakdown_seconds.tp_comm",
-            "microbatches x (1 - tp_overlap) x layers x (2 + recompute + (sp ? 0.5 : 0)) x [ring(tp) of 2 x tokens x hidden (attention) + "
-            "MLP: dense layers ring(tp); MoE layers: shared experts ring(tp) + routed experts ring(expert_tp) of top-k x expert_tp / tp "
-            "times it (their tokens gathered after the all-to-all; none when expert_tp is 1)]",
-            {{"microbatches", e.microbatches},
-             {"layers_on_slowest_stage", e.layers_per_stage},
-             {"tp", static_cast<double>(cfg.tp)},
-             {"expert_tp", et},
-             {"moe_layer_fraction", in.moe_layer_fraction},
-             {"experts_per_token", in.experts_per_token},
-             {"shared_experts", in.shared_experts},
-             {"recompute", rc},
-             {"tp_overlap", eff.fw.tp_overlap}},
-            e.step.tp_comm, "s",
-            "Korthikanti et al. 2022 Sec. 4.2.2 (sequence parallelism); Megatron-Core token_dispatcher.py (expert-TP group), "
-            "shared_experts.py; MoE parallel folding, arXiv:2504.14960");
     if (cfg.ep > 1 && in.moe_layer_fraction > 0)
         trace.add(
             "training.step_breakdown_seconds.ep_comm",
@@ -1866,6 +1912,7 @@ GPUCALC_COLD void explain_step(const StepInputs& in, const TrainingConfig& cfg, 
     explain_activation_memory(in, cfg, e, trace);
     if (!time) return;
     explain_step_time(eff, e, trace);
+    explain_dp_comm(cfg, eff, e, trace);
     explain_tp_ep_comm(in, cfg, eff, e, trace);
 }
 

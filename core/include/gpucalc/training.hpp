@@ -116,6 +116,22 @@ struct StepEstimate {
     double devices_per_node = 0;           // devices a node's scale-up links join (network_levels)
     double scale_out_latency_seconds = 0;  // one hop across nodes (network_levels)
     std::optional<WanTraffic> wan;         // across sites (set only when the cluster spans several sites)
+    // Tensor-parallel communication (tp_comm_seconds): the tokens of a micro-batch on one device, and
+    // one all-reduce-equivalent of the attention block's activations and of the MLP's.
+    double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0;
+    // Data-parallel communication (data_parallel_comm): the compute of a micro-batch it hides behind,
+    // the collectives before that overlap and what is exposed across sites.
+    struct DpTerms {
+        double compute_per_microbatch = 0;  // seconds
+        double hidden_per_collective = 0;   // hidden behind each of `collectives` (FSDP: fsdp_overlap x compute; else dp_overlap x)
+        double hidden_once = 0;             // hidden behind a once-per-step reduction (dp_overlap x compute)
+        double collectives = 0;             // FSDP: one set per micro-batch; else 1
+        double collective_seconds = 0;      // FSDP: a micro-batch's gathers and reduce-scatters; else the step's last reduction
+        double earlier = 0;                 // ZeRO-2: reduce-scatters of the earlier micro-batches
+        double reduce_scatter_seconds = 0;  // one of them
+        double hybrid_seconds = 0;          // hybrid sharding's all-reduce across shard groups
+        double across_sites_exposed = 0;    // the synchronous exchange across sites, exposed
+    } dp;
 };
 
 StepInputs step_inputs(const ModelSpec& m);
