@@ -505,21 +505,26 @@ struct Model {
     // tokens use: of a mixture of experts, the experts its tokens are routed to (experts_touched: 64
     // tokens of Mixtral reach all 8, where one token's 2 had timed a 64-token prompt as a 1-token one;
     // a red team). Terms that do not depend on the tokens (the layers' kernels) from one token's step.
-    double prefill_alone(double tokens, double cached) const {
+    struct PrefillAlone {
+        double compute = 0, weights_pass = 0, kernels = 0, tp_latency = 0, ep_latency = 0;
+        double total() const { return std::max(compute, weights_pass) + kernels + tp_latency + ep_latency; }
+    };
+    PrefillAlone prefill_alone(double tokens, double cached) const {
         const DecodeTerms one = decode(1, cached + tokens), all = m.is_moe() ? decode(std::max(1.0, tokens), cached + tokens) : one;
-        const double memory_side = all.weights + all.dequantization + all.host_offload;
-        return std::max(prefill_compute(tokens, cached), memory_side) + one.kernel_overhead + tp_allreduce(0) + ep_alltoall(0);
+        return {prefill_compute(tokens, cached), all.weights + all.dequantization + all.host_offload, one.kernel_overhead, tp_allreduce(0),
+                ep_alltoall(0)};
     }
 };
 
 // Serving figures of one configuration at batch b: the steady-state cycle of continuous batching.
 struct Cycle {
     DecodeTerms dec;
-    double step = 0;            // decode step incl. speculative decoding (per accepted token)
-    double prefill_busy = 0;    // prefill compute per request, co-scheduled with decode
-    double prefill_alone = 0;   // one prompt on an idle instance
-    double seconds = 0;         // output_tokens decode steps + b prefills
-    double tpot = 0, rate = 0;  // time per output token, requests/s per instance
+    double step = 0;                    // decode step incl. speculative decoding (per accepted token)
+    double prefill_busy = 0;            // prefill compute per request, co-scheduled with decode
+    double prefill_alone = 0;           // one prompt on an idle instance
+    Model::PrefillAlone prefill_parts;  // its terms, before the draft's factor
+    double seconds = 0;                 // output_tokens decode steps + b prefills
+    double tpot = 0, rate = 0;          // time per output token, requests/s per instance
     double spec_tokens = 1, spec_speedup = 1;
     DecodeTerms draft, verify;  // one draft step and one verify step (speculative decoding), with their parts
 };
@@ -558,7 +563,8 @@ Cycle cycle(const Model& x, double b) {
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
     y.prefill_busy = x.prefill_instance(fresh, cached) * x.draft_prefill_factor();
-    y.prefill_alone = x.prefill_alone(fresh, cached) * x.draft_prefill_factor();
+    y.prefill_parts = x.prefill_alone(fresh, cached);
+    y.prefill_alone = y.prefill_parts.total() * x.draft_prefill_factor();
     if (c.disaggregated) {
         y.seconds = osl * y.step;  // decode instances only decode
         y.tpot = y.step;
@@ -1618,13 +1624,20 @@ GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, c
     const InferenceConfig& cfg = x.cfg;
     const double b = r.batch, G = x.gpus, lambda = tr.lambda;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
-    trace.add(
-        "inference.prefill_seconds",
-        "(max(prompt x 2 N / (peak x e) + attention + comm, one pass over the weights the prompt's tokens use: an MoE's experts they "
-        "reach) + kernel time (uncached tokens only)) "
-        "x draft_prefill_factor (1 + draft_params / active params with a speculative draft, which prefills the prompt too)",
-        {{"prompt_tokens", isl}, {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate}, {"draft_prefill_factor", x.draft_prefill_factor()}},
-        r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
+    trace.add("inference.prefill_seconds",
+              "(max(compute, weights_pass) + kernels + tp_latency + ep_latency) x draft_prefill_factor; compute: the uncached prompt "
+              "tokens' GEMMs (2 N per token at peak x e), attention and TP/EP communication; weights_pass: one pass over the weights they "
+              "use (an MoE's experts they reach); kernels, latencies: one step's; draft_prefill_factor: 1 + draft_params / active "
+              "params with a speculative draft, which prefills the prompt too",
+              {{"prompt_tokens", isl},
+               {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate},
+               {"compute", y.prefill_parts.compute},
+               {"weights_pass", y.prefill_parts.weights_pass},
+               {"kernels", y.prefill_parts.kernels},
+               {"tp_latency", y.prefill_parts.tp_latency},
+               {"ep_latency", y.prefill_parts.ep_latency},
+               {"draft_prefill_factor", x.draft_prefill_factor()}},
+              r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
     trace.add("inference.prefill_tokens_per_second_per_gpu",
               "prompt_tokens / (prefill per request on the instance x instance devices); prefill per request = rank work / devices + "
               "group work / ep + routed experts' work (every EP group, and with DP attention every rank, prefills its own requests)",

@@ -100,3 +100,26 @@ TEST_CASE("training dp_comm's derivation shows the collectives before overlap an
     }
     CHECK(some_hidden);
 }
+
+TEST_CASE("inference prefill_seconds' derivation lists its compute, weight pass, kernel time and latencies, which give the figure") {
+    // Review 13: the derivation listed the prompt tokens, the cache hit rate and the draft's factor only.
+    const json dense = {{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+                        {"inference", {{"tp", 2}, {"prompt_tokens", 2000}, {"output_tokens", 200}}}};
+    const json moe = {{"model", {{"preset", "mixtral-8x7b"}}},
+                      {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+                      {"inference", {{"tp", 2}, {"prompt_tokens", 16}, {"output_tokens", 200}}}};
+    json draft = dense;
+    draft["inference"]["speculative"] = {{"draft_params", 1e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.7}};
+    for (const json& s : {dense, moe, draft}) {
+        const json r = explained(s);
+        const json d = derivation_of(r, "inference.prefill_seconds");
+        INFO(d.dump());
+        const double fig =
+            (std::max(val(d, "compute"), val(d, "weights_pass")) + val(d, "kernels") + val(d, "tp_latency") + val(d, "ep_latency")) *
+            val(d, "draft_prefill_factor");
+        CHECK(result(d) == Approx(fig).epsilon(1e-12));
+        CHECK(result(d) == r["inference"]["prefill_seconds"].get<double>());
+    }
+    CHECK(val(derivation_of(explained(draft), "inference.prefill_seconds"), "draft_prefill_factor") > 1);
+}
