@@ -66,8 +66,12 @@ double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 }  // namespace
 
 double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
+    return static_cast<double>(rank) * lora_width(m, modules) * m.layers;
+}
+
+double lora_width(const ModelSpec& m, LoraModules modules) {
     if (!m.has_architecture) return 0;
-    const double r = static_cast<double>(rank), h = m.hidden;
+    const double h = m.hidden;
     const double hd = m.head_dim > 0 ? m.head_dim : m.hidden / m.heads;
     double q = h + m.heads * hd, kv = h + m.kv_heads * hd, o = m.heads * hd + h;
     if (m.is_mla()) {  // adapt the up-projections: q (q_lora_rank or h -> heads x qk), kv latent -> heads x (nope + v)
@@ -106,7 +110,7 @@ double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
             break;
         }
     }
-    return r * per_layer * m.layers;
+    return per_layer;
 }
 
 namespace {
@@ -151,6 +155,14 @@ struct Sizes {
     double head_grad = 0;       // the output projection's weight gradient during the loss backward (full)
     double fixed = 0;           // memory that does not grow with the tokens per device
     bool fp32_sharded = false;  // full fine-tuning with an FP32 master copy under FSDP: no 16-bit copy kept
+    double lora_width = 0;      // LoRA: the sum of d_in + d_out over a layer's adapted matrices (lora_width)
+    // The largest batch and sequence (fit_memory): the room for what grows with the tokens, each
+    // phase's bytes per token and fixed bytes (max_tokens), the tokens that fit; with a learned
+    // position table, the two lengths the longest sequence is solved from and their memory.
+    struct TokenFit {
+        double room = 0, pageable = 0, per_token[3] = {0, 0, 0}, fixed[3] = {0, 0, 0}, tokens = 0;
+        double T = 0, T1 = 0, need_T = 0, need_T1 = 0;
+    } fit;
 };
 
 // Bytes of optimizer state per trainable parameter.
@@ -235,10 +247,12 @@ std::string memory_remedies(const FinetuneConfig& cfg) {
 }
 
 // Largest tokens per device whose loss phase and layer phase both fit in room (all linear in tokens).
-double max_tokens(const Sizes& z, const FinetuneMemory& mem, double tokens, double room) {
+double max_tokens(Sizes& z, const FinetuneMemory& mem, double tokens, double room) {
     const double kept = safe_div(z.kept, tokens), work = safe_div(z.working, tokens), logits = safe_div(mem.logits, tokens);
     const double layer = safe_div(z.layer_full, tokens);  // the layer being differentiated, beside every gradient
     const struct { double per_token, fixed; } phases[] = {{kept + logits, z.head_grad}, {work + kept, 0.0}, {layer, mem.gradients}};
+    for (int i = 0; i < 3; ++i) z.fit.per_token[i] = phases[i].per_token, z.fit.fixed[i] = phases[i].fixed;
+    z.fit.room = room;
     double best = INFINITY;
     for (const auto& p : phases) {
         if (p.fixed >= room) return 0;
@@ -299,6 +313,7 @@ void fit_memory(const Run& u, const FinetuneConfig& cfg, const Device& d, Sizes&
         const double pageable = cfg.optimizer == FinetuneOptimizer::paged_adamw_8bit ? mem.optimizer : 0.0;
         double tokens = max_tokens(z, mem, u.s * u.b, r.memory_capacity_bytes - (z.fixed - pageable) - mem.overhead);
         if (r.fits) tokens = std::max(tokens, u.s * u.b);
+        z.fit.pageable = pageable, z.fit.tokens = tokens;
         r.max_batch = tokens > 0 ? std::floor(tokens / u.s) : 0.0;
         r.max_seq_len = tokens > 0 ? tokens : 0.0;  // flash attention: memory linear in tokens
     }
@@ -404,12 +419,16 @@ void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d,
 // Derivations of the trainable parameters, the weights and the optimizer states per device.
 void explain_finetune_states(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const FinetuneResult& r) {
     const FinetuneMemory& mem = r.memory;
-    const double layers = u.layers;
     const double trainable = r.trainable_params.value_or(0);  // unknown (no architecture): no derivation of its own
     if (r.trainable_params)
-        trace.add("finetune.trainable_params", u.full ? "all parameters" : "rank x sum(d_in + d_out) over adapted matrices x layers",
-                  {{"rank", static_cast<double>(cfg.lora_rank)}, {"layers", layers}}, trainable, "parameters",
-                  "Hu et al. 2021 (arXiv:2106.09685) Sec. 4");
+        trace.add("finetune.trainable_params", u.full ? "all parameters: params" : "rank x d_in_plus_d_out x layers",
+                  {{"params", u.pc.total},
+                   {"rank", u.full ? 0.0 : static_cast<double>(cfg.lora_rank)},
+                   {"d_in_plus_d_out", z.lora_width},
+                   {"layers", u.m.layers}},
+                  trainable, "parameters",
+                  "Hu et al. 2021 (arXiv:2106.09685) Sec. 4; d_in_plus_d_out: the sum over a layer's adapted matrices (lora_modules; an "
+                  "MoE's experts each, the mean over its layers)");
     // Sharded over the devices (FSDP), on the host with cpu_offload: a red team recomputed 8 times the
     // figure from a formula without the division and a value list without the devices.
     const double adapters = u.full ? 0.0 : trainable * (cfg.master_weights ? 4.0 : 2.0);
@@ -480,11 +499,55 @@ void explain_finetune_totals(Trace& trace, const Run& u, const FinetuneConfig& c
                   *r.cost_usd, "USD", "costs.gpu_hour_usd, else the catalog's cloud price of hardware.device");
 }
 
+// Derivations of the largest batch and sequence (fit_memory, max_tokens; with a learned position
+// table longest_sequence_with_learned_positions).
+GPUCALC_COLD void explain_finetune_fit(Trace& trace, const Run& u, const Sizes& z, const FinetuneResult& r) {
+    if (!r.max_batch || !r.max_seq_len) return;
+    const Sizes::TokenFit& f = z.fit;
+    auto add = [&](std::string_view key, std::string_view formula, double result, std::string_view unit) {
+        trace.add(key, formula,
+                  {{"capacity", r.memory_capacity_bytes},
+                   {"fixed", z.fixed},
+                   {"pageable", f.pageable},
+                   {"overhead", r.memory.overhead},
+                   {"room", f.room},
+                   {"loss_per_token", f.per_token[0]},
+                   {"loss_fixed", f.fixed[0]},
+                   {"backward_start_per_token", f.per_token[1]},
+                   {"backward_start_fixed", f.fixed[1]},
+                   {"backward_end_per_token", f.per_token[2]},
+                   {"backward_end_fixed", f.fixed[2]},
+                   {"s", u.s},
+                   {"b", u.b},
+                   {"fits", r.fits ? 1.0 : 0.0},
+                   {"max_tokens", f.tokens},
+                   {"T", f.T},
+                   {"T1", f.T1},
+                   {"need_T", f.need_T},
+                   {"need_T1", f.need_T1}},
+                  result, unit,
+                  "the memory model above, linear in the tokens per device (flash attention); phases: the loss (kept activations + "
+                  "logits, head gradient), the layers' backward at its start (recomputed layer + kept) and end (one layer, gradients)");
+    };
+    const char* tokens =
+        "max_tokens = floor(min over the phases with a per-token cost of (room - phase_fixed) / phase_per_token) (0 "
+        "when a phase's fixed >= room), at least s x b when the run fits; room = capacity - (fixed - pageable) - overhead";
+    add("finetune.max_batch", std::string("floor(max_tokens / s); ") + tokens, *r.max_batch, "sequences");
+    if (f.T > 0)
+        add("finetune.max_seq_len",
+            "learned position table (grows with the sequence): floor(T1 + (capacity - need_T1) / slope), slope = (need_T - need_T1) / "
+            "(T - T1), then stepped down while its memory exceeds capacity (0 if none fits); T = max_tokens, T1 = floor(T / 2)",
+            *r.max_seq_len, "tokens");
+    else
+        add("finetune.max_seq_len", std::string("max_tokens (batch 1); ") + tokens, *r.max_seq_len, "tokens");
+}
+
 // Derivations of the trainable parameters, the memory parts and the step time.
 void explain_finetune(Trace& trace, const Run& u, const FinetuneConfig& cfg, const Sizes& z, const StepParts& st, const FinetuneResult& r) {
     const FinetuneMemory& mem = r.memory;
     const double s = u.s, b = u.b, layers = u.layers;
     explain_finetune_states(trace, u, cfg, z, r);
+    explain_finetune_fit(trace, u, z, r);
     explain_finetune_buffers(trace, u, cfg, z, r);
     trace.add("finetune.memory_per_gpu_bytes.activations",
               !cfg.gradient_checkpointing ? "layers x one layer's activations"
@@ -534,6 +597,7 @@ Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, F
     const double trainable = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
     if (u.full || u.m.has_architecture) r.trainable_params = trainable;
     Sizes z = weight_memory(u, cfg, trainable, r.memory);
+    z.lora_width = u.full ? 0.0 : lora_width(u.m, cfg.lora_modules);
     activation_memory(u, cfg, z, r.memory);
     fit_memory(u, cfg, hw.device, z, r);
     return z;
@@ -542,7 +606,8 @@ Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, F
 // A learned position table (seq_len x h parameters, GPT-2/GPT-3 style) grows with the sequence, so
 // the longest sequence at batch 1 is below the extrapolation at fixed weights. Memory is linear in the
 // sequence: solved from its values at two lengths, then checked (and stepped down if rounding needs it).
-void longest_sequence_with_learned_positions(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, FinetuneResult& r) {
+void longest_sequence_with_learned_positions(const ModelSpec& model, const Hardware& hw, const FinetuneConfig& cfg, Sizes& z,
+                                             FinetuneResult& r) {
     if (model.pos != PosEmbedding::learned || !model.has_architecture || !r.max_seq_len || *r.max_seq_len < 2) return;
     const double cap = r.memory_capacity_bytes;
     auto need = [&](double seq) {
@@ -557,6 +622,7 @@ void longest_sequence_with_learned_positions(const ModelSpec& model, const Hardw
     const double n0 = need(T);
     if (n0 <= cap) return;
     const double T1 = std::floor(T / 2), n1 = need(T1);
+    z.fit.T = T, z.fit.T1 = T1, z.fit.need_T = n0, z.fit.need_T1 = n1;
     const double slope = (n0 - n1) / (T - T1);
     T = slope > 0 ? std::floor(T1 + (cap - n1) / slope) : 0.0;
     for (int i = 0; i < 4 && T >= 1 && need(T) > cap; ++i) T -= 1;
@@ -570,7 +636,7 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     r.config = cfg;
     const Run u = run_of(model, hw, cfg);
     Sizes z = size_memory(u, hw, cfg, r);
-    longest_sequence_with_learned_positions(model, hw, cfg, r);
+    longest_sequence_with_learned_positions(model, hw, cfg, z, r);
     r.flops_per_token = flops_per_token(u, cfg, r.trainable_params.value_or(0));  // unknown adapters: their FLOPs left out (warned)
     const StepParts st = step_time(u, cfg, hw, z, r);
     run_time_and_cost(u, cfg, hw.device, costs, st, r);

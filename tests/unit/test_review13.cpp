@@ -123,3 +123,75 @@ TEST_CASE("inference prefill_seconds' derivation lists its compute, weight pass,
     }
     CHECK(val(derivation_of(explained(draft), "inference.prefill_seconds"), "draft_prefill_factor") > 1);
 }
+
+TEST_CASE("fine-tuning's trainable parameters show the sum of d_in + d_out over the adapted matrices") {
+    // Review 13: "rank x sum(d_in + d_out) x layers" with only the rank and the layers listed.
+    // Llama 3 8B, q and v: (4096 + 4096) + (4096 + 8 x 128) = 13,312 per layer.
+    const json s = {{"model", {{"preset", "llama3-8b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                    {"finetune", {{"method", "lora"}, {"lora_modules", "qv"}, {"lora_rank", 16}, {"tokens", 1e8}}}};
+    const json r = explained(s);
+    const json d = derivation_of(r, "finetune.trainable_params");
+    CHECK(val(d, "d_in_plus_d_out") == 13312);
+    CHECK(result(d) == val(d, "rank") * val(d, "d_in_plus_d_out") * val(d, "layers"));
+    CHECK(result(d) == r["finetune"]["trainable_params"].get<double>());
+    for (const char* modules : {"all_linear", "attention"}) {
+        json m = s;
+        m["finetune"]["lora_modules"] = modules;
+        const json e = derivation_of(explained(m), "finetune.trainable_params");
+        CHECK(result(e) == Approx(val(e, "rank") * val(e, "d_in_plus_d_out") * val(e, "layers")).epsilon(1e-12));
+    }
+    json full = s;
+    full["finetune"] = {{"method", "full"}, {"tokens", 1e8}};
+    const json f = derivation_of(explained(full), "finetune.trainable_params");
+    CHECK(result(f) == val(f, "params"));
+}
+
+TEST_CASE("fine-tuning's largest batch and sequence each have a derivation whose values give them") {
+    // Review 13: max_batch and max_seq_len came with none. LoRA on one H100 and on an RTX 4090 (a run
+    // that does not fit at its own batch), full fine-tuning with paged 8-bit AdamW.
+    const json lora = {{"model", {{"preset", "llama3-8b"}}},
+                       {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
+                       {"finetune", {{"method", "lora"}, {"tokens", 1e8}}}};
+    json small = lora;
+    small["hardware"] = {{"device", "nvidia-rtx-4090"}, {"count", 1}};
+    json paged = lora;
+    paged["finetune"] = {{"method", "full"}, {"optimizer", "paged_adamw_8bit"}, {"tokens", 1e8}};
+    paged["hardware"]["count"] = 4;
+    for (const json& s : {lora, small, paged}) {
+        const json r = explained(s);
+        const json b = derivation_of(r, "finetune.max_batch"), q = derivation_of(r, "finetune.max_seq_len");
+        INFO(b.dump());
+        const double room = val(b, "capacity") - (val(b, "fixed") - val(b, "pageable")) - val(b, "overhead");
+        CHECK(val(b, "room") == Approx(room).epsilon(1e-12));
+        double best = INFINITY;
+        bool none = false;
+        for (const char* p : {"loss", "backward_start", "backward_end"}) {
+            const double per = val(b, std::string(p) + "_per_token"), fixed = val(b, std::string(p) + "_fixed");
+            none = none || fixed >= room;
+            if (per > 0) best = std::min(best, (room - fixed) / per);
+        }
+        double tokens = none || !std::isfinite(best) ? 0.0 : std::floor(best);
+        if (val(b, "fits") == 1) tokens = std::max(tokens, val(b, "s") * val(b, "b"));
+        CHECK(val(b, "max_tokens") == tokens);
+        CHECK(result(b) == (tokens > 0 ? std::floor(tokens / val(b, "s")) : 0.0));
+        CHECK(result(q) == tokens);
+        CHECK(result(b) == r["finetune"]["max_batch"].get<double>());
+        CHECK(result(q) == r["finetune"]["max_seq_len"].get<double>());
+        CHECK_FALSE(b["source"].get<std::string>().empty());
+    }
+    // A learned position table (GPT-3) grows with the sequence: the longest one is solved from two lengths.
+    const json gpt = explained({{"model", {{"preset", "gpt3-175b"}}},
+                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
+                                {"finetune", {{"method", "qlora"}}}});
+    const json q = derivation_of(gpt, "finetune.max_seq_len");
+    INFO(q.dump());
+    CHECK(val(q, "T") == val(q, "max_tokens"));
+    CHECK(val(q, "T1") == std::floor(val(q, "T") / 2));
+    const double slope = (val(q, "need_T") - val(q, "need_T1")) / (val(q, "T") - val(q, "T1"));
+    const double solved = std::floor(val(q, "T1") + (val(q, "capacity") - val(q, "need_T1")) / slope);
+    CHECK(result(q) <= solved);
+    CHECK(result(q) >= solved - 4);  // stepped down at most 4 times
+    CHECK(result(q) < val(q, "T"));
+    CHECK(result(q) == gpt["finetune"]["max_seq_len"].get<double>());
+}

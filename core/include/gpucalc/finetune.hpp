@@ -63,6 +63,8 @@ struct FinetuneResult {
 
 // Trainable LoRA parameters: rank x (d_in + d_out) for every adapted matrix of every layer.
 double lora_params(const ModelSpec& m, Count rank, LoraModules modules);
+// The sum of d_in + d_out over a layer's adapted matrices (an MoE model's: the mean over its layers).
+double lora_width(const ModelSpec& m, LoraModules modules);
 
 FinetuneResult estimate_finetune(const ModelSpec& m, const Hardware& hw, const FinetuneConfig& cfg, const Costs& costs, Trace& trace);
 
