@@ -69,28 +69,80 @@ void fleet_facility_power(ClusterResult& r, const Costs& costs, Trace& trace) {
     }
 }
 
+// A fleet's sum of one figure: its derivation lists each pool's figure (`of` reads it from a pool's
+// cluster, as add_pool summed it).
+template <class Of>
+void explain_pool_sum(Trace& trace, const std::vector<ClusterResult>& pools, std::string_view key, const std::optional<double>& total,
+                      const Of& of, std::string_view formula, std::string_view unit) {
+    if (!total) return;
+    std::vector<std::pair<std::string, double>> v;
+    for (std::size_t i = 0; i < pools.size(); ++i) v.emplace_back("pools[" + std::to_string(i) + "]", of(pools[i]).value_or(0));
+    trace.add_list(key, formula, std::move(v), *total, unit,
+                   "each pool's figure (devices x the catalog's per-device figure), hardware.pools");
+}
+
+// Derivations of a fleet's sums, each pool's figure listed.
+GPUCALC_COLD void explain_pool_sums(Trace& trace, const std::vector<ClusterResult>& pools, const ClusterResult& r) {
+    using C = const ClusterResult&;
+    using O = std::optional<double>;
+    explain_pool_sum(
+        trace, pools, "cluster.devices", r.devices, [](C c) { return O(c.devices); }, "sum of the pools' counts", "devices");
+    explain_pool_sum(
+        trace, pools, "cluster.nodes", r.nodes, [](C c) { return O(c.nodes); }, "sum over pools of ceil(devices / devices per node)",
+        "nodes");
+    explain_pool_sum(
+        trace, pools, "cluster.memory_bytes", r.memory_bytes, [](C c) { return c.memory_bytes; },
+        "sum over pools of devices x memory per device", "bytes");
+    explain_pool_sum(
+        trace, pools, "cluster.cores", r.simt_cores, [](C c) { return c.simt_cores; }, "sum over pools of devices x cores", "cores");
+    explain_pool_sum(
+        trace, pools, "cluster.full_die_cores", r.full_die_simt_cores, [](C c) { return c.full_die_simt_cores; },
+        "sum over pools of devices x cores of the full die", "cores");
+    explain_pool_sum(
+        trace, pools, "cluster.matrix_units", r.matrix_units, [](C c) { return c.matrix_units; },
+        "sum over pools of devices x tensor/matrix cores", "units");
+    explain_pool_sum(
+        trace, pools, "cluster.cpu_cores", r.cpu_cores, [](C c) { return c.cpu_cores; }, "sum over pools of devices x cores", "cores");
+    explain_pool_sum(
+        trace, pools, "cluster.memory_bandwidth_bytes_per_second", r.memory_bandwidth_bytes_per_second,
+        [](C c) { return c.memory_bandwidth_bytes_per_second; }, "sum over pools of devices x memory bandwidth", "B/s");
+    for (int i = 0; i < kPrecisionCount; ++i)
+        explain_pool_sum(
+            trace, pools, "cluster.peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))),
+            r.peak_flops_per_second[i], [i](C c) { return c.peak_flops_per_second[i]; }, "sum over pools of devices x dense peak",
+            "FLOP/s");
+    explain_pool_sum(
+        trace, pools, "cluster.power_watts", r.power_watts, [](C c) { return c.power_watts; }, "sum over pools of devices x TDP", "W");
+    explain_pool_sum(
+        trace, pools, "cluster.node_power_watts", r.node_power_watts, [](C c) { return c.node_power_watts; },
+        "sum over pools of ceil(devices / devices per reference node) x node max power", "W");
+    explain_pool_sum(
+        trace, pools, "cluster.price_usd", r.price_usd, [](C c) { return c.price_usd; }, "sum over pools of devices x price", "USD");
+    explain_pool_sum(
+        trace, pools, "cluster.cloud_usd_per_hour", r.cloud_usd_per_hour, [](C c) { return c.cloud_usd_per_hour; },
+        "sum over pools of devices x $/GPU-hour (a pool's gpu_hour_usd, else costs.gpu_hour_usd, else the catalog's)", "USD/h");
+}
+
 // A fleet of pools: the sum of its pools.
 ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
     ClusterResult r;
     Trace none(false);
     FleetSum sum;
+    std::vector<ClusterResult> pools;
     for (std::size_t i = 0; i < hw.pools.size(); ++i) {
         const Pool& p = hw.pools[i];
         Hardware h;
         h.device = p.device;
         h.count = p.count;
         h.devices_per_node = p.devices_per_node;
-        add_pool(r, estimate_cluster(h, pool_costs(costs, p, i), none), p.device.name, i == 0, sum);
+        pools.push_back(estimate_cluster(h, pool_costs(costs, p, i), none));
+        add_pool(r, pools.back(), p.device.name, i == 0, sum);
     }
     std::string said;
     for (const auto& m : sum.said) said += (said.empty() ? "" : ", ") + m;
     if (!said.empty()) r.warnings.push_back("fleet totals left null, a pool having no figure for them: " + said);
     fleet_facility_power(r, costs, trace);
-    trace.add("cluster.devices", "sum of the pools' counts", {{"pools", static_cast<double>(hw.pools.size())}}, r.devices, "devices",
-              "scenario (hardware.pools)");
-    if (r.memory_bytes)
-        trace.add("cluster.memory_bytes", "sum over pools of devices x memory per device",
-                  {{"pools", static_cast<double>(hw.pools.size())}}, *r.memory_bytes, "bytes", "catalog, per pool");
+    if (trace.enabled()) explain_pool_sums(trace, pools, r);
     return r;
 }
 

@@ -805,6 +805,7 @@ struct PoolTotals {
     double gpu_hours = 0, cost = 0, energy = 0;
     bool priced = true, powered = true;
     std::vector<std::string> missing;
+    std::vector<std::pair<std::string, double>> energy_values;  // each pool's GPU-hours and TDP (the energy's derivation)
 };
 
 // The pools' GPU-hours, energy and cost for a run of `seconds` (owned: amortised price and power; else the hourly rate).
@@ -821,6 +822,9 @@ PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
         const RunCost rc = run_cost(p.device, c, rate, h, path);
         s.gpu_hours += h;
         s.energy += rc.energy_kwh.value_or(0);
+        const std::string key = "pools[" + std::to_string(i) + "]";
+        s.energy_values.emplace_back(key + ".gpu_hours", h);
+        s.energy_values.emplace_back(key + ".tdp_watts", p.device.tdp_watts.value_or(0));
         s.cost += rc.cost_usd.value_or(0);
         s.powered = s.powered && rc.energy_kwh.has_value();
         s.priced = s.priced && rc.cost_usd.has_value();
@@ -830,8 +834,20 @@ PoolTotals pool_totals(const Hardware& hw, const Costs& costs, double seconds) {
     return s;
 }
 
+// Derivations of the fleet's energy (pool_totals: each pool's GPU-hours at its TDP) and CO2.
+GPUCALC_COLD void explain_fleet_energy(const PoolTotals& s, const Costs& costs, const TrainingResult& t, Trace& trace) {
+    if (!t.energy_kwh || !t.co2_kg) return;
+    std::vector<std::pair<std::string, double>> v = s.energy_values;
+    v.emplace_back("pue", costs.pue);
+    trace.add_list("training.energy_kwh", "sum over pools of gpu_hours x tdp_watts / 1000 x pue", std::move(v), *t.energy_kwh, "kWh",
+                   "each pool's devices at their TDP (catalog); convention of LLaMA (arXiv:2302.13971) Sec. 6 and BLOOM");
+    trace.add("training.co2_kg", "energy_kwh x grid intensity",
+              {{"energy_kwh", *t.energy_kwh}, {"grid_kg_co2_per_kwh", costs.grid_kg_co2_per_kwh}}, *t.co2_kg, "kg CO2e",
+              "LLaMA Sec. 6 (0.385 kg/kWh US average)");
+}
+
 // The run's time, GPU-hours, energy, CO2 and cost (with their band), when training.tokens is given.
-void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, TrainingResult& t) {
+void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, TrainingResult& t, Trace& trace) {
     if (t.tokens > 0 && t.tokens_per_second > 0) {
         const double seconds = t.tokens / t.tokens_per_second / t.goodput.value;
         const PoolTotals s = pool_totals(hw, costs, seconds);
@@ -843,6 +859,7 @@ void fleet_run_totals(const Hardware& hw, const Costs& costs, const Band& band, 
         if (s.priced) t.gpu_hour_usd = s.gpu_hours > 0 ? s.cost / s.gpu_hours : 0;
         if (s.priced) t.cost_usd = s.cost, t.cost_usd_low = s.cost / band.hi, t.cost_usd_high = s.cost / band.lo;
         t.warnings.insert(t.warnings.end(), s.missing.begin(), s.missing.end());
+        if (trace.enabled()) explain_fleet_energy(s, costs, t, trace);
     } else if (t.tokens <= 0) {
         t.warnings.push_back("no training.tokens: the run's time, GPU-hours, cost and energy need it");
     }
@@ -1004,7 +1021,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_wan(r, use_dp, f.sites, t);
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
-    fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t);
+    fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t, trace);
     run_length_warnings(cfg, t);
     fleet_warnings(hw, cfg, use_dp, f.why_not_other, dpm, t);
     slower_than_without_a_pool(m, hw, cfg, costs, t);
@@ -1012,6 +1029,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
         explain_fleet_totals(t, trace);
+        explain_goodput(t.goodput, trace);
     }
     return f;
 }

@@ -474,20 +474,11 @@ GPUCALC_COLD void explain_throughput(const StepEstimate& est, const TrainingResu
               r.achieved_flops_per_second_per_gpu, "FLOP/s", "Narayanan et al. 2021 Eq. 3 convention (recomputation counted)");
 }
 
-// Derivations of the fit and of the goodput (goodput_for).
+// Derivations of the fit and of the goodput (explain_goodput).
 GPUCALC_COLD void explain_fit_and_goodput(const Device& d, const TrainingResult& r, Trace& trace) {
     trace.add("training.fits", "memory_per_gpu.total <= device memory", {{"total", r.memory.total}, {"capacity", r.memory_capacity_bytes}},
               r.fits ? 1.0 : 0.0, "boolean", d.name + " datasheet");
-    trace.add("training.goodput",
-              r.goodput.given ? "given in the scenario"
-                              : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF)",
-              {{"failures_per_hour", r.goodput.failures_per_hour},
-               {"checkpoint_seconds", r.goodput.checkpoint_seconds},
-               {"checkpoint_interval_seconds", r.goodput.checkpoint_interval_seconds},
-               {"restart_seconds", r.goodput.restart_seconds}},
-              r.goodput.value, "fraction",
-              "failures: Llama 3 (arXiv:2407.21783 Table 5) 419 in 54 days on 16,384 GPUs; restart: MegaScale (arXiv:2402.15627); "
-              "checkpoint interval: Young 1974 / Daly 2006");
+    explain_goodput(r.goodput, trace);
 }
 
 // Band: out-of-sample ratios published / predicted (docs/VALIDATION.md), widened outside the
@@ -581,6 +572,21 @@ GPUCALC_COLD void explain_run_totals(const Device& d, const Costs& costs, const 
 }
 
 }  // namespace
+
+// Derivation of the goodput (goodput_for), for one device type and a mixed fleet.
+GPUCALC_COLD void explain_goodput(const Goodput& g, Trace& trace) {
+    trace.add("training.goodput",
+              g.given ? "given in the scenario"
+                      : "1 / (1 + checkpoint / interval + (interval / 2 + restart) / MTBF), interval = sqrt(2 x checkpoint x MTBF), "
+                        "MTBF = 3600 / failures_per_hour s",
+              {{"failures_per_hour", g.failures_per_hour},
+               {"checkpoint_seconds", g.checkpoint_seconds},
+               {"checkpoint_interval_seconds", g.checkpoint_interval_seconds},
+               {"restart_seconds", g.restart_seconds}},
+              g.value, "fraction",
+              "failures: Llama 3 (arXiv:2407.21783 Table 5) 419 in 54 days on 16,384 GPUs; restart: MegaScale (arXiv:2402.15627); "
+              "checkpoint interval: Young 1974 / Daly 2006");
+}
 
 namespace {
 std::string millions(double x) { return jr::fmt_num(std::round(x / 1e5) / 10) + "M"; }  // 67.1M, as the 62.9M it is held against

@@ -195,3 +195,59 @@ TEST_CASE("fine-tuning's largest batch and sequence each have a derivation whose
     CHECK(result(q) < val(q, "T"));
     CHECK(result(q) == gpt["finetune"]["max_seq_len"].get<double>());
 }
+
+TEST_CASE("a mixed fleet's cluster sums, energy, CO2 and goodput each have a derivation whose values give them") {
+    // Review 13: of a fleet's cluster figures only the devices and the memory had a derivation (with the
+    // pool count alone among their values), and its energy, CO2 and goodput none.
+    const json s = {{"model", {{"preset", "llama2-70b"}}},
+                    {"hardware",
+                     {{"pools",
+                       {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "a"}},
+                        {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 32}, {"site", "a"}}}}}},
+                    {"training", {{"tokens", 1e11}}}};
+    const json r = explained(s);
+    const json& e = r["explain"];
+    // Every number of the cluster section has a derivation, and its values (each pool's figure) sum to it.
+    int sums = 0;
+    for (const auto& [name, v] : r["cluster"].items()) {
+        if (v.is_object()) {
+            for (const auto& [prec, p] : v.items()) {
+                if (!p.is_number()) continue;
+                const json d = derivation_of(r, "cluster." + name + "." + prec);
+                double sum = 0;
+                for (const auto& [k, x] : d["values"].items()) sum += x.get<double>();
+                CHECK(result(d) == Approx(sum).epsilon(1e-12));
+                CHECK(result(d) == p.get<double>());
+                ++sums;
+            }
+            continue;
+        }
+        if (!v.is_number()) continue;
+        const json d = derivation_of(r, "cluster." + name);
+        CHECK(result(d) == v.get<double>());
+        if (name == "facility_power_watts") continue;  // power x PUE, checked below
+        double sum = 0;
+        for (const auto& [k, x] : d["values"].items()) sum += x.get<double>();
+        CHECK(d["values"].size() == 2);
+        CHECK(result(d) == Approx(sum).epsilon(1e-12));
+        ++sums;
+    }
+    CHECK(sums >= 8);
+    const json en = derivation_of(r, "training.energy_kwh");
+    const double energy =
+        (val(en, "pools[0].gpu_hours") * val(en, "pools[0].tdp_watts") + val(en, "pools[1].gpu_hours") * val(en, "pools[1].tdp_watts")) /
+        1000.0 * val(en, "pue");
+    CHECK(result(en) == Approx(energy).epsilon(1e-12));
+    CHECK(result(en) == r["training"]["energy_kwh"].get<double>());
+    // The pools' GPU-hours are the run's.
+    CHECK(val(en, "pools[0].gpu_hours") + val(en, "pools[1].gpu_hours") == Approx(r["training"]["gpu_hours"].get<double>()).epsilon(1e-12));
+    const json co2 = derivation_of(r, "training.co2_kg");
+    CHECK(result(co2) == Approx(val(co2, "energy_kwh") * val(co2, "grid_kg_co2_per_kwh")).epsilon(1e-12));
+    CHECK(result(co2) == r["training"]["co2_kg"].get<double>());
+    const json g = derivation_of(r, "training.goodput");
+    const double mtbf = 3600.0 / val(g, "failures_per_hour"), ck = val(g, "checkpoint_seconds"), interval = std::sqrt(2.0 * ck * mtbf);
+    CHECK(val(g, "checkpoint_interval_seconds") == Approx(interval).epsilon(1e-12));
+    CHECK(result(g) == Approx(1.0 / (1.0 + ck / interval + (interval / 2.0 + val(g, "restart_seconds")) / mtbf)).epsilon(1e-12));
+    CHECK(result(g) == r["training"]["goodput"].get<double>());
+    CHECK(e.contains("cluster.devices"));
+}

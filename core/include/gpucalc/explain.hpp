@@ -45,6 +45,13 @@ public:
         for (const auto& [k, v] : values) d.values.emplace_back(std::string(k), v);
         items_.push_back(std::move(d));
     }
+    // The same with values known only at run time (one per pool of a fleet).
+    void add_list(std::string_view key, std::string_view formula, std::vector<std::pair<std::string, double>> values, double result,
+                  std::string_view unit, std::string_view source) {
+        if (!enabled_) return;
+        items_.push_back(
+            Derivation{std::string(key), std::string(formula), std::move(values), result, std::string(unit), std::string(source)});
+    }
     const std::vector<Derivation>& items() const { return items_; }
     // {key: {formula, values, result, unit, source}}; a later derivation of a key replaces an earlier one.
     void write(jw::Val j) const {

@@ -250,6 +250,8 @@ struct Goodput {
 Goodput goodput_for(double devices, double checkpoint_bytes_per_device, const std::optional<double>& given);
 // Goodput of a run of a model with `params` parameters on `devices` (checkpoints of 14 bytes/param).
 Goodput run_goodput(double devices, double params, const std::optional<double>& given);
+// Its derivation (training.goodput), for one device type and a mixed fleet.
+void explain_goodput(const Goodput& g, Trace& trace);
 
 // The convergence caveat of local steps (DiLoCo): perplexity at the same tokens relative to
 // synchronous data parallelism, as published, and the tokens that change is worth (derived).
