@@ -1178,7 +1178,7 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double f = in.moe_layer_fraction;
     const double routed = L.et > 1 ? links.fabric.ring(2.0, bytes * in.experts_per_token * L.et / L.t, L.et, 1.0) : 0.0;
     const double ring_mlp = (1.0 - f) * ring_t + f * ((in.shared_experts > 0 ? ring_t : 0.0) + routed);
-    r.tp_tokens = c.tokens, r.tp_ring_attention_seconds = ring_t, r.tp_ring_mlp_seconds = ring_mlp;
+    r.tp_tokens = c.tokens, r.tp_ring_attention_seconds = ring_t, r.tp_ring_mlp_seconds = ring_mlp, r.tp_ring_routed_seconds = routed;
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
@@ -1832,8 +1832,9 @@ GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cf
                   "microbatches x (1 - tp_overlap) x layers_on_slowest_stage x (2 + recompute + sequence_parallel / 2) x (ring_attention + "
                   "ring_mlp); ring_attention = 2 x max((tp - 1) / tp x B / (scale_up x network_efficiency), (tp - r) / (tp r) x B / "
                   "(scale_out x network_efficiency)) + latency x ceil(log2 tp), B = 2 x tokens x hidden, r = min(tp, devices_per_node), "
-                  "latency: scale_out_latency if r < tp, else collective_latency; ring_mlp: ring_attention (dense), MoE: shared experts' + "
-                  "routed experts' ring over expert_tp of top-k x expert_tp / tp x B",
+                  "latency: scale_out_latency if r < tp, else collective_latency; ring_mlp = (1 - moe_layer_fraction) x ring_attention + "
+                  "moe_layer_fraction x ((shared_experts > 0 ? ring_attention : 0) + ring_routed), ring_routed: a ring over expert_tp of "
+                  "top-k x expert_tp / tp x B (0 when expert_tp is 1)",
                   {{"microbatches", e.microbatches},
                    {"layers_on_slowest_stage", e.layers_per_stage},
                    {"tp", static_cast<double>(cfg.tp)},
@@ -1842,6 +1843,7 @@ GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cf
                    {"tp_overlap", eff.fw.tp_overlap},
                    {"ring_attention", e.tp_ring_attention_seconds},
                    {"ring_mlp", e.tp_ring_mlp_seconds},
+                   {"ring_routed", e.tp_ring_routed_seconds},
                    {"tokens", e.tp_tokens},
                    {"hidden", in.hidden},
                    {"scale_up", e.scale_up_bytes_per_second},

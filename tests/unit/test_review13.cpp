@@ -251,3 +251,26 @@ TEST_CASE("a mixed fleet's cluster sums, energy, CO2 and goodput each have a der
     CHECK(result(g) == r["training"]["goodput"].get<double>());
     CHECK(e.contains("cluster.devices"));
 }
+
+TEST_CASE("training tp_comm's derivation of an MoE model gives its MLP ring from the attention's and the routed experts' rings") {
+    // Mixtral 8x7B, TP 2: the routed experts gather their top-2 copies over expert_tp ranks (expert_tp 2;
+    // none with EP 8 and expert_tp 1 given).
+    for (const int ep : {1, 8}) {
+        const json s = {
+            {"model", {{"preset", "mixtral-8x7b"}}},
+            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 32}}},
+            {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 16}, {"ep", ep}, {"zero", 3}, {"micro_batch", 1}, {"recompute", "full"}}}};
+        json t = s;
+        if (ep > 1) t["training"]["expert_tp"] = 1;
+        const json d = derivation_of(explained(t), "training.step_breakdown_seconds.tp_comm");
+        INFO("ep " << ep << ": " << d.dump());
+        const double f = val(d, "moe_layer_fraction"), ra = val(d, "ring_attention");
+        CHECK(f > 0);
+        CHECK(val(d, "ring_mlp") ==
+              Approx((1.0 - f) * ra + f * ((val(d, "shared_experts") > 0 ? ra : 0.0) + val(d, "ring_routed"))).epsilon(1e-12));
+        const double bytes = 2.0 * val(d, "tokens") * val(d, "hidden"), et = val(d, "expert_tp");
+        const double routed = et > 1 ? ring(d, 2.0, bytes * val(d, "experts_per_token") * et / val(d, "tp"), et) : 0.0;
+        CHECK(val(d, "ring_routed") == Approx(routed).epsilon(1e-9));
+        CHECK((ep == 1 ? et == 2 : et == 1));
+    }
+}

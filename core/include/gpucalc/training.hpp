@@ -117,8 +117,9 @@ struct StepEstimate {
     double scale_out_latency_seconds = 0;  // one hop across nodes (network_levels)
     std::optional<WanTraffic> wan;         // across sites (set only when the cluster spans several sites)
     // Tensor-parallel communication (tp_comm_seconds): the tokens of a micro-batch on one device, and
-    // one all-reduce-equivalent of the attention block's activations and of the MLP's.
-    double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0;
+    // one all-reduce-equivalent of the attention block's activations and of the MLP's (of which the
+    // routed experts' ring over expert_tp ranks, per MoE layer).
+    double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0, tp_ring_routed_seconds = 0;
     // Data-parallel communication (data_parallel_comm): the compute of a micro-batch it hides behind,
     // the collectives before that overlap and what is exposed across sites.
     struct DpTerms {
