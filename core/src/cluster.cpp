@@ -2,7 +2,10 @@
 
 #include "gpucalc/pricing.hpp"
 
+#include <algorithm>
 #include <cmath>
+
+#include "gpucalc/scenario_fields.hpp"
 
 namespace gpucalc {
 
@@ -146,6 +149,31 @@ ClusterResult pools_cluster(const Hardware& hw, const Costs& costs, Trace& trace
     return r;
 }
 
+// Pools of one device in equal sites (not a mixed fleet) are estimated as one device type, whose
+// nodes are whole per site: the pools a site holds as one pool, at their count-weighted rent
+// (hardware_hour_cost). Two pools of 4 H100 in one site had been two nodes (20.4 kW) beside a
+// training estimate that runs them as one 8-GPU node (10.2 kW); a red team.
+Hardware pools_by_site(const Hardware& hw, const Costs& costs) {
+    Hardware out = hw;
+    out.pools.clear();
+    for (const Pool& p : hw.pools) {
+        auto it = std::find_if(out.pools.begin(), out.pools.end(), [&](const Pool& q) { return q.site == p.site; });
+        if (it != out.pools.end()) continue;
+        Hardware site = hw;
+        site.pools.clear();
+        for (const Pool& q : hw.pools)
+            if (q.site == p.site) site.pools.push_back(q);
+        Pool merged = p;
+        merged.count = 0;
+        for (const Pool& q : site.pools) merged.count += q.count;
+        merged.gpu_hour_usd.reset();
+        if (std::any_of(site.pools.begin(), site.pools.end(), [](const Pool& q) { return q.gpu_hour_usd.has_value(); }))
+            merged.gpu_hour_usd = hardware_hour_cost(site, costs, "hardware.pools").usd;
+        out.pools.push_back(merged);
+    }
+    return out;
+}
+
 // Devices x the per-device figures of one device type, power of whole nodes, prices.
 ClusterResult device_cluster(const Hardware& hw, const Costs& costs, const HourlyRate& rate) {
     const Device& d = hw.device;
@@ -238,7 +266,7 @@ void explain_power_and_price(Trace& trace, const Hardware& hw, const Costs& cost
 }  // namespace
 
 ClusterResult estimate_cluster(const Hardware& hw, const Costs& costs, Trace& trace) {
-    if (!hw.pools.empty()) return pools_cluster(hw, costs, trace);
+    if (!hw.pools.empty()) return pools_cluster(mixed_fleet(hw) ? hw : pools_by_site(hw, costs), costs, trace);
     const HourlyRate rate = gpu_hour_rate(hw.device, costs);
     ClusterResult r = device_cluster(hw, costs, rate);
     const std::string ds = hw.device.name + " datasheet (catalog sources)";

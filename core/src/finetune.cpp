@@ -400,10 +400,11 @@ StepParts step_time(const Run& u, const FinetuneConfig& cfg, const Hardware& hw,
 }
 
 // Throughput, and the time and cost of the tokens to train on.
-void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Device& d, const Costs& costs, const StepParts& st,
+void run_time_and_cost(const Run& u, const FinetuneConfig& cfg, const Hardware& hw, const Costs& costs, const StepParts& st,
                        FinetuneResult& r) {
+    const Device& d = hw.device;
     r.tokens_per_second = safe_div(st.tokens_step * u.N, r.step_seconds);
-    const HourlyRate hourly = device_hour_cost(d, costs, "hardware.device");
+    const HourlyRate hourly = hardware_hour_cost(hw, costs, "hardware.device");
     r.gpu_hour_usd = hourly.usd;
     if (cfg.tokens && r.tokens_per_second > 0 && r.fits) {
         r.seconds = *cfg.tokens / r.tokens_per_second;
@@ -639,7 +640,7 @@ FinetuneResult estimate_finetune(const ModelSpec& model, const Hardware& hw, con
     longest_sequence_with_learned_positions(model, hw, cfg, z, r);
     r.flops_per_token = flops_per_token(u, cfg, r.trainable_params.value_or(0));  // unknown adapters: their FLOPs left out (warned)
     const StepParts st = step_time(u, cfg, hw, z, r);
-    run_time_and_cost(u, cfg, hw.device, costs, st, r);
+    run_time_and_cost(u, cfg, hw, costs, st, r);
     if (trace.enabled()) explain_finetune(trace, u, cfg, z, st, r);
     return r;
 }

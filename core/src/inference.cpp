@@ -1393,12 +1393,12 @@ double provision(InferenceResult& r, const Model& x, const Cycle& y, const Costs
 }
 
 // Traffic sizing (peak provisioning) and costs; without traffic, the price per token at full utilisation.
-Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, const Costs& costs) {
+Traffic traffic_and_costs(InferenceResult& r, const Model& x, const Cycle& y, const Hardware& hw, const Costs& costs) {
     const InferenceConfig& cfg = x.cfg;
     const double G = x.gpus, b = r.batch;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
     Traffic tr;
-    const HourlyRate hourly = device_hour_cost(x.d, costs, "hardware.device");
+    const HourlyRate hourly = hardware_hour_cost(hw, costs, "hardware.device");
     r.gpu_hour_usd = hourly.usd;
     tr.rate = r.gpu_hour_usd.value_or(0);  // the costs are null without a rate (report.cpp)
     tr.rate_what = hourly.what;
@@ -1872,7 +1872,7 @@ InferenceResult estimate_inference(const ModelSpec& m, const Hardware& hw, const
     r.requests_per_day_sized = x.cfg.requests_per_day;
 
     // Traffic sizing (peak provisioning), TTFT at the peak, costs.
-    const Traffic tr = traffic_and_costs(r, x, y, costs);
+    const Traffic tr = traffic_and_costs(r, x, y, hw, costs);
     latency_figures(r, m, hw, c, y, tr.lambda);
     r.at_traffic = at_traffic(x, r);
     // The latency target holds with or without traffic (the time per token is the batch's, not the load's).

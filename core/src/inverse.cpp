@@ -969,7 +969,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     // FP8 (training.cpp throughput): compute = devices x that peak x MFU x seconds. With the FP8 peak
     // here, FP8 runs were given half the GPUs they need and twice the compute (red team, stop 44).
     const double peak = hw.device.peak(hw.device.sixteen_bit(tc.precision)).value_or(0);
-    const HourlyRate rate = device_hour_cost(hw.device, s.costs, "hardware.device");
+    const HourlyRate rate = hardware_hour_cost(hw, s.costs, "hardware.device");
     if (!(hw.device.peak(tc.precision).value_or(0) > 0) || peak <= 0) {
         add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
         return nullptr;

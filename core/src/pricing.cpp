@@ -2,6 +2,8 @@
 // with provider, date and source (core/data/devices.json cloud_prices).
 #include "gpucalc/pricing.hpp"
 
+#include <algorithm>
+
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -69,6 +71,28 @@ HourlyRate device_hour_cost(const Device& d, const Costs& c, const std::string& 
     r.note = "the owned cost is null: ";
     for (std::size_t i = 0; i < lacking.size(); ++i) r.note += (i ? "; " : "") + lacking[i];
     r.note += "; or use costs.ownership cloud";
+    return r;
+}
+
+HourlyRate hardware_hour_cost(const Hardware& hw, const Costs& c, const std::string& path) {
+    const auto priced = [](const Pool& p) { return p.gpu_hour_usd.has_value(); };
+    if (std::none_of(hw.pools.begin(), hw.pools.end(), priced)) return device_hour_cost(hw.device, c, path);
+    // Pools' rents are refused beside owned hardware (scenario_parse.cpp): each pool's hour is a rent.
+    HourlyRate r;
+    r.basis = "scenario";
+    r.what = "hardware.pools[].gpu_hour_usd (each pool's rent, else costs.gpu_hour_usd or the catalog's), weighted by the pools' counts";
+    double usd = 0, devices = 0;
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        const Pool& p = hw.pools[i];
+        const HourlyRate own = gpu_hour_rate(p.device, pool_costs(c, p, i));
+        if (!own.usd) {
+            r.note = own.note;  // names the pool's own gpu_hour_usd (pool_costs)
+            return r;
+        }
+        usd += *own.usd * static_cast<double>(p.count);
+        devices += static_cast<double>(p.count);
+    }
+    r.usd = usd / devices;
     return r;
 }
 

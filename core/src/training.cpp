@@ -506,8 +506,9 @@ ThroughputBand uncertainty_band(const Device& d, const Efficiency& eff, bool moe
 
 // Run totals: wall time, GPU-hours, energy, CO2 and cost, with their band. Returns the $/GPU-hour used.
 // An energy or cost whose input is unknown (the TDP, the price) is null with a warning (run_cost).
-HourlyRate run_totals(const Device& d, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
-    const HourlyRate hourly = device_hour_cost(d, costs, "hardware.device");
+HourlyRate run_totals(const Hardware& hw, const Costs& costs, const ThroughputBand& band, TrainingResult& r) {
+    const Device& d = hw.device;
+    const HourlyRate hourly = hardware_hour_cost(hw, costs, "hardware.device");
     r.gpu_hour_usd = hourly.usd;
     if (r.tokens > 0 && r.tokens_per_second > 0) {
         const double seconds = r.tokens / r.tokens_per_second / r.goodput.value;
@@ -717,7 +718,7 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     const ThroughputBand band = uncertainty_band(d, eff, model.is_moe(), scope, r);
 
     // ---- run totals ----
-    const HourlyRate hourly = run_totals(d, costs, band, r);
+    const HourlyRate hourly = run_totals(hw, costs, band, r);
     if (!r.fits)
         r.infeasible_reason = "does not fit: needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, " + d.name + " has " +
                               jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB" + (d.usable_memory_fraction ? " usable" : "");

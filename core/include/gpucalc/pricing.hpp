@@ -28,6 +28,12 @@ Costs pool_costs(const Costs& c, const Pool& p, std::size_t index);
 // device figure under `path`) when an owned device has no price or no TDP.
 HourlyRate device_hour_cost(const Device& d, const Costs& c, const std::string& path);
 
+// What one device-hour of a cluster of one device type costs: device_hour_cost of hw.device, or, when
+// its pools (hardware.pools of one device in equal sites: the single-device model) give their own
+// rents, each pool's hour (its gpu_hour_usd, else costs.gpu_hour_usd or the catalog's) weighted by its
+// count, every device being held for the whole run; unknown when a pool's is (`note` names the pool).
+HourlyRate hardware_hour_cost(const Hardware& hw, const Costs& c, const std::string& path);
+
 // The energy and cost of `gpu_hours` device-hours of d. Energy as published runs compute it: GPU-hours
 // x TDP x PUE (LLaMA, arXiv:2302.13971 Sec. 6; BLOOM). Cost: GPU-hours x `hourly` (device_hour_cost:
 // the rent, or the owned hour; 0 is free). A figure whose input is unknown is null, never 0, and `missing` holds a

@@ -1,0 +1,55 @@
+// Fixes of 2026-12-06 (the twelfth red team: inverse answers, mixed fleets, pools). Each test states what was shown before.
+#include "helpers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+json h100_pools(const json& pools, const json& work) {
+    json s = {{"model", {{"preset", "llama3-8b"}}}, {"hardware", {{"pools", pools}}}, {"explain", false}};
+    s.update(work);
+    const json r = run(s);
+    REQUIRE_FALSE(r.contains("errors"));
+    return r;
+}
+
+json h100(double count, double usd) { return {{"device", "nvidia-h100-sxm5-80gb"}, {"count", count}, {"gpu_hour_usd", usd}}; }
+
+}  // namespace
+
+TEST_CASE("pools of one device are priced at their own rents in training, serving, fine-tuning and inverse answers") {
+    // One pool of 8 H100 at $2/h: the cluster's rent said $16/h, while training, serving and
+    // fine-tuning priced the hours at the catalog's $2.69 (training.gpu_hour_usd 2.69) and a $10,000
+    // budget bought 465 hours instead of 625.
+    const json pool = json::array({h100(8, 2)});
+    const json t = h100_pools(pool, {{"training", {{"tokens", 1e10}}}})["training"];
+    CHECK(t["gpu_hour_usd"] == 2.0);
+    CHECK(t["cost_usd"].get<double>() == Approx(t["gpu_hours"].get<double>() * 2).epsilon(1e-12));
+    CHECK(h100_pools(pool, {{"inference", {{"requests_per_day", 1e6}}}})["inference"]["gpu_hour_usd"] == 2.0);
+    CHECK(h100_pools(pool, {{"finetune", {{"method", "lora"}, {"tokens", 1e8}}}})["finetune"]["gpu_hour_usd"] == 2.0);
+    const json a = h100_pools(pool, {{"inverse", {{"question", "what_can_train"}, {"budget_usd", 1e4}}}})["inverse"];
+    CHECK(a["seconds"].get<double>() == Approx(1e4 / (8 * 2.0) * 3600).epsilon(1e-12));
+    // Two pools at $2 and $3 (run as one device type: every device held for the whole run): $2.50.
+    const json two = h100_pools(json::array({h100(8, 2), h100(8, 3)}), {{"training", {{"tokens", 1e10}}}});
+    CHECK(two["training"]["gpu_hour_usd"].get<double>() == Approx(2.5).epsilon(1e-12));
+    CHECK(two["training"]["cost_usd"].get<double>() == Approx(two["training"]["gpu_hours"].get<double>() * 40 / 16).epsilon(1e-12));
+    CHECK(two["cluster"]["cloud_usd_per_hour"] == 40.0);
+}
+
+TEST_CASE("pools of one device sharing a site are whole nodes of the site, as the training estimate runs them") {
+    // Two pools of 4 H100 in one site run as one 8-GPU node (the single-device model); the cluster
+    // had counted 2 nodes, 20.4 kW of node power and 24.5 kW of facility power.
+    json half = h100(4, 2);
+    half.erase("gpu_hour_usd");
+    const json r = h100_pools(json::array({half, half}), {{"training", {{"tokens", 1e10}}}});
+    const json one = run({{"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}}, {"explain", false}});
+    CHECK(r["cluster"]["nodes"] == 1.0);
+    CHECK(r["cluster"]["node_power_watts"] == one["cluster"]["node_power_watts"]);
+    CHECK(r["cluster"]["facility_power_watts"] == one["cluster"]["facility_power_watts"]);
+    // Half the site at $2/h, half at the catalog's: the rent is each half's.
+    const json priced = h100_pools(json::array({h100(4, 2), half}), {{"training", {{"tokens", 1e10}}}});
+    CHECK(priced["cluster"]["cloud_usd_per_hour"].get<double>() ==
+          Approx(4 * 2 + one["cluster"]["cloud_usd_per_hour"].get<double>() / 2).epsilon(1e-12));
+    CHECK(priced["training"]["cost_usd"].get<double>() ==
+          Approx(priced["training"]["gpu_hours"].get<double>() * priced["cluster"]["cloud_usd_per_hour"].get<double>() / 8).epsilon(1e-12));
+}
