@@ -53,3 +53,32 @@ TEST_CASE("pools of one device sharing a site are whole nodes of the site, as th
     CHECK(priced["training"]["cost_usd"].get<double>() ==
           Approx(priced["training"]["gpu_hours"].get<double>() * priced["cluster"]["cloud_usd_per_hour"].get<double>() / 8).epsilon(1e-12));
 }
+
+TEST_CASE("an inverse answer with tp given is the run an estimate of its echo makes, and a layout given as is is refused") {
+    // gpus_needed for Llama 3 70B in 60 days with training.tp 8 answered 3,064 H100 at its searched
+    // layout (59.9 days), while an estimate of its echo on 3,064 took the fields as a layout given
+    // (pp 1 and the defaults): 97.5 days; with pp 8, no fit at all. training.layout given was ignored.
+    for (const json& given : {json{{"tp", 8}}, json{{"pp", 8}}}) {
+        json training = given;
+        training["tokens"] = 15e12;
+        const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                            {"training", training},
+                            {"inverse", {{"question", "gpus_needed"}, {"days", 60}}},
+                            {"explain", false}});
+        REQUIRE(r["inverse"]["gpus"].is_number());
+        CHECK(r["inputs"]["training"]["layout"] == "auto");
+        json e = r["inputs"];
+        e.erase("inverse");
+        e["hardware"]["count"] = r["inverse"]["gpus"];
+        e["explain"] = false;
+        const json t = run(e)["training"];
+        REQUIRE(t["fits"] == true);
+        CHECK(t["seconds"].get<double>() == Approx(r["inverse"]["seconds_at_gpus"].get<double>()).epsilon(1e-9));
+    }
+    const json refused = run({{"model", {{"preset", "llama3-70b"}}},
+                              {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}}},
+                              {"training", {{"tokens", 15e12}, {"tp", 8}, {"layout", "given"}}},
+                              {"inverse", {{"question", "gpus_needed"}, {"days", 60}}}});
+    CHECK(has_error(refused, "training.layout", "conflict"));
+}

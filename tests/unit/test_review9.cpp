@@ -445,7 +445,8 @@ TEST_CASE("an inverse answer's echoed inputs, fed back, ask the same question: t
                         {"training", {{"tokens", 1.5e13}, {"tp", 8}}},
                         {"inverse", {{"question", "gpus_needed"}, {"days", 30}}}});
     REQUIRE_FALSE(r.contains("errors"));
-    CHECK(r["inputs"]["training"] == json({{"tokens", 1.5e13}, {"tp", 8}}));
+    // (With layout auto since review 12: the answer searched the other layout fields.)
+    CHECK(r["inputs"]["training"] == json({{"tokens", 1.5e13}, {"tp", 8}, {"layout", "auto"}}));
     const json again = run(r["inputs"]);
     REQUIRE_FALSE(again.contains("errors"));
     CHECK(again["inverse"]["gpus"] == r["inverse"]["gpus"]);
