@@ -19,6 +19,7 @@
 #include "gpucalc/pricing.hpp"
 #include "gpucalc/report.hpp"
 #include "gpucalc/scenario_fields.hpp"
+#include "gpucalc/scenario_parse.hpp"
 #include "gpucalc/units.hpp"
 
 namespace gpucalc {
@@ -971,7 +972,9 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     const double peak = hw.device.peak(hw.device.sixteen_bit(tc.precision)).value_or(0);
     const HourlyRate rate = hardware_hour_cost(hw, s.costs, "hardware.device");
     if (!(hw.device.peak(tc.precision).value_or(0) > 0) || peak <= 0) {
-        add_error(errors, "unsupported", "training.precision", "the device has no peak for the training precision");
+        // As an estimate says it (what_can_train may have no training section for the scenario's check):
+        // "the device has no peak for the training precision" had named neither.
+        check_precision_peaks(hw.device, tc.precision, errors);
         return nullptr;
     }
     json out;

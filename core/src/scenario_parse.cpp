@@ -1012,15 +1012,6 @@ void check_framework(const TrainingConfig& t, const Hardware& hw, Errors& errors
                   "(Megatron-LM 2021-2022) has none; use megatron");
 }
 
-// The training precision's peak on the device, and for FP8 a 16-bit one beside it.
-void check_precision_peaks(const Device& d, Precision p, Errors& errors) {
-    if (!d.peak(p))
-        add_error(errors, "unsupported", "training.precision",
-                  "training.precision " + std::string(precision_name(p)) + " has no published peak on " + d.name);
-    else if (!d.peak(d.sixteen_bit(p)))
-        add_error(errors, "unsupported", "training.precision", fp8_needs_16_bit(d));
-}
-
 // A serving copy's layout: tp x ep GPUs within hardware.count, tp dividing the heads and dividing (or
 // divided by) the KV heads, ep dividing the experts of a mixture of experts.
 void check_serving_layout(const Scenario& s, Errors& errors) {
@@ -1094,6 +1085,15 @@ void check_consistency(Scenario& s, Errors& errors, LayoutCheck check) {
 }
 
 }  // namespace
+
+// The training precision's peak on the device, and for FP8 a 16-bit one beside it.
+void check_precision_peaks(const Device& d, Precision p, Errors& errors) {
+    if (!d.peak(p))
+        add_error(errors, "unsupported", "training.precision",
+                  "training.precision " + std::string(precision_name(p)) + " has no published peak on " + d.name);
+    else if (!d.peak(d.sixteen_bit(p)))
+        add_error(errors, "unsupported", "training.precision", fp8_needs_16_bit(d));
+}
 
 bool parse_scenario(const json& j, Scenario& s, Errors& errors, LayoutCheck check) {
     const std::size_t before = errors.size();

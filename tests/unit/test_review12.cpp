@@ -82,3 +82,11 @@ TEST_CASE("an inverse answer with tp given is the run an estimate of its echo ma
                               {"inverse", {{"question", "gpus_needed"}, {"days", 60}}}});
     CHECK(has_error(refused, "training.layout", "conflict"));
 }
+
+TEST_CASE("what_can_train on a device without the training precision's peak says which precision and which device, as an estimate does") {
+    // A T4 (no BF16) or a CPU asked what it can train had answered "the device has no peak for the
+    // training precision", naming neither the precision (bf16, the default) nor the device.
+    const json r = run({{"hardware", {{"device", "nvidia-t4"}, {"count", 2}}}, {"inverse", {{"question", "what_can_train"}, {"days", 3}}}});
+    REQUIRE(has_error(r, "training.precision", "unsupported"));
+    CHECK(r["errors"][0]["message"] == "training.precision bf16 has no published peak on Tesla T4");
+}

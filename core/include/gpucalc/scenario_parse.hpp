@@ -19,6 +19,10 @@ enum class LayoutCheck { scenario, search, model, none };
 // Parses and validates a scenario. Returns false with every problem in `errors` (field paths).
 bool parse_scenario(const jv::Value& j, Scenario& out, Errors& errors, LayoutCheck check = LayoutCheck::scenario);
 
+// The training precision's peak on d (training.precision's error when it has none, or fp8 without a
+// 16-bit peak to measure MFU against): for estimates and inverse questions alike.
+void check_precision_peaks(const Device& d, Precision p, Errors& errors);
+
 // scenario.model: {"preset": id} | {"params": N} | architecture fields (errors name `path`.*); its
 // echo (write_model, scenario_fields.hpp) parses back to the same model.
 bool model_from_json(const jv::Value& j, const std::string& path, ModelSpec& out, Errors& errors);
