@@ -62,12 +62,14 @@ std::string layout_text(const TrainingConfig& c) {
     return s;
 }
 
-// What the plan search made of the batch when it raised it to feed the pipeline (pipeline_fed_batch),
-// or nothing: a batch of 33.5M tokens had been chosen without a word where ~4M is the default.
+// What the plan search, or the default of a layout given, made of the batch when it raised it to feed
+// the pipeline (pipeline_fed_batch), or nothing: a batch of 33.5M tokens had been chosen without a
+// word where ~4M is the default (and Llama 3 70B at TP 8, PP 16, DP 128 given took 2,048 sequences,
+// 16.8M tokens, without one; a red team).
 std::string raised_batch_text(const Scenario& s, const TrainingConfig& c) {
     const double seq = s.model->seq_len, dp = static_cast<double>(c.dp.value_or(1));
-    if (s.training->global_batch || !batch_raised_to_feed(c, seq, target_batch_tokens(site_count(*s.hardware), dp, c.local_steps)))
-        return "";
+    const bool batch_given = s.training->global_batch && !s.training->batch_defaulted;
+    if (batch_given || !batch_raised_to_feed(c, seq, target_batch_tokens(site_count(*s.hardware), dp, c.local_steps))) return "";
     const double gb = static_cast<double>(*c.global_batch);
     return "; global_batch " + jr::fmt_num(gb) + " sequences (" + decimal::format_general(gb * seq / 1e6, 3) +
            "M tokens), raised from about 4M tokens to one micro-batch per pipeline stage (dp x micro_batch x pp): give "
@@ -707,6 +709,8 @@ void training_section(ReportOut& o, const Scenario& s) {
     if (layout.searched && layout.found)
         o.warnings.push_back("training: no parallel layout given: the plan search chose " + layout_text(r.config) +
                              raised_batch_text(s, r.config));
+    else if (const std::string raised = raised_batch_text(s, r.config); !layout.searched && !raised.empty())
+        o.warnings.push_back("training: the layout given has no training.global_batch: " + raised.substr(2));
     for (auto& w : r.warnings) o.warnings.push_back("training: " + w);
     if (s.scaling) scaling_json(o, s, r);
 }

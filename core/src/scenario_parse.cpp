@@ -794,6 +794,7 @@ void resolve_global_batch(const LayoutRules& r, Errors& errors) {
     if (!t.global_batch) {
         // With interleaving, in groups of pp micro-batches (check_interleaved_microbatches).
         t.global_batch = layout_default_batch(t, r.s.model->seq_len, site_count(*r.s.hardware));
+        t.batch_defaulted = true;
         t.given |= field_bit(training_fields(), "global_batch");  // resolved now: the echo gives it, and so must this
         // At least one dp x micro_batch step: the echoed default must be within global_batch's own range.
         for (const auto& f : training_fields())

@@ -90,3 +90,21 @@ TEST_CASE("what_can_train on a device without the training precision's peak says
     REQUIRE(has_error(r, "training.precision", "unsupported"));
     CHECK(r["errors"][0]["message"] == "training.precision bf16 has no published peak on Tesla T4");
 }
+
+TEST_CASE("a layout given without a batch says when its default batch was raised to feed its pipeline, as the plan search's does") {
+    // Llama 3 70B at TP 8, PP 16, DP 128 took 2,048 sequences (16.8M tokens, four times the ~4M
+    // default) without a word; the automatic layout's warning said so.
+    const auto warned = [](const json& training) {
+        const json r = run({{"model", {{"preset", "llama3-70b"}}},
+                            {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16384}}},
+                            {"training", training},
+                            {"explain", false}});
+        REQUIRE_FALSE(r.contains("errors"));
+        for (const auto& w : r["warnings"])
+            if (w.get<std::string>().find("raised from about 4M tokens") != std::string::npos) return true;
+        return false;
+    };
+    CHECK(warned({{"tp", 8}, {"pp", 16}, {"dp", 128}}));
+    CHECK_FALSE(warned({{"tp", 8}, {"pp", 16}, {"dp", 128}, {"global_batch", 2048}}));
+    CHECK_FALSE(warned({{"tp", 8}, {"pp", 1}, {"dp", 2048}}));
+}

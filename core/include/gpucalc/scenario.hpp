@@ -121,7 +121,8 @@ struct TrainingConfig {
     bool overlap_moe_comm = false;                           // Megatron-Core combined 1F1B: EP all-to-all behind another micro-batch
     bool compile = true;                                     // torchtitan: transformer blocks under torch.compile (false: eager)
     bool outer_state = false;                                // internal, not a field: a fleet pool holds DiLoCo's outer state
-    std::uint64_t given = 0;                                 // rows of training_fields() present in the scenario (not echoed)
+    bool batch_defaulted = false;  // internal, not a field: global_batch is the default a layout given resolved (not the scenario's)
+    std::uint64_t given = 0;       // rows of training_fields() present in the scenario (not echoed)
 };
 
 // Latency targets of a serving deployment (inference.slo).
