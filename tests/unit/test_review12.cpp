@@ -108,3 +108,18 @@ TEST_CASE("a layout given without a batch says when its default batch was raised
     CHECK_FALSE(warned({{"tp", 8}, {"pp", 16}, {"dp", 128}, {"global_batch", 2048}}));
     CHECK_FALSE(warned({{"tp", 8}, {"pp", 1}, {"dp", 2048}}));
 }
+
+TEST_CASE("what a cluster can train below a billion parameters takes the time given at its own goodput") {
+    // One L4 for a day: 0.108B parameters, whose estimate took 0.99925 days: the tokens were bought
+    // at the goodput of a 1e9-parameter model (the sizing's floor), whose checkpoints take longer.
+    const json hw = {{"device", "nvidia-l4"}, {"count", 1}};
+    const json a = run({{"hardware", hw}, {"inverse", {{"question", "what_can_train"}, {"days", 1}}}, {"explain", false}})["inverse"];
+    REQUIRE(a["trainable_params"].get<double>() < 1e9);
+    const json e = run({{"model", {{"params", a["trainable_params"]}, {"seq_len", 2048}}},
+                        {"hardware", hw},
+                        {"training", {{"tokens", a["trainable_tokens"]}}},
+                        {"explain", false}});
+    REQUIRE(e["training"]["fits"] == true);
+    CHECK(e["training"]["mfu"].get<double>() == Approx(a["trainable_mfu"].get<double>()).epsilon(1e-9));
+    CHECK(e["training"]["seconds"].get<double>() == Approx(86400.0).epsilon(1e-9));
+}
