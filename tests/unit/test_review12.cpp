@@ -123,3 +123,18 @@ TEST_CASE("what a cluster can train below a billion parameters takes the time gi
     CHECK(e["training"]["mfu"].get<double>() == Approx(a["trainable_mfu"].get<double>()).epsilon(1e-9));
     CHECK(e["training"]["seconds"].get<double>() == Approx(86400.0).epsilon(1e-9));
 }
+
+TEST_CASE("what 100,000 RTX 4090 over 1 Gb/s internet can train is a model a layout runs, not nothing") {
+    // The answer had been null ('no model of 10M parameters or more fits these devices' memory'): a
+    // 10M model has too few layers to pipeline 100,000 devices within the largest published batch,
+    // while larger models, deeper, have layouts (an estimate of 1B runs).
+    const json hw = {{"device", "nvidia-rtx-4090"}, {"count", 100000}, {"network", "internet-1g"}};
+    const json a = run({{"hardware", hw}, {"inverse", {{"question", "what_can_train"}, {"days", 300}}}, {"explain", false}})["inverse"];
+    REQUIRE(a["trainable_params"].is_number());
+    const json e = run({{"model", {{"params", a["trainable_params"]}, {"seq_len", 2048}}},
+                        {"hardware", hw},
+                        {"training", {{"tokens", a["trainable_tokens"]}}},
+                        {"explain", false}});
+    REQUIRE(e["training"]["fits"] == true);
+    CHECK(e["training"]["seconds"].get<double>() == Approx(300 * 86400.0).epsilon(1e-9));
+}
