@@ -28,7 +28,10 @@ HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
     for (const auto& p : d.cloud_prices) (p.basis == want ? chosen : other) = &p;
     const CloudPrice* use = chosen ? chosen : other;
     if (!use) {
-        r.note = "no catalog price for " + d.name + ": set " + c.rent_field;
+        r.note = "no catalog price for " + d.name + ": set " +
+                 (c.rent_pool < 0 ? std::string("costs.gpu_hour_usd")
+                                  : "hardware.pools[" + std::to_string(c.rent_pool) +
+                                        "].gpu_hour_usd (this pool's), or costs.gpu_hour_usd (every pool's)");
         return r;
     }
     r.usd = use->usd_per_hour;
@@ -43,7 +46,7 @@ HourlyRate gpu_hour_rate(const Device& d, const Costs& c) {
 Costs pool_costs(const Costs& c, const Pool& p, std::size_t index) {
     Costs out = c;
     if (p.gpu_hour_usd) out.gpu_hour_usd = p.gpu_hour_usd;
-    out.rent_field = "hardware.pools[" + std::to_string(index) + "].gpu_hour_usd (this pool's), or costs.gpu_hour_usd (every pool's)";
+    out.rent_pool = static_cast<int>(index);
     return out;
 }
 

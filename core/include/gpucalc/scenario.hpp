@@ -209,9 +209,10 @@ struct Costs {
     double grid_kg_co2_per_kwh = 0.385;      // US average used by Touvron et al. 2023 (LLaMA) Sec. 6
     Ownership ownership = Ownership::cloud;  // cloud: pay gpu_hour_usd; owned: amortise price + energy
     double lifetime_years = 4;               // amortisation period for owned hardware
-    // Where a rent the catalog lacks is given, for the note that asks for it (not a scenario field):
-    // a pool's own gpu_hour_usd in a mixed fleet (pool_costs).
-    std::string rent_field = "costs.gpu_hour_usd";
+    // Not a scenario field: the mixed fleet's pool (its index) whose own gpu_hour_usd a missing rent
+    // is asked for (pool_costs); -1: costs.gpu_hour_usd. A number, not the text: Costs is copied on
+    // the estimate's path, and a string this long is a heap copy in wasm.
+    int rent_pool = -1;
 };
 
 struct CompareRequest {
