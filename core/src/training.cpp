@@ -700,7 +700,8 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     r.flops_6nd = 6.0 * pc.active * r.tokens;
     r.flops = r.model_flops_per_token * r.tokens;
 
-    const StepEstimate est = estimate_step(tm.in, hw, cfg, eff);
+    StepTerms terms;  // what the derivations of the communication show (recorded only when explained)
+    const StepEstimate est = estimate_step(tm.in, hw, cfg, eff, false, trace.enabled() ? &terms : nullptr);
     link_warnings(hw, est, r);
     setting_warnings(cfg, model, eff, d, r);
     const NetworkLevels levels = network_levels(hw);

@@ -1178,7 +1178,9 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double f = in.moe_layer_fraction;
     const double routed = L.et > 1 ? links.fabric.ring(2.0, bytes * in.experts_per_token * L.et / L.t, L.et, 1.0) : 0.0;
     const double ring_mlp = (1.0 - f) * ring_t + f * ((in.shared_experts > 0 ? ring_t : 0.0) + routed);
-    r.tp_tokens = c.tokens, r.tp_ring_attention_seconds = ring_t, r.tp_ring_mlp_seconds = ring_mlp, r.tp_ring_routed_seconds = routed;
+    if (StepTerms* x = r.terms)
+        x->tp_tokens = c.tokens, x->tp_ring_attention_seconds = ring_t, x->tp_ring_mlp_seconds = ring_mlp,
+        x->tp_ring_routed_seconds = routed;
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
@@ -1400,9 +1402,9 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
                         links.fabric.ring(1.0, grp.expert_params * per_param, grp.expert_shard, grp.expert_stride) +
                         (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
     r.dp_bytes = L.m * (per_param * shard_share(r, grp) - root_gather * (grp.shard - 1.0) / grp.shard);
-    r.dp.collectives = L.m, r.dp.collective_seconds = t_mb;
-    r.dp.hidden_per_collective = cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0;
-    r.step.dp_comm = L.m * std::max(0.0, t_mb - r.dp.hidden_per_collective);
+    const double hidden = cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0;
+    if (StepTerms* x = r.terms) x->dp.collectives = L.m, x->dp.collective_seconds = t_mb, x->dp.hidden_per_collective = hidden;
+    r.step.dp_comm = L.m * std::max(0.0, t_mb - hidden);
 }
 
 // ZeRO-0/1/2: the gradient reduction inside a site; returns the time of the step's last one (the
@@ -1419,8 +1421,10 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
                                     : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
     r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(r, grp);
-    r.dp.collectives = 1, r.dp.collective_seconds = t_dp, r.dp.hidden_per_collective = grp.overlap;
-    r.dp.earlier = earlier, r.dp.reduce_scatter_seconds = t_rs;
+    if (StepTerms* x = r.terms) {
+        x->dp.collectives = 1, x->dp.collective_seconds = t_dp, x->dp.hidden_per_collective = grp.overlap;
+        x->dp.earlier = earlier, x->dp.reduce_scatter_seconds = t_rs;
+    }
     r.step.dp_comm = std::max(0.0, t_dp - grp.overlap) + earlier * std::max(0.0, t_rs - grp.overlap);
     return t_dp;
 }
@@ -1435,7 +1439,7 @@ double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpG
     const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard) +
                          links.fabric.ring(2.0, expert_shard, expert_replicas, grp.expert_stride * grp.expert_shard);
     r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas + 2.0 * expert_shard * (expert_replicas - 1.0) / expert_replicas;
-    r.dp.hybrid_seconds = t_rep;
+    if (r.terms) r.terms->dp.hybrid_seconds = t_rep;
     r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
     return t_rep;
 }
@@ -1468,7 +1472,7 @@ void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const 
     const double left = std::max(0.0, grp.overlap - raw_intra);
     const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * L.m;
     w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
-    r.dp.across_sites_exposed = w.exchange_exposed_seconds;
+    if (r.terms) r.terms->dp.across_sites_exposed = w.exchange_exposed_seconds;
     r.step.dp_comm += w.exchange_exposed_seconds;
 }
 
@@ -1499,7 +1503,7 @@ void data_parallel_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, c
     grp.expert_local = std::max(1.0, grp.local * L.t / (L.et * L.ep));
     grp.expert_params = links.net.sites > 1 ? 0.0 : r.expert_params_per_gpu;
     grp.overlap = cfg.overlap_dp_comm ? fw.dp_overlap * compute_mb : 0.0;
-    r.dp.compute_per_microbatch = compute_mb, r.dp.hidden_once = grp.overlap;
+    if (r.terms) r.terms->dp.compute_per_microbatch = compute_mb, r.terms->dp.hidden_once = grp.overlap;
     double raw_intra = 0;  // ZeRO-0/1/2 reduction inside sites before overlap (FSDP's runs per micro-batch)
     if (L.zero >= 3)
         fsdp_comm(cfg, fw, links, L, grp, compute_mb, r);
@@ -1583,7 +1587,8 @@ double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double r
 // and the compute they hide behind.
 GPUCALC_COLD void explain_dp_comm(const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
     const StepTime& s = e.step;
-    const StepEstimate::DpTerms& d = e.dp;
+    if (!e.terms) return;  // not recorded: an estimate that is not explained
+    const StepTerms::DpTerms& d = e.terms->dp;
     trace.add("training.step_breakdown_seconds.dp_comm",
               "collectives x max(0, collective - hidden_per_collective) + earlier x max(0, reduce_scatter - hidden_once) + max(0, "
               "hybrid_allreduce - hidden_once) + exposed_across_sites; hidden_once = overlap_dp_comm x dp_overlap x "
@@ -1718,13 +1723,15 @@ void slowest_stage(const StepInputs& in, const TrainingConfig& cfg, const Effici
 
 }  // namespace
 
-StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only) {
-    return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only);
+StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, bool memory_only,
+                           StepTerms* terms) {
+    return estimate_step(in, hw, cfg, eff, network_levels(hw), memory_only, terms);
 }
 
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
-                           const NetworkLevels& net, bool memory_only) {
+                           const NetworkLevels& net, bool memory_only, StepTerms* terms) {
     StepEstimate r;
+    r.terms = terms;
     StepLayout L = step_layout(in, cfg, eff.fw, net);
     r.microbatches = L.m;
     r.layers_per_stage = L.Ls;
@@ -1827,7 +1834,7 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
 GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e,
                                   Trace& trace) {
     const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
-    if (cfg.tp > 1)
+    if (cfg.tp > 1 && e.terms)
         trace.add("training.step_breakdown_seconds.tp_comm",
                   "microbatches x (1 - tp_overlap) x layers_on_slowest_stage x (2 + recompute + sequence_parallel / 2) x (ring_attention + "
                   "ring_mlp); ring_attention = 2 x max((tp - 1) / tp x B / (scale_up x network_efficiency), (tp - r) / (tp r) x B / "
@@ -1841,10 +1848,10 @@ GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cf
                    {"sequence_parallel", sequence_parallel(cfg) ? 1.0 : 0.0},
                    {"recompute", rc},
                    {"tp_overlap", eff.fw.tp_overlap},
-                   {"ring_attention", e.tp_ring_attention_seconds},
-                   {"ring_mlp", e.tp_ring_mlp_seconds},
-                   {"ring_routed", e.tp_ring_routed_seconds},
-                   {"tokens", e.tp_tokens},
+                   {"ring_attention", e.terms->tp_ring_attention_seconds},
+                   {"ring_mlp", e.terms->tp_ring_mlp_seconds},
+                   {"ring_routed", e.terms->tp_ring_routed_seconds},
+                   {"tokens", e.terms->tp_tokens},
                    {"hidden", in.hidden},
                    {"scale_up", e.scale_up_bytes_per_second},
                    {"scale_out", e.scale_out_bytes_per_second},

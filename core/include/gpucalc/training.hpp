@@ -81,6 +81,28 @@ struct StepInputs {
 };
 
 // Everything the step model computes, kept so that the derivations quote the very values used.
+// What the derivations of the tensor- and data-parallel communication show beside the figures:
+// written by the functions that compute them (tp_comm_seconds, data_parallel_comm), when asked.
+struct StepTerms {
+    // Tensor-parallel communication (tp_comm_seconds): the tokens of a micro-batch on one device, and
+    // one all-reduce-equivalent of the attention block's activations and of the MLP's (of which the
+    // routed experts' ring over expert_tp ranks, per MoE layer).
+    double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0, tp_ring_routed_seconds = 0;
+    // Data-parallel communication (data_parallel_comm): the compute of a micro-batch it hides behind,
+    // the collectives before that overlap and what is exposed across sites.
+    struct DpTerms {
+        double compute_per_microbatch = 0;  // seconds
+        double hidden_per_collective = 0;   // hidden behind each of `collectives` (FSDP: fsdp_overlap x compute; else dp_overlap x)
+        double hidden_once = 0;             // hidden behind a once-per-step reduction (dp_overlap x compute)
+        double collectives = 0;             // FSDP: one set per micro-batch; else 1
+        double collective_seconds = 0;      // FSDP: a micro-batch's gathers and reduce-scatters; else the step's last reduction
+        double earlier = 0;                 // ZeRO-2: reduce-scatters of the earlier micro-batches
+        double reduce_scatter_seconds = 0;  // one of them
+        double hybrid_seconds = 0;          // hybrid sharding's all-reduce across shard groups
+        double across_sites_exposed = 0;    // the synchronous exchange across sites, exposed
+    } dp;
+};
+
 struct StepEstimate {
     MemoryPerGpu memory;
     StepTime step;
@@ -116,23 +138,10 @@ struct StepEstimate {
     double devices_per_node = 0;           // devices a node's scale-up links join (network_levels)
     double scale_out_latency_seconds = 0;  // one hop across nodes (network_levels)
     std::optional<WanTraffic> wan;         // across sites (set only when the cluster spans several sites)
-    // Tensor-parallel communication (tp_comm_seconds): the tokens of a micro-batch on one device, and
-    // one all-reduce-equivalent of the attention block's activations and of the MLP's (of which the
-    // routed experts' ring over expert_tp ranks, per MoE layer).
-    double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0, tp_ring_routed_seconds = 0;
-    // Data-parallel communication (data_parallel_comm): the compute of a micro-batch it hides behind,
-    // the collectives before that overlap and what is exposed across sites.
-    struct DpTerms {
-        double compute_per_microbatch = 0;  // seconds
-        double hidden_per_collective = 0;   // hidden behind each of `collectives` (FSDP: fsdp_overlap x compute; else dp_overlap x)
-        double hidden_once = 0;             // hidden behind a once-per-step reduction (dp_overlap x compute)
-        double collectives = 0;             // FSDP: one set per micro-batch; else 1
-        double collective_seconds = 0;      // FSDP: a micro-batch's gathers and reduce-scatters; else the step's last reduction
-        double earlier = 0;                 // ZeRO-2: reduce-scatters of the earlier micro-batches
-        double reduce_scatter_seconds = 0;  // one of them
-        double hybrid_seconds = 0;          // hybrid sharding's all-reduce across shard groups
-        double across_sites_exposed = 0;    // the synchronous exchange across sites, exposed
-    } dp;
+    // The terms the derivations of tp_comm and dp_comm show (StepTerms), recorded only when the caller
+    // asks (estimate_step's `terms`: the estimate that is explained); null in the plan search, whose
+    // every candidate would otherwise carry and write them (measured: 2-4 % slower per plan in wasm).
+    struct StepTerms* terms = nullptr;
 };
 
 StepInputs step_inputs(const ModelSpec& m);
@@ -165,13 +174,14 @@ bool expert_layout_ok(Count tp, Count cp, Count dp, Count ep, std::optional<Coun
 // generalised: GQA, gated MLPs, no dropout, context parallelism).
 double activation_bytes_per_layer(const StepInputs& in, const TrainingConfig& cfg);
 // memory_only: stops once the memory per device is known (the plan search rejects a layout that
-// does not fit before timing it); the other figures are then left at zero.
+// does not fit before timing it); the other figures are then left at zero. terms: where the terms
+// the derivations show are written (StepEstimate::terms), for the estimate that is explained.
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
-                           bool memory_only = false);
+                           bool memory_only = false, StepTerms* terms = nullptr);
 // The same with the network levels already resolved (network_levels(hw)): the plan search resolves
 // them once for all the layouts it evaluates.
 StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff,
-                           const NetworkLevels& net, bool memory_only = false);
+                           const NetworkLevels& net, bool memory_only = false, StepTerms* terms = nullptr);
 // A lower bound of estimate_step(...).step.total from the micro-batch terms that are never hidden
 // (compute: GEMMs, attention, memory-bound ops, kernel overhead; tensor- and context-parallel
 // communication): the step time is a sum of non-negative terms, of which the micro-batches' terms
