@@ -678,6 +678,22 @@ void link_warnings(const Hardware& hw, const StepEstimate& est, TrainingResult& 
 
 }  // namespace
 
+namespace {
+
+// The run's inputs and counts in the result: the layout in force, the framework, devices, parameters, tokens.
+ParamCount result_inputs(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, TrainingResult& r) {
+    r.config = cfg;
+    r.framework = eff.fw.name;
+    r.devices = static_cast<double>(hw.count);
+    const ParamCount pc = count_params(model);
+    r.params_total = pc.total;
+    r.params_active = pc.active;
+    r.tokens = cfg.tokens.value_or(0);
+    return pc;
+}
+
+}  // namespace
+
 TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs,
                                  Trace& trace) {
     TrainingResult r;
@@ -685,14 +701,8 @@ TrainingResult estimate_training(const ModelSpec& model, const Hardware& hw, con
     TrainingConfig cfg = resolved_config(cfg_in, model, hw);
     const Efficiency eff = training_efficiency(cfg, d);
     if (!cfg.fp32_gradients) cfg.fp32_gradients = eff.fw.fp32_gradients;
-    r.config = cfg;
-    r.framework = eff.fw.name;
-    const double n = static_cast<double>(hw.count);
-    r.devices = n;
-    const ParamCount pc = count_params(model);
-    r.params_total = pc.total;
-    r.params_active = pc.active;
-    r.tokens = cfg.tokens.value_or(0);
+    const ParamCount pc = result_inputs(model, hw, cfg, eff, r);
+    const double n = r.devices;
 
     const TrainingModel tm = training_model(model);
     assumption_warnings(tm, eff, d, r);
