@@ -114,21 +114,44 @@ struct PoolsAlone {
     std::vector<TrainingConfig> layouts;
 };
 
-// Every pool alone at its best layout (whole replicas); false, with the reason in out, if a pool cannot hold one.
-bool pools_alone(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, PoolsAlone& pa, ModeResult& out) {
+// Pools alone at their best layouts, remembered by device, count and node size: the fleet without one
+// of its pools (slower_than_without_a_pool) asks the same of every other pool again, a plan search each.
+struct AloneMemo {
+    struct Entry {
+        std::string device;
+        Count count, per_node;
+        TrainingResult result;
+        TrainingConfig layout;
+    };
+    std::vector<Entry> entries;
+};
+
+// One pool alone at its best layout (its estimate and its layout as resolved).
+const AloneMemo::Entry& pool_alone(const ModelSpec& m, const Hardware& hw, const Pool& p, const TrainingConfig& cfg, const Costs& costs,
+                                   AloneMemo& memo) {
+    for (const auto& e : memo.entries)
+        if (e.device == p.device.id && e.count == p.count && e.per_node == p.devices_per_node) return e;
     const auto& tf = training_fields();
     Trace none(false);
+    const Hardware h = pool_hardware(hw, p);
+    TrainingConfig c = cfg;
+    c.outer_state = cfg.local_steps > 1;  // the pool holds DiLoCo's outer state: its layout must leave room for it
+    c.local_steps = 1;
+    c.outer_overlap_steps = 0;
+    c.global_batch.reset();
+    c.given &= ~field_bit(tf, "global_batch");
+    c.layout = LayoutMode::automatic;
+    const LayoutChoice lc = resolve_layout(m, h, c);
+    memo.entries.push_back({p.device.id, p.count, p.devices_per_node, estimate_training(m, h, lc.config, costs, none), lc.config});
+    return memo.entries.back();
+}
+
+// Every pool alone at its best layout (whole replicas); false, with the reason in out, if a pool cannot hold one.
+bool pools_alone(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, PoolsAlone& pa, ModeResult& out,
+                 AloneMemo& memo) {
     for (const Pool& p : hw.pools) {
-        const Hardware h = pool_hardware(hw, p);
-        TrainingConfig c = cfg;
-        c.outer_state = cfg.local_steps > 1;  // the pool holds DiLoCo's outer state: its layout must leave room for it
-        c.local_steps = 1;
-        c.outer_overlap_steps = 0;
-        c.global_batch.reset();
-        c.given &= ~field_bit(tf, "global_batch");
-        c.layout = LayoutMode::automatic;
-        const LayoutChoice lc = resolve_layout(m, h, c);
-        const TrainingResult r = estimate_training(m, h, lc.config, costs, none);
+        const AloneMemo::Entry& e = pool_alone(m, hw, p, cfg, costs, memo);
+        const TrainingResult& r = e.result;
         if (!r.fits || r.tokens_per_second <= 0) {
             out.reason = "data parallel across pools needs every pool to hold whole replicas: " + pool_label(p) + " needs " +
                          jr::fmt_num(r.memory.total / units::GiB) + " GiB per device at its best layout, and has " +
@@ -136,7 +159,7 @@ bool pools_alone(const ModelSpec& m, const Hardware& hw, const TrainingConfig& c
             return false;
         }
         pa.alone.push_back(r.tokens_per_second);
-        TrainingConfig resolved = lc.config;
+        TrainingConfig resolved = e.layout;
         if (!resolved.dp) resolved.dp = std::max<Count>(1, p.count / std::max<Count>(1, resolved.tp * resolved.pp * resolved.cp));
         pa.layouts.push_back(resolved);
     }
@@ -230,10 +253,10 @@ void pool_exchange(const ModelSpec& m, const Hardware& hw, const TrainingConfig&
 // Data parallelism across the pools: each pool trains whole replicas on its share of the batch, and
 // the pools exchange (pseudo-)gradients, every step or every local_steps.
 ModeResult data_parallel(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs,
-                         const std::vector<Site>& sites) {
+                         const std::vector<Site>& sites, AloneMemo& memo) {
     ModeResult out;
     PoolsAlone pa;
-    if (!pools_alone(m, hw, cfg, costs, pa, out)) return out;
+    if (!pools_alone(m, hw, cfg, costs, pa, out, memo)) return out;
     const bool fits = share_batch(m, hw, cfg, costs, pa, out);
     pool_exchange(m, hw, cfg, sites, out);
     const double H = static_cast<double>(cfg.local_steps);
@@ -631,11 +654,12 @@ ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const Train
             if (fastest.first > 0) uniform.push_back(fastest);
         }
     }
-    // Each pool its own recomputation, from the three fastest (descending from every one costs k^2
-    // pipelines per candidate: 64 pools took 0.2 s).
+    // Each device type its own recomputation, from the two fastest (descending from every candidate
+    // had 64 pools take 0.2 s natively; from the fastest alone, 16 H100 + 64 MI300X + 16 RTX 4090 over
+    // a 10 Gb/s WAN lost 2.4 %; from two, in wasm: 3 pools 2-4 ms, 12 pools 5.6 ms, against 1-2 before).
     if (recomputes.size() < 2 || k < 2) return best;
     std::sort(uniform.begin(), uniform.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = 0; i < std::min<std::size_t>(3, uniform.size()); ++i)
+    for (std::size_t i = 0; i < std::min<std::size_t>(2, uniform.size()); ++i)
         per_pool_recompute(s, uniform[i].second, uniform[i].first, recomputes, best);
     return best;
 }
@@ -941,9 +965,11 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
 // faster than the whole fleet, said, naming the pool (a red team: 32 + 16 MI300X and 8 H100 in two
 // sites trained Llama 2 70B at 6,052 tokens/s over a 1 Gb/s WAN, and at 5,296 with 32 more MI300X,
 // whose stages asked for two pipelines that share the WAN). The fleet still answers for every pool.
-// Up to 8 pools: each pool left out is a search of the fleet again (8 pools 27 ms natively; 64 pools 1.9 s).
+// Up to 8 pools: each pool left out is a search of the fleet again (in wasm, 3 and 4 pools 2-5 ms in
+// all, 8 pools 25 ms; 64 pools would take seconds).
 constexpr std::size_t kDropOneMaxPools = 8;
-void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, TrainingResult& t) {
+void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, AloneMemo& memo,
+                                TrainingResult& t) {
     if (hw.pools.size() < 3 || hw.pools.size() > kDropOneMaxPools || t.mfu_given) return;
     std::size_t drop = hw.pools.size();
     double fastest = 1.001 * t.tokens_per_second;
@@ -951,7 +977,7 @@ void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const Tr
         Hardware h = hw;
         h.pools.erase(h.pools.begin() + static_cast<std::ptrdiff_t>(i));
         const std::vector<Site> sites = sites_of(h);
-        const ModeResult a = data_parallel(m, h, cfg, costs, sites), b = pipeline(m, h, cfg, sites);
+        const ModeResult a = data_parallel(m, h, cfg, costs, sites, memo), b = pipeline(m, h, cfg, sites);
         const double rate = std::max(a.ok ? a.tokens_per_step / a.step : 0.0, b.ok ? b.tokens_per_step / b.step : 0.0);
         if (rate > fastest) fastest = rate, drop = i;
     }
@@ -989,7 +1015,8 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     f.load_balanced = cfg.load_balance;
     const std::vector<Site> sites = sites_of(hw);
     f.sites = static_cast<double>(sites.size());
-    const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites);
+    AloneMemo memo;
+    const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites, memo);
     const ModeResult ppm = pipeline(m, hw, cfg, sites);
     const bool use_dp = dpm.ok && (!ppm.ok || dpm.tokens_per_step / dpm.step >= ppm.tokens_per_step / ppm.step);
     const ModeResult& r = use_dp ? dpm : ppm;
@@ -1024,7 +1051,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     fleet_run_totals(hw, costs, fleet_band(m, hw, cfg, eff0, t), t, trace);
     run_length_warnings(cfg, t);
     fleet_warnings(hw, cfg, use_dp, f.why_not_other, dpm, t);
-    slower_than_without_a_pool(m, hw, cfg, costs, t);
+    slower_than_without_a_pool(m, hw, cfg, costs, memo, t);
     if (trace.enabled()) {
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
