@@ -44,3 +44,10 @@ inline void all_finite(const nlohmann::json& report) {
     all_finite_walk(report);
     if (report.contains("warnings")) CHECK(report["warnings"].dump().find("non-finite") == std::string::npos);
 }
+
+// The value `name` a derivation lists (report["explain"][key]["values"]), which must be there.
+inline double derivation_value(const nlohmann::json& d, const std::string& name) {
+    INFO(name << " among the values of " << d.dump());
+    REQUIRE(d["values"].contains(name));
+    return d["values"][name].get<double>();
+}

@@ -20,12 +20,6 @@ json derivation(json scenario, const std::string& key) {
     return r["explain"][key];
 }
 
-double val(const json& d, const std::string& name) {
-    INFO(name << " among the values of " << d.dump());
-    REQUIRE(d["values"].contains(name));
-    return d["values"][name].get<double>();
-}
-
 }  // namespace
 
 TEST_CASE("the ZeRO memory derivations divide by the ranks that really shard: one site's under DiLoCo, a shard_group's when given") {
@@ -41,13 +35,15 @@ TEST_CASE("the ZeRO memory derivations divide by the ranks that really shard: on
         const json g = derivation(s, "training.memory_per_gpu_bytes.gradients");
         const json o = derivation(s, "training.memory_per_gpu_bytes.optimizer");
         CHECK(g["result"].get<double>() ==
-              Approx(val(g, "stage_params") * val(g, "bytes_per_gradient") / val(g, "shard_ranks")).epsilon(1e-9));
-        CHECK(o["result"].get<double>() ==
-              Approx(val(o, "stage_params") * val(o, "bytes_per_param_of_state") / val(o, "shard_ranks")).epsilon(1e-9));
+              Approx(derivation_value(g, "stage_params") * derivation_value(g, "bytes_per_gradient") / derivation_value(g, "shard_ranks"))
+                  .epsilon(1e-9));
+        CHECK(o["result"].get<double>() == Approx(derivation_value(o, "stage_params") * derivation_value(o, "bytes_per_param_of_state") /
+                                                  derivation_value(o, "shard_ranks"))
+                                               .epsilon(1e-9));
         CHECK(o["formula"].get<std::string>().find("shard_ranks") != std::string::npos);
     }
-    CHECK(val(derivation(wan, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 1);
-    CHECK(val(derivation(group, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 4);
+    CHECK(derivation_value(derivation(wan, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 1);
+    CHECK(derivation_value(derivation(group, "training.memory_per_gpu_bytes.optimizer"), "shard_ranks") == 4);
 }
 
 TEST_CASE(
@@ -65,12 +61,14 @@ TEST_CASE(
                       {"outer_offload", false},
                       {"global_batch", 1024}}}};
     const json t = derivation(s, "training.memory_per_gpu_bytes.total");
-    CHECK(val(t, "outer_optimizer") > 0);
-    const double sum = val(t, "weights") + val(t, "gradients") + val(t, "optimizer") + val(t, "activations") + val(t, "outer_optimizer") +
-                       val(t, "overhead");
+    CHECK(derivation_value(t, "outer_optimizer") > 0);
+    const double sum = derivation_value(t, "weights") + derivation_value(t, "gradients") + derivation_value(t, "optimizer") +
+                       derivation_value(t, "activations") + derivation_value(t, "outer_optimizer") + derivation_value(t, "overhead");
     CHECK(t["result"].get<double>() == Approx(sum).epsilon(1e-9));
     const json o = derivation(s, "training.memory_per_gpu_bytes.overhead");
-    CHECK(o["result"].get<double>() == Approx(val(o, "overhead_bytes") + val(o, "fragmentation") * val(o, "other_terms")).epsilon(1e-9));
+    CHECK(o["result"].get<double>() ==
+          Approx(derivation_value(o, "overhead_bytes") + derivation_value(o, "fragmentation") * derivation_value(o, "other_terms"))
+              .epsilon(1e-9));
 }
 
 TEST_CASE(
@@ -79,15 +77,16 @@ TEST_CASE(
                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
                     {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 8}, {"mfu", 0.4}}}};
     const json t = derivation(s, "training.tokens_per_second");
-    CHECK(t["result"].get<double>() ==
-          Approx(val(t, "mfu") * val(t, "devices") * val(t, "peak_flops_per_second") / val(t, "model_flops_per_token")).epsilon(1e-9));
+    CHECK(t["result"].get<double>() == Approx(derivation_value(t, "mfu") * derivation_value(t, "devices") *
+                                              derivation_value(t, "peak_flops_per_second") / derivation_value(t, "model_flops_per_token"))
+                                           .epsilon(1e-9));
     CHECK_FALSE(t["source"].get<std::string>().empty());
     // The band is [seconds / high, seconds / low]; the derivation's one result is the slow end.
     const json u = derivation({{"model", {{"preset", "llama3-8b"}}},
                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
                                {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 8}}}},
                               "training.uncertainty");
-    CHECK(u["result"].get<double>() == Approx(val(u, "seconds") / val(u, "band_low")).epsilon(1e-9));
+    CHECK(u["result"].get<double>() == Approx(derivation_value(u, "seconds") / derivation_value(u, "band_low")).epsilon(1e-9));
     CHECK(u["formula"].get<std::string>().find("slow end") != std::string::npos);
 }
 
@@ -98,12 +97,15 @@ TEST_CASE("fine-tuning's weights and optimizer derivations divide by the devices
                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                     {"finetune", {{"method", "lora"}, {"tokens", 1e8}}}};
     const json w = derivation(s, "finetune.memory_per_gpu_bytes.weights");
-    CHECK(w["result"].get<double>() == Approx((val(w, "params") * 2 + val(w, "adapters_bytes")) / val(w, "devices")).epsilon(1e-9));
+    CHECK(
+        w["result"].get<double>() ==
+        Approx((derivation_value(w, "params") * 2 + derivation_value(w, "adapters_bytes")) / derivation_value(w, "devices")).epsilon(1e-9));
     CHECK(w["formula"].get<std::string>().find("/ devices") != std::string::npos);
     CHECK_FALSE(w["source"].get<std::string>().empty());
     const json o = derivation(s, "finetune.memory_per_gpu_bytes.optimizer");
     CHECK(o["result"].get<double>() ==
-          Approx(val(o, "trainable_params") * val(o, "state_bytes_per_param") / val(o, "devices")).epsilon(1e-9));
+          Approx(derivation_value(o, "trainable_params") * derivation_value(o, "state_bytes_per_param") / derivation_value(o, "devices"))
+              .epsilon(1e-9));
     // With cpu_offload both are in host memory: the formulas say 0, as the figures.
     json off = s;
     off["finetune"] = {{"method", "full"}, {"cpu_offload", true}, {"tokens", 1e8}};
@@ -122,12 +124,14 @@ TEST_CASE("with separate prefill and decode copies, the derivation of the GPUs n
                     {"inference", {{"tp", 2}, {"requests_per_day", 5e6}, {"disaggregated", true}}},
                     {"costs", {{"gpu_hour_usd", 2.5}}}};
     const json g = derivation(s, "inference.gpus_needed");
-    CHECK(g["result"].get<double>() == (val(g, "decode_instances") + val(g, "prefill_instances")) * val(g, "instance_gpus"));
-    CHECK(val(g, "prefill_instances") > 0);
+    CHECK(g["result"].get<double>() ==
+          (derivation_value(g, "decode_instances") + derivation_value(g, "prefill_instances")) * derivation_value(g, "instance_gpus"));
+    CHECK(derivation_value(g, "prefill_instances") > 0);
     CHECK_FALSE(g["source"].get<std::string>().empty());
     const json c = derivation(s, "inference.input_cost_share");
-    CHECK(c["result"].get<double>() ==
-          Approx(val(c, "prefill_instances") / (val(c, "prefill_instances") + val(c, "decode_instances"))).epsilon(1e-12));
+    CHECK(c["result"].get<double>() == Approx(derivation_value(c, "prefill_instances") /
+                                              (derivation_value(c, "prefill_instances") + derivation_value(c, "decode_instances")))
+                                           .epsilon(1e-12));
 }
 
 TEST_CASE("serving's batch and copies per device say when their figure is not their formula's (nothing fits, a copy spans devices)") {
@@ -137,7 +141,7 @@ TEST_CASE("serving's batch and copies per device say when their figure is not th
                                   {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 2}}},
                                   {"inference", {{"prompt_tokens", 1000}, {"output_tokens", 200}}}},
                                  "inference.batch");
-    CHECK(val(none, "max_batch") < 1);
+    CHECK(derivation_value(none, "max_batch") < 1);
     CHECK(none["result"].get<double>() == 1);
     const bool says_one = none["formula"].get<std::string>().rfind("1:", 0) == 0;
     CHECK(says_one);
@@ -161,7 +165,7 @@ TEST_CASE("serving's batch and copies per device say when their figure is not th
                                  {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
                                  {"inference", {{"tp", 1}, {"batch", 1}}}},
                                 "inference.instances_per_gpu");
-    CHECK(one["result"].get<double>() == std::floor(val(one, "memory_bytes") / val(one, "instance_bytes")));
+    CHECK(one["result"].get<double>() == std::floor(derivation_value(one, "memory_bytes") / derivation_value(one, "instance_bytes")));
 }
 
 TEST_CASE("the derivation of the weights per device adds the draft model's weights that the figure holds") {
@@ -170,8 +174,10 @@ TEST_CASE("the derivation of the weights per device adds the draft model's weigh
                                {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}}},
                                {"inference", {{"tp", 1}, {"speculative", {{"draft_params", 1e9}}}}}},
                               "inference.weights_bytes_per_gpu");
-    CHECK(val(d, "draft_weights_bytes") > 0);
-    CHECK(d["result"].get<double>() == Approx((val(d, "weights_bytes") + val(d, "draft_weights_bytes")) / val(d, "tp")).epsilon(1e-12));
+    CHECK(derivation_value(d, "draft_weights_bytes") > 0);
+    CHECK(d["result"].get<double>() ==
+          Approx((derivation_value(d, "weights_bytes") + derivation_value(d, "draft_weights_bytes")) / derivation_value(d, "tp"))
+              .epsilon(1e-12));
     const bool sourced = !d["source"].get<std::string>().empty();
     CHECK(sourced);
 }
@@ -183,19 +189,23 @@ TEST_CASE("serving's decode and price derivations show every value their formula
                      {"costs", {{"gpu_hour_usd", 2}}}};
     // FP8 weights, 16-bit output head split over tp 8: the head's term divides by tp, which was not shown.
     const json w = derivation(ds, "inference.decode_breakdown_seconds.weights");
-    CHECK(w["result"].get<double>() == Approx((val(w, "params_read_per_gpu") * val(w, "bytes_per_param") +
-                                               val(w, "head_params_16bit") * (2 - val(w, "bytes_per_param")) / val(w, "tp")) /
-                                              (val(w, "bandwidth") * val(w, "eff_memory")))
-                                           .epsilon(1e-9));
+    CHECK(w["result"].get<double>() ==
+          Approx((derivation_value(w, "params_read_per_gpu") * derivation_value(w, "bytes_per_param") +
+                  derivation_value(w, "head_params_16bit") * (2 - derivation_value(w, "bytes_per_param")) / derivation_value(w, "tp")) /
+                 (derivation_value(w, "bandwidth") * derivation_value(w, "eff_memory")))
+              .epsilon(1e-9));
     // The GEMMs: tokens, parameters and widths were not among the values (an MoE's routed experts too).
     for (const json& s : {ds, json{{"model", {{"preset", "llama3-8b"}}},
                                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                                    {"inference", {{"tp", 2}}}}}) {
         const json c = derivation(s, "inference.decode_breakdown_seconds.compute");
-        const double w_ = val(c, "hidden") / val(c, "tp");
-        const double rate = val(c, "peak_flops_per_second") * val(c, "gemm_max") * w_ / (w_ + val(c, "gemm_half_width"));
-        const double flops = val(c, "tokens") * 2 * (val(c, "matmul_params") - val(c, "routed_params")) / val(c, "tp") +
-                             val(c, "batch") * 2 * val(c, "routed_params") / (val(c, "tp") * val(c, "ep"));
+        const double w_ = derivation_value(c, "hidden") / derivation_value(c, "tp");
+        const double rate = derivation_value(c, "peak_flops_per_second") * derivation_value(c, "gemm_max") * w_ /
+                            (w_ + derivation_value(c, "gemm_half_width"));
+        const double flops = derivation_value(c, "tokens") * 2 *
+                                 (derivation_value(c, "matmul_params") - derivation_value(c, "routed_params")) / derivation_value(c, "tp") +
+                             derivation_value(c, "batch") * 2 * derivation_value(c, "routed_params") /
+                                 (derivation_value(c, "tp") * derivation_value(c, "ep"));
         CHECK(c["result"].get<double>() == Approx(flops / rate).epsilon(1e-9));
     }
     // Llama 3 8B on an RTX 4090 with 10 layers on the device: the KV cache of the others is read from
@@ -204,21 +214,24 @@ TEST_CASE("serving's decode and price derivations show every value their formula
                                {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
                                {"inference", {{"weight_format", "q4_k_m"}, {"gpu_layers", 10}, {"batch", 1}, {"prompt_tokens", 8000}}}},
                               "inference.decode_breakdown_seconds.kv_cache");
-    const double on = val(k, "layers_on_device");
+    const double on = derivation_value(k, "layers_on_device");
     CHECK(on < 1);
-    CHECK(k["result"].get<double>() ==
-          Approx(val(k, "sequences_per_gpu") * val(k, "attended_context") * val(k, "kv_per_token_per_gpu") *
-                 (on / (val(k, "bandwidth") * val(k, "eff_memory")) + (1 - on) / (val(k, "host_bandwidth") * val(k, "eff_memory"))))
-              .epsilon(1e-9));
+    CHECK(k["result"].get<double>() == Approx(derivation_value(k, "sequences_per_gpu") * derivation_value(k, "attended_context") *
+                                              derivation_value(k, "kv_per_token_per_gpu") *
+                                              (on / (derivation_value(k, "bandwidth") * derivation_value(k, "eff_memory")) +
+                                               (1 - on) / (derivation_value(k, "host_bandwidth") * derivation_value(k, "eff_memory"))))
+                                           .epsilon(1e-9));
     // The prices per million tokens: with traffic, the day's cost and tokens; without, a request's GPU-seconds and tokens.
     const json out = derivation(ds, "inference.cost_per_million_output_tokens_usd");
-    CHECK(out["result"].get<double>() ==
-          Approx(val(out, "cost_per_day") * (1 - val(out, "input_cost_share")) / val(out, "output_tokens_per_day") * 1e6).epsilon(1e-9));
+    CHECK(out["result"].get<double>() == Approx(derivation_value(out, "cost_per_day") * (1 - derivation_value(out, "input_cost_share")) /
+                                                derivation_value(out, "output_tokens_per_day") * 1e6)
+                                             .epsilon(1e-9));
     json idle = ds;
     idle["inference"].erase("requests_per_day");
     const json in = derivation(idle, "inference.cost_per_million_input_tokens_usd");
-    CHECK(in["result"].get<double>() ==
-          Approx(val(in, "gpu_hour_usd") / 3600 * val(in, "prefill_gpu_seconds") / val(in, "prompt_tokens") * 1e6).epsilon(1e-9));
+    CHECK(in["result"].get<double>() == Approx(derivation_value(in, "gpu_hour_usd") / 3600 * derivation_value(in, "prefill_gpu_seconds") /
+                                               derivation_value(in, "prompt_tokens") * 1e6)
+                                            .epsilon(1e-9));
 }
 
 TEST_CASE("every derivation names a source: the fixtures and serving with traffic, disaggregation and a draft model") {
@@ -260,13 +273,16 @@ TEST_CASE("fine-tuning's throughput, time, GPU-hours and cost each have a deriva
                     {"finetune", {{"method", "lora"}, {"tokens", 1e8}}},
                     {"costs", {{"gpu_hour_usd", 2}}}};
     const json t = derivation(s, "finetune.tokens_per_second");
-    CHECK(t["result"].get<double>() == Approx(val(t, "tokens_per_device") * val(t, "devices") / val(t, "step_seconds")).epsilon(1e-12));
+    CHECK(t["result"].get<double>() ==
+          Approx(derivation_value(t, "tokens_per_device") * derivation_value(t, "devices") / derivation_value(t, "step_seconds"))
+              .epsilon(1e-12));
     const json sec = derivation(s, "finetune.seconds");
-    CHECK(sec["result"].get<double>() == Approx(val(sec, "tokens") / val(sec, "tokens_per_second")).epsilon(1e-12));
+    CHECK(sec["result"].get<double>() ==
+          Approx(derivation_value(sec, "tokens") / derivation_value(sec, "tokens_per_second")).epsilon(1e-12));
     const json h = derivation(s, "finetune.gpu_hours");
-    CHECK(h["result"].get<double>() == Approx(val(h, "devices") * val(h, "seconds") / 3600).epsilon(1e-12));
+    CHECK(h["result"].get<double>() == Approx(derivation_value(h, "devices") * derivation_value(h, "seconds") / 3600).epsilon(1e-12));
     const json c = derivation(s, "finetune.cost_usd");
-    CHECK(c["result"].get<double>() == Approx(val(c, "gpu_hours") * val(c, "gpu_hour_usd")).epsilon(1e-12));
+    CHECK(c["result"].get<double>() == Approx(derivation_value(c, "gpu_hours") * derivation_value(c, "gpu_hour_usd")).epsilon(1e-12));
     const json r = run(s);
     CHECK(c["result"].get<double>() == Approx(r["finetune"]["cost_usd"].get<double>()).epsilon(1e-12));
 }
@@ -276,9 +292,11 @@ TEST_CASE("serving's whole-request time and a user's output speed each have a de
                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                     {"inference", {{"requests_per_day", 1e6}}}};
     const json q = derivation(s, "inference.request_seconds");
-    CHECK(q["result"].get<double>() == Approx(val(q, "ttft_seconds") + val(q, "output_tokens") * val(q, "tpot_seconds")).epsilon(1e-12));
+    CHECK(q["result"].get<double>() ==
+          Approx(derivation_value(q, "ttft_seconds") + derivation_value(q, "output_tokens") * derivation_value(q, "tpot_seconds"))
+              .epsilon(1e-12));
     const json u = derivation(s, "inference.output_tokens_per_second_per_user");
-    CHECK(u["result"].get<double>() == Approx(1 / val(u, "tpot_seconds")).epsilon(1e-12));
+    CHECK(u["result"].get<double>() == Approx(1 / derivation_value(u, "tpot_seconds")).epsilon(1e-12));
     CHECK(u["result"].get<double>() == Approx(run(s)["inference"]["output_tokens_per_second_per_user"].get<double>()).epsilon(1e-12));
 }
 
@@ -292,19 +310,22 @@ TEST_CASE("a mixed fleet's throughput and MFU and memory and run totals each hav
                     {"training", {{"tokens", 1e12}}},
                     {"costs", {{"gpu_hour_usd", 2}}}};
     const json t = derivation(s, "training.tokens_per_second");
-    CHECK(t["result"].get<double>() == Approx(val(t, "tokens_per_step") / val(t, "step_seconds")).epsilon(1e-12));
+    CHECK(t["result"].get<double>() == Approx(derivation_value(t, "tokens_per_step") / derivation_value(t, "step_seconds")).epsilon(1e-12));
     const json m = derivation(s, "training.mfu");
-    CHECK(m["result"].get<double>() ==
-          Approx(val(m, "model_flops_per_token") * val(m, "tokens_per_second") / (val(m, "devices") * val(m, "peak_flops_per_second")))
-              .epsilon(1e-12));
+    CHECK(m["result"].get<double>() == Approx(derivation_value(m, "model_flops_per_token") * derivation_value(m, "tokens_per_second") /
+                                              (derivation_value(m, "devices") * derivation_value(m, "peak_flops_per_second")))
+                                           .epsilon(1e-12));
     const json sec = derivation(s, "training.seconds");
-    CHECK(sec["result"].get<double>() == Approx(val(sec, "D") / val(sec, "tokens_per_second") / val(sec, "goodput")).epsilon(1e-12));
+    CHECK(
+        sec["result"].get<double>() ==
+        Approx(derivation_value(sec, "D") / derivation_value(sec, "tokens_per_second") / derivation_value(sec, "goodput")).epsilon(1e-12));
     const json c = derivation(s, "training.cost_usd");
-    CHECK(c["result"].get<double>() == Approx(val(c, "gpu_hours") * val(c, "gpu_hour_usd")).epsilon(1e-12));
+    CHECK(c["result"].get<double>() == Approx(derivation_value(c, "gpu_hours") * derivation_value(c, "gpu_hour_usd")).epsilon(1e-12));
     const json mem = derivation(s, "training.memory_per_gpu_bytes.total");
-    CHECK(mem["result"].get<double>() == Approx(val(mem, "weights") + val(mem, "gradients") + val(mem, "optimizer") +
-                                                val(mem, "activations") + val(mem, "outer_optimizer") + val(mem, "overhead"))
-                                             .epsilon(1e-12));
+    CHECK(mem["result"].get<double>() ==
+          Approx(derivation_value(mem, "weights") + derivation_value(mem, "gradients") + derivation_value(mem, "optimizer") +
+                 derivation_value(mem, "activations") + derivation_value(mem, "outer_optimizer") + derivation_value(mem, "overhead"))
+              .epsilon(1e-12));
 }
 
 TEST_CASE("the training activations' derivation shows the logits and the layer being recomputed that the figure adds") {
@@ -315,10 +336,14 @@ TEST_CASE("the training activations' derivation shows the logits and the layer b
                                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 8}}},
                                    {"training", {{"tokens", 1e11}, {"tp", 2}, {"dp", 4}, {"recompute", recompute}}}},
                                   "training.memory_per_gpu_bytes.activations");
-        const double layers = val(d, "activation_bytes_per_layer") * val(d, "stage_layers") * val(d, "in_flight_microbatches");
-        CHECK(val(d, "logits_bytes") == Approx(4 * val(d, "seq") / val(d, "cp") * val(d, "micro_batch") * val(d, "vocab") / val(d, "tp")));
-        CHECK((val(d, "recomputed_layer_bytes") > 0) == (std::string(recompute) == "full"));
-        CHECK(d["result"].get<double>() == Approx(layers + val(d, "recomputed_layer_bytes") + val(d, "logits_bytes")).epsilon(1e-12));
+        const double layers = derivation_value(d, "activation_bytes_per_layer") * derivation_value(d, "stage_layers") *
+                              derivation_value(d, "in_flight_microbatches");
+        CHECK(derivation_value(d, "logits_bytes") ==
+              Approx(4 * derivation_value(d, "seq") / derivation_value(d, "cp") * derivation_value(d, "micro_batch") *
+                     derivation_value(d, "vocab") / derivation_value(d, "tp")));
+        CHECK((derivation_value(d, "recomputed_layer_bytes") > 0) == (std::string(recompute) == "full"));
+        CHECK(d["result"].get<double>() ==
+              Approx(layers + derivation_value(d, "recomputed_layer_bytes") + derivation_value(d, "logits_bytes")).epsilon(1e-12));
     }
 }
 
@@ -331,8 +356,9 @@ TEST_CASE("the derivation of the weights' bytes counts the 16-bit tables apart a
                                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 1}}},
                                    {"inference", {{"weight_precision", precision}, {"batch", 1}}}},
                                   "inference.weights_bytes");
-        const double kept = val(d, "params_kept_16bit");
-        CHECK(d["result"].get<double>() == Approx((val(d, "params") - kept) * val(d, "bytes_per_param") + kept * 2).epsilon(1e-12));
+        const double kept = derivation_value(d, "params_kept_16bit");
+        CHECK(d["result"].get<double>() ==
+              Approx((derivation_value(d, "params") - kept) * derivation_value(d, "bytes_per_param") + kept * 2).epsilon(1e-12));
         const bool apart = d["formula"].get<std::string>().rfind("(params - params_kept_16bit) x bytes_per_param", 0) == 0;
         CHECK(apart);
     }
@@ -349,12 +375,13 @@ TEST_CASE("the derivation of an MoE's weights per device shows the routed expert
                            {"inference", {{"tp", 8}, {"ep", 2}, {"attention_dp", true}}}};
     for (const json& s : {mixtral, deepseek}) {
         const json d = derivation(s, "inference.weights_bytes_per_gpu");
-        const double t = val(d, "tp"), ep = val(d, "ep"), routed = val(d, "routed_experts_bytes");
+        const double t = derivation_value(d, "tp"), ep = derivation_value(d, "ep"), routed = derivation_value(d, "routed_experts_bytes");
         CHECK(routed > 0);
-        CHECK(d["result"].get<double>() == Approx((val(d, "weights_bytes") - routed) / t + routed / (t * ep) +
-                                                  val(d, "draft_weights_bytes") / t - val(d, "host_weights_bytes") / (t * ep) +
-                                                  val(d, "attention_params_replicated") * val(d, "bytes_per_param") * (1 - 1 / t))
-                                               .epsilon(1e-12));
+        CHECK(d["result"].get<double>() ==
+              Approx((derivation_value(d, "weights_bytes") - routed) / t + routed / (t * ep) +
+                     derivation_value(d, "draft_weights_bytes") / t - derivation_value(d, "host_weights_bytes") / (t * ep) +
+                     derivation_value(d, "attention_params_replicated") * derivation_value(d, "bytes_per_param") * (1 - 1 / t))
+                  .epsilon(1e-12));
     }
 }
 
@@ -365,16 +392,18 @@ TEST_CASE("serving's tensor-parallel all-reduce and dequantization derivations s
                     {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 16}, {"network", "ib-ndr-400"}}},
                     {"inference", {{"tp", 16}, {"batch", 8}, {"weight_precision", "int4"}}}};
     const json c = derivation(s, "inference.decode_breakdown_seconds.tp_comm");
-    const double t = val(c, "tp");
-    CHECK(val(c, "across_nodes_latency") > 0);
+    const double t = derivation_value(c, "tp");
+    CHECK(derivation_value(c, "across_nodes_latency") > 0);
     CHECK(c["result"].get<double>() ==
-          Approx(val(c, "layers") * 2 *
-                 (val(c, "collective_base_seconds") + val(c, "collective_per_hop_seconds") * std::log2(t) + val(c, "across_nodes_latency") +
-                  2 * (t - 1) / t * val(c, "tokens") * val(c, "hidden") * 2 / val(c, "link_bytes_per_second")))
+          Approx(derivation_value(c, "layers") * 2 *
+                 (derivation_value(c, "collective_base_seconds") + derivation_value(c, "collective_per_hop_seconds") * std::log2(t) +
+                  derivation_value(c, "across_nodes_latency") +
+                  2 * (t - 1) / t * derivation_value(c, "tokens") * derivation_value(c, "hidden") * 2 /
+                      derivation_value(c, "link_bytes_per_second")))
               .epsilon(1e-9));
     const json q = derivation(s, "inference.decode_breakdown_seconds.dequantization");
-    CHECK(q["result"].get<double>() ==
-          Approx(val(q, "params_read_per_gpu") * val(q, "ops_per_weight") / (val(q, "fp32_peak") * val(q, "dequant_alu")) +
-                 val(q, "layers") * val(q, "dequant_kernel_seconds_per_layer"))
-              .epsilon(1e-9));
+    CHECK(q["result"].get<double>() == Approx(derivation_value(q, "params_read_per_gpu") * derivation_value(q, "ops_per_weight") /
+                                                  (derivation_value(q, "fp32_peak") * derivation_value(q, "dequant_alu")) +
+                                              derivation_value(q, "layers") * derivation_value(q, "dequant_kernel_seconds_per_layer"))
+                                           .epsilon(1e-9));
 }

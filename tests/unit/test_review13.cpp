@@ -24,21 +24,16 @@ json derivation_of(const json& report, const std::string& key) {
     return report["explain"][key];
 }
 
-double val(const json& d, const std::string& name) {
-    INFO(name << " among the values of " << d.dump());
-    REQUIRE(d["values"].contains(name));
-    return d["values"][name].get<double>();
-}
-
 double result(const json& d) { return d["result"].get<double>(); }
 
 // One ring collective over n ranks, r of them per node, of `bytes` per rank, as the tp_comm derivation
 // states it (f = 2: an all-reduce).
 double ring(const json& d, double f, double bytes, double n) {
-    const double r = std::min(n, val(d, "devices_per_node")), ne = val(d, "network_efficiency");
-    double t = (n - 1.0) / n * bytes / (val(d, "scale_up") * ne);
-    if (r < n) t = std::max(t, (n - r) / (n * r) * bytes / (val(d, "scale_out") * ne));
-    return f * t + (r >= n ? val(d, "collective_latency") : val(d, "scale_out_latency")) * std::ceil(std::log2(n));
+    const double r = std::min(n, derivation_value(d, "devices_per_node")), ne = derivation_value(d, "network_efficiency");
+    double t = (n - 1.0) / n * bytes / (derivation_value(d, "scale_up") * ne);
+    if (r < n) t = std::max(t, (n - r) / (n * r) * bytes / (derivation_value(d, "scale_out") * ne));
+    return f * t +
+           (r >= n ? derivation_value(d, "collective_latency") : derivation_value(d, "scale_out_latency")) * std::ceil(std::log2(n));
 }
 
 }  // namespace
@@ -52,14 +47,15 @@ TEST_CASE("training tp_comm's derivation lists the tokens, width, bandwidths and
                         {"training", {{"tokens", 1e11}, {"tp", tp}, {"dp", 16 / tp}}}};
         const json d = derivation_of(explained(s), "training.step_breakdown_seconds.tp_comm");
         INFO("tp " << tp << ": " << d.dump());
-        const double per_layer = 2.0 + val(d, "recompute") + val(d, "sequence_parallel") / 2.0;
-        CHECK(result(d) == Approx(val(d, "microbatches") * (1.0 - val(d, "tp_overlap")) * val(d, "layers_on_slowest_stage") * per_layer *
-                                  (val(d, "ring_attention") + val(d, "ring_mlp")))
+        const double per_layer = 2.0 + derivation_value(d, "recompute") + derivation_value(d, "sequence_parallel") / 2.0;
+        CHECK(result(d) == Approx(derivation_value(d, "microbatches") * (1.0 - derivation_value(d, "tp_overlap")) *
+                                  derivation_value(d, "layers_on_slowest_stage") * per_layer *
+                                  (derivation_value(d, "ring_attention") + derivation_value(d, "ring_mlp")))
                                .epsilon(1e-9));
         // A dense model: the MLP's all-reduce is the attention block's, a ring of 2 x tokens x hidden bytes.
-        const double bytes = 2.0 * val(d, "tokens") * val(d, "hidden");
-        CHECK(val(d, "ring_attention") == Approx(ring(d, 2.0, bytes, val(d, "tp"))).epsilon(1e-9));
-        CHECK(val(d, "ring_mlp") == Approx(val(d, "ring_attention")).epsilon(1e-12));
+        const double bytes = 2.0 * derivation_value(d, "tokens") * derivation_value(d, "hidden");
+        CHECK(derivation_value(d, "ring_attention") == Approx(ring(d, 2.0, bytes, derivation_value(d, "tp"))).epsilon(1e-9));
+        CHECK(derivation_value(d, "ring_mlp") == Approx(derivation_value(d, "ring_attention")).epsilon(1e-12));
         CHECK(result(d) > 0);
     }
 }
@@ -81,21 +77,24 @@ TEST_CASE("training dp_comm's derivation shows the collectives before overlap an
         const json r = explained(s);
         const json d = derivation_of(r, "training.step_breakdown_seconds.dp_comm");
         INFO(t.dump() << ": " << d.dump());
-        const double hpc = val(d, "hidden_per_collective"), once = val(d, "hidden_once");
-        const double fig = val(d, "collectives") * std::max(0.0, val(d, "collective") - hpc) +
-                           val(d, "earlier") * std::max(0.0, val(d, "reduce_scatter") - once) +
-                           std::max(0.0, val(d, "hybrid_allreduce") - once) + val(d, "exposed_across_sites");
+        const double hpc = derivation_value(d, "hidden_per_collective"), once = derivation_value(d, "hidden_once");
+        const double fig = derivation_value(d, "collectives") * std::max(0.0, derivation_value(d, "collective") - hpc) +
+                           derivation_value(d, "earlier") * std::max(0.0, derivation_value(d, "reduce_scatter") - once) +
+                           std::max(0.0, derivation_value(d, "hybrid_allreduce") - once) + derivation_value(d, "exposed_across_sites");
         CHECK(result(d) == Approx(fig).epsilon(1e-9).margin(1e-15));
         CHECK(result(d) == Approx(r["training"]["step_breakdown_seconds"]["dp_comm"].get<double>()).epsilon(1e-12).margin(1e-15));
-        const double overlap = val(d, "overlap_dp_comm"), compute = val(d, "compute_per_microbatch");
-        CHECK(once == Approx(overlap * val(d, "dp_overlap") * compute).epsilon(1e-12).margin(1e-15));
-        CHECK(hpc == Approx(overlap * val(d, val(d, "zero") >= 3 ? "fsdp_overlap" : "dp_overlap") * compute).epsilon(1e-12).margin(1e-15));
+        const double overlap = derivation_value(d, "overlap_dp_comm"), compute = derivation_value(d, "compute_per_microbatch");
+        CHECK(once == Approx(overlap * derivation_value(d, "dp_overlap") * compute).epsilon(1e-12).margin(1e-15));
+        CHECK(hpc == Approx(overlap * derivation_value(d, derivation_value(d, "zero") >= 3 ? "fsdp_overlap" : "dp_overlap") * compute)
+                         .epsilon(1e-12)
+                         .margin(1e-15));
         // The compute is the step's, per micro-batch (training.step_seconds lists its parts).
         const json st = derivation_of(r, "training.step_seconds");
-        CHECK(compute ==
-              Approx((val(st, "gemm") + val(st, "attention") + val(st, "memory_bound") + val(st, "overhead")) / val(st, "microbatches"))
-                  .epsilon(1e-9));
-        CHECK(val(d, "collective") > 0);
+        CHECK(compute == Approx((derivation_value(st, "gemm") + derivation_value(st, "attention") + derivation_value(st, "memory_bound") +
+                                 derivation_value(st, "overhead")) /
+                                derivation_value(st, "microbatches"))
+                             .epsilon(1e-9));
+        CHECK(derivation_value(d, "collective") > 0);
         some_hidden = some_hidden || hpc > 0;
     }
     CHECK(some_hidden);
@@ -115,13 +114,13 @@ TEST_CASE("inference prefill_seconds' derivation lists its compute, weight pass,
         const json r = explained(s);
         const json d = derivation_of(r, "inference.prefill_seconds");
         INFO(d.dump());
-        const double fig =
-            (std::max(val(d, "compute"), val(d, "weights_pass")) + val(d, "kernels") + val(d, "tp_latency") + val(d, "ep_latency")) *
-            val(d, "draft_prefill_factor");
+        const double fig = (std::max(derivation_value(d, "compute"), derivation_value(d, "weights_pass")) + derivation_value(d, "kernels") +
+                            derivation_value(d, "tp_latency") + derivation_value(d, "ep_latency")) *
+                           derivation_value(d, "draft_prefill_factor");
         CHECK(result(d) == Approx(fig).epsilon(1e-12));
         CHECK(result(d) == r["inference"]["prefill_seconds"].get<double>());
     }
-    CHECK(val(derivation_of(explained(draft), "inference.prefill_seconds"), "draft_prefill_factor") > 1);
+    CHECK(derivation_value(derivation_of(explained(draft), "inference.prefill_seconds"), "draft_prefill_factor") > 1);
 }
 
 TEST_CASE("fine-tuning's trainable parameters show the sum of d_in + d_out over the adapted matrices") {
@@ -132,19 +131,20 @@ TEST_CASE("fine-tuning's trainable parameters show the sum of d_in + d_out over 
                     {"finetune", {{"method", "lora"}, {"lora_modules", "qv"}, {"lora_rank", 16}, {"tokens", 1e8}}}};
     const json r = explained(s);
     const json d = derivation_of(r, "finetune.trainable_params");
-    CHECK(val(d, "d_in_plus_d_out") == 13312);
-    CHECK(result(d) == val(d, "rank") * val(d, "d_in_plus_d_out") * val(d, "layers"));
+    CHECK(derivation_value(d, "d_in_plus_d_out") == 13312);
+    CHECK(result(d) == derivation_value(d, "rank") * derivation_value(d, "d_in_plus_d_out") * derivation_value(d, "layers"));
     CHECK(result(d) == r["finetune"]["trainable_params"].get<double>());
     for (const char* modules : {"all_linear", "attention"}) {
         json m = s;
         m["finetune"]["lora_modules"] = modules;
         const json e = derivation_of(explained(m), "finetune.trainable_params");
-        CHECK(result(e) == Approx(val(e, "rank") * val(e, "d_in_plus_d_out") * val(e, "layers")).epsilon(1e-12));
+        CHECK(result(e) ==
+              Approx(derivation_value(e, "rank") * derivation_value(e, "d_in_plus_d_out") * derivation_value(e, "layers")).epsilon(1e-12));
     }
     json full = s;
     full["finetune"] = {{"method", "full"}, {"tokens", 1e8}};
     const json f = derivation_of(explained(full), "finetune.trainable_params");
-    CHECK(result(f) == val(f, "params"));
+    CHECK(result(f) == derivation_value(f, "params"));
 }
 
 TEST_CASE("fine-tuning's largest batch and sequence each have a derivation whose values give them") {
@@ -162,19 +162,20 @@ TEST_CASE("fine-tuning's largest batch and sequence each have a derivation whose
         const json r = explained(s);
         const json b = derivation_of(r, "finetune.max_batch"), q = derivation_of(r, "finetune.max_seq_len");
         INFO(b.dump());
-        const double room = val(b, "capacity") - (val(b, "fixed") - val(b, "pageable")) - val(b, "overhead");
-        CHECK(val(b, "room") == Approx(room).epsilon(1e-12));
+        const double room = derivation_value(b, "capacity") - (derivation_value(b, "fixed") - derivation_value(b, "pageable")) -
+                            derivation_value(b, "overhead");
+        CHECK(derivation_value(b, "room") == Approx(room).epsilon(1e-12));
         double best = INFINITY;
         bool none = false;
         for (const char* p : {"loss", "backward_start", "backward_end"}) {
-            const double per = val(b, std::string(p) + "_per_token"), fixed = val(b, std::string(p) + "_fixed");
+            const double per = derivation_value(b, std::string(p) + "_per_token"), fixed = derivation_value(b, std::string(p) + "_fixed");
             none = none || fixed >= room;
             if (per > 0) best = std::min(best, (room - fixed) / per);
         }
         double tokens = none || !std::isfinite(best) ? 0.0 : std::floor(best);
-        if (val(b, "fits") == 1) tokens = std::max(tokens, val(b, "s") * val(b, "b"));
-        CHECK(val(b, "max_tokens") == tokens);
-        CHECK(result(b) == (tokens > 0 ? std::floor(tokens / val(b, "s")) : 0.0));
+        if (derivation_value(b, "fits") == 1) tokens = std::max(tokens, derivation_value(b, "s") * derivation_value(b, "b"));
+        CHECK(derivation_value(b, "max_tokens") == tokens);
+        CHECK(result(b) == (tokens > 0 ? std::floor(tokens / derivation_value(b, "s")) : 0.0));
         CHECK(result(q) == tokens);
         CHECK(result(b) == r["finetune"]["max_batch"].get<double>());
         CHECK(result(q) == r["finetune"]["max_seq_len"].get<double>());
@@ -186,13 +187,15 @@ TEST_CASE("fine-tuning's largest batch and sequence each have a derivation whose
                                 {"finetune", {{"method", "qlora"}}}});
     const json q = derivation_of(gpt, "finetune.max_seq_len");
     INFO(q.dump());
-    CHECK(val(q, "T") == val(q, "max_tokens"));
-    CHECK(val(q, "T1") == std::floor(val(q, "T") / 2));
-    const double slope = (val(q, "need_T") - val(q, "need_T1")) / (val(q, "T") - val(q, "T1"));
-    const double solved = std::floor(val(q, "T1") + (val(q, "capacity") - val(q, "need_T1")) / slope);
+    CHECK(derivation_value(q, "T") == derivation_value(q, "max_tokens"));
+    CHECK(derivation_value(q, "T1") == std::floor(derivation_value(q, "T") / 2));
+    const double slope =
+        (derivation_value(q, "need_T") - derivation_value(q, "need_T1")) / (derivation_value(q, "T") - derivation_value(q, "T1"));
+    const double solved =
+        std::floor(derivation_value(q, "T1") + (derivation_value(q, "capacity") - derivation_value(q, "need_T1")) / slope);
     CHECK(result(q) <= solved);
     CHECK(result(q) >= solved - 4);  // stepped down at most 4 times
-    CHECK(result(q) < val(q, "T"));
+    CHECK(result(q) < derivation_value(q, "T"));
     CHECK(result(q) == gpt["finetune"]["max_seq_len"].get<double>());
 }
 
@@ -234,20 +237,23 @@ TEST_CASE("a mixed fleet's cluster sums, energy, CO2 and goodput each have a der
     }
     CHECK(sums >= 8);
     const json en = derivation_of(r, "training.energy_kwh");
-    const double energy =
-        (val(en, "pools[0].gpu_hours") * val(en, "pools[0].tdp_watts") + val(en, "pools[1].gpu_hours") * val(en, "pools[1].tdp_watts")) /
-        1000.0 * val(en, "pue");
+    const double energy = (derivation_value(en, "pools[0].gpu_hours") * derivation_value(en, "pools[0].tdp_watts") +
+                           derivation_value(en, "pools[1].gpu_hours") * derivation_value(en, "pools[1].tdp_watts")) /
+                          1000.0 * derivation_value(en, "pue");
     CHECK(result(en) == Approx(energy).epsilon(1e-12));
     CHECK(result(en) == r["training"]["energy_kwh"].get<double>());
     // The pools' GPU-hours are the run's.
-    CHECK(val(en, "pools[0].gpu_hours") + val(en, "pools[1].gpu_hours") == Approx(r["training"]["gpu_hours"].get<double>()).epsilon(1e-12));
+    CHECK(derivation_value(en, "pools[0].gpu_hours") + derivation_value(en, "pools[1].gpu_hours") ==
+          Approx(r["training"]["gpu_hours"].get<double>()).epsilon(1e-12));
     const json co2 = derivation_of(r, "training.co2_kg");
-    CHECK(result(co2) == Approx(val(co2, "energy_kwh") * val(co2, "grid_kg_co2_per_kwh")).epsilon(1e-12));
+    CHECK(result(co2) == Approx(derivation_value(co2, "energy_kwh") * derivation_value(co2, "grid_kg_co2_per_kwh")).epsilon(1e-12));
     CHECK(result(co2) == r["training"]["co2_kg"].get<double>());
     const json g = derivation_of(r, "training.goodput");
-    const double mtbf = 3600.0 / val(g, "failures_per_hour"), ck = val(g, "checkpoint_seconds"), interval = std::sqrt(2.0 * ck * mtbf);
-    CHECK(val(g, "checkpoint_interval_seconds") == Approx(interval).epsilon(1e-12));
-    CHECK(result(g) == Approx(1.0 / (1.0 + ck / interval + (interval / 2.0 + val(g, "restart_seconds")) / mtbf)).epsilon(1e-12));
+    const double mtbf = 3600.0 / derivation_value(g, "failures_per_hour"), ck = derivation_value(g, "checkpoint_seconds"),
+                 interval = std::sqrt(2.0 * ck * mtbf);
+    CHECK(derivation_value(g, "checkpoint_interval_seconds") == Approx(interval).epsilon(1e-12));
+    CHECK(result(g) ==
+          Approx(1.0 / (1.0 + ck / interval + (interval / 2.0 + derivation_value(g, "restart_seconds")) / mtbf)).epsilon(1e-12));
     CHECK(result(g) == r["training"]["goodput"].get<double>());
     CHECK(e.contains("cluster.devices"));
 }
@@ -264,13 +270,15 @@ TEST_CASE("training tp_comm's derivation of an MoE model gives its MLP ring from
         if (ep > 1) t["training"]["expert_tp"] = 1;
         const json d = derivation_of(explained(t), "training.step_breakdown_seconds.tp_comm");
         INFO("ep " << ep << ": " << d.dump());
-        const double f = val(d, "moe_layer_fraction"), ra = val(d, "ring_attention");
+        const double f = derivation_value(d, "moe_layer_fraction"), ra = derivation_value(d, "ring_attention");
         CHECK(f > 0);
-        CHECK(val(d, "ring_mlp") ==
-              Approx((1.0 - f) * ra + f * ((val(d, "shared_experts") > 0 ? ra : 0.0) + val(d, "ring_routed"))).epsilon(1e-12));
-        const double bytes = 2.0 * val(d, "tokens") * val(d, "hidden"), et = val(d, "expert_tp");
-        const double routed = et > 1 ? ring(d, 2.0, bytes * val(d, "experts_per_token") * et / val(d, "tp"), et) : 0.0;
-        CHECK(val(d, "ring_routed") == Approx(routed).epsilon(1e-9));
+        CHECK(derivation_value(d, "ring_mlp") ==
+              Approx((1.0 - f) * ra + f * ((derivation_value(d, "shared_experts") > 0 ? ra : 0.0) + derivation_value(d, "ring_routed")))
+                  .epsilon(1e-12));
+        const double bytes = 2.0 * derivation_value(d, "tokens") * derivation_value(d, "hidden"), et = derivation_value(d, "expert_tp");
+        const double routed =
+            et > 1 ? ring(d, 2.0, bytes * derivation_value(d, "experts_per_token") * et / derivation_value(d, "tp"), et) : 0.0;
+        CHECK(derivation_value(d, "ring_routed") == Approx(routed).epsilon(1e-9));
         CHECK((ep == 1 ? et == 2 : et == 1));
     }
 }
