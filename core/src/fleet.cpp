@@ -683,10 +683,11 @@ std::vector<std::size_t> site_grouped_order(const Hardware& hw) {
 // second H100 pool); the faster. Its pools' figures in the order given, the stages' order in `order`.
 ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
     ModeResult best = pipeline_in_order(m, hw, cfg, sites);
-    best.order.resize(hw.pools.size());
-    for (std::size_t i = 0; i < best.order.size(); ++i) best.order[i] = i;
+    std::vector<std::size_t> given(hw.pools.size());
+    for (std::size_t i = 0; i < given.size(); ++i) given[i] = i;
+    if (best.ok) best.order = given;  // no order when no pipeline fits
     const std::vector<std::size_t> grouped = site_grouped_order(hw);
-    if (grouped == best.order) return best;
+    if (grouped == given) return best;
     Hardware h = hw;
     for (std::size_t j = 0; j < grouped.size(); ++j) h.pools[j] = hw.pools[grouped[j]];
     ModeResult r = pipeline_in_order(m, h, cfg, sites);

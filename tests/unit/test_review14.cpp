@@ -140,3 +140,20 @@ TEST_CASE("a pool with no catalog price is asked for its own rent by the cluster
     CHECK(asked == 2);  // the cluster's and training's
     CHECK(r["training"]["cost_usd"].is_null());
 }
+
+TEST_CASE("a fleet no pipeline layout fits gives no pipeline order, and says why it cannot train") {
+    // Llama 3 8B on RTX 4090 and L40S pools with selective recomputation given: neither mode fits.
+    const json r = run({{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware",
+                         {{"pools", json::array({{{"device", "nvidia-rtx-4090"}, {"count", 8}},
+                                                 {{"device", "nvidia-l40s"}, {"count", 64}},
+                                                 {{"device", "nvidia-rtx-4090"}, {"count", 8}}})}}},
+                        {"training", {{"tokens", 1e11}, {"recompute", "selective"}}},
+                        {"explain", false}});
+    REQUIRE_FALSE(r.contains("errors"));
+    const json& t = r["training"];
+    CHECK(t["fits"] == false);
+    CHECK(t["tokens_per_second"].is_null());
+    CHECK(t["infeasible_reason"].get<std::string>().find("no pipeline layout fits") != std::string::npos);
+    CHECK(t["fleet"]["pipeline_order"].is_null());  // had been [0, 1, 2]
+}
