@@ -114,11 +114,17 @@ struct PoolsAlone {
     std::vector<TrainingConfig> layouts;
 };
 
+// Whether two pools' devices are the same catalog entry. A custom device is only ever itself: its id
+// ("<base>-custom" unless given) does not say its figures, and two custom H100s of different peaks
+// had shared one pool-alone estimate (data parallel across the pools at 79,505 tokens/s where it
+// trains at 144,249).
+bool same_catalog_device(const Device& a, const Device& b) { return !a.custom && !b.custom && a.id == b.id; }
+
 // Pools alone at their best layouts, remembered by device, count and node size: the fleet without one
 // of its pools (slower_than_without_a_pool) asks the same of every other pool again, a plan search each.
 struct AloneMemo {
     struct Entry {
-        std::string device;
+        Device device;
         Count count, per_node;
         TrainingResult result;
         TrainingConfig layout;
@@ -130,7 +136,7 @@ struct AloneMemo {
 const AloneMemo::Entry& pool_alone(const ModelSpec& m, const Hardware& hw, const Pool& p, const TrainingConfig& cfg, const Costs& costs,
                                    AloneMemo& memo) {
     for (const auto& e : memo.entries)
-        if (e.device == p.device.id && e.count == p.count && e.per_node == p.devices_per_node) return e;
+        if (same_catalog_device(e.device, p.device) && e.count == p.count && e.per_node == p.devices_per_node) return e;
     const auto& tf = training_fields();
     Trace none(false);
     const Hardware h = pool_hardware(hw, p);
@@ -142,7 +148,7 @@ const AloneMemo::Entry& pool_alone(const ModelSpec& m, const Hardware& hw, const
     c.given &= ~field_bit(tf, "global_batch");
     c.layout = LayoutMode::automatic;
     const LayoutChoice lc = resolve_layout(m, h, c);
-    memo.entries.push_back({p.device.id, p.count, p.devices_per_node, estimate_training(m, h, lc.config, costs, none), lc.config});
+    memo.entries.push_back({p.device, p.count, p.devices_per_node, estimate_training(m, h, lc.config, costs, none), lc.config});
     return memo.entries.back();
 }
 
@@ -596,22 +602,29 @@ double try_pipeline(const PipeSearch& s, PipeTry c, ModeResult& best) {
 // 0.86x the fleet without one of them). By device type, not pool: k pools cost k^2 stage estimates a
 // move (64 pools took 0.2 s).
 void per_pool_recompute(const PipeSearch& s, PipeTry c, double rate, const std::vector<Recompute>& recomputes, ModeResult& best) {
-    std::vector<std::string> types;
-    for (const Pool& p : s.hw.pools)
-        if (std::find(types.begin(), types.end(), p.device.id) == types.end()) types.push_back(p.device.id);
+    // Each pool's type: the first pool of its catalog device (a custom device is a type of its own).
+    const std::size_t k = s.hw.pools.size();
+    std::vector<std::size_t> type(k);
+    for (std::size_t i = 0; i < k; ++i) {
+        type[i] = i;
+        for (std::size_t j = 0; j < i && type[i] == i; ++j)
+            if (same_catalog_device(s.hw.pools[j].device, s.hw.pools[i].device)) type[i] = j;
+    }
     for (int round = 0; round < 3; ++round) {
         bool moved = false;
-        for (const std::string& type : types)
+        for (std::size_t first = 0; first < k; ++first) {
+            if (type[first] != first) continue;  // not the first pool of its type
             for (Recompute rc : recomputes) {
                 PipeTry t = c;
                 bool changed = false, lighter = true;
-                for (std::size_t i = 0; i < t.rc.size(); ++i)
-                    if (s.hw.pools[i].device.id == type && t.rc[i] != rc) lighter = lighter && rc < t.rc[i], t.rc[i] = rc, changed = true;
+                for (std::size_t i = 0; i < k; ++i)
+                    if (type[i] == first && t.rc[i] != rc) lighter = lighter && rc < t.rc[i], t.rc[i] = rc, changed = true;
                 if (!changed) continue;
                 const double r = try_pipeline(s, t, best);
                 // Ties move towards less recomputation only (none before selective before full), so no round undoes another's move.
                 if (r > rate || (r == rate && r > 0 && lighter)) rate = r, c = t, moved = true;
             }
+        }
         if (!moved) return;
     }
 }

@@ -157,3 +157,25 @@ TEST_CASE("a fleet no pipeline layout fits gives no pipeline order, and says why
     CHECK(t["infeasible_reason"].get<std::string>().find("no pipeline layout fits") != std::string::npos);
     CHECK(t["fleet"]["pipeline_order"].is_null());  // had been [0, 1, 2]
 }
+
+TEST_CASE("two custom devices on one base are two devices to a fleet, whatever their ids say") {
+    // Both custom H100s get the id "nvidia-h100-sxm5-80gb-custom"; one has a 200 TFLOP/s BF16 peak.
+    // The pools-alone estimates were remembered by id, so the full-speed one took the slow one's:
+    // data parallel across the pools at 79,505 tokens/s, where it trains at 144,249.
+    json s = {{"model", {{"preset", "llama2-7b"}}},
+              {"hardware",
+               {{"pools",
+                 json::array({{{"device", {{"base", "nvidia-h100-sxm5-80gb"}, {"peak_flops_per_second", {{"bf16", 2e14}}}}}, {"count", 8}},
+                              {{"device", {{"base", "nvidia-h100-sxm5-80gb"}}}, {"count", 8}},
+                              {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 8}}})}}},
+              {"training", {{"tokens", 1e11}}},
+              {"explain", false}};
+    const json same_ids = run(s);
+    s["hardware"]["pools"][1]["device"]["id"] = "h100-b";
+    const json own_ids = run(s);
+    REQUIRE_FALSE(same_ids.contains("errors"));
+    REQUIRE_FALSE(own_ids.contains("errors"));
+    CHECK(same_ids["training"]["tokens_per_second"] == own_ids["training"]["tokens_per_second"]);
+    CHECK(same_ids["training"]["fleet"]["why_not_other"] == own_ids["training"]["fleet"]["why_not_other"]);
+    CHECK(same_ids["training"]["fleet"]["mode"] == "data_parallel");
+}
