@@ -106,6 +106,9 @@ struct ModeResult {
     std::vector<std::size_t> order;  // pipeline: the pools (indices as given) in stage order
 };
 
+// A mode's tokens per second, 0 when it does not train the model.
+double mode_rate(const ModeResult& r) { return r.ok ? r.tokens_per_step / r.step : 0.0; }
+
 std::string pool_label(const Pool& p) { return jr::fmt_num(static_cast<double>(p.count)) + " x " + p.device.name + " (" + p.site + ")"; }
 
 // Each pool training alone at its best layout: its throughput and its resolved layout.
@@ -558,7 +561,7 @@ double keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, c
     const double pp_wan = m_count * std::max(0.0, b.exposed_mb) + b.fill;
     const double step = (m_count + c.stages - 1.0) * st.t_mb + pp_wan + st.dp_opt;
     const double tokens = static_cast<double>(c.gb) * s.m.seq_len;
-    if (best.ok && !(tokens / step > best.tokens_per_step / best.step)) return tokens / step;
+    if (!(tokens / step > mode_rate(best))) return tokens / step;
     best.ok = true;
     best.step = step;
     best.inner = step;
@@ -704,7 +707,7 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
     Hardware h = hw;
     for (std::size_t j = 0; j < grouped.size(); ++j) h.pools[j] = hw.pools[grouped[j]];
     ModeResult r = pipeline_in_order(m, h, cfg, sites);
-    if (!r.ok || (best.ok && !(r.tokens_per_step / r.step > best.tokens_per_step / best.step))) return best;
+    if (!(mode_rate(r) > mode_rate(best))) return best;
     std::vector<FleetPool> pools(r.pools.size());
     for (std::size_t j = 0; j < r.pools.size(); ++j) pools[grouped[j]] = r.pools[j];
     r.pools = pools;
@@ -716,8 +719,7 @@ ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig
 std::string why_not_other(bool use_dp, const ModeResult& r, const ModeResult& other) {
     return !other.ok ? other.reason
                      : (use_dp ? "one pipeline through the pools reaches " : "data parallel across pools reaches ") +
-                           jr::fmt_num(other.tokens_per_step / other.step) + " tokens/s, against " +
-                           jr::fmt_num(r.ok ? r.tokens_per_step / r.step : 0.0);
+                           jr::fmt_num(mode_rate(other)) + " tokens/s, against " + jr::fmt_num(mode_rate(r));
 }
 
 // The model's figures of the run: parameters, tokens and FLOPs.
@@ -992,7 +994,7 @@ void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const Tr
         h.pools.erase(h.pools.begin() + static_cast<std::ptrdiff_t>(i));
         const std::vector<Site> sites = sites_of(h);
         const ModeResult a = data_parallel(m, h, cfg, costs, sites, memo), b = pipeline(m, h, cfg, sites);
-        const double rate = std::max(a.ok ? a.tokens_per_step / a.step : 0.0, b.ok ? b.tokens_per_step / b.step : 0.0);
+        const double rate = std::max(mode_rate(a), mode_rate(b));
         if (rate > fastest) fastest = rate, drop = i;
     }
     if (drop == hw.pools.size()) return;
@@ -1032,7 +1034,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     AloneMemo memo;
     const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites, memo);
     const ModeResult ppm = pipeline(m, hw, cfg, sites);
-    const bool use_dp = dpm.ok && (!ppm.ok || dpm.tokens_per_step / dpm.step >= ppm.tokens_per_step / ppm.step);
+    const bool use_dp = dpm.ok && mode_rate(dpm) >= mode_rate(ppm);
     const ModeResult& r = use_dp ? dpm : ppm;
     f.mode = use_dp ? "data_parallel" : "pipeline";
     f.why_not_other = why_not_other(use_dp, r, use_dp ? ppm : dpm);
