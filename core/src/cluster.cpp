@@ -35,24 +35,48 @@ struct FleetSum {
     }
 };
 
+// The fleet's figures that are a sum of its pools' besides devices and nodes, in the report's order:
+// f(name under cluster, the figure of a ClusterResult, the derivation's formula, unit, whether a sum
+// left null is said). add_pool sums them and explain_pool_sums derives them from this one list.
+template <class F>
+void for_each_pool_sum(F&& f) {
+    f(
+        "memory_bytes", [](auto& c) -> auto& { return c.memory_bytes; }, "sum over pools of devices x memory per device", "bytes", true);
+    f(
+        "cores", [](auto& c) -> auto& { return c.simt_cores; }, "sum over pools of devices x cores", "cores", false);
+    f(
+        "full_die_cores", [](auto& c) -> auto& { return c.full_die_simt_cores; }, "sum over pools of devices x cores of the full die",
+        "cores", false);
+    f(
+        "matrix_units", [](auto& c) -> auto& { return c.matrix_units; }, "sum over pools of devices x tensor/matrix cores", "units", false);
+    f(
+        "cpu_cores", [](auto& c) -> auto& { return c.cpu_cores; }, "sum over pools of devices x cores", "cores", false);
+    f(
+        "memory_bandwidth_bytes_per_second", [](auto& c) -> auto& { return c.memory_bandwidth_bytes_per_second; },
+        "sum over pools of devices x memory bandwidth", "B/s", false);
+    for (int i = 0; i < kPrecisionCount; ++i)
+        f(
+            "peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))),
+            [i](auto& c) -> auto& { return c.peak_flops_per_second[i]; }, "sum over pools of devices x dense peak", "FLOP/s", false);
+    f(
+        "power_watts", [](auto& c) -> auto& { return c.power_watts; }, "sum over pools of devices x TDP", "W", true);
+    f(
+        "node_power_watts", [](auto& c) -> auto& { return c.node_power_watts; },
+        "sum over pools of ceil(devices / devices per reference node) x node max power", "W", true);
+    f(
+        "price_usd", [](auto& c) -> auto& { return c.price_usd; }, "sum over pools of devices x price", "USD", true);
+    f(
+        "cloud_usd_per_hour", [](auto& c) -> auto& { return c.cloud_usd_per_hour; },
+        "sum over pools of devices x $/GPU-hour (a pool's gpu_hour_usd, else costs.gpu_hour_usd, else the catalog's)", "USD/h", true);
+}
+
 // Adds one pool's figures to the fleet's.
 void add_pool(ClusterResult& r, const ClusterResult& c, const std::string& device_name, bool first, FleetSum& sum) {
     r.devices += c.devices;
     r.nodes += c.nodes;
-    sum.add(r.simt_cores, c.simt_cores, first, "cores", device_name);
-    sum.add(r.full_die_simt_cores, c.full_die_simt_cores, first, "full_die_cores", device_name);
-    sum.add(r.matrix_units, c.matrix_units, first, "matrix_units", device_name);
-    sum.add(r.cpu_cores, c.cpu_cores, first, "cpu_cores", device_name);
-    sum.add(r.memory_bytes, c.memory_bytes, first, "memory_bytes", device_name, true);
-    sum.add(r.memory_bandwidth_bytes_per_second, c.memory_bandwidth_bytes_per_second, first, "memory_bandwidth_bytes_per_second",
-            device_name);
-    for (int i = 0; i < kPrecisionCount; ++i)
-        sum.add(r.peak_flops_per_second[i], c.peak_flops_per_second[i], first,
-                "peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))), device_name);
-    sum.add(r.power_watts, c.power_watts, first, "power_watts", device_name, true);
-    sum.add(r.node_power_watts, c.node_power_watts, first, "node_power_watts", device_name, true);
-    sum.add(r.price_usd, c.price_usd, first, "price_usd", device_name, true);
-    sum.add(r.cloud_usd_per_hour, c.cloud_usd_per_hour, first, "cloud_usd_per_hour", device_name, true);
+    for_each_pool_sum([&](const std::string& name, const auto& of, std::string_view, std::string_view, bool say) {
+        sum.add(of(r), of(c), first, name, device_name, say);
+    });
     for (const auto& w : c.warnings) r.warnings.push_back(device_name + ": " + w);
 }
 
@@ -93,37 +117,9 @@ GPUCALC_COLD void explain_pool_sums(Trace& trace, const std::vector<ClusterResul
     explain_pool_sum(
         trace, pools, "cluster.nodes", r.nodes, [](C c) { return O(c.nodes); }, "sum over pools of ceil(devices / devices per node)",
         "nodes");
-    explain_pool_sum(
-        trace, pools, "cluster.memory_bytes", r.memory_bytes, [](C c) { return c.memory_bytes; },
-        "sum over pools of devices x memory per device", "bytes");
-    explain_pool_sum(
-        trace, pools, "cluster.cores", r.simt_cores, [](C c) { return c.simt_cores; }, "sum over pools of devices x cores", "cores");
-    explain_pool_sum(
-        trace, pools, "cluster.full_die_cores", r.full_die_simt_cores, [](C c) { return c.full_die_simt_cores; },
-        "sum over pools of devices x cores of the full die", "cores");
-    explain_pool_sum(
-        trace, pools, "cluster.matrix_units", r.matrix_units, [](C c) { return c.matrix_units; },
-        "sum over pools of devices x tensor/matrix cores", "units");
-    explain_pool_sum(
-        trace, pools, "cluster.cpu_cores", r.cpu_cores, [](C c) { return c.cpu_cores; }, "sum over pools of devices x cores", "cores");
-    explain_pool_sum(
-        trace, pools, "cluster.memory_bandwidth_bytes_per_second", r.memory_bandwidth_bytes_per_second,
-        [](C c) { return c.memory_bandwidth_bytes_per_second; }, "sum over pools of devices x memory bandwidth", "B/s");
-    for (int i = 0; i < kPrecisionCount; ++i)
-        explain_pool_sum(
-            trace, pools, "cluster.peak_flops_per_second." + std::string(precision_name(static_cast<Precision>(i))),
-            r.peak_flops_per_second[i], [i](C c) { return c.peak_flops_per_second[i]; }, "sum over pools of devices x dense peak",
-            "FLOP/s");
-    explain_pool_sum(
-        trace, pools, "cluster.power_watts", r.power_watts, [](C c) { return c.power_watts; }, "sum over pools of devices x TDP", "W");
-    explain_pool_sum(
-        trace, pools, "cluster.node_power_watts", r.node_power_watts, [](C c) { return c.node_power_watts; },
-        "sum over pools of ceil(devices / devices per reference node) x node max power", "W");
-    explain_pool_sum(
-        trace, pools, "cluster.price_usd", r.price_usd, [](C c) { return c.price_usd; }, "sum over pools of devices x price", "USD");
-    explain_pool_sum(
-        trace, pools, "cluster.cloud_usd_per_hour", r.cloud_usd_per_hour, [](C c) { return c.cloud_usd_per_hour; },
-        "sum over pools of devices x $/GPU-hour (a pool's gpu_hour_usd, else costs.gpu_hour_usd, else the catalog's)", "USD/h");
+    for_each_pool_sum([&](const std::string& name, const auto& of, std::string_view formula, std::string_view unit, bool) {
+        explain_pool_sum(trace, pools, "cluster." + name, of(r), of, formula, unit);
+    });
 }
 
 // A fleet of pools: the sum of its pools.
