@@ -676,10 +676,6 @@ void link_warnings(const Hardware& hw, const StepEstimate& est, TrainingResult& 
     if (scale_up_unknown(hw.device) && n > 1 && hw.devices_per_node > 1) r.warnings.push_back(unknown_scale_up_warning(hw.device));
 }
 
-}  // namespace
-
-namespace {
-
 // The run's inputs and counts in the result: the layout in force, the framework, devices, parameters, tokens.
 ParamCount result_inputs(const ModelSpec& model, const Hardware& hw, const TrainingConfig& cfg, const Efficiency& eff, TrainingResult& r) {
     r.config = cfg;
