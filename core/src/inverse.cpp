@@ -8,6 +8,7 @@
 // The MFU is predicted by the plan search (best layout that fits) unless training.mfu is given.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "gpucalc/decimal.hpp"
@@ -463,7 +464,23 @@ struct GpusNeeded {
     // The layouts of the highest MFU the searches at an estimate's scope have seen, of distinct
     // model-parallel units (replica_unit): fewer_replicas tries each on fewer replicas.
     mutable std::vector<Plan> layouts{};
+    // The counts searched at an estimate's scope: their MFU and plan (the scans and bisections try
+    // many counts more than once).
+    mutable std::map<double, std::pair<double, Plan>> searched{};
 };
+
+// The MFU and plan at g devices of an estimate's own layout search (predicted_mfu, Search::as_estimate),
+// each count searched once.
+double estimate_mfu(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n, double g, Plan* plan) {
+    auto it = n.searched.find(g);
+    if (it == n.searched.end()) {
+        Plan p{};
+        const double u = predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+        it = n.searched.emplace(g, std::make_pair(u, p)).first;
+    }
+    if (plan) *plan = it->second.second;
+    return it->second.first;
+}
 
 // The devices one replica of a plan's layout takes, in whole steps of the count (n.node): tp x pp x
 // cp, and pp x ep x expert_tp, which dp x cp x tp must hold whole (expert_layout_ok).
@@ -555,7 +572,7 @@ using Rates = std::vector<std::pair<double, double>>;
 
 // Speed of a count at its own MFU (the estimate's plan search, or training.mfu) and goodput.
 double count_rate(const ModelSpec& model, const Hardware& hw, const GpusNeeded& n, double g, Plan* plan, double* mfu) {
-    *mfu = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, plan, nullptr, Search::as_estimate);
+    *mfu = n.tc.mfu ? *n.tc.mfu : estimate_mfu(model, hw, n, g, plan);
     if (plan) note_layout(n, *plan);
     return *mfu > 0 ? g * *mfu * needed_goodput(n, g) : 0.0;
 }
@@ -566,8 +583,9 @@ double count_rate(const ModelSpec& model, const Hardware& hw, const GpusNeeded& 
 // (a red team: gpt-oss-120b on RTX 4090 in 11 days was 'cannot be met' where 9,984 GPUs take 10.85).
 std::vector<double> scan_counts(double first, double last, double node, bool every_twentieth = true) {
     std::vector<double> out;
-    if (every_twentieth)
-        for (double g = first; g <= last; g = std::max(g + node, std::ceil(g * 1.05 / node) * node)) out.push_back(g);
+    if (every_twentieth)  // from one node, whatever the first: the same counts for every deadline
+        for (double g = node; g <= last; g = std::max(g + node, std::ceil(g * 1.05 / node) * node))
+            if (g >= first) out.push_back(g);
     const double from = every_twentieth ? first : node;  // without: every such count from one node up to `last`
     for (double p = 1; p * node <= last; p *= 2)
         for (double m : {1.0, 1.25, 1.5, 1.75}) {
@@ -702,7 +720,7 @@ void scan_to_deadline(const ModelSpec& model, const Hardware& hw, GpusNeeded& n)
 // are the answer, with their MFU and plan.
 bool adopt_if_meets(const ModelSpec& model, const Hardware& hw, GpusNeeded& n, double g) {
     Plan p{};
-    const double u = n.tc.mfu ? *n.tc.mfu : predicted_mfu(model, hw, n.tc, g, &p, nullptr, Search::as_estimate);
+    const double u = n.tc.mfu ? *n.tc.mfu : estimate_mfu(model, hw, n, g, &p);
     note_layout(n, p);
     if (!(u > 0) || !meets_deadline(n, g, u)) return false;
     n.gpus = g, n.mfu = u;
@@ -723,9 +741,72 @@ void smallest_count(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     constexpr int kTries = 100;
     const double first = fewest_possible(n);
     int k = 0;
+    double missed = first - n.node;                                       // the last count below the one that meets: none tried yet
     for (const double g : scan_counts(first, n.gpus - n.node, n.node)) {  // with the counts of many factors of two
-        if (++k > kTries || adopt_if_meets(model, hw, n, g)) return;
+        if (++k > kTries) return;
+        if (adopt_if_meets(model, hw, n, g)) break;
+        missed = g;
     }
+    // Whole nodes between the last count that missed and the one that meets, bisected (the same counts
+    // for every deadline that meets at the same scan count: a longer one never answers more).
+    for (double lo = missed, hi = n.gpus; hi - lo > n.node;) {
+        const double mid = std::max(lo + n.node, std::floor((lo + hi) / 2 / n.node) * n.node);
+        if (adopt_if_meets(model, hw, n, mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+}
+
+// The slowest pipeline stage's layers at p stages (stage_split: even when p divides the layers; else
+// the first and last stages hold one layer fewer beside the embedding and the loss).
+double slowest_stage_layers(double layers, double p) {
+    if (std::fmod(layers, p) == 0) return layers / p;
+    const double last = std::max(1.0, std::ceil((layers + 2.0) / p) - 1.0);
+    const double mid = std::max(1.0, p > 2 ? std::ceil(std::max(0.0, layers - 2.0 * last) / (p - 2.0)) : layers - last);
+    return std::max(mid, last + 1.0);
+}
+
+// The counts of whole replicas of the pipeline depths that balance the layers best: each depth at which
+// the slowest stage first holds fewer layers, and the depths that split the layers with the embedding and
+// the loss exactly ((layers + 2) / p whole), in whole nodes. The scans' counts rarely tile them (Llama 3
+// 70B on L4: 41 stages of two layers, 6,724 GPUs in 450 days, where the counts a twentieth apart needed
+// 12,915).
+std::vector<double> balanced_units(const ModelSpec& model, const GpusNeeded& n) {
+    // Stages of at most 4 layers: one layer more on the slowest stage costs a quarter or more there,
+    // where deeper stages lose less and the scans' counts tile more depths near each.
+    constexpr double kFewestLayers = 4;
+    std::vector<double> out;
+    const double L = model.layers;
+    if (!(L >= 4) || n.tc.tp * n.tc.pp * n.tc.cp * n.tc.ep > 1) return out;
+    for (double p = 3; p <= L + 2; ++p) {
+        if (slowest_stage_layers(L, p) > kFewestLayers) continue;
+        const bool drops = slowest_stage_layers(L, p) < slowest_stage_layers(L, p - 1);
+        if (!drops && std::fmod(L + 2.0, p) != 0) continue;
+        const double u = static_cast<double>(std::lcm(static_cast<Count>(p), static_cast<Count>(n.node)));
+        if (u > 2 * n.node && std::find(out.begin(), out.end(), u) == out.end()) out.push_back(u);
+    }
+    return out;
+}
+
+// The whole replicas of the balanced depths (every replica to 20, then a twentieth apart), from the fewest
+// any run could use, or an eighth of the answer, up to the answer, in one ascending list: the first that
+// meets the deadline is the answer. The counts tried do not depend on the deadline, so a longer one does
+// not answer more (Llama 3 70B on L4: 450 days had answered 6,724 GPUs, 460 days 11,521).
+// Returns whether one does. Below `last` (the answer when there is one).
+bool balanced_counts(const ModelSpec& model, const Hardware& hw, GpusNeeded& n, double last) {
+    if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return false;
+    constexpr double kDeepest = 8;  // the furthest below the answer looked (the old scans' worst miss: 3.1x)
+    const double first = std::max(fewest_possible(n), n.gpus / kDeepest);
+    std::vector<double> counts;
+    for (const double u : balanced_units(model, n))
+        for (double k = 1; k * u < last && k * u <= kMaxGpus; k = std::max(k + 1, std::ceil(k * 1.05)))  // from 1: for every deadline alike
+            if (k * u >= first) counts.push_back(k * u);
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    for (const double g : counts)
+        if (adopt_if_meets(model, hw, n, g)) return true;
+    return false;
 }
 
 // The answer at an estimate's own search (predicted_mfu, Search::as_estimate), so that an estimate on
@@ -737,7 +818,7 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
     constexpr int kStepsDown = 8;
     Plan p{};
-    const double m = predicted_mfu(model, hw, n.tc, n.gpus, &p, nullptr, Search::as_estimate);
+    const double m = estimate_mfu(model, hw, n, n.gpus, &p);
     if (!(m > 0)) return;
     n.mfu = m, n.plan = p;
     const double from = n.gpus;
@@ -765,7 +846,7 @@ void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
         double best_u = 0;
         while (hi - lo > 1) {
             const double mid = std::floor((lo + hi) / 2);
-            const double u = predicted_mfu(model, hw, n.tc, mid * unit, &p, nullptr, Search::as_estimate);
+            const double u = estimate_mfu(model, hw, n, mid * unit, &p);
             if (u > 0 && meets_deadline(n, mid * unit, u))
                 hi = mid, best = p, best_u = u;
             else
@@ -806,8 +887,12 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
     scan_to_deadline(model, hw, n);
-    if (n.fastest.days > 0) return;  // no count meets the deadline: nothing smaller will
+    // No count of the scans meets the deadline: a balanced depth's may, below twice the fastest count;
+    // else nothing smaller will.
+    if (n.fastest.days > 0 && !balanced_counts(model, hw, n, 2 * n.gpus)) return;
+    n.fastest = Fastest{};
     smallest_count(model, hw, n);
+    balanced_counts(model, hw, n, n.gpus);
     settle_on_estimate_search(model, hw, n);
     fewer_replicas(model, hw, n);
     smaller_slices(model, hw, n);
