@@ -70,3 +70,45 @@ TEST_CASE("gpus_needed for DeepSeek-V3 on A100 answers fewer GPUs for 13.5 days 
     REQUIRE(b["gpus"].is_number());
     CHECK(b["gpus"].get<double>() <= a["gpus"].get<double>());
 }
+
+namespace {
+
+// what_can_train on `hardware` for `days`.
+json what_can_train(const json& hardware, double days) {
+    return run({{"hardware", hardware}, {"inverse", {{"question", "what_can_train"}, {"days", days}}}, {"explain", false}})["inverse"];
+}
+
+}  // namespace
+
+TEST_CASE("what_can_train answers a model an estimate fits, and a longer time never a smaller model") {
+    // One A100 80GB for 176 days had answered 4.65B parameters at 54.8 % MFU, limited by compute (its
+    // plan was of a smaller size, before the goodput's fixed point), where an estimate of 4.65B needs
+    // 83.9 GiB of 80; 202 days then answered 4.53B and 300 days 4.42B.
+    const json a100 = {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 1}};
+    double before = 0;
+    for (const double days : {150.0, 176.1, 202.5, 300.0}) {
+        INFO(days << " days");
+        const json a = what_can_train(a100, days);
+        REQUIRE(a["trainable_params"].is_number());
+        const double N = a["trainable_params"].get<double>();
+        CHECK(N >= before);
+        before = N;
+        const json e = run({{"model", {{"params", N}, {"seq_len", 2048}}},
+                            {"hardware", a100},
+                            {"training", {{"tokens", a["trainable_tokens"]}}},
+                            {"explain", false}})["training"];
+        REQUIRE(e["fits"] == true);
+        CHECK(e["seconds"].get<double>() == Approx(days * 86400).epsilon(1e-6));
+    }
+    // 1,024 RTX 4090 over 1 Gb/s internet links: 153 days answered 50.3B, 176 days 38.4B (whether a size
+    // fits is not monotone there, and the bisection's top was the compute-optimal size).
+    before = 0;
+    for (const double days : {133.2, 153.2, 176.1, 202.5}) {
+        INFO(days << " days");
+        const double N =
+            what_can_train({{"device", "nvidia-rtx-4090"}, {"count", 1024}, {"network", "internet-1g"}}, days)["trainable_params"]
+                .get<double>();
+        CHECK(N >= before);
+        before = N;
+    }
+}
