@@ -221,6 +221,34 @@ json trainable_json(const Trainable& a) {
     return out;
 }
 
+// The largest size from lo (which fits) to hi (which does not) with a layout the plan search tries.
+// On sizes 2^(1/64) (1.1 %) apart from 10M, the same whatever the time given: from the compute-
+// optimal size down, every eighth (9 %) to the first that fits (at most 16: twice as small), then
+// bisected. Whether a size fits is not monotone (a pipeline over a slow network tiles some depths
+// only), and a bisection from the compute-optimal size had answered a longer time a smaller model
+// (1,024 RTX 4090 over 1 Gb/s: 50.3B for 153 days, 38.4B for 176; one A100: 4.4043B for 176 days,
+// 4.4239B for 202, a 1 % stop placed by the compute-optimal size).
+double largest_fitting_size(const Trainable& a, double lo, double hi) {
+    const auto layout_mfu = [&](double N) {
+        Plan p{};
+        return shape_mfu(a, N, &p);
+    };
+    const auto size = [](double k) { return 1e7 * std::exp2(k / 64.0); };
+    double k_lo = 64.0 * std::log2(lo / 1e7), k_hi = std::ceil(64.0 * std::log2(hi / 1e7));
+    for (double k = std::floor((k_hi - 1) / 8) * 8, n = 0; k > k_lo && n < 16; k -= 8, ++n) {
+        if (layout_mfu(size(k)) > 0) {
+            k_lo = k;
+            break;
+        }
+        k_hi = k;
+    }
+    while (k_hi - k_lo > 1) {
+        const double mid = std::floor((k_lo + k_hi) / 2);
+        (layout_mfu(size(mid)) > 0 ? k_lo : k_hi) = mid;
+    }
+    return size(k_lo);
+}
+
 // The model that trains in the time: the compute-optimal one, unless no layout of the plan search
 // holds it in memory; then the largest that one does (bisection on N, log scale), on the tokens the
 // compute buys at its own MFU (more than tokens_per_param each: trained past compute-optimal, which
@@ -267,26 +295,7 @@ void memory_limit(const Trainable& a, json& out) {
             "batch)");
         return;
     }
-    // On sizes 2^(1/64) (1.1 %) apart from 10M, the same whatever the time given: from the compute-
-    // optimal size down, every eighth (9 %) to the first that fits (at most 16: twice as small), then
-    // bisected. Whether a size fits is not monotone (a pipeline over a slow network tiles some depths
-    // only), and a bisection from the compute-optimal size had answered a longer time a smaller model
-    // (1,024 RTX 4090 over 1 Gb/s: 50.3B for 153 days, 38.4B for 176; one A100: 4.4043B for 176 days,
-    // 4.4239B for 202, a 1 % stop placed by the compute-optimal size).
-    const auto size = [](double k) { return 1e7 * std::exp2(k / 64.0); };
-    double k_lo = 64.0 * std::log2(lo / 1e7), k_hi = std::ceil(64.0 * std::log2(hi / 1e7));
-    for (double k = std::floor((k_hi - 1) / 8) * 8, n = 0; k > k_lo && n < 16; k -= 8, ++n) {
-        if (layout_mfu(size(k)) > 0) {
-            k_lo = k;
-            break;
-        }
-        k_hi = k;
-    }
-    while (k_hi - k_lo > 1) {
-        const double mid = std::floor((k_lo + k_hi) / 2);
-        (layout_mfu(size(mid)) > 0 ? k_lo : k_hi) = mid;
-    }
-    lo = size(k_lo);
+    lo = largest_fitting_size(a, lo, hi);
     at_n = Plan{};  // its MFU as an estimate of it reports (the estimate's own, wider search)
     const double N = lo, mfu = a.tc.mfu ? *a.tc.mfu : shape_mfu(a, N, &at_n, Search::as_estimate);
     const double compute = a.n * a.peak * mfu * a.seconds * goodput(a, N);  // at its own goodput, as above
