@@ -1077,6 +1077,26 @@ void one_site(const Hardware& hw, const TrainingConfig& tc, double seconds, doub
                                  "add; DiLoCo (training.local_steps) exchanges far less (inverse.compare_networks shows both)");
 }
 
+// A count of few divisors tiles few layouts, and fewer devices, of a count of many factors of two
+// (round_count_below), may train a larger model: said, with their answer (a red team's sweep: 67 L4 over
+// 1 Gb/s links for 100 days answered 1.26B parameters, 64 of them 9.17B).
+void fewer_devices(const Hardware& hw, const TrainingConfig& tc, double seconds, double tpp, double peak, json& answer) {
+    if (hw.sites > 1 || !answer["trainable_params"].is_number()) return;
+    const std::optional<Count> fewer = round_count_below(hw.count, hw.devices_per_node);
+    if (!fewer) return;
+    Hardware h = hw;
+    h.count = *fewer;
+    const json a = what_can_train(h, tc, seconds, tpp, peak);
+    if (!a["trainable_params"].is_number()) return;
+    const double n_all = answer["trainable_params"].get<double>(), n_fewer = a["trainable_params"].get<double>();
+    if (!(n_fewer > 1.05 * n_all)) return;
+    const std::string all = jr::fmt_num(static_cast<double>(hw.count));
+    answer["warnings"].push_back("inverse: " + jr::fmt_num(static_cast<double>(*fewer)) + " of the " + all +
+                                 " devices train a larger model (" + sig3(n_fewer / 1e9) + "B parameters at " +
+                                 sig3(100.0 * a["trainable_mfu"].get<double>()) + " % MFU) than all of them (" + sig3(n_all / 1e9) +
+                                 "B): " + all + " has few divisors, so few parallel layouts tile it");
+}
+
 json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors) {
     if (!s.hardware) {
         add_error(errors, "missing", "hardware", "inverse questions need hardware.device");
@@ -1121,6 +1141,7 @@ json answer_inverse(const Scenario& s, const InverseQuestion& q, Errors& errors)
     if (!seconds) return nullptr;
     json answer = what_can_train(hw, tc, *seconds, q.tokens_per_param, peak);
     one_site(hw, tc, *seconds, q.tokens_per_param, peak, answer);
+    fewer_devices(hw, tc, *seconds, q.tokens_per_param, peak, answer);
     for (auto it = answer.begin(); it != answer.end(); ++it) out[it.key()] = it.value();
     if (q.compare_networks) out["networks"] = compare_networks(hw, tc, *seconds, q.tokens_per_param, peak);
     return out;

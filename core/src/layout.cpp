@@ -9,6 +9,19 @@ namespace gpucalc {
 
 // Search bounds for an automatic layout: tensor parallelism within a node (Megatron's practice:
 // Narayanan et al. 2021 Sec. 3.2), interleaving up to 8, micro-batches up to 8.
+std::optional<Count> round_count_below(Count n, Count node) {
+    node = std::max<Count>(1, node);
+    std::optional<Count> best;
+    for (Count p = 1; p * node <= n; p *= 2)  // p nodes x {1, 1.25, 1.5, 1.75}: whole nodes only
+        for (const Count q : {4 * p, 5 * p, 6 * p, 7 * p}) {
+            if (q % 4 != 0) continue;
+            const Count g = q / 4 * node;
+            if (g == n) return std::nullopt;
+            if (g < n) best = std::max(best.value_or(0), g);
+        }
+    return best;
+}
+
 PlanOptions automatic_layout_options(const Hardware& hw) {
     PlanOptions opt;
     opt.top_k = 1;

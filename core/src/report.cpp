@@ -674,6 +674,22 @@ void scaling_json(ReportOut& o, const Scenario& s, const TrainingResult& run) {
     if (!sc.level) o.warnings.push_back("training: the scaling curve is the step model's own, not levelled to training.mfu: " + sc.why);
 }
 
+// When no layout fits the count: whether fewer devices, the largest count of many factors of two below
+// it (round_count_below), fit one, said after the reason (a count of few divisors tiles few layouts:
+// 67 L4 fit none of Llama 3 8B's, "more devices" was the advice, and 64 fit tp 1, pp 16, dp 4).
+std::string fewer_devices_fit(const ModelSpec& m, const Hardware& hw, const TrainingConfig& t) {
+    if (hw.sites > 1 || !hw.pools.empty()) return "";
+    const std::optional<Count> fewer = round_count_below(hw.count, hw.devices_per_node);
+    if (!fewer) return "";
+    Hardware h = hw;
+    h.count = *fewer;
+    const LayoutChoice c = resolve_layout(m, h, t);
+    if (!c.found || !c.valid) return "";
+    const auto n = [](Count v) { return jr::fmt_num(static_cast<double>(v)); };
+    return "; " + n(*fewer) + " of them fit one (tp " + n(c.config.tp) + ", pp " + n(c.config.pp) + ", dp " + n(c.config.dp.value_or(1)) +
+           "): " + n(hw.count) + " has few divisors, so few layouts tile it";
+}
+
 // Training on one device type: the layout given or searched, and a layout that fits when it does not.
 void training_section(ReportOut& o, const Scenario& s) {
     const LayoutChoice layout = resolve_layout(*s.model, *s.hardware, *s.training);
@@ -695,7 +711,8 @@ void training_section(ReportOut& o, const Scenario& s) {
         r.infeasible_reason =
             "no parallel layout fits on " + jr::fmt_num(static_cast<double>(s.hardware->count)) + " x " + s.hardware->device.name +
             ": the layout needing the least memory needs " + jr::fmt_num(r.memory.total / units::GiB) + " GiB per device, which has " +
-            jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, a smaller model, or fewer training fields fixed)";
+            jr::fmt_num(r.memory_capacity_bytes / units::GiB) + " GiB (more devices, a smaller model, or fewer training fields fixed)" +
+            fewer_devices_fit(*s.model, *s.hardware, *s.training);
     training_config_json(o.inputs["training"], r.config);
     if (!layout.valid) echo_searched_as_null(o.inputs["training"], *s.training);
     Val t = o.report["training"];

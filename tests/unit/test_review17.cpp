@@ -1,6 +1,8 @@
 // Checks of 2026-12-06 (tenth session). Each test states what it pins and its source.
 #include "helpers.hpp"
 
+#include "gpucalc/layout.hpp"
+
 using nlohmann::json;
 
 namespace {
@@ -111,4 +113,46 @@ TEST_CASE("what_can_train answers a model an estimate fits, and a longer time ne
         CHECK(N >= before);
         before = N;
     }
+}
+
+TEST_CASE("a count of few divisors that fits no layout, or trains less than fewer devices, names the fewer devices that do better") {
+    // Llama 3 8B on 67 L4 (a prime) over 1 Gb/s links: no layout fits, and the reason advised "more
+    // devices"; 64 of them fit tp 1, pp 16, dp 4. what_can_train on the same 67 for 100 days answered
+    // 1.25B parameters, on 64 of them 9.59B, without a word.
+    const json hw = {{"device", "nvidia-l4"}, {"count", 67}, {"network", "internet-1g"}};
+    const json r = run({{"model", {{"preset", "llama3-8b"}}}, {"hardware", hw}, {"training", {{"tokens", 1e11}}}, {"explain", false}});
+    REQUIRE(r["training"]["fits"] == false);
+    const std::string why = r["training"]["infeasible_reason"].get<std::string>();
+    CHECK(why.find("; 64 of them fit one (tp 1, pp 16, dp 4): 67 has few divisors") != std::string::npos);
+    json h64 = hw;
+    h64["count"] = 64;
+    CHECK(run({{"model", {{"preset", "llama3-8b"}}},
+               {"hardware", h64},
+               {"training", {{"tokens", 1e11}}},
+               {"explain", false}})["training"]["fits"] == true);
+
+    const json w = run({{"hardware", hw}, {"inverse", {{"question", "what_can_train"}, {"days", 100}}}, {"explain", false}});
+    const double n64 = what_can_train(h64, 100)["trainable_params"].get<double>();
+    REQUIRE(n64 > 1.05 * w["inverse"]["trainable_params"].get<double>());
+    std::string said;
+    for (const auto& x : w["warnings"])
+        if (x.get<std::string>().find("64 of the 67 devices train a larger model") != std::string::npos) said = x.get<std::string>();
+    CHECK(said.find("(" + std::to_string(static_cast<int>(std::round(n64 / 1e8)) / 10) + ".") != std::string::npos);
+    // A count of many factors of two is not second-guessed.
+    const json w64 = run({{"hardware", h64}, {"inverse", {{"question", "what_can_train"}, {"days", 100}}}, {"explain", false}});
+    for (const auto& x : w64["warnings"]) CHECK(x.get<std::string>().find("few divisors") == std::string::npos);
+}
+
+TEST_CASE("the round count below a count is the largest whole number of nodes of the form 2^a x {1, 1.25, 1.5, 1.75} below it") {
+    // By hand: 67 -> 64 (2^6); 1,193 -> 1,024 (1,024 < 1,193 < 1,280); 1,000 H100 in 8-GPU nodes -> 896
+    // (112 nodes = 64 x 1.75); 9 -> 8; a count of that form, or one node or less, has none.
+    CHECK(gpucalc::round_count_below(67, 1) == 64);
+    CHECK(gpucalc::round_count_below(1193, 1) == 1024);
+    CHECK(gpucalc::round_count_below(1000, 8) == 896);
+    CHECK(gpucalc::round_count_below(9, 8) == 8);
+    CHECK(gpucalc::round_count_below(20, 8) == 16);  // 2.5 nodes: 2 (24 = 3 nodes is above)
+    CHECK_FALSE(gpucalc::round_count_below(1024, 8).has_value());
+    CHECK_FALSE(gpucalc::round_count_below(96, 8).has_value());  // 12 nodes = 8 x 1.5
+    CHECK_FALSE(gpucalc::round_count_below(8, 8).has_value());
+    CHECK_FALSE(gpucalc::round_count_below(1, 1).has_value());
 }

@@ -22,6 +22,11 @@ LayoutChoice resolve_layout(const ModelSpec& m, const Hardware& hw, const Traini
 // The fastest layout that fits with every layout field free (non-layout fields as given).
 std::optional<Plan> suggest_layout(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg);
 
+// The largest count below n of the form node x 2^a x {1, 1.25, 1.5, 1.75} (many factors of two: the
+// counts that tile the most layouts), none when n is one of them or at most one node. A count of few
+// divisors (67 L4, a prime) tiles few layouts: Llama 3 8B fits none of 67 L4's, and 4 of 64's.
+std::optional<Count> round_count_below(Count n, Count node);
+
 // The search bounds of an automatic layout (training.layout "auto"): the best plan only.
 PlanOptions automatic_layout_options(const Hardware& hw);
 
