@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <numeric>
 
 #include "gpucalc/json_read.hpp"
@@ -321,6 +323,106 @@ std::vector<Count> pipeline_dps(const Hardware& hw) {
     return dps;
 }
 
+// Stage estimates remembered by their arguments across one fleet estimate's pipeline searches: the
+// order given and the site-grouped one, and each fleet without a pool, ask the same of a pool's stages
+// again (an 8-pool fleet ran 18 searches, 37,100 stage estimates). `pool` is the pool's identity
+// (fleet_pool_ids): pools of one catalog device, count and node size are one cluster to the step
+// model (pool_hardware, training_efficiency), a custom device only ever itself. The model, the
+// scenario's training section and the network are the estimate's own, the same in every search.
+// What is kept is what the search reads: one layer's time (layer_time), a stage's memory total
+// (memory_only), or a timed stage's micro-batch time, reduction and optimizer step, dp bytes and memory.
+struct StageMemo {
+    enum Kind : int { layer, memory, timed };
+    struct Key {
+        std::size_t pool;
+        Kind kind;
+        double layers, stages;
+        Count tp, dp, mb, gb;
+        Recompute rc;
+    };
+    struct Value {
+        double a = 0, b = 0, c = 0, d = 0;
+    };
+    struct Slot {
+        Key key;
+        Value value;
+        bool used = false;
+    };
+    explicit StageMemo(bool remember) : on(remember) {}
+    bool on;  // FleetSearch::remember
+    std::vector<Slot> slots;
+    std::size_t filled = 0;
+};
+
+std::uint64_t bits_of(double x) {
+    std::uint64_t u = 0;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+// Arguments equal bit for bit (the layers and stages too): the same estimate.
+bool same_key(const StageMemo::Key& a, const StageMemo::Key& b) {
+    return a.pool == b.pool && a.kind == b.kind && bits_of(a.layers) == bits_of(b.layers) && bits_of(a.stages) == bits_of(b.stages) &&
+           a.tp == b.tp && a.dp == b.dp && a.mb == b.mb && a.gb == b.gb && a.rc == b.rc;
+}
+
+std::uint64_t key_hash(const StageMemo::Key& k) {
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL;
+    for (const std::uint64_t x : {static_cast<std::uint64_t>(k.pool), static_cast<std::uint64_t>(k.kind), bits_of(k.layers),
+                                  bits_of(k.stages), static_cast<std::uint64_t>(k.tp), static_cast<std::uint64_t>(k.dp),
+                                  static_cast<std::uint64_t>(k.mb), static_cast<std::uint64_t>(k.gb), static_cast<std::uint64_t>(k.rc)}) {
+        h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h *= 0xff51afd7ed558ccdULL;
+    }
+    return h ^ (h >> 33);
+}
+
+// The slot of `k` in the table (open addressing, linear probing): its own, or the empty one it goes in.
+StageMemo::Slot& memo_slot(StageMemo& memo, const StageMemo::Key& k) {
+    const std::size_t mask = memo.slots.size() - 1;
+    for (std::size_t j = key_hash(k) & mask;; j = (j + 1) & mask)
+        if (!memo.slots[j].used || same_key(memo.slots[j].key, k)) return memo.slots[j];
+}
+
+// The value remembered for `k`, else compute() remembered (or only computed, when memo.on is false).
+template <class F>
+StageMemo::Value remembered(StageMemo& memo, const StageMemo::Key& k, F compute) {
+    if (!memo.on) return compute();
+    if (2 * (memo.filled + 1) > memo.slots.size()) {  // at most half full
+        std::vector<StageMemo::Slot> old(std::max<std::size_t>(1024, 2 * memo.slots.size()));
+        old.swap(memo.slots);
+        for (const auto& e : old)
+            if (e.used) memo_slot(memo, e.key) = e;
+    }
+    StageMemo::Slot& slot = memo_slot(memo, k);
+    if (slot.used) return slot.value;
+    const StageMemo::Value v = compute();
+    slot = {k, v, true};
+    ++memo.filled;
+    return v;
+}
+
+// What one fleet estimate remembers across its searches, and each pool's identity there (fleet_pool_ids).
+struct FleetMemo {
+    AloneMemo alone;
+    StageMemo stages;
+    std::vector<std::size_t> ids;
+};
+
+// Each pool's identity in the StageMemo: the first pool of the same catalog device, count and node
+// size (a custom device: itself).
+std::vector<std::size_t> fleet_pool_ids(const Hardware& hw) {
+    std::vector<std::size_t> ids(hw.pools.size());
+    for (std::size_t i = 0; i < hw.pools.size(); ++i) {
+        ids[i] = i;
+        for (std::size_t j = 0; j < i && ids[i] == i; ++j) {
+            const Pool &a = hw.pools[j], &b = hw.pools[i];
+            if (same_catalog_device(a.device, b.device) && a.count == b.count && a.devices_per_node == b.devices_per_node) ids[i] = j;
+        }
+    }
+    return ids;
+}
+
 // What every pipeline candidate shares: the model's step inputs, each pool as a cluster, its efficiencies.
 struct PipeSearch {
     const ModelSpec& m;
@@ -328,21 +430,32 @@ struct PipeSearch {
     const TrainingConfig& cfg;
     const std::vector<Site>& sites;
     const TrainingModel& tm;
+    const std::vector<std::size_t>& ids;  // each pool's identity in the memo
+    StageMemo& memo;
     std::vector<Hardware> hs;
     std::vector<Efficiency> effs;
     // Per boundary between pool i and pool i + 1 in different sites: the WAN bandwidth and latency of
     // pool i's site (site_wan), the same for every candidate.
     std::vector<std::pair<double, double>> wan;
-    // One layer's micro-batch time by pool, tensor-parallel size, micro-batch and recomputation
-    // (layer_time): the candidates of every data-parallel size share them.
+    // One layer's micro-batch time by pool, tensor-parallel size (1, 2, 4, 8), micro-batch (1, 2, 4)
+    // and recomputation (layer_time), 0 until computed: the candidates of every data-parallel size
+    // share them. Other sizes in `other_layer_times`.
+    mutable std::vector<double> layer_times;
     struct LayerTime {
         std::size_t pool;
         Count tp, mb;
         Recompute rc;
         double seconds;
     };
-    mutable std::vector<LayerTime> layer_times;
+    mutable std::vector<LayerTime> other_layer_times;
 };
+
+// The index of (pool i, t, mb, rc) in PipeSearch::layer_times, or SIZE_MAX for other sizes.
+std::size_t layer_slot(std::size_t i, Count t, Count mb, Recompute rc) {
+    const int tc = t == 1 ? 0 : t == 2 ? 1 : t == 4 ? 2 : t == 8 ? 3 : -1, mc = mb == 1 ? 0 : mb == 2 ? 1 : mb == 4 ? 2 : -1;
+    if (tc < 0 || mc < 0) return SIZE_MAX;
+    return ((i * 4 + static_cast<std::size_t>(tc)) * 3 + static_cast<std::size_t>(mc)) * 3 + static_cast<std::size_t>(rc);
+}
 
 // One layer's micro-batch time on pool i at tensor-parallel size t: a stage of two layers less a
 // stage of one (the logits and the stage's sends cancel out), in a pipeline of two stages. Only the
@@ -352,12 +465,20 @@ struct PipeSearch {
 // while writing it: the fresh and shared times agreed within 4e-16 relative on the unit tests, the
 // fixtures and 114 random fleets; golden outputs identical). `dp` and `gb`: the first candidate's.
 double layer_time(const PipeSearch& s, std::size_t i, Count t, Count dp, Count mb, Count gb, Recompute rc) {
-    for (const auto& e : s.layer_times)
-        if (e.pool == i && e.tp == t && e.mb == mb && e.rc == rc) return e.seconds;
-    const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, 2, t, dp, mb, gb, rc, s.effs[i]);
-    const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, 2, t, dp, mb, gb, rc, s.effs[i]);
-    const double seconds = std::max(1e-12, e2.microbatch_seconds - e1.microbatch_seconds);
-    s.layer_times.push_back({i, t, mb, rc, seconds});
+    const std::size_t slot = layer_slot(i, t, mb, rc);
+    if (slot < s.layer_times.size() && s.layer_times[slot] > 0) return s.layer_times[slot];
+    if (slot >= s.layer_times.size())
+        for (const auto& e : s.other_layer_times)
+            if (e.pool == i && e.tp == t && e.mb == mb && e.rc == rc) return e.seconds;
+    const double seconds = remembered(s.memo, {s.ids[i], StageMemo::layer, 0, 0, t, dp, mb, gb, rc}, [&] {
+                               const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, 2, t, dp, mb, gb, rc, s.effs[i]);
+                               const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, 2, t, dp, mb, gb, rc, s.effs[i]);
+                               return StageMemo::Value{std::max(1e-12, e2.microbatch_seconds - e1.microbatch_seconds)};
+                           }).a;
+    if (slot < s.layer_times.size())
+        s.layer_times[slot] = seconds;
+    else
+        s.other_layer_times.push_back({i, t, mb, rc, seconds});
     return seconds;
 }
 
@@ -406,16 +527,26 @@ double fewest_stages(const PipeSearch& s, Count dp) {
     return stages;
 }
 
+// The memory total of a stage of `layers` layers on pool i (memory_only), remembered.
+double stage_memory(const PipeSearch& s, const PipeTry& c, std::size_t i, double layers) {
+    return remembered(s.memo, {s.ids[i], StageMemo::memory, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i]},
+                      [&] {
+                          const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb,
+                                                                c.rc[i], s.effs[i], true);
+                          return StageMemo::Value{e.memory.total};
+                      })
+        .a;
+}
+
 // The layers each pool's memory holds on its stages; returns the pools' summed speed (stages per layer time).
 double layer_caps(const PipeSearch& s, PipeTry& c) {
     const double L = s.tm.in.layers;
     double rate_sum = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
-        const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i], true);
-        const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i], true);
-        const double per_layer = e2.memory.total - e1.memory.total;
-        const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - e1.memory.total) / per_layer) : L;
+        const double m1 = stage_memory(s, c, i, 1), m2 = stage_memory(s, c, i, 2);
+        const double per_layer = m2 - m1;
+        const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - m1) / per_layer) : L;
         c.cap[i] = std::max(0.0, per_stage) * static_cast<double>(c.pp[i]);
         rate_sum += static_cast<double>(c.pp[i]) / c.t_layer[i];
     }
@@ -472,12 +603,20 @@ bool round_layers(const PipeSearch& s, PipeTry& c, double assigned) {
 
 // The stages of a candidate: the slowest stage's micro-batch time and estimate, the slowest pool's
 // data-parallel reduction and optimizer step, whether every stage fits, each pool's figures.
+// The pools' figures (stage_pool, which copies the pool's device) and the slowest stage's estimate
+// are written only for the candidate kept (keep_if_faster: copying them for every candidate was a
+// third of an 8-pool fleet's time).
 struct Stages {
     double t_mb = 0, dp_opt = 0, dp_bytes = 0;  // dp_bytes: of the stage whose reduction and optimizer step are slowest
-    StepEstimate slowest;
+    std::size_t slowest = SIZE_MAX;             // the pool whose stage sets t_mb (none: every stage 0 s)
     bool fits = true;
-    std::vector<FleetPool> fps;
 };
+
+// Pool i's stage in candidate c: its share of the layers over its stages.
+StepEstimate timed_stage(const PipeSearch& s, const PipeTry& c, std::size_t i) {
+    const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
+    return stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i]);
+}
 
 // Pool i's figures as stages of the pipeline (e: its stage's estimate).
 FleetPool stage_pool(const PipeSearch& s, const PipeTry& c, std::size_t i, const StepEstimate& e) {
@@ -502,11 +641,14 @@ Stages run_stages(const PipeSearch& s, const PipeTry& c) {
     Stages st;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
-        const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i]);
-        if (e.microbatch_seconds > st.t_mb) st.t_mb = e.microbatch_seconds, st.slowest = e;
-        if (e.step.dp_comm + e.step.optimizer > st.dp_opt) st.dp_opt = e.step.dp_comm + e.step.optimizer, st.dp_bytes = e.dp_bytes;
-        st.fps.push_back(stage_pool(s, c, i, e));
-        st.fits = st.fits && st.fps.back().fits;
+        // a: the micro-batch's time, b: reduction + optimizer step, c: dp bytes, d: memory total.
+        const StageMemo::Value e = remembered(s.memo, {s.ids[i], StageMemo::timed, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i]}, [&] {
+            const StepEstimate x = timed_stage(s, c, i);
+            return StageMemo::Value{x.microbatch_seconds, x.step.dp_comm + x.step.optimizer, x.dp_bytes, x.memory.total};
+        });
+        if (e.a > st.t_mb) st.t_mb = e.a, st.slowest = i;
+        if (e.b > st.dp_opt) st.dp_opt = e.b, st.dp_bytes = e.c;
+        st.fits = st.fits && e.d <= s.hw.pools[i].device.usable_memory_bytes().value_or(0);
     }
     return st;
 }
@@ -566,14 +708,20 @@ double keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, c
     best.step = step;
     best.inner = step;
     best.tokens_per_step = tokens;
-    best.pools = st.fps;
+    best.pools.clear();
+    StepTime slowest;
+    for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
+        const StepEstimate e = timed_stage(s, c, i);  // as run_stages had it
+        if (i == st.slowest) slowest = e.step;
+        best.pools.push_back(stage_pool(s, c, i, e));
+    }
     best.dp = static_cast<double>(c.dp);
     best.pp_wan = pp_wan;
     best.pp_wan_bytes = b.wan_bytes;
     best.pp_bound = b.bound;
     // The slowest stage's micro-batches by cause, the pipeline's bubble and sends between
     // pools, and the slowest pool's data-parallel reduction and optimizer step.
-    best.breakdown = st.slowest.step;
+    best.breakdown = slowest;
     best.breakdown.pp_bubble = (c.stages - 1.0) * st.t_mb;
     best.breakdown.pp_comm += pp_wan;
     best.breakdown.dp_comm = st.dp_opt;
@@ -634,13 +782,14 @@ void per_pool_recompute(const PipeSearch& s, PipeTry c, double rate, const std::
 
 // One pipeline through the pools in the order given: over data-parallel sizes, micro-batches and
 // recomputation, each pool's stages and layers balanced by speed within memory; the fastest that fits.
-ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
+ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites,
+                             const std::vector<std::size_t>& ids, StageMemo& memo) {
     ModeResult best;
     best.reason = "no pipeline layout fits";
     const TrainingModel tm = training_model(m);
     const std::size_t k = hw.pools.size();
     const std::vector<Count> dps = pipeline_dps(hw);
-    PipeSearch s{m, hw, cfg, sites, tm, {}, {}, {}, {}};
+    PipeSearch s{m, hw, cfg, sites, tm, ids, memo, {}, {}, {}, std::vector<double>(k * 4 * 3 * 3, 0.0), {}};
     for (const Pool& p : hw.pools) s.hs.push_back(pool_hardware(hw, p)), s.effs.push_back(training_efficiency(cfg, p.device));
     for (std::size_t i = 0; i + 1 < k; ++i)
         s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
@@ -697,16 +846,18 @@ std::vector<std::size_t> site_grouped_order(const Hardware& hw) {
 // order given crosses between sites more often (a red team: 16 H100 in site a, 64 MI300X and 16 RTX
 // 4090 in b, and 16 more H100 in a, crossed the WAN twice and ran at 0.86x the fleet without the
 // second H100 pool); the faster. Its pools' figures in the order given, the stages' order in `order`.
-ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites) {
-    ModeResult best = pipeline_in_order(m, hw, cfg, sites);
+ModeResult pipeline(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites,
+                    const std::vector<std::size_t>& ids, StageMemo& memo) {
+    ModeResult best = pipeline_in_order(m, hw, cfg, sites, ids, memo);
     std::vector<std::size_t> given(hw.pools.size());
     for (std::size_t i = 0; i < given.size(); ++i) given[i] = i;
     if (best.ok) best.order = given;  // no order when no pipeline fits
     const std::vector<std::size_t> grouped = site_grouped_order(hw);
     if (grouped == given) return best;
     Hardware h = hw;
-    for (std::size_t j = 0; j < grouped.size(); ++j) h.pools[j] = hw.pools[grouped[j]];
-    ModeResult r = pipeline_in_order(m, h, cfg, sites);
+    std::vector<std::size_t> grouped_ids(ids.size());
+    for (std::size_t j = 0; j < grouped.size(); ++j) h.pools[j] = hw.pools[grouped[j]], grouped_ids[j] = ids[grouped[j]];
+    ModeResult r = pipeline_in_order(m, h, cfg, sites, grouped_ids, memo);
     if (!(mode_rate(r) > mode_rate(best))) return best;
     std::vector<FleetPool> pools(r.pools.size());
     for (std::size_t j = 0; j < r.pools.size(); ++j) pools[grouped[j]] = r.pools[j];
@@ -960,6 +1111,16 @@ void explain_fleet_totals(const TrainingResult& t, Trace& trace) {
                   "costs.gpu_hour_usd, else each pool device's catalog cloud price (owned: amortised price + energy)");
 }
 
+// The device whose default framework the fleet runs: it must run on every pool, so with a TPU pool
+// the TPU's (MaxText runs on GPUs too; Megatron does not run on TPUs, and the parser refuses it there
+// when given).
+const Device& framework_device(const Hardware& hw) {
+    const Device* d = &hw.pools.front().device;
+    for (const Pool& p : hw.pools)
+        if (p.device.kind == "tpu") d = &p.device;
+    return *d;
+}
+
 }  // namespace
 
 // The fleet answers for every device given; when one pool alone trains faster, said (a red team: 64
@@ -984,7 +1145,7 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
 // Up to 8 pools: each pool left out is a search of the fleet again (in wasm, 3 and 4 pools 2-5 ms in
 // all, 8 pools 25 ms; 64 pools would take seconds).
 constexpr std::size_t kDropOneMaxPools = 8;
-void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, AloneMemo& memo,
+void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, FleetMemo& memo,
                                 TrainingResult& t) {
     if (hw.pools.size() < 3 || hw.pools.size() > kDropOneMaxPools || t.mfu_given) return;
     std::size_t drop = hw.pools.size();
@@ -992,8 +1153,10 @@ void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const Tr
     for (std::size_t i = 0; i < hw.pools.size(); ++i) {
         Hardware h = hw;
         h.pools.erase(h.pools.begin() + static_cast<std::ptrdiff_t>(i));
+        std::vector<std::size_t> h_ids = memo.ids;
+        h_ids.erase(h_ids.begin() + static_cast<std::ptrdiff_t>(i));
         const std::vector<Site> sites = sites_of(h);
-        const ModeResult a = data_parallel(m, h, cfg, costs, sites, memo), b = pipeline(m, h, cfg, sites);
+        const ModeResult a = data_parallel(m, h, cfg, costs, sites, memo.alone), b = pipeline(m, h, cfg, sites, h_ids, memo.stages);
         const double rate = std::max(mode_rate(a), mode_rate(b));
         if (rate > fastest) fastest = rate, drop = i;
     }
@@ -1016,24 +1179,20 @@ void fleet_warnings(const Hardware& hw, const TrainingConfig& cfg, bool use_dp, 
     slower_than_a_pool(hw, dpm, t);
 }
 
-FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs, Trace& trace) {
+FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg_in, const Costs& costs, Trace& trace,
+                           FleetSearch search) {
     FleetResult f;
     TrainingConfig cfg = cfg_in;
     const Device& d0 = hw.pools.front().device;
-    // The default framework must run on every pool: with a TPU pool, the TPU's (MaxText runs on GPUs
-    // too; Megatron does not run on TPUs, and the parser refuses it there when given).
-    const Device* framework_device = &d0;
-    for (const Pool& p : hw.pools)
-        if (p.device.kind == "tpu") framework_device = &p.device;
-    if (!cfg.framework) cfg.framework = framework_of(cfg, *framework_device);
+    if (!cfg.framework) cfg.framework = framework_of(cfg, framework_device(hw));
     const Efficiency eff0 = training_efficiency(cfg, d0);
     if (!cfg.fp32_gradients) cfg.fp32_gradients = eff0.fw.fp32_gradients;
     f.load_balanced = cfg.load_balance;
     const std::vector<Site> sites = sites_of(hw);
     f.sites = static_cast<double>(sites.size());
-    AloneMemo memo;
-    const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites, memo);
-    const ModeResult ppm = pipeline(m, hw, cfg, sites);
+    FleetMemo memo{{}, StageMemo(search.remember), fleet_pool_ids(hw)};
+    const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites, memo.alone);
+    const ModeResult ppm = pipeline(m, hw, cfg, sites, memo.ids, memo.stages);
     const bool use_dp = dpm.ok && mode_rate(dpm) >= mode_rate(ppm);
     const ModeResult& r = use_dp ? dpm : ppm;
     f.mode = use_dp ? "data_parallel" : "pipeline";

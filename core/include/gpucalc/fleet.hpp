@@ -47,7 +47,15 @@ struct FleetResult {
     bool load_balanced = true;
 };
 
-FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace);
+// How a fleet estimate searches. `remember` (the default): the pipeline's stage estimates are
+// remembered by their arguments across the fleet's searches (the orders, the fleets without a pool);
+// false computes each again, for tests that the answers are the same.
+struct FleetSearch {
+    bool remember = true;
+};
+
+FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, Trace& trace,
+                           FleetSearch search = {});
 void write_fleet(jw::Val out, const FleetResult& f);
 
 }  // namespace gpucalc
