@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <optional>
 
 #include "gpucalc/json_read.hpp"
 #include "gpucalc/layout.hpp"
@@ -348,13 +349,17 @@ struct StageMemo {
         Value value;
         bool used = false;
     };
-    explicit StageMemo(bool remember) : on(remember) {}
+    StageMemo(bool remember, std::size_t pools) : on(remember), clusters(pools) {}
     bool on;  // FleetSearch::remember
     std::vector<Slot> slots;
     std::size_t filled = 0;
     // site_wan by the site's devices (it copies the fleet's hardware, every pool's device included:
     // 422 calls, 7 % of an 8-pool fleet's time).
     std::vector<std::pair<double, std::pair<double, double>>> site_wans;
+    // Each pool (by identity) as a cluster of its own and its efficiencies, made once: a Hardware
+    // holds a copy of the pool's device (pool_hardware), and every search made one per pool. Sized
+    // to the fleet's pools once, so the addresses searches keep stay valid.
+    std::vector<std::optional<std::pair<Hardware, Efficiency>>> clusters;
 };
 
 std::uint64_t bits_of(double x) {
@@ -435,6 +440,37 @@ std::pair<double, double> remembered_site_wan(StageMemo& memo, const Hardware& h
     return memo.site_wans.back().second;
 }
 
+// One pipeline candidate: data-parallel size, micro-batch and batch; then per pool its recomputation,
+// tensor- and pipeline-parallel sizes, one layer's micro-batch time, layer capacity and layers.
+struct PipeTry {
+    Count dp, mb, gb;
+    std::vector<Recompute> rc;
+    std::vector<Count> tp, pp;
+    std::vector<double> t_layer, cap, layers;
+    double stages = 0;
+};
+
+// The stages of a candidate: the slowest stage's micro-batch time and estimate, the slowest pool's
+// data-parallel reduction and optimizer step, whether every stage fits, each pool's figures.
+// The pools' figures (stage_pool, which copies the pool's device) and the slowest stage's estimate
+// are written only for the candidate kept (keep_if_faster: copying them for every candidate was a
+// third of an 8-pool fleet's time).
+struct Stages {
+    double t_mb = 0, dp_opt = 0, dp_bytes = 0;  // dp_bytes: of the stage whose reduction and optimizer step are slowest
+    std::size_t slowest = SIZE_MAX;             // the pool whose stage sets t_mb (none: every stage 0 s)
+    bool fits = true;
+};
+
+// Pool p (identity `id`) as a cluster of its own, and its efficiencies: pool_hardware and
+// training_efficiency of the pool's device, which read the fleet's network and the scenario's
+// training section, the same in every search of one estimate.
+const std::pair<Hardware, Efficiency>& pool_cluster(StageMemo& memo, const Hardware& hw, const TrainingConfig& cfg, std::size_t id,
+                                                    const Pool& p) {
+    auto& c = memo.clusters[id];
+    if (!c) c.emplace(pool_hardware(hw, p), training_efficiency(cfg, p.device));
+    return *c;
+}
+
 // What every pipeline candidate shares: the model's step inputs, each pool as a cluster, its efficiencies.
 struct PipeSearch {
     const ModelSpec& m;
@@ -444,8 +480,8 @@ struct PipeSearch {
     const TrainingModel& tm;
     const std::vector<std::size_t>& ids;  // each pool's identity in the memo
     StageMemo& memo;
-    std::vector<Hardware> hs;
-    std::vector<Efficiency> effs;
+    std::vector<const Hardware*> hs;  // each pool as a cluster of its own (StageMemo::cluster)
+    std::vector<const Efficiency*> effs;
     // Per boundary between pool i and pool i + 1 in different sites: the WAN bandwidth and latency of
     // pool i's site (site_wan), the same for every candidate.
     std::vector<std::pair<double, double>> wan;
@@ -460,6 +496,11 @@ struct PipeSearch {
         double seconds;
     };
     mutable std::vector<LayerTime> other_layer_times;
+    // The fastest candidate so far and its stages (keep_if_faster): its pools' figures and the slowest
+    // stage's estimate are written once, when the search ends (kept_figures). `work`: the candidate
+    // try_pipeline fills, its vectors reused.
+    mutable PipeTry kept{}, work{};
+    mutable Stages kept_stages{};
     // heads_ok(tm.shape, t) for t = 1, 2, 4, 8, the tensor-parallel sizes the search tries, once (84,428
     // calls in an 8-pool fleet, 8 % of its time).
     bool heads[4] = {false, false, false, false};
@@ -489,8 +530,8 @@ double layer_time(const PipeSearch& s, std::size_t i, Count t, Count dp, Count m
         for (const auto& e : s.other_layer_times)
             if (e.pool == i && e.tp == t && e.mb == mb && e.rc == rc) return e.seconds;
     const double seconds = remembered(s.memo, {s.ids[i], StageMemo::layer, 0, 0, t, dp, mb, gb, rc}, [&] {
-                               const StepEstimate e1 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 1, 2, t, dp, mb, gb, rc, s.effs[i]);
-                               const StepEstimate e2 = stage_estimate(s.tm.in, s.hs[i], s.cfg, 2, 2, t, dp, mb, gb, rc, s.effs[i]);
+                               const StepEstimate e1 = stage_estimate(s.tm.in, *s.hs[i], s.cfg, 1, 2, t, dp, mb, gb, rc, *s.effs[i]);
+                               const StepEstimate e2 = stage_estimate(s.tm.in, *s.hs[i], s.cfg, 2, 2, t, dp, mb, gb, rc, *s.effs[i]);
                                return StageMemo::Value{std::max(1e-12, e2.microbatch_seconds - e1.microbatch_seconds)};
                            }).a;
     if (slot < s.layer_times.size())
@@ -500,22 +541,12 @@ double layer_time(const PipeSearch& s, std::size_t i, Count t, Count dp, Count m
     return seconds;
 }
 
-// One pipeline candidate: data-parallel size, micro-batch and batch; then per pool its recomputation,
-// tensor- and pipeline-parallel sizes, one layer's micro-batch time, layer capacity and layers.
-struct PipeTry {
-    Count dp, mb, gb;
-    std::vector<Recompute> rc;
-    std::vector<Count> tp, pp;
-    std::vector<double> t_layer, cap, layers;
-    double stages = 0;
-};
-
 // Each pool's tensor-parallel size: the fastest per layer among the node-sized ones. False if a pool has none.
 bool choose_tp(const PipeSearch& s, PipeTry& c) {
     bool ok = true;
     for (std::size_t i = 0; i < s.hw.pools.size() && ok; ++i) {
         double best_rate = 0;
-        const Count node = std::max<Count>(1, s.hs[i].devices_per_node);
+        const Count node = std::max<Count>(1, s.hs[i]->devices_per_node);
         for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
             if (!s.heads_split(t) || s.hw.pools[i].count % (c.dp * t) != 0) continue;
             const Count p = s.hw.pools[i].count / (c.dp * t);
@@ -536,7 +567,7 @@ double fewest_stages(const PipeSearch& s, Count dp) {
     double stages = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
         Count fewest = 0;
-        const Count node = std::max<Count>(1, s.hs[i].devices_per_node);
+        const Count node = std::max<Count>(1, s.hs[i]->devices_per_node);
         for (Count t = 1; t <= std::min<Count>(8, node); t *= 2)
             if (s.heads_split(t) && s.hw.pools[i].count % (dp * t) == 0) fewest = s.hw.pools[i].count / (dp * t);
         if (fewest == 0) return 0;
@@ -549,8 +580,8 @@ double fewest_stages(const PipeSearch& s, Count dp) {
 double stage_memory(const PipeSearch& s, const PipeTry& c, std::size_t i, double layers) {
     return remembered(s.memo, {s.ids[i], StageMemo::memory, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i]},
                       [&] {
-                          const StepEstimate e = stage_estimate(s.tm.in, s.hs[i], s.cfg, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb,
-                                                                c.rc[i], s.effs[i], true);
+                          const StepEstimate e = stage_estimate(s.tm.in, *s.hs[i], s.cfg, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb,
+                                                                c.rc[i], *s.effs[i], true);
                           return StageMemo::Value{e.memory.total};
                       })
         .a;
@@ -619,21 +650,10 @@ bool round_layers(const PipeSearch& s, PipeTry& c, double assigned) {
     return assigned == L;
 }
 
-// The stages of a candidate: the slowest stage's micro-batch time and estimate, the slowest pool's
-// data-parallel reduction and optimizer step, whether every stage fits, each pool's figures.
-// The pools' figures (stage_pool, which copies the pool's device) and the slowest stage's estimate
-// are written only for the candidate kept (keep_if_faster: copying them for every candidate was a
-// third of an 8-pool fleet's time).
-struct Stages {
-    double t_mb = 0, dp_opt = 0, dp_bytes = 0;  // dp_bytes: of the stage whose reduction and optimizer step are slowest
-    std::size_t slowest = SIZE_MAX;             // the pool whose stage sets t_mb (none: every stage 0 s)
-    bool fits = true;
-};
-
 // Pool i's stage in candidate c: its share of the layers over its stages.
 StepEstimate timed_stage(const PipeSearch& s, const PipeTry& c, std::size_t i) {
     const double ls = std::ceil(c.layers[i] / static_cast<double>(c.pp[i]));
-    return stage_estimate(s.tm.in, s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], s.effs[i]);
+    return stage_estimate(s.tm.in, *s.hs[i], s.cfg, ls, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], *s.effs[i]);
 }
 
 // Pool i's figures as stages of the pipeline (e: its stage's estimate).
@@ -693,11 +713,11 @@ Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
     for (std::size_t i = 0; i + 1 < hw.pools.size(); ++i) {
         const double bytes = 2.0 * static_cast<double>(c.mb) * in.seq * in.hidden / static_cast<double>(c.tp[i] > 1 ? c.tp[i] : 1);
         double x = 0, lat = 0;
-        const double net_eff = s.effs[i].gen.network;
+        const double net_eff = s.effs[i]->gen.network;
         if (hw.pools[i].site == hw.pools[i + 1].site) {
-            const NetworkLevels n = network_levels(s.hs[i]);
+            const NetworkLevels n = network_levels(*s.hs[i]);
             x = bytes / (n.scale_out * net_eff);
-            lat = std::max(s.effs[i].gen.collective_latency_seconds, n.scale_out_latency);
+            lat = std::max(s.effs[i]->gen.collective_latency_seconds, n.scale_out_latency);
         } else {
             const auto [bw, l] = s.wan[i];
             const double senders = static_cast<double>(c.tp[i] * c.dp);
@@ -726,6 +746,22 @@ double keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, c
     best.step = step;
     best.inner = step;
     best.tokens_per_step = tokens;
+    best.dp = static_cast<double>(c.dp);
+    best.pp_wan = pp_wan;
+    best.pp_wan_bytes = b.wan_bytes;
+    best.pp_bound = b.bound;
+    best.dp_bytes = st.dp_bytes;
+    s.kept = c, s.kept_stages = st;
+    return tokens / step;
+}
+
+// The kept candidate's pools' figures and its step by cause: the slowest stage's micro-batches by
+// cause, the pipeline's bubble and sends between pools, and the slowest pool's data-parallel
+// reduction and optimizer step.
+void kept_figures(const PipeSearch& s, ModeResult& best) {
+    if (!best.ok) return;
+    const PipeTry& c = s.kept;
+    const Stages& st = s.kept_stages;
     best.pools.clear();
     StepTime slowest;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
@@ -733,26 +769,20 @@ double keep_if_faster(const PipeSearch& s, const PipeTry& c, const Stages& st, c
         if (i == st.slowest) slowest = e.step;
         best.pools.push_back(stage_pool(s, c, i, e));
     }
-    best.dp = static_cast<double>(c.dp);
-    best.pp_wan = pp_wan;
-    best.pp_wan_bytes = b.wan_bytes;
-    best.pp_bound = b.bound;
-    // The slowest stage's micro-batches by cause, the pipeline's bubble and sends between
-    // pools, and the slowest pool's data-parallel reduction and optimizer step.
     best.breakdown = slowest;
     best.breakdown.pp_bubble = (c.stages - 1.0) * st.t_mb;
-    best.breakdown.pp_comm += pp_wan;
+    best.breakdown.pp_comm += best.pp_wan;
     best.breakdown.dp_comm = st.dp_opt;
-    best.dp_bytes = st.dp_bytes;
     best.breakdown.optimizer = 0;
-    best.breakdown.total = step;
-    return tokens / step;
+    best.breakdown.total = best.step;
 }
 
 // A candidate's tokens per second (kept in `best` if faster), or 0 when it has no valid tensor-parallel
 // size in a pool, more stages than layers, layers the pools cannot hold, or a stage that does not fit.
-double try_pipeline(const PipeSearch& s, PipeTry c, ModeResult& best) {
+double try_pipeline(const PipeSearch& s, const PipeTry& candidate, ModeResult& best) {
     const std::size_t k = s.hw.pools.size();
+    PipeTry& c = s.work;
+    c.dp = candidate.dp, c.mb = candidate.mb, c.gb = candidate.gb, c.rc = candidate.rc;
     c.tp.assign(k, 1), c.pp.assign(k, 1), c.t_layer.assign(k, 0), c.cap.assign(k, 0), c.layers.assign(k, 0), c.stages = 0;
     if (!choose_tp(s, c) || c.stages > s.tm.in.layers) return 0;
     // Layers by speed (stage time balanced), at least one per stage, within each pool's memory.
@@ -808,7 +838,10 @@ ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const Train
     const std::size_t k = hw.pools.size();
     const std::vector<Count> dps = pipeline_dps(hw);
     PipeSearch s{m, hw, cfg, sites, tm, ids, memo, {}, {}, {}, std::vector<double>(k * 4 * 3 * 3, 0.0), {}};
-    for (const Pool& p : hw.pools) s.hs.push_back(pool_hardware(hw, p)), s.effs.push_back(training_efficiency(cfg, p.device));
+    for (std::size_t i = 0; i < k; ++i) {
+        const auto& [h, eff] = pool_cluster(memo, hw, cfg, ids[i], hw.pools[i]);
+        s.hs.push_back(&h), s.effs.push_back(&eff);
+    }
     for (std::size_t j = 0; j < 4; ++j) s.heads[j] = heads_ok(tm.shape, Count{1} << j);
     for (std::size_t i = 0; i + 1 < k; ++i)
         s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
@@ -841,10 +874,12 @@ ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const Train
     // Each device type its own recomputation, from the two fastest (descending from every candidate
     // had 64 pools take 0.2 s natively; from the fastest alone, 16 H100 + 64 MI300X + 16 RTX 4090 over
     // a 10 Gb/s WAN lost 2.4 %; from two, in wasm: 3 pools 2-4 ms, 12 pools 5.6 ms, against 1-2 before).
-    if (recomputes.size() < 2 || k < 2) return best;
-    std::sort(uniform.begin(), uniform.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = 0; i < std::min<std::size_t>(2, uniform.size()); ++i)
-        per_pool_recompute(s, uniform[i].second, uniform[i].first, recomputes, best);
+    if (recomputes.size() >= 2 && k >= 2) {
+        std::sort(uniform.begin(), uniform.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (std::size_t i = 0; i < std::min<std::size_t>(2, uniform.size()); ++i)
+            per_pool_recompute(s, uniform[i].second, uniform[i].first, recomputes, best);
+    }
+    kept_figures(s, best);
     return best;
 }
 
@@ -1209,7 +1244,7 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     f.load_balanced = cfg.load_balance;
     const std::vector<Site> sites = sites_of(hw);
     f.sites = static_cast<double>(sites.size());
-    FleetMemo memo{{}, StageMemo(search.remember), fleet_pool_ids(hw)};
+    FleetMemo memo{{}, StageMemo(search.remember, hw.pools.size()), fleet_pool_ids(hw)};
     const ModeResult dpm = data_parallel(m, hw, cfg, costs, sites, memo.alone);
     const ModeResult ppm = pipeline(m, hw, cfg, sites, memo.ids, memo.stages);
     const bool use_dp = dpm.ok && mode_rate(dpm) >= mode_rate(ppm);
