@@ -374,14 +374,18 @@ bool same_key(const StageMemo::Key& a, const StageMemo::Key& b) {
            a.tp == b.tp && a.dp == b.dp && a.mb == b.mb && a.gb == b.gb && a.rc == b.rc;
 }
 
+// Each field mixed in, then MurmurHash3's finalizer: the table's index is the hash's low bits, and
+// the layers and stages (whole numbers as doubles) differ only in their high bits.
 std::uint64_t key_hash(const StageMemo::Key& k) {
     std::uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (const std::uint64_t x : {static_cast<std::uint64_t>(k.pool), static_cast<std::uint64_t>(k.kind), bits_of(k.layers),
                                   bits_of(k.stages), static_cast<std::uint64_t>(k.tp), static_cast<std::uint64_t>(k.dp),
-                                  static_cast<std::uint64_t>(k.mb), static_cast<std::uint64_t>(k.gb), static_cast<std::uint64_t>(k.rc)}) {
-        h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-        h *= 0xff51afd7ed558ccdULL;
-    }
+                                  static_cast<std::uint64_t>(k.mb), static_cast<std::uint64_t>(k.gb), static_cast<std::uint64_t>(k.rc)})
+        h = (h ^ x) * 0x100000001b3ULL + (h >> 29);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
     return h ^ (h >> 33);
 }
 
