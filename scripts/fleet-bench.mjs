@@ -1,6 +1,6 @@
 // Mixed-fleet timings (prints figures, asserts nothing): one estimate of each fleet below, 2 to 12
 // pools over several models, devices and sites, in wasm (median of 15 after 5 warm-up calls, with and
-// without derivations; wall clock and CPU time) and natively (CPU time of 15 estimates in one
+// without derivations; wall clock and CPU time) and natively (CPU time of 40 estimates in one
 // `gpucalc estimate-lines`, median of 3).
 //   node scripts/fleet-bench.mjs [path/to/gpucalc.js] [path/to/native/gpucalc] [--json]
 // Several module paths separated by commas are timed in one process, rounds alternated (an A/B).
@@ -14,7 +14,8 @@ const args = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && 
 const mods = (args[0] || join(root, 'build', 'wasm', 'site', 'gpucalc.js')).split(',').map((p) => resolve(p));
 const clis = (args[1] || join(root, 'build', 'native', 'gpucalc')).split(',').map((p) => resolve(p));
 const N = 15,
-  WARM = 5;
+  WARM = 5,
+  NATIVE = 40;
 const median = (xs) => [...xs].sort((x, y) => x - y)[xs.length >> 1];
 
 const pool = (device, count, site) => ({ device, count, site });
@@ -132,7 +133,8 @@ function wasmTime(m, t) {
   }
   return [median(wall), median(cpu)];
 }
-// Natively: the CPU time (user) of N + 1 estimates in one process less that of 1, over N.
+// Natively: the CPU time (user, millisecond resolution) of NATIVE + 1 estimates in one process less
+// that of 1, over NATIVE; the median of 3.
 function nativeTime(cli, t) {
   const tmp = join(root, 'build', 'fleet-bench-input.jsonl');
   const user = (n) => {
@@ -141,7 +143,7 @@ function nativeTime(cli, t) {
     return Number(out.toString().trim());
   };
   const runs = [];
-  for (let r = 0; r < 3; r++) runs.push((user(N + 1) - user(1)) / N);
+  for (let r = 0; r < 3; r++) runs.push((user(NATIVE + 1) - user(1)) / NATIVE);
   return Math.max(0, median(runs)) * 1e3;
 }
 const f2 = (x) => x.toFixed(2);

@@ -1200,8 +1200,9 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
 // faster than the whole fleet, said, naming the pool (a red team: 32 + 16 MI300X and 8 H100 in two
 // sites trained Llama 2 70B at 6,052 tokens/s over a 1 Gb/s WAN, and at 5,296 with 32 more MI300X,
 // whose stages asked for two pipelines that share the WAN). The fleet still answers for every pool.
-// Up to 8 pools: each pool left out is a search of the fleet again (in wasm, 3 and 4 pools 2-5 ms in
-// all, 8 pools 25 ms; 64 pools would take seconds).
+// Up to 8 pools: each pool left out is a search of the fleet again, its stage estimates mostly
+// remembered from the searches before (StageMemo; in wasm, scripts/fleet-bench.mjs: 8 pools 5-8 ms
+// of CPU, 20-33 before the memo; 64 pools would take seconds).
 constexpr std::size_t kDropOneMaxPools = 8;
 void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, FleetMemo& memo,
                                 TrainingResult& t) {
