@@ -314,7 +314,7 @@ bool heads_ok(const ModelSpec& shape, Count t) {
 std::vector<Count> pipeline_dps(const Hardware& hw) {
     Count g = 0;
     for (const Pool& p : hw.pools) g = std::gcd(g, p.count);
-    std::vector<Count> dps;
+    std::vector<Count> dps{};
     for (Count d = 1; d * d <= g && dps.size() < 128; ++d)
         if (g % d == 0) {
             dps.push_back(d);
@@ -330,8 +330,9 @@ std::vector<Count> pipeline_dps(const Hardware& hw) {
 // (fleet_pool_ids): pools of one catalog device, count and node size are one cluster to the step
 // model (pool_hardware, training_efficiency), a custom device only ever itself. The model, the
 // scenario's training section and the network are the estimate's own, the same in every search.
-// What is kept is what the search reads: one layer's time (layer_time), a stage's memory total
-// (memory_only), or a timed stage's micro-batch time, reduction and optimizer step, dp bytes and memory.
+// What is kept is what the search reads: one layer's time (layer_time), the layers a stage holds in
+// memory (stage_capacity), or a timed stage's micro-batch time, reduction and optimizer step, dp bytes
+// and memory.
 struct StageMemo {
     enum Kind : int { layer, memory, timed };
     struct Key {
@@ -504,6 +505,15 @@ struct PipeSearch {
     // stage's estimate are written once, when the search ends (kept_figures). `work`: the candidate
     // try_pipeline fills, its vectors reused.
     mutable PipeTry kept{}, work{};
+    // The search's data-parallel sizes (ascending), and each pool's tensor-parallel size by pool,
+    // data-parallel size, micro-batch and recomputation (choose_tp).
+    std::vector<Count> dps{};
+    struct TpChoice {
+        Count tp = 1, pp = 1;
+        double t_layer = 0;
+        bool valid = false, done = false;
+    };
+    mutable std::vector<TpChoice> tp_choices{};
     mutable Stages kept_stages{};
     // heads_ok(tm.shape, t) for t = 1, 2, 4, 8, the tensor-parallel sizes the search tries, once (84,428
     // calls in an 8-pool fleet, 8 % of its time).
@@ -546,19 +556,45 @@ double layer_time(const PipeSearch& s, std::size_t i, Count t, Count dp, Count m
 }
 
 // Each pool's tensor-parallel size: the fastest per layer among the node-sized ones. False if a pool has none.
+// Pool i's fastest tensor-parallel size in candidate c (tp 1, pp 1 and no time when it has none).
+PipeSearch::TpChoice pool_tp(const PipeSearch& s, const PipeTry& c, std::size_t i) {
+    PipeSearch::TpChoice out;
+    double best_rate = 0;
+    const Count node = std::max<Count>(1, s.hs[i]->devices_per_node);
+    for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
+        if (!s.heads_split(t) || s.hw.pools[i].count % (c.dp * t) != 0) continue;
+        const Count p = s.hw.pools[i].count / (c.dp * t);
+        const double per_layer = layer_time(s, i, t, c.dp, c.mb, c.gb, c.rc[i]);
+        const double rate = static_cast<double>(p) / per_layer;
+        if (rate > best_rate) best_rate = rate, out.tp = t, out.pp = p, out.t_layer = per_layer;
+    }
+    out.valid = best_rate > 0;
+    return out;
+}
+
+// Each pool's tensor-parallel size (pool_tp), remembered in the search by pool, data-parallel size,
+// micro-batch and recomputation: all it reads (the batch follows from the data-parallel size and the
+// micro-batch in one search), and the per_pool_recompute moves change one device type's at a time.
 bool choose_tp(const PipeSearch& s, PipeTry& c) {
     bool ok = true;
+    const auto d = std::lower_bound(s.dps.begin(), s.dps.end(), c.dp);
+    const int mc = c.mb == 1 ? 0 : c.mb == 2 ? 1 : c.mb == 4 ? 2 : -1;
+    const bool slotted = d != s.dps.end() && *d == c.dp && mc >= 0;
     for (std::size_t i = 0; i < s.hw.pools.size() && ok; ++i) {
-        double best_rate = 0;
-        const Count node = std::max<Count>(1, s.hs[i]->devices_per_node);
-        for (Count t = 1; t <= std::min<Count>(8, node); t *= 2) {
-            if (!s.heads_split(t) || s.hw.pools[i].count % (c.dp * t) != 0) continue;
-            const Count p = s.hw.pools[i].count / (c.dp * t);
-            const double per_layer = layer_time(s, i, t, c.dp, c.mb, c.gb, c.rc[i]);
-            const double rate = static_cast<double>(p) / per_layer;
-            if (rate > best_rate) best_rate = rate, c.tp[i] = t, c.pp[i] = p, c.t_layer[i] = per_layer;
+        const std::size_t slot =
+            slotted ? ((static_cast<std::size_t>(d - s.dps.begin()) * s.hw.pools.size() + i) * 3 + static_cast<std::size_t>(mc)) * 3 +
+                          static_cast<std::size_t>(c.rc[i])
+                    : SIZE_MAX;
+        PipeSearch::TpChoice e;
+        if (slot < s.tp_choices.size() && s.tp_choices[slot].done)
+            e = s.tp_choices[slot];
+        else {
+            e = pool_tp(s, c, i);
+            e.done = true;
+            if (slot < s.tp_choices.size()) s.tp_choices[slot] = e;
         }
-        ok = best_rate > 0;
+        c.tp[i] = e.tp, c.pp[i] = e.pp, c.t_layer[i] = e.t_layer;
+        ok = e.valid;
         c.stages += static_cast<double>(c.pp[i]);
     }
     return ok;
@@ -582,24 +618,27 @@ double fewest_stages(const PipeSearch& s, Count dp) {
 
 // The memory total of a stage of `layers` layers on pool i (memory_only), remembered.
 double stage_memory(const PipeSearch& s, const PipeTry& c, std::size_t i, double layers) {
-    return remembered(s.memo, {s.ids[i], StageMemo::memory, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i]},
+    return stage_estimate(s.tm.in, *s.hs[i], s.cfg, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i], *s.effs[i], true).memory.total;
+}
+
+// The layers one stage of pool i holds within its memory (from a stage of one layer and one of two),
+// remembered.
+double stage_capacity(const PipeSearch& s, const PipeTry& c, std::size_t i) {
+    return remembered(s.memo, {s.ids[i], StageMemo::memory, 0, c.stages, c.tp[i], c.dp, c.mb, c.gb, c.rc[i]},
                       [&] {
-                          const StepEstimate e = stage_estimate(s.tm.in, *s.hs[i], s.cfg, layers, c.stages, c.tp[i], c.dp, c.mb, c.gb,
-                                                                c.rc[i], *s.effs[i], true);
-                          return StageMemo::Value{e.memory.total};
+                          const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
+                          const double m1 = stage_memory(s, c, i, 1), m2 = stage_memory(s, c, i, 2);
+                          const double per_layer = m2 - m1;
+                          return StageMemo::Value{per_layer > 0 ? std::floor(1.0 + (cap_bytes - m1) / per_layer) : s.tm.in.layers};
                       })
         .a;
 }
 
 // The layers each pool's memory holds on its stages; returns the pools' summed speed (stages per layer time).
 double layer_caps(const PipeSearch& s, PipeTry& c) {
-    const double L = s.tm.in.layers;
     double rate_sum = 0;
     for (std::size_t i = 0; i < s.hw.pools.size(); ++i) {
-        const double cap_bytes = s.hw.pools[i].device.usable_memory_bytes().value_or(0);
-        const double m1 = stage_memory(s, c, i, 1), m2 = stage_memory(s, c, i, 2);
-        const double per_layer = m2 - m1;
-        const double per_stage = per_layer > 0 ? std::floor(1.0 + (cap_bytes - m1) / per_layer) : L;
+        const double per_stage = stage_capacity(s, c, i);
         c.cap[i] = std::max(0.0, per_stage) * static_cast<double>(c.pp[i]);
         rate_sum += static_cast<double>(c.pp[i]) / c.t_layer[i];
     }
@@ -847,6 +886,7 @@ ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const Train
         s.hs.push_back(&h), s.effs.push_back(&eff);
     }
     for (std::size_t j = 0; j < 4; ++j) s.heads[j] = heads_ok(tm.shape, Count{1} << j);
+    s.dps = dps, s.tp_choices.assign(dps.size() * k * 3 * 3, {});
     for (std::size_t i = 0; i + 1 < k; ++i)
         s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
                                                                  : remembered_site_wan(memo, hw, site_devices(sites, hw.pools[i].site)));
