@@ -490,6 +490,10 @@ struct PipeSearch {
     // Per boundary between pool i and pool i + 1 in different sites: the WAN bandwidth and latency of
     // pool i's site (site_wan), the same for every candidate.
     std::vector<std::pair<double, double>> wan;
+    // Per boundary: whether both pools are in one site, and then pool i's network between nodes
+    // (scale_out, its latency: network_levels of pool i), the same for every candidate.
+    std::vector<char> same_site;
+    std::vector<std::pair<double, double>> lan;
     // One layer's micro-batch time by pool, tensor-parallel size (1, 2, 4, 8), micro-batch (1, 2, 4)
     // and recomputation (layer_time), 0 until computed: the candidates of every data-parallel size
     // share them. Other sizes in `other_layer_times`.
@@ -757,10 +761,10 @@ Boundaries pool_boundaries(const PipeSearch& s, const PipeTry& c, double t_mb) {
         const double bytes = 2.0 * static_cast<double>(c.mb) * in.seq * in.hidden / static_cast<double>(c.tp[i] > 1 ? c.tp[i] : 1);
         double x = 0, lat = 0;
         const double net_eff = s.effs[i]->gen.network;
-        if (hw.pools[i].site == hw.pools[i + 1].site) {
-            const NetworkLevels n = network_levels(*s.hs[i]);
-            x = bytes / (n.scale_out * net_eff);
-            lat = std::max(s.effs[i]->gen.collective_latency_seconds, n.scale_out_latency);
+        if (s.same_site[i]) {
+            const auto [scale_out, scale_out_latency] = s.lan[i];
+            x = bytes / (scale_out * net_eff);
+            lat = std::max(s.effs[i]->gen.collective_latency_seconds, scale_out_latency);
         } else {
             const auto [bw, l] = s.wan[i];
             const double senders = static_cast<double>(c.tp[i] * c.dp);
@@ -871,6 +875,18 @@ void per_pool_recompute(const PipeSearch& s, PipeTry c, double rate, const std::
     }
 }
 
+// The figures of the boundaries between pools that every candidate reads (PipeSearch::wan, lan).
+void pipe_boundaries(PipeSearch& s, StageMemo& memo) {
+    const Hardware& hw = s.hw;
+    for (std::size_t i = 0; i + 1 < hw.pools.size(); ++i) {
+        const bool same = hw.pools[i].site == hw.pools[i + 1].site;
+        s.same_site.push_back(same);
+        s.wan.push_back(same ? std::pair<double, double>{0, 0} : remembered_site_wan(memo, hw, site_devices(s.sites, hw.pools[i].site)));
+        const NetworkLevels n = same ? network_levels(*s.hs[i]) : NetworkLevels{};
+        s.lan.emplace_back(n.scale_out, n.scale_out_latency);
+    }
+}
+
 // One pipeline through the pools in the order given: over data-parallel sizes, micro-batches and
 // recomputation, each pool's stages and layers balanced by speed within memory; the fastest that fits.
 ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const std::vector<Site>& sites,
@@ -880,16 +896,14 @@ ModeResult pipeline_in_order(const ModelSpec& m, const Hardware& hw, const Train
     const TrainingModel tm = training_model(m);
     const std::size_t k = hw.pools.size();
     const std::vector<Count> dps = pipeline_dps(hw);
-    PipeSearch s{m, hw, cfg, sites, tm, ids, memo, {}, {}, {}, std::vector<double>(k * 4 * 3 * 3, 0.0), {}};
+    PipeSearch s{m, hw, cfg, sites, tm, ids, memo, {}, {}, {}, {}, {}, std::vector<double>(k * 4 * 3 * 3, 0.0), {}};
     for (std::size_t i = 0; i < k; ++i) {
         const auto& [h, eff] = pool_cluster(memo, hw, cfg, ids[i], hw.pools[i]);
         s.hs.push_back(&h), s.effs.push_back(&eff);
     }
     for (std::size_t j = 0; j < 4; ++j) s.heads[j] = heads_ok(tm.shape, Count{1} << j);
     s.dps = dps, s.tp_choices.assign(dps.size() * k * 3 * 3, {});
-    for (std::size_t i = 0; i + 1 < k; ++i)
-        s.wan.push_back(hw.pools[i].site == hw.pools[i + 1].site ? std::pair<double, double>{0, 0}
-                                                                 : remembered_site_wan(memo, hw, site_devices(sites, hw.pools[i].site)));
+    pipe_boundaries(s, memo);
     // One pipeline through the pools: one replica, one DiLoCo worker.
     const double B =
         static_cast<double>(cfg.global_batch.value_or(default_global_batch(m.seq_len, 1, target_batch_tokens(1, 1, cfg.local_steps))));
