@@ -1263,11 +1263,13 @@ void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const Tr
     if (hw.pools.size() < 3 || hw.pools.size() > kDropOneMaxPools || t.mfu_given) return;
     std::size_t drop = hw.pools.size();
     double fastest = 1.001 * t.tokens_per_second;
+    // The fleet without pool i: without pool 0 first, then for each next i pool i - 1 back in place
+    // i - 1 (one pool's device copied per fleet, not all of them).
+    Hardware h = hw;
+    h.pools.erase(h.pools.begin());
+    std::vector<std::size_t> h_ids(memo.ids.begin() + 1, memo.ids.end());
     for (std::size_t i = 0; i < hw.pools.size(); ++i) {
-        Hardware h = hw;
-        h.pools.erase(h.pools.begin() + static_cast<std::ptrdiff_t>(i));
-        std::vector<std::size_t> h_ids = memo.ids;
-        h_ids.erase(h_ids.begin() + static_cast<std::ptrdiff_t>(i));
+        if (i > 0) h.pools[i - 1] = hw.pools[i - 1], h_ids[i - 1] = memo.ids[i - 1];
         const std::vector<Site> sites = sites_of(h);
         const ModeResult a = data_parallel(m, h, cfg, costs, sites, memo.alone), b = pipeline(m, h, cfg, sites, h_ids, memo.stages);
         const double rate = std::max(mode_rate(a), mode_rate(b));
