@@ -1255,8 +1255,8 @@ void slower_than_a_pool(const Hardware& hw, const ModeResult& dpm, TrainingResul
 // sites trained Llama 2 70B at 6,052 tokens/s over a 1 Gb/s WAN, and at 5,296 with 32 more MI300X,
 // whose stages asked for two pipelines that share the WAN). The fleet still answers for every pool.
 // Up to 8 pools: each pool left out is a search of the fleet again, its stage estimates mostly
-// remembered from the searches before (StageMemo; in wasm, scripts/fleet-bench.mjs: 8 pools 5-8 ms
-// of CPU, 20-33 before the memo; 64 pools would take seconds).
+// remembered from the searches before (StageMemo; in wasm, scripts/fleet-bench.mjs: 8 pools 4.6-10
+// ms of CPU, 20-43 before the memo; 64 pools would take seconds).
 constexpr std::size_t kDropOneMaxPools = 8;
 void slower_than_without_a_pool(const ModelSpec& m, const Hardware& hw, const TrainingConfig& cfg, const Costs& costs, FleetMemo& memo,
                                 TrainingResult& t) {
