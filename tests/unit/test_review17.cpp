@@ -156,3 +156,24 @@ TEST_CASE("the round count below a count is the largest whole number of nodes of
     CHECK_FALSE(gpucalc::round_count_below(8, 8).has_value());
     CHECK_FALSE(gpucalc::round_count_below(1, 1).has_value());
 }
+
+TEST_CASE("an automatic layout on a count of few divisors says when fewer devices train faster, quoting their estimate") {
+    // Llama 3 70B on 97 H100 (a prime): the plan search can only run pure data parallelism (88,633
+    // tokens/s); 96 of them run tp 4, pp 6 faster. The estimate stays that of the 97 given.
+    const auto estimate = [](int count) {
+        return run({{"model", {{"preset", "llama3-70b"}}},
+                    {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", count}}},
+                    {"training", {{"tokens", 15e12}}},
+                    {"explain", false}});
+    };
+    const json r97 = estimate(97), r96 = estimate(96);
+    const double t97 = r97["training"]["tokens_per_second"].get<double>(), t96 = r96["training"]["tokens_per_second"].get<double>();
+    REQUIRE(t96 > 1.02 * t97);
+    CHECK(r97["inputs"]["hardware"]["count"] == 97);
+    std::string said;
+    for (const auto& w : r97["warnings"])
+        if (w.get<std::string>().find("96 of the 97 devices train faster (") != std::string::npos) said = w.get<std::string>();
+    CHECK(said.find("(" + std::to_string(std::lround(t96)) + " tokens/s") != std::string::npos);
+    CHECK(said.find("against " + std::to_string(std::lround(t97)) + ")") != std::string::npos);
+    for (const auto& w : r96["warnings"]) CHECK(w.get<std::string>().find("few divisors") == std::string::npos);
+}
