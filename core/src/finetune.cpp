@@ -63,11 +63,12 @@ constexpr double kOffloadStash = 5;               // torchtune OffloadActivation
 
 double safe_div(double a, double b) { return b > 0 ? a / b : 0; }
 
+// Trainable LoRA parameters of a layer width (lora_width): rank x width x layers.
+double adapter_params(Count rank, double width, double layers) { return static_cast<double>(rank) * width * layers; }
+
 }  // namespace
 
-double lora_params(const ModelSpec& m, Count rank, LoraModules modules) {
-    return static_cast<double>(rank) * lora_width(m, modules) * m.layers;
-}
+double lora_params(const ModelSpec& m, Count rank, LoraModules modules) { return adapter_params(rank, lora_width(m, modules), m.layers); }
 
 double lora_width(const ModelSpec& m, LoraModules modules) {
     if (!m.has_architecture) return 0;
@@ -595,10 +596,12 @@ Sizes size_memory(const Run& u, const Hardware& hw, const FinetuneConfig& cfg, F
     r.params_total = u.pc.total;
     // LoRA's adapters are sized from the architecture's matrices: unknown (null, with fit_memory's
     // warning) for a model given by parameter count only, whose sizes below then leave them out.
-    const double trainable = u.full ? u.pc.total : lora_params(u.m, cfg.lora_rank, cfg.lora_modules);
+    // (the width computed once: the trainable parameters and their derivation's d_in + d_out read it)
+    const double width = u.full ? 0.0 : lora_width(u.m, cfg.lora_modules);
+    const double trainable = u.full ? u.pc.total : adapter_params(cfg.lora_rank, width, u.m.layers);
     if (u.full || u.m.has_architecture) r.trainable_params = trainable;
     Sizes z = weight_memory(u, cfg, trainable, r.memory);
-    z.lora_width = u.full ? 0.0 : lora_width(u.m, cfg.lora_modules);
+    z.lora_width = width;
     activation_memory(u, cfg, z, r.memory);
     fit_memory(u, cfg, hw.device, z, r);
     return z;
