@@ -460,8 +460,20 @@ struct Model {
     // (the routed experts' GEMMs) spread over the whole instance.
     struct PrefillWork {
         double rank = 0, group = 0, routed = 0;
+        double total() const { return rank + group + routed; }
     };
-    PrefillWork prefill_work(double tokens, double cached) const {
+    // Their terms, which the prefill's derivation lists (recorded only for it: prefill_work's `terms`,
+    // null on the search's path): the GEMMs of the weights DP attention replicates, of those split
+    // over the group's tp ranks (at the share of layers on the device), of the output head (the last
+    // token) and of the routed experts; the attention on the rank (DP attention) or split over tp; the
+    // layers in host memory; TP/EP communication; and what they are computed from: the tokens, each
+    // part's parameters, the attention's FLOPs.
+    struct PrefillTerms {
+        double gemm_replicated = 0, attention_rank = 0, gemm_split = 0, gemm_head = 0, attention_split = 0, host = 0, tp_comm = 0,
+               ep_comm = 0, gemm_routed = 0;
+        double tokens = 0, params_replicated = 0, params_split = 0, params_head = 0, params_routed = 0, attention_flops = 0;
+    };
+    PrefillWork prefill_work(double tokens, double cached, PrefillTerms* terms = nullptr) const {
         PrefillWork w;
         if (tokens <= 0) return w;
         // Logits for the last prompt token only: serving engines project that one hidden state (vLLM
@@ -471,24 +483,22 @@ struct Model {
         const double shared = matmul_params - routed - head - attn_replicated;  // split over the group's tp ranks
         const double e = peak * gemm_eff();
         const double attn_flops = tokens * attention_flops_per_token(cached + tokens / 2.0);
-        w.rank = safe_div(tokens * 2.0 * attn_replicated, e) + (attn_replicated > 0 ? safe_div(attn_flops, peak16 * eff.attention) : 0);
-        w.group = safe_div(tokens * 2.0 * shared / t, e) * gpu_layer_fraction + safe_div(2.0 * head / t, e) +
-                  (attn_replicated > 0 ? 0.0 : safe_div(attn_flops / t, peak16 * eff.attention)) + host_prefill(tokens) +
-                  tp_allreduce(tokens, false) + ep_alltoall(tokens, false, true);
+        const double gemm_replicated = safe_div(tokens * 2.0 * attn_replicated, e);
+        const double attention_rank = attn_replicated > 0 ? safe_div(attn_flops, peak16 * eff.attention) : 0;
+        const double gemm_split = safe_div(tokens * 2.0 * shared / t, e) * gpu_layer_fraction, gemm_head = safe_div(2.0 * head / t, e);
+        const double attention_split = attn_replicated > 0 ? 0.0 : safe_div(attn_flops / t, peak16 * eff.attention);
+        const double host = host_prefill(tokens), tp = tp_allreduce(tokens, false), ep = ep_alltoall(tokens, false, true);
+        w.rank = gemm_replicated + attention_rank;
+        w.group = gemm_split + gemm_head + attention_split + host + tp + ep;
         w.routed = safe_div(tokens * 2.0 * routed / gpus, e) * gpu_layer_fraction;
+        if (terms)
+            *terms = PrefillTerms{gemm_replicated, attention_rank,  gemm_split, gemm_head, attention_split, host,      tp, ep, w.routed,
+                                  tokens,          attn_replicated, shared,     head,      routed,          attn_flops};
         return w;
-    }
-    // One request's prefill, alone: its rank's, its group's and its share of the routed work in turn.
-    double prefill_compute(double tokens, double cached) const {
-        const PrefillWork w = prefill_work(tokens, cached);
-        return w.rank + w.group + w.routed;
     }
     // Instance time per request when every group (and, with DP attention, every rank) prefills its
     // own requests at once: device-seconds of the request / devices of the instance.
-    double prefill_instance(double tokens, double cached) const {
-        const PrefillWork w = prefill_work(tokens, cached);
-        return w.rank / gpus + w.group / ep + w.routed;
-    }
+    double prefill_instance(const PrefillWork& w) const { return w.rank / gpus + w.group / ep + w.routed; }
     // The prompt through the layers left in host memory (CPU offload). llama.cpp runs a batch of at
     // least 32 tokens on the GPU, copying those layers' weights over the host link once per ubatch of
     // 512 tokens (ggml-cuda.cu ggml_backend_cuda_device_offload_op, min_batch_size 32; n_ubatch
@@ -509,10 +519,10 @@ struct Model {
         double compute = 0, weights_pass = 0, kernels = 0, tp_latency = 0, ep_latency = 0;
         double total() const { return std::max(compute, weights_pass) + kernels + tp_latency + ep_latency; }
     };
-    PrefillAlone prefill_alone(double tokens, double cached) const {
+    // `w`: the prompt's compute (prefill_work).
+    PrefillAlone prefill_alone(double tokens, double cached, const PrefillWork& w) const {
         const DecodeTerms one = decode(1, cached + tokens), all = m.is_moe() ? decode(std::max(1.0, tokens), cached + tokens) : one;
-        return {prefill_compute(tokens, cached), all.weights + all.dequantization + all.host_offload, one.kernel_overhead, tp_allreduce(0),
-                ep_alltoall(0)};
+        return {w.total(), all.weights + all.dequantization + all.host_offload, one.kernel_overhead, tp_allreduce(0), ep_alltoall(0)};
     }
 };
 
@@ -529,11 +539,20 @@ struct Cycle {
     DecodeTerms draft, verify;  // one draft step and one verify step (speculative decoding), with their parts
 };
 
+// A request's prompt: the tokens found in the prefix cache, and the rest (prefilled).
+struct PromptSplit {
+    double cached = 0, fresh = 0;
+};
+PromptSplit prompt_split(const InferenceConfig& c) {
+    const double isl = static_cast<double>(c.prompt_tokens), cached = isl * c.prefix_cache_hit_rate;
+    return {cached, isl - cached};
+}
+
 Cycle cycle(const Model& x, double b) {
     const InferenceConfig& c = x.cfg;
     Cycle y;
     const double isl = static_cast<double>(c.prompt_tokens), osl = static_cast<double>(c.output_tokens);
-    const double cached = isl * c.prefix_cache_hit_rate, fresh = isl - cached;
+    const auto [cached, fresh] = prompt_split(c);
     y.dec = x.decode(b, isl + osl / 2.0);
     y.step = y.dec.total;
     if (c.speculative && c.speculative->draft_params > 0 && x.pc.active > 0) {
@@ -562,8 +581,9 @@ Cycle cycle(const Model& x, double b) {
         y.step = (g * y.draft.total + y.verify.total) / y.spec_tokens;
         y.spec_speedup = safe_div(y.dec.total, y.step);
     }
-    y.prefill_busy = x.prefill_instance(fresh, cached) * x.draft_prefill_factor();
-    y.prefill_parts = x.prefill_alone(fresh, cached);
+    const Model::PrefillWork work = x.prefill_work(fresh, cached);  // (computed once: the instance's share and the prompt alone)
+    y.prefill_busy = x.prefill_instance(work) * x.draft_prefill_factor();
+    y.prefill_parts = x.prefill_alone(fresh, cached, work);
     y.prefill_alone = y.prefill_parts.total() * x.draft_prefill_factor();
     if (c.disaggregated) {
         y.seconds = osl * y.step;  // decode instances only decode
@@ -1619,25 +1639,70 @@ void explain_disaggregation(Trace& trace, const Model& x, const Cycle& y, const 
               r.kv_transfer_seconds, "s", "each tensor-parallel rank sends its own share of the KV cache over its own link");
 }
 
+// Derivation of one prompt's prefill on an idle instance (prefill_alone) and of its compute (prefill_work).
+GPUCALC_COLD void explain_prefill(Trace& trace, const Model& x, const Cycle& y) {
+    const InferenceConfig& cfg = x.cfg;
+    const Model::PrefillAlone& p = y.prefill_parts;
+    // The compute's terms, as prefill_alone computed them (p.compute = w.total()).
+    Model::PrefillTerms w;
+    const auto [cached, fresh] = prompt_split(cfg);
+    const Model::PrefillWork work = x.prefill_work(fresh, cached, &w);
+    trace.add("inference.prefill_seconds",
+              "(max(compute, weights_pass) + kernels + tp_latency + ep_latency) x draft_prefill_factor; compute = rank + group + routed, "
+              "rank = gemm_replicated + attention_rank, group = gemm_split + gemm_head + attention_split + host_offload + tp_comm + "
+              "ep_comm, routed = gemm_routed; over tokens = prompt_tokens x (1 - prefix_cache_hit_rate) uncached tokens at "
+              "gemm_flops = peak x gemm_efficiency: gemm_replicated = 2 x tokens x params_replicated / gemm_flops (the attention DP "
+              "attention replicates), gemm_split = 2 x tokens x params_split / tp / gemm_flops x gpu_layer_fraction, gemm_head = 2 x "
+              "params_head / tp / gemm_flops (the last token's logits), gemm_routed = 2 x tokens x params_routed / gpus / gemm_flops x "
+              "gpu_layer_fraction (the routed experts' top-k), attention = attention_flops / (peak_16bit x attention_efficiency) on the "
+              "rank with replicated attention (attention_rank), else / tp (attention_split); host_offload: the layers in host memory; "
+              "tp_comm, ep_comm: the prompt's all-reduces and all-to-alls; weights_pass: one pass over the weights its tokens use (an "
+              "MoE's experts they reach); kernels, latencies: one step's; draft_prefill_factor: 1 + draft_params / active params with a "
+              "speculative draft, which prefills the prompt too",
+              {{"prompt_tokens", static_cast<double>(cfg.prompt_tokens)},
+               {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate},
+               {"compute", p.compute},
+               {"weights_pass", p.weights_pass},
+               {"kernels", p.kernels},
+               {"tp_latency", p.tp_latency},
+               {"ep_latency", p.ep_latency},
+               {"draft_prefill_factor", x.draft_prefill_factor()},
+               {"rank", work.rank},
+               {"group", work.group},
+               {"routed", work.routed},
+               {"gemm_replicated", w.gemm_replicated},
+               {"attention_rank", w.attention_rank},
+               {"gemm_split", w.gemm_split},
+               {"gemm_head", w.gemm_head},
+               {"attention_split", w.attention_split},
+               {"host_offload", w.host},
+               {"tp_comm", w.tp_comm},
+               {"ep_comm", w.ep_comm},
+               {"gemm_routed", w.gemm_routed},
+               {"tokens", w.tokens},
+               {"params_replicated", w.params_replicated},
+               {"params_split", w.params_split},
+               {"params_head", w.params_head},
+               {"params_routed", w.params_routed},
+               {"attention_flops", w.attention_flops},
+               {"tp", x.t},
+               {"gpus", x.gpus},
+               {"gpu_layer_fraction", x.gpu_layer_fraction},
+               {"peak", x.peak},
+               {"gemm_efficiency", x.gemm_eff()},
+               {"peak_16bit", x.peak16},
+               {"attention_efficiency", x.eff.attention}},
+              y.prefill_alone, "s",
+              "2 FLOPs per parameter per token (Kaplan et al. 2020); draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes "
+              "to the proposer and the scorer)");
+}
+
 // Derivations of prefill, throughput, TPOT, TTFT and what the cluster serves.
 GPUCALC_COLD void explain_speeds(Trace& trace, const Model& x, const Cycle& y, const Traffic& tr, const InferenceResult& r) {
     const InferenceConfig& cfg = x.cfg;
     const double b = r.batch, G = x.gpus, lambda = tr.lambda;
     const double isl = static_cast<double>(cfg.prompt_tokens), osl = static_cast<double>(cfg.output_tokens);
-    trace.add("inference.prefill_seconds",
-              "(max(compute, weights_pass) + kernels + tp_latency + ep_latency) x draft_prefill_factor; compute: the uncached prompt "
-              "tokens' GEMMs (2 N per token at peak x e), attention and TP/EP communication; weights_pass: one pass over the weights they "
-              "use (an MoE's experts they reach); kernels, latencies: one step's; draft_prefill_factor: 1 + draft_params / active "
-              "params with a speculative draft, which prefills the prompt too",
-              {{"prompt_tokens", isl},
-               {"prefix_cache_hit_rate", cfg.prefix_cache_hit_rate},
-               {"compute", y.prefill_parts.compute},
-               {"weights_pass", y.prefill_parts.weights_pass},
-               {"kernels", y.prefill_parts.kernels},
-               {"tp_latency", y.prefill_parts.tp_latency},
-               {"ep_latency", y.prefill_parts.ep_latency},
-               {"draft_prefill_factor", x.draft_prefill_factor()}},
-              r.prefill_seconds, "s", "draft: vLLM v0 spec_decode_worker.py _run_no_spec (the prompt goes to the proposer and the scorer)");
+    explain_prefill(trace, x, y);
     trace.add("inference.prefill_tokens_per_second_per_gpu",
               "prompt_tokens / (prefill per request on the instance x instance devices); prefill per request = rank work / devices + "
               "group work / ep + routed experts' work (every EP group, and with DP attention every rank, prefills its own requests)",

@@ -29,6 +29,59 @@ double result(const json& d) { return d["result"].get<double>(); }
 
 }  // namespace
 
+TEST_CASE("inference prefill_seconds' compute is listed by its terms, which give it from tokens, parameters and peaks") {
+    // Review 15: the compute was a single value. Dense with TP 2, an MoE with EP, DP attention on an MLA
+    // model, layers in host memory, a speculative draft.
+    const json dense = {{"model", {{"preset", "llama3-8b"}}},
+                        {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 2}}},
+                        {"inference", {{"tp", 2}, {"prompt_tokens", 2000}, {"output_tokens", 200}, {"prefix_cache_hit_rate", 0.25}}}};
+    const json moe = {{"model", {{"preset", "mixtral-8x7b"}}},
+                      {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 4}}},
+                      {"inference", {{"tp", 2}, {"ep", 2}, {"prompt_tokens", 512}, {"output_tokens", 200}}}};
+    const json mla = {
+        {"model", {{"preset", "deepseek-v3"}}},
+        {"hardware", {{"device", "nvidia-h200-sxm-141gb"}, {"count", 32}}},
+        {"inference",
+         {{"tp", 8}, {"ep", 4}, {"attention_dp", true}, {"weight_precision", "fp8"}, {"prompt_tokens", 1000}, {"output_tokens", 100}}}};
+    const json offload = {{"model", {{"preset", "llama3-8b"}}},
+                          {"hardware", {{"device", "nvidia-rtx-4090"}, {"count", 1}}},
+                          {"inference", {{"gpu_layers", 20}, {"prompt_tokens", 600}, {"output_tokens", 100}}}};
+    json draft = dense;
+    draft["inference"]["speculative"] = {{"draft_params", 1e9}, {"draft_tokens", 4}, {"acceptance_rate", 0.7}};
+    int replicated = 0, routed = 0, host = 0;
+    for (const json& s : {dense, moe, mla, offload, draft}) {
+        const json r = explained(s);
+        const json d = derivation_of(r, "inference.prefill_seconds");
+        INFO(s["model"].dump() << ": " << d.dump());
+        auto v = [&](const char* n) { return derivation_value(d, n); };
+        const double tokens = v("prompt_tokens") * (1.0 - v("prefix_cache_hit_rate"));
+        CHECK(v("tokens") == Approx(tokens).epsilon(1e-12));
+        const double e = v("peak") * v("gemm_efficiency"), att = v("attention_flops") / (v("peak_16bit") * v("attention_efficiency"));
+        const bool rep = v("params_replicated") > 0;
+        CHECK(v("gemm_replicated") == Approx(2.0 * tokens * v("params_replicated") / e).epsilon(1e-12).margin(1e-18));
+        CHECK(v("attention_rank") == Approx(rep ? att : 0.0).epsilon(1e-12).margin(1e-18));
+        CHECK(v("gemm_split") == Approx(2.0 * tokens * v("params_split") / v("tp") / e * v("gpu_layer_fraction")).epsilon(1e-12));
+        CHECK(v("gemm_head") == Approx(2.0 * v("params_head") / v("tp") / e).epsilon(1e-12));
+        CHECK(v("attention_split") == Approx(rep ? 0.0 : att / v("tp")).epsilon(1e-12).margin(1e-18));
+        CHECK(v("gemm_routed") ==
+              Approx(2.0 * tokens * v("params_routed") / v("gpus") / e * v("gpu_layer_fraction")).epsilon(1e-12).margin(1e-18));
+        CHECK(v("rank") == Approx(v("gemm_replicated") + v("attention_rank")).epsilon(1e-12).margin(1e-18));
+        CHECK(v("group") ==
+              Approx(v("gemm_split") + v("gemm_head") + v("attention_split") + v("host_offload") + v("tp_comm") + v("ep_comm"))
+                  .epsilon(1e-12));
+        CHECK(v("routed") == v("gemm_routed"));
+        CHECK(v("compute") == Approx(v("rank") + v("group") + v("routed")).epsilon(1e-12));
+        const double fig =
+            (std::max(v("compute"), v("weights_pass")) + v("kernels") + v("tp_latency") + v("ep_latency")) * v("draft_prefill_factor");
+        CHECK(result(d) == Approx(fig).epsilon(1e-12));
+        CHECK(result(d) == r["inference"]["prefill_seconds"].get<double>());
+        replicated += rep ? 1 : 0, routed += v("params_routed") > 0 ? 1 : 0, host += v("host_offload") > 0 ? 1 : 0;
+    }
+    CHECK(replicated == 1);
+    CHECK(routed == 2);
+    CHECK(host == 1);
+}
+
 TEST_CASE("fine-tuning's trainable parameters are the rank x the listed d_in + d_out x the layers, exactly") {
     // Review 15: lora_width was computed twice (for the figure and for its derivation); now once. Dense,
     // MoE and MLA models, every module choice.
