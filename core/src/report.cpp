@@ -631,7 +631,7 @@ void cluster_section(ReportOut& o, const Scenario& s) {
     if (mixed_fleet(*s.hardware))
         o.report["cluster"]["network"] = nullptr;
     else
-        write_network_levels(o.report["cluster"]["network"], *s.hardware, network_levels(*s.hardware));
+        write_network_levels(o.report["cluster"]["network"], *s.hardware, network_levels(*s.hardware, o.trace));
     for (const auto& w : c.warnings) o.warnings.push_back("cluster: " + w);
 }
 

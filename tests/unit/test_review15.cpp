@@ -82,6 +82,69 @@ TEST_CASE("inference prefill_seconds' compute is listed by its terms, which give
     CHECK(host == 1);
 }
 
+TEST_CASE("every figure of cluster.network has a derivation whose values give it") {
+    // Review 15: cluster.network.* had none. The catalog's links, a per-node Ethernet preset, figures
+    // given, a WAN between nodes, and two sites over a WAN preset and over a given WAN.
+    const json base = {{"model", {{"preset", "llama3-8b"}}},
+                       {"hardware", {{"device", "nvidia-h100-sxm5-80gb"}, {"count", 32}, {"devices_per_node", 8}}},
+                       {"training", {{"tokens", 1e11}}}};
+    std::vector<json> hws;
+    hws.push_back(base["hardware"]);
+    hws.push_back(base["hardware"]), hws.back()["network"] = "ethernet-100g";
+    hws.push_back(base["hardware"]), hws.back()["network"] = "ib-ndr-400";
+    hws.push_back(base["hardware"]), hws.back()["scale_out_bytes_per_second"] = 3e10, hws.back()["latency_seconds"] = 5e-6;
+    hws.push_back(base["hardware"]), hws.back()["network"] = "internet-1g";
+    hws.push_back(base["hardware"]), hws.back()["sites"] = 2, hws.back()["wan"] = "wan-100g";
+    hws.push_back(base["hardware"]), hws.back()["sites"] = 4, hws.back()["wan_bytes_per_second"] = 1e9,
+                                     hws.back()["wan_latency_seconds"] = 0.01;
+    hws.push_back({{"device", "nvidia-rtx-4090"}, {"count", 2}});  // no scale-up link: PCIe
+    for (const json& hw : hws) {
+        json s = base;
+        s["hardware"] = hw;
+        const json r = explained(s);
+        INFO(hw.dump());
+        const json& net = r["cluster"]["network"];
+        int n = 0;
+        for (const auto& [k, x] : net.items()) {
+            if (!x.is_number()) continue;
+            const json d = derivation_of(r, "cluster.network." + k);
+            CHECK(result(d) == x.get<double>());
+            CHECK_FALSE(d["source"].get<std::string>().empty());
+            ++n;
+        }
+        CHECK(n >= 6);
+        const std::string f = derivation_of(r, "cluster.network.scale_out_bytes_per_second")["formula"];
+        const json so = derivation_of(r, "cluster.network.scale_out_bytes_per_second");
+        if (f.find("devices_per_node") != std::string::npos)
+            CHECK(result(so) == Approx(derivation_value(so, "bytes_per_second") / derivation_value(so, "devices_per_node")).epsilon(1e-15));
+        else
+            CHECK(result(so) == so["values"].begin().value().get<double>());
+        const json dps = derivation_of(r, "cluster.network.devices_per_node");
+        CHECK(result(dps) == std::min(derivation_value(dps, "devices_per_node"), derivation_value(dps, "devices_per_site")));
+        const json ps = derivation_of(r, "cluster.network.devices_per_site");
+        const double sites = derivation_value(ps, "sites"), devices = derivation_value(ps, "devices");
+        const std::string pf = ps["formula"];
+        CHECK(result(ps) ==
+              (pf.find("min") != std::string::npos ? std::min(derivation_value(ps, "devices_per_node"), devices) : devices / sites));
+        if (net["wan_bytes_per_second"].is_number()) {
+            const json w = derivation_of(r, "cluster.network.wan_bytes_per_second");
+            const std::string wf = w["formula"];
+            double expect = derivation_value(w, "given");
+            if (wf.find("x devices_per_site") != std::string::npos)
+                expect = derivation_value(w, "scale_out_bytes_per_second") * derivation_value(w, "devices");
+            else if (wf.find("per endpoint") != std::string::npos)
+                expect = derivation_value(w, "bytes_per_second");
+            else if (wf.find("per node") != std::string::npos)
+                expect = derivation_value(w, "bytes_per_second") *
+                         std::max(1.0, std::ceil(derivation_value(w, "devices") / derivation_value(w, "devices_per_node")));
+            else if (wf.find("per device") != std::string::npos)
+                expect = derivation_value(w, "bytes_per_second") * derivation_value(w, "devices");
+            CHECK(result(w) == Approx(expect).epsilon(1e-15));
+            CHECK(derivation_of(r, "cluster.network.wan_latency_seconds")["result"] == net["wan_latency_seconds"]);
+        }
+    }
+}
+
 TEST_CASE("fine-tuning's trainable parameters are the rank x the listed d_in + d_out x the layers, exactly") {
     // Review 15: lora_width was computed twice (for the figure and for its derivation); now once. Dense,
     // MoE and MLA models, every module choice.

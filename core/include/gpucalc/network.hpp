@@ -14,6 +14,7 @@
 namespace gpucalc {
 
 struct Hardware;
+class Trace;
 
 struct NetworkPreset {
     std::string id, name;
@@ -63,6 +64,8 @@ struct NetworkLevels {
 NetworkLevels network_levels(const Hardware& hw);
 // The same for `devices` of hw's kind on hw's network (a part of a fleet), without copying hw.
 NetworkLevels network_levels(const Hardware& hw, std::int64_t devices);
+// The same, writing each figure's derivation (cluster.network.*) where it is computed.
+NetworkLevels network_levels(const Hardware& hw, Trace& trace);
 // What the report echoes under training.network (names, figures and where they come from).
 void write_network_levels(jw::Val out, const Hardware& hw, const NetworkLevels& n);
 // Bandwidth per device, per direction, between nodes: the scale-out network, or with a WAN preset
