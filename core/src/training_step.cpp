@@ -79,19 +79,24 @@ bool sequence_parallel(const TrainingConfig& cfg) { return cfg.sequence_parallel
 struct Fabric {
     double up, out, per_node, latency, out_latency;
     double sites = 1, site_devices = 1, wan = 0, wan_latency = 0;
+    // Of n ranks `stride` devices apart (in one site), those in one node.
+    double ranks_per_node(double n, double stride) const { return std::clamp(std::floor(per_node / stride), 1.0, n); }
+    // The sites a group of n ranks `stride` apart spans (the cluster spanning several).
+    double group_sites(double n, double stride) const {
+        return n * stride > site_devices ? std::min({sites, n, std::ceil(n * stride / site_devices)}) : 1.0;
+    }
     // f = 1: all-gather or reduce-scatter of S bytes in total per rank; f = 2: all-reduce.
     double ring(double f, double S, double n, double stride) const {
         if (n <= 1 || S <= 0) return 0;
         if (sites <= 1) {  // one site: the two-level ring
-            const double r = std::clamp(std::floor(per_node / stride), 1.0, n);
+            const double r = ranks_per_node(n, stride);
             return f * two_level_ring_seconds(S, n, r, up, out) + (r >= n ? latency : out_latency) * ceil_log2(n);
         }
-        double sg = 1;
-        if (n * stride > site_devices) sg = std::min({sites, n, std::ceil(n * stride / site_devices)});
+        const double sg = group_sites(n, stride);
         const double ns = n / sg;  // ranks of the group inside one site
         double t = 0, lat = 0;
         if (ns > 1) {
-            const double r = std::clamp(std::floor(per_node / stride), 1.0, ns);
+            const double r = ranks_per_node(ns, stride);
             t = two_level_ring_seconds(S, ns, r, up, out);
             lat = (r >= ns ? latency : out_latency) * ceil_log2(ns);
         }
@@ -100,6 +105,12 @@ struct Fabric {
             lat += f * wan_latency * ceil_log2(sg);
         }
         return f * t + lat;
+    }
+    // What the seconds t of ring(f, S, n, stride) are computed from, as ring() reads it: for the
+    // derivation of the estimate that is explained (StepTerms), out of the plan search's path.
+    [[gnu::noinline, gnu::cold]] StepTerms::Ring record(double f, double S, double n, double stride, double t) const {
+        const double sg = sites <= 1 ? 1.0 : group_sites(n, stride);
+        return StepTerms::Ring{f, S, n, ranks_per_node(std::max(1.0, n / sg), stride), sg, t};
     }
 };
 
@@ -1372,11 +1383,26 @@ struct DpGroup {
 // Seconds of one collective over the parameters of a device, `bytes_per_param` each: the dense part
 // over the data-parallel group, the routed experts over their expert-data-parallel group (one site;
 // across sites every parameter goes through the data-parallel group's ring, as before).
+// Records collective k's two rings, the dense parameters' and the routed experts' (Fabric::record;
+// their seconds t and expert_t), for the derivation of the estimate that is explained (r.terms): out
+// of the plan search's path, which only tests r.terms.
+[[gnu::noinline, gnu::cold]] void record_rings(const StepEstimate& r, StepTerms::DpTerms::Kind k, const Fabric& fab, double f, double S,
+                                               double n, double stride, double t, double expert_S, double expert_n, double expert_stride,
+                                               double expert_t) {
+    StepTerms::DpTerms& d = r.terms->dp;
+    d.timed[k] = true;
+    d.rings[k][0] = fab.record(f, S, n, stride, t);
+    d.rings[k][1] = fab.record(f, expert_S, expert_n, expert_stride, expert_t);
+}
+
+// k: the collective it is (the rings recorded when the estimate is explained).
 double param_ring(const Links& links, const StepEstimate& r, const DpGroup& grp, double f, double bytes_per_param, double n,
-                  double expert_n) {
+                  double expert_n, StepTerms::DpTerms::Kind k) {
+    const double dense = (r.params_per_gpu - grp.expert_params) * bytes_per_param, experts = grp.expert_params * bytes_per_param;
     // (ring() is 0 for no bytes: a dense model's second term.)
-    return links.fabric.ring(f, (r.params_per_gpu - grp.expert_params) * bytes_per_param, n, grp.stride) +
-           links.fabric.ring(f, grp.expert_params * bytes_per_param, expert_n, grp.expert_stride);
+    const double t = links.fabric.ring(f, dense, n, grp.stride), expert_t = links.fabric.ring(f, experts, expert_n, grp.expert_stride);
+    if (r.terms) record_rings(r, k, links.fabric, f, dense, n, grp.stride, t, experts, expert_n, grp.expert_stride, expert_t);
+    return t + expert_t;
 }
 
 // Parameters a device sends per collective over its groups: (n - 1) / n of each part's.
@@ -1398,12 +1424,18 @@ void fsdp_comm(const TrainingConfig& cfg, const FrameworkProfile& fw, const Link
     const double per_param = 2.0 * L.wbytes + L.gbytes, root_gather = r.root_unit_params * L.wbytes;
     const double n_coll = L.Ls * 3.0;  // per layer: gather forward, gather backward, reduce-scatter
     const double dense = (r.params_per_gpu - grp.expert_params) * per_param - root_gather;
-    const double t_mb = links.fabric.ring(1.0, dense, grp.shard, grp.stride) +
-                        links.fabric.ring(1.0, grp.expert_params * per_param, grp.expert_shard, grp.expert_stride) +
-                        (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
+    const double experts = grp.expert_params * per_param;
+    const double t = links.fabric.ring(1.0, dense, grp.shard, grp.stride),
+                 expert_t = links.fabric.ring(1.0, experts, grp.expert_shard, grp.expert_stride);
+    const double t_mb = t + expert_t + (n_coll - 1.0) * links.lat * ceil_log2(std::max(2.0, grp.shard));
+    if (r.terms)
+        record_rings(r, StepTerms::DpTerms::gather_scatter, links.fabric, 1.0, dense, grp.shard, grp.stride, t, experts, grp.expert_shard,
+                     grp.expert_stride, expert_t);
     r.dp_bytes = L.m * (per_param * shard_share(r, grp) - root_gather * (grp.shard - 1.0) / grp.shard);
     const double hidden = cfg.overlap_dp_comm ? fw.fsdp_overlap * compute_mb : 0.0;
-    if (StepTerms* x = r.terms) x->dp.collectives = L.m, x->dp.collective_seconds = t_mb, x->dp.hidden_per_collective = hidden;
+    if (StepTerms* x = r.terms)
+        x->dp.collectives = L.m, x->dp.collective_seconds = t_mb, x->dp.hidden_per_collective = hidden,
+        x->dp.fsdp_other_calls = n_coll - 1.0, x->dp.shard = grp.shard;
     r.step.dp_comm = L.m * std::max(0.0, t_mb - hidden);
 }
 
@@ -1416,9 +1448,10 @@ double gradient_reduction(const Links& links, const StepLayout& L, const DpGroup
     // every micro-batch's gradients are reduce-scattered, each behind that micro-batch's backward
     // (deepspeedai/DeepSpeed#2252: "for zero stage 2 (and 3), gradient reduction is required after
     // every backward because of gradient partitioning"; FSDP SHARD_GRAD_OP likewise).
-    const double t_rs = param_ring(links, r, grp, 1.0, L.gbytes, grp.shard, grp.expert_shard);
-    const double t_dp = L.zero >= 1 ? t_rs + param_ring(links, r, grp, 1.0, L.wbytes, grp.shard, grp.expert_shard)
-                                    : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local);
+    using K = StepTerms::DpTerms::Kind;
+    const double t_rs = param_ring(links, r, grp, 1.0, L.gbytes, grp.shard, grp.expert_shard, K::reduce_scatter);
+    const double t_dp = L.zero >= 1 ? t_rs + param_ring(links, r, grp, 1.0, L.wbytes, grp.shard, grp.expert_shard, K::all_gather)
+                                    : param_ring(links, r, grp, 2.0, L.gbytes, grp.local, grp.expert_local, K::all_reduce);
     const double earlier = L.zero >= 2 ? L.m - 1.0 : 0.0;  // reductions before the step's last micro-batch
     r.dp_bytes = (L.zero >= 1 ? (1.0 + earlier) * L.gbytes + L.wbytes : 2.0 * L.gbytes) * shard_share(r, grp);
     if (StepTerms* x = r.terms) {
@@ -1436,8 +1469,12 @@ double hybrid_shard_reduction(const Links& links, const StepLayout& L, const DpG
     const double e = grp.expert_params;
     const double grad_shard = (r.params_per_gpu - e) * L.gbytes / grp.shard, expert_shard = e * L.gbytes / grp.expert_shard;
     const double expert_replicas = grp.expert_local / grp.expert_shard;
-    const double t_rep = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard) +
-                         links.fabric.ring(2.0, expert_shard, expert_replicas, grp.expert_stride * grp.expert_shard);
+    const double t = links.fabric.ring(2.0, grad_shard, grp.replicas, grp.stride * grp.shard),
+                 expert_t = links.fabric.ring(2.0, expert_shard, expert_replicas, grp.expert_stride * grp.expert_shard);
+    const double t_rep = t + expert_t;
+    if (r.terms)
+        record_rings(r, StepTerms::DpTerms::hybrid, links.fabric, 2.0, grad_shard, grp.replicas, grp.stride * grp.shard, t, expert_shard,
+                     expert_replicas, grp.expert_stride * grp.expert_shard, expert_t);
     r.dp_bytes += 2.0 * grad_shard * (grp.replicas - 1.0) / grp.replicas + 2.0 * expert_shard * (expert_replicas - 1.0) / expert_replicas;
     if (r.terms) r.terms->dp.hybrid_seconds = t_rep;
     r.step.dp_comm += std::max(0.0, t_rep - grp.overlap);
@@ -1472,7 +1509,10 @@ void exchange_across_sites(const TrainingConfig& cfg, const Links& links, const 
     const double left = std::max(0.0, grp.overlap - raw_intra);
     const double hidden = left + static_cast<double>(cfg.outer_overlap_steps) * compute_mb * L.m;
     w.exchange_exposed_seconds = std::max(0.0, w.exchange_seconds - hidden);
-    if (r.terms) r.terms->dp.across_sites_exposed = w.exchange_exposed_seconds;
+    if (StepTerms* x = r.terms)
+        x->dp.across_sites_exposed = w.exchange_exposed_seconds, x->dp.across_sites_seconds = w.exchange_seconds,
+        x->dp.intra_seconds = raw_intra, x->dp.across_sites_hidden = hidden,
+        x->dp.outer_overlap_steps = static_cast<double>(cfg.outer_overlap_steps);
     r.step.dp_comm += w.exchange_exposed_seconds;
 }
 
@@ -1583,36 +1623,93 @@ double recomputed_flops_per_token(const StepInputs& in, double rc_gemm, double r
                         2.0 * in.window_mean() * in.heads * (in.attn_width_qk + in.attn_width_v) * rc_att_hw);
 }
 
-// Derivation of the data-parallel communication (data_parallel_comm): the collectives before overlap
-// and the compute they hide behind.
+// How a ring collective is timed (Fabric::ring), as the derivations of tp_comm and dp_comm state it.
+constexpr std::string_view kRingFormula =
+    "ring(f, B, n, r, g), f = 1 for an all-gather or reduce-scatter, 2 for an all-reduce, of B bytes per rank over n ranks, r "
+    "of them in a node, spanning g sites, ns = n / g of them in each: f x max((ns - 1) / ns x B / (scale_up x network_efficiency); "
+    "if r < ns, (ns - r) / (ns r) x B / (scale_out x network_efficiency); if g > 1, (g - 1) / g x B x (devices_per_site / ns) / "
+    "(wan x network_efficiency)) + (r >= ns ? collective_latency : scale_out_latency) x ceil(log2 ns) + (g > 1: f x wan_latency x "
+    "ceil(log2 g)); 0 when n <= 1 or B = 0";
+
+// The values a ring is computed from, named `name`.f, .bytes, .ranks, .ranks_per_node, .sites and .seconds.
+void ring_values(std::vector<std::pair<std::string, double>>& v, const std::string& name, const StepTerms::Ring& g) {
+    v.insert(v.end(), {{name + ".f", g.f},
+                       {name + ".bytes", g.bytes},
+                       {name + ".ranks", g.ranks},
+                       {name + ".ranks_per_node", g.ranks_per_node},
+                       {name + ".sites", g.sites},
+                       {name + ".seconds", g.seconds}});
+}
+
+// The network values kRingFormula reads besides a ring's own.
+void fabric_values(std::vector<std::pair<std::string, double>>& v, const Efficiency& eff, const StepEstimate& e) {
+    v.insert(v.end(), {{"scale_up", e.scale_up_bytes_per_second},
+                       {"scale_out", e.scale_out_bytes_per_second},
+                       {"network_efficiency", eff.gen.network},
+                       {"collective_latency", eff.gen.collective_latency_seconds},
+                       {"scale_out_latency", std::max(eff.gen.collective_latency_seconds, e.scale_out_latency_seconds)},
+                       {"devices_per_site", e.terms->devices_per_site},
+                       {"wan", e.terms->wan},
+                       {"wan_latency", e.terms->wan_latency}});
+}
+
+// The rings of the data-parallel collectives that were timed (DpTerms::rings): ring.<collective>.dense
+// and, where the routed experts reduce over their own group, ring.<collective>.experts.
+void dp_ring_values(std::vector<std::pair<std::string, double>>& v, const StepTerms::DpTerms& d) {
+    static constexpr const char* kNames[] = {"gather_scatter", "reduce_scatter", "all_gather", "all_reduce", "hybrid"};
+    for (int k = 0; k < StepTerms::DpTerms::kinds; ++k) {
+        if (!d.timed[k]) continue;
+        ring_values(v, std::string("ring.") + kNames[k] + ".dense", d.rings[k][0]);
+        if (d.rings[k][1].bytes > 0) ring_values(v, std::string("ring.") + kNames[k] + ".experts", d.rings[k][1]);
+    }
+}
+
+// Derivation of the data-parallel communication (data_parallel_comm): the collectives before overlap,
+// the rings they are made of, and the compute they hide behind.
 GPUCALC_COLD void explain_dp_comm(const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e, Trace& trace) {
-    const StepTime& s = e.step;
     if (!e.terms) return;  // not recorded: an estimate that is not explained
     const StepTerms::DpTerms& d = e.terms->dp;
-    trace.add("training.step_breakdown_seconds.dp_comm",
-              "collectives x max(0, collective - hidden_per_collective) + earlier x max(0, reduce_scatter - hidden_once) + max(0, "
-              "hybrid_allreduce - hidden_once) + exposed_across_sites; hidden_once = overlap_dp_comm x dp_overlap x "
-              "compute_per_microbatch; hidden_per_collective: zero >= 3 the same at fsdp_overlap (collectives: each micro-batch's gathers "
-              "and reduce-scatter), else hidden_once (collective: the step's last reduction; earlier: zero 2's earlier reduce-scatters)",
-              {{"collectives", d.collectives},
-               {"collective", d.collective_seconds},
-               {"earlier", d.earlier},
-               {"reduce_scatter", d.reduce_scatter_seconds},
-               {"hybrid_allreduce", d.hybrid_seconds},
-               {"exposed_across_sites", d.across_sites_exposed},
-               {"hidden_per_collective", d.hidden_per_collective},
-               {"hidden_once", d.hidden_once},
-               {"compute_per_microbatch", d.compute_per_microbatch},
-               {"overlap_dp_comm", cfg.overlap_dp_comm ? 1.0 : 0.0},
-               {"zero", static_cast<double>(cfg.zero)},
-               {"fsdp_overlap", eff.fw.fsdp_overlap},
-               {"dp_overlap", eff.fw.dp_overlap},
-               {"bytes_per_step", e.dp_bytes},
-               {"params_per_gpu", e.params_per_gpu},
-               {"expert_params_per_gpu", e.expert_params_per_gpu},
-               {"root_unit_params", e.root_unit_params},
-               {"scale_out_bytes_per_second", e.scale_out_bytes_per_second}},
-              s.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
+    std::vector<std::pair<std::string, double>> v = {{"collectives", d.collectives},
+                                                     {"collective", d.collective_seconds},
+                                                     {"earlier", d.earlier},
+                                                     {"reduce_scatter", d.reduce_scatter_seconds},
+                                                     {"hybrid_allreduce", d.hybrid_seconds},
+                                                     {"exposed_across_sites", d.across_sites_exposed},
+                                                     {"hidden_per_collective", d.hidden_per_collective},
+                                                     {"hidden_once", d.hidden_once},
+                                                     {"compute_per_microbatch", d.compute_per_microbatch},
+                                                     {"overlap_dp_comm", cfg.overlap_dp_comm ? 1.0 : 0.0},
+                                                     {"zero", static_cast<double>(cfg.zero)},
+                                                     {"fsdp_overlap", eff.fw.fsdp_overlap},
+                                                     {"dp_overlap", eff.fw.dp_overlap},
+                                                     {"bytes_per_step", e.dp_bytes},
+                                                     {"params_per_gpu", e.params_per_gpu},
+                                                     {"expert_params_per_gpu", e.expert_params_per_gpu},
+                                                     {"root_unit_params", e.root_unit_params},
+                                                     {"scale_out_bytes_per_second", e.scale_out_bytes_per_second},
+                                                     {"fsdp_other_calls", d.fsdp_other_calls},
+                                                     {"shard", d.shard},
+                                                     {"microbatches", e.microbatches},
+                                                     {"across_sites", d.across_sites_seconds},
+                                                     {"intra_before_overlap", d.intra_seconds},
+                                                     {"hidden_across_sites", d.across_sites_hidden},
+                                                     {"outer_overlap_steps", d.outer_overlap_steps}};
+    dp_ring_values(v, d);
+    fabric_values(v, eff, e);
+    trace.add_list("training.step_breakdown_seconds.dp_comm",
+                   "collectives x max(0, collective - hidden_per_collective) + earlier x max(0, reduce_scatter - hidden_once) + max(0, "
+                   "hybrid_allreduce - hidden_once) + exposed_across_sites; hidden_once = overlap_dp_comm x dp_overlap x "
+                   "compute_per_microbatch; hidden_per_collective: zero >= 3 the same at fsdp_overlap (collectives: each micro-batch's "
+                   "gathers and reduce-scatter), else hidden_once (collective: the step's last reduction; earlier: zero 2's earlier "
+                   "reduce-scatters). Each collective is its rings' seconds, ring.<c>.dense + ring.<c>.experts (the routed experts "
+                   "over their own group; 0 when not listed): zero >= 3: collective = ring.gather_scatter + fsdp_other_calls x "
+                   "collective_latency x ceil(log2(max(2, shard))); zero 1, 2: collective = reduce_scatter + ring.all_gather, "
+                   "reduce_scatter = ring.reduce_scatter; zero 0: collective = ring.all_reduce; hybrid_allreduce = ring.hybrid. "
+                   "exposed_across_sites = max(0, across_sites - hidden_across_sites), hidden_across_sites = max(0, hidden_once - "
+                   "intra_before_overlap) + outer_overlap_steps x compute_per_microbatch x microbatches (across_sites: "
+                   "training.communication.exchange_seconds). Each ring.<c>.<part>.seconds = " +
+                       std::string(kRingFormula),
+                   std::move(v), e.step.dp_comm, "s", "ring collectives (NCCL); FSDP (Zhao et al. 2023, arXiv:2304.11277) Sec. 3.4");
 }
 
 // Derivations of the step time and its attention.
@@ -1747,6 +1844,7 @@ StepEstimate estimate_step(const StepInputs& in, const Hardware& hw, const Train
     r.scale_out_assumed = net.scale_out_assumed;
     r.devices_per_node = net.devices_per_node;
     r.scale_out_latency_seconds = net.scale_out_latency;
+    if (StepTerms* x = terms) x->devices_per_site = net.devices_per_site, x->wan = net.wan, x->wan_latency = net.wan_latency;
     const Links links = links_of(net, eff.gen);
     StepTime mb;
     slowest_stage(in, cfg, eff, L, c, act, links, mb, r);

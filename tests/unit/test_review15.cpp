@@ -27,7 +27,107 @@ json derivation_of(const json& report, const std::string& key) {
 
 double result(const json& d) { return d["result"].get<double>(); }
 
+// A ring collective from the values a derivation lists under `name` (name.f, .bytes, .ranks,
+// .ranks_per_node, .sites) and the network's (scale_up, scale_out, network_efficiency, latencies,
+// devices_per_site, wan), as the derivation's formula states it.
+double ring(const json& d, const std::string& name) {
+    const double f = derivation_value(d, name + ".f"), B = derivation_value(d, name + ".bytes"), n = derivation_value(d, name + ".ranks");
+    const double r = derivation_value(d, name + ".ranks_per_node"), g = derivation_value(d, name + ".sites");
+    if (n <= 1 || B <= 0) return 0;
+    const double ne = derivation_value(d, "network_efficiency"), ns = n / g;
+    double t = 0, lat = 0;
+    if (ns > 1) {
+        t = (ns - 1.0) / ns * B / (derivation_value(d, "scale_up") * ne);
+        if (r < ns) t = std::max(t, (ns - r) / (ns * r) * B / (derivation_value(d, "scale_out") * ne));
+        lat = derivation_value(d, r >= ns ? "collective_latency" : "scale_out_latency") * std::ceil(std::log2(ns));
+    }
+    if (g > 1) {
+        t = std::max(t, (g - 1.0) / g * B * (derivation_value(d, "devices_per_site") / ns) / (derivation_value(d, "wan") * ne));
+        lat += f * derivation_value(d, "wan_latency") * std::ceil(std::log2(g));
+    }
+    return f * t + lat;
+}
+
+// A collective's rings, dense and (when listed) the routed experts', each recomputed and checked
+// against the seconds listed: their sum.
+double rings(const json& d, const std::string& collective) {
+    double sum = 0;
+    for (const char* part : {".dense", ".experts"}) {
+        const std::string name = "ring." + collective + part;
+        if (!d["values"].contains(name + ".seconds")) continue;
+        INFO(name);
+        CHECK(derivation_value(d, name + ".seconds") == Approx(ring(d, name)).epsilon(1e-12).margin(1e-18));
+        sum += derivation_value(d, name + ".seconds");
+    }
+    return sum;
+}
+
+json training(const std::string& model, const std::string& device, int count, const json& t) {
+    json tr = t;
+    tr["tokens"] = 1e11;
+    return {{"model", {{"preset", model}}}, {"hardware", {{"device", device}, {"count", count}}}, {"training", tr}};
+}
+
 }  // namespace
+
+TEST_CASE("training dp_comm's derivation lists each collective's rings (bytes, ranks, ranks per node, sites), which give it") {
+    // Review 15: the collectives were listed as single values. ZeRO 0, 1, 2 (several micro-batches), FSDP,
+    // hybrid sharding, an MoE model whose routed experts reduce over their own group, and two sites.
+    std::vector<json> scenarios = {
+        training("llama3.2-1b", "nvidia-h100-sxm5-80gb", 32, {{"dp", 32}, {"zero", 0}, {"micro_batch", 1}}),
+        training("llama3-8b", "nvidia-h100-sxm5-80gb", 32, {{"dp", 32}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "full"}}),
+        training("llama3-8b", "nvidia-h100-sxm5-80gb", 32, {{"dp", 32}, {"zero", 2}, {"micro_batch", 1}, {"global_batch", 256}}),
+        training("llama3-8b", "nvidia-h100-sxm5-80gb", 32, {{"dp", 32}, {"zero", 3}, {"micro_batch", 1}, {"recompute", "full"}}),
+        training("llama3-8b", "nvidia-h100-sxm5-80gb", 32,
+                 {{"dp", 32}, {"zero", 3}, {"shard_group", 8}, {"micro_batch", 1}, {"recompute", "full"}}),
+        training("mixtral-8x7b", "nvidia-h100-sxm5-80gb", 32,
+                 {{"tp", 2}, {"dp", 16}, {"ep", 8}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "full"}}),
+        training("llama3-8b", "nvidia-h100-sxm5-80gb", 16, {{"dp", 16}, {"zero", 1}, {"micro_batch", 1}, {"recompute", "full"}})};
+    scenarios.back()["hardware"]["sites"] = 2;
+    int experts = 0, across = 0;
+    for (const json& s : scenarios) {
+        const json r = explained(s);
+        INFO(s.dump());
+        REQUIRE(r["training"]["fits"] == true);
+        const json d = derivation_of(r, "training.step_breakdown_seconds.dp_comm");
+        INFO(d.dump());
+        const double zero = derivation_value(d, "zero");
+        double collective = 0;
+        if (zero >= 3)
+            collective = rings(d, "gather_scatter") + derivation_value(d, "fsdp_other_calls") * derivation_value(d, "collective_latency") *
+                                                          std::ceil(std::log2(std::max(2.0, derivation_value(d, "shard"))));
+        else if (zero >= 1)
+            collective = rings(d, "reduce_scatter") + rings(d, "all_gather");
+        else
+            collective = rings(d, "all_reduce");
+        CHECK(derivation_value(d, "collective") == Approx(collective).epsilon(1e-12));
+        if (zero == 1 || zero == 2) CHECK(derivation_value(d, "reduce_scatter") == Approx(rings(d, "reduce_scatter")).epsilon(1e-12));
+        CHECK(derivation_value(d, "hybrid_allreduce") == Approx(rings(d, "hybrid")).epsilon(1e-12).margin(1e-18));
+        // Across sites: the exchange, less what hides it.
+        const double once = derivation_value(d, "hidden_once");
+        const double intra = zero >= 3 ? derivation_value(d, "hybrid_allreduce") : collective + derivation_value(d, "hybrid_allreduce");
+        if (derivation_value(d, "across_sites") > 0) {
+            ++across;
+            CHECK(derivation_value(d, "intra_before_overlap") == Approx(intra).epsilon(1e-12));
+            const double hidden = std::max(0.0, once - intra) + derivation_value(d, "outer_overlap_steps") *
+                                                                    derivation_value(d, "compute_per_microbatch") *
+                                                                    derivation_value(d, "microbatches");
+            CHECK(derivation_value(d, "hidden_across_sites") == Approx(hidden).epsilon(1e-12).margin(1e-18));
+            CHECK(derivation_value(d, "exposed_across_sites") ==
+                  Approx(std::max(0.0, derivation_value(d, "across_sites") - hidden)).epsilon(1e-12).margin(1e-18));
+            CHECK(derivation_value(d, "across_sites") == r["training"]["communication"]["exchange_seconds"].get<double>());
+        }
+        // The figure from the collectives (review 13's formula).
+        const double fig = derivation_value(d, "collectives") * std::max(0.0, collective - derivation_value(d, "hidden_per_collective")) +
+                           derivation_value(d, "earlier") * std::max(0.0, derivation_value(d, "reduce_scatter") - once) +
+                           std::max(0.0, derivation_value(d, "hybrid_allreduce") - once) + derivation_value(d, "exposed_across_sites");
+        CHECK(result(d) == Approx(fig).epsilon(1e-9).margin(1e-15));
+        CHECK(result(d) == r["training"]["step_breakdown_seconds"]["dp_comm"].get<double>());
+        experts += d["values"].contains("ring.reduce_scatter.experts.bytes") ? 1 : 0;
+    }
+    CHECK(experts == 1);
+    CHECK(across == 1);
+}
 
 TEST_CASE("inference prefill_seconds' compute is listed by its terms, which give it from tokens, parameters and peaks") {
     // Review 15: the compute was a single value. Dense with TP 2, an MoE with EP, DP attention on an MLA

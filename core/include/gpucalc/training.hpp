@@ -84,6 +84,15 @@ struct StepInputs {
 // What the derivations of the tensor- and data-parallel communication show beside the figures:
 // written by the functions that compute them (tp_comm_seconds, data_parallel_comm), when asked.
 struct StepTerms {
+    // One ring collective as the step model times it (training_step.cpp Fabric::ring): f (1: an
+    // all-gather or reduce-scatter, 2: an all-reduce), the bytes of each rank, the ranks, those of them
+    // in one node (of the group's part in one site), the sites the group spans, and its seconds.
+    struct Ring {
+        double f = 0, bytes = 0, ranks = 0, ranks_per_node = 0, sites = 1, seconds = 0;
+    };
+    // The network the rings cross (network_levels): a site's devices and its WAN link (per site, per
+    // direction) and latency, when the cluster spans sites.
+    double devices_per_site = 0, wan = 0, wan_latency = 0;
     // Tensor-parallel communication (tp_comm_seconds): the tokens of a micro-batch on one device, and
     // one all-reduce-equivalent of the attention block's activations and of the MLP's (of which the
     // routed experts' ring over expert_tp ranks, per MoE layer).
@@ -100,6 +109,18 @@ struct StepTerms {
         double reduce_scatter_seconds = 0;  // one of them
         double hybrid_seconds = 0;          // hybrid sharding's all-reduce across shard groups
         double across_sites_exposed = 0;    // the synchronous exchange across sites, exposed
+        // The rings each collective is the sum of: the dense parameters' over the data-parallel group
+        // ([0]) and the routed experts' over their expert-data-parallel group ([1]). ZeRO-3/FSDP: a
+        // micro-batch's gathers and reduce-scatter (gather_scatter) and the latencies of its other
+        // collective calls, fsdp_other_calls x ceil(log2(max(2, shard))); ZeRO-1/2: reduce_scatter and
+        // all_gather; ZeRO-0: all_reduce; hybrid sharding: hybrid.
+        enum Kind { gather_scatter, reduce_scatter, all_gather, all_reduce, hybrid, kinds };
+        Ring rings[kinds][2];
+        bool timed[kinds] = {};
+        double fsdp_other_calls = 0, shard = 0;
+        // Across sites: the exchange before overlap, the reductions inside the site before it
+        // (raw_intra) and what hides it: max(0, hidden_once - raw_intra) + outer_overlap_steps x the step's compute.
+        double across_sites_seconds = 0, intra_seconds = 0, across_sites_hidden = 0, outer_overlap_steps = 0;
     } dp;
 };
 
