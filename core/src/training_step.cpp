@@ -1187,11 +1187,14 @@ double tp_comm_seconds(const StepInputs& in, const FrameworkProfile& fw, const S
     const double n_half = L.Ls * (2.0 + c.rc + (L.sp ? 0.5 : 0.0));
     const double ring_t = links.fabric.ring(2.0, bytes, L.t, 1.0);
     const double f = in.moe_layer_fraction;
-    const double routed = L.et > 1 ? links.fabric.ring(2.0, bytes * in.experts_per_token * L.et / L.t, L.et, 1.0) : 0.0;
+    auto routed_bytes = [&] { return bytes * in.experts_per_token * L.et / L.t; };
+    const double routed = L.et > 1 ? links.fabric.ring(2.0, routed_bytes(), L.et, 1.0) : 0.0;
     const double ring_mlp = (1.0 - f) * ring_t + f * ((in.shared_experts > 0 ? ring_t : 0.0) + routed);
-    if (StepTerms* x = r.terms)
-        x->tp_tokens = c.tokens, x->tp_ring_attention_seconds = ring_t, x->tp_ring_mlp_seconds = ring_mlp,
-        x->tp_ring_routed_seconds = routed;
+    if (StepTerms* x = r.terms) {
+        x->tp_tokens = c.tokens, x->tp_ring_attention_seconds = ring_t, x->tp_ring_mlp_seconds = ring_mlp;
+        x->tp_ring_routed_seconds = routed, x->tp_attention = links.fabric.record(2.0, bytes, L.t, 1.0, ring_t);
+        if (L.et > 1) x->tp_routed = links.fabric.record(2.0, routed_bytes(), L.et, 1.0, routed);
+    }
     return (1.0 - fw.tp_overlap) * n_half * (ring_t + ring_mlp);
 }
 
@@ -1932,39 +1935,41 @@ double step_seconds_lower_bound(const StepInputs& in, const Hardware& hw, const 
 GPUCALC_COLD void explain_tp_comm(const StepInputs& in, const TrainingConfig& cfg, const Efficiency& eff, const StepEstimate& e,
                                   Trace& trace) {
     const double rc = cfg.recompute == Recompute::full ? 1.0 : 0.0, et = expert_tensor_parallel(cfg);
-    if (cfg.tp > 1 && e.terms)
-        trace.add("training.step_breakdown_seconds.tp_comm",
-                  "microbatches x (1 - tp_overlap) x layers_on_slowest_stage x (2 + recompute + sequence_parallel / 2) x (ring_attention + "
-                  "ring_mlp); ring_attention = 2 x max((tp - 1) / tp x B / (scale_up x network_efficiency), (tp - r) / (tp r) x B / "
-                  "(scale_out x network_efficiency)) + latency x ceil(log2 tp), B = 2 x tokens x hidden, r = min(tp, devices_per_node), "
-                  "latency: scale_out_latency if r < tp, else collective_latency; ring_mlp = (1 - moe_layer_fraction) x ring_attention + "
-                  "moe_layer_fraction x ((shared_experts > 0 ? ring_attention : 0) + ring_routed), ring_routed: a ring over expert_tp of "
-                  "top-k x expert_tp / tp x B (0 when expert_tp is 1)",
-                  {{"microbatches", e.microbatches},
-                   {"layers_on_slowest_stage", e.layers_per_stage},
-                   {"tp", static_cast<double>(cfg.tp)},
-                   {"sequence_parallel", sequence_parallel(cfg) ? 1.0 : 0.0},
-                   {"recompute", rc},
-                   {"tp_overlap", eff.fw.tp_overlap},
-                   {"ring_attention", e.terms->tp_ring_attention_seconds},
-                   {"ring_mlp", e.terms->tp_ring_mlp_seconds},
-                   {"ring_routed", e.terms->tp_ring_routed_seconds},
-                   {"tokens", e.terms->tp_tokens},
-                   {"hidden", in.hidden},
-                   {"scale_up", e.scale_up_bytes_per_second},
-                   {"scale_out", e.scale_out_bytes_per_second},
-                   {"network_efficiency", eff.gen.network},
-                   {"devices_per_node", e.devices_per_node},
-                   {"collective_latency", eff.gen.collective_latency_seconds},
-                   {"scale_out_latency", std::max(eff.gen.collective_latency_seconds, e.scale_out_latency_seconds)},
-                   {"expert_tp", et},
-                   {"moe_layer_fraction", in.moe_layer_fraction},
-                   {"experts_per_token", in.experts_per_token},
-                   {"shared_experts", in.shared_experts}},
-                  e.step.tp_comm, "s",
-                  "ring all-reduce (Patarasuk and Yuan 2009), two-level across nodes (nccl-tests bus bandwidth); Korthikanti et al. 2022 "
-                  "Sec. 4.2.2 (sequence parallelism); Megatron-Core token_dispatcher.py (expert-TP group), shared_experts.py; MoE parallel "
-                  "folding, arXiv:2504.14960");
+    if (!(cfg.tp > 1 && e.terms)) return;
+    const StepTerms& x = *e.terms;
+    std::vector<std::pair<std::string, double>> v = {{"microbatches", e.microbatches},
+                                                     {"layers_on_slowest_stage", e.layers_per_stage},
+                                                     {"tp", static_cast<double>(cfg.tp)},
+                                                     {"sequence_parallel", sequence_parallel(cfg) ? 1.0 : 0.0},
+                                                     {"recompute", rc},
+                                                     {"tp_overlap", eff.fw.tp_overlap},
+                                                     {"ring_attention", x.tp_ring_attention_seconds},
+                                                     {"ring_mlp", x.tp_ring_mlp_seconds},
+                                                     {"ring_routed", x.tp_ring_routed_seconds},
+                                                     {"tokens", x.tp_tokens},
+                                                     {"hidden", in.hidden},
+                                                     {"devices_per_node", e.devices_per_node},
+                                                     {"expert_tp", et},
+                                                     {"moe_layer_fraction", in.moe_layer_fraction},
+                                                     {"experts_per_token", in.experts_per_token},
+                                                     {"shared_experts", in.shared_experts}};
+    fabric_values(v, eff, e);
+    ring_values(v, "ring.attention", x.tp_attention);
+    if (et > 1) ring_values(v, "ring.routed", x.tp_routed);
+    trace.add_list("training.step_breakdown_seconds.tp_comm",
+                   "microbatches x (1 - tp_overlap) x layers_on_slowest_stage x (2 + recompute + sequence_parallel / 2) x "
+                   "(ring_attention + ring_mlp); ring_attention = ring(2, B, tp, r, g) (ring.attention), B = 2 x tokens x hidden, r = "
+                   "min(tp, devices_per_node), g: the sites the group spans, min(sites, tp, ceil(tp / devices_per_site)) when tp > "
+                   "devices_per_site (a WAN between nodes makes each node a site), else 1; in one site ring_attention = 2 x max((tp - "
+                   "1) / tp x B / (scale_up x network_efficiency), (tp - r) / (tp r) x B / (scale_out x network_efficiency)) + latency "
+                   "x ceil(log2 tp), latency: scale_out_latency if r < tp, else collective_latency; ring_mlp = (1 - moe_layer_fraction) "
+                   "x ring_attention + moe_layer_fraction x ((shared_experts > 0 ? ring_attention : 0) + ring_routed), ring_routed = "
+                   "ring(2, top-k x expert_tp / tp x B, expert_tp, ...) (ring.routed; 0 when expert_tp is 1); " +
+                       std::string(kRingFormula),
+                   std::move(v), e.step.tp_comm, "s",
+                   "ring all-reduce (Patarasuk and Yuan 2009), two-level across nodes (nccl-tests bus bandwidth), hierarchical across "
+                   "sites (Thakur, Rabenseifner & Gropp 2005); Korthikanti et al. 2022 Sec. 4.2.2 (sequence parallelism); Megatron-Core "
+                   "token_dispatcher.py (expert-TP group), shared_experts.py; MoE parallel folding, arXiv:2504.14960");
 }
 
 // Derivations of the tensor- and expert-parallel communication (tp_comm_seconds, ep_comm_seconds).

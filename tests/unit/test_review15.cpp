@@ -129,6 +129,42 @@ TEST_CASE("training dp_comm's derivation lists each collective's rings (bytes, r
     CHECK(across == 1);
 }
 
+TEST_CASE("training tp_comm's derivation of a tensor-parallel group across sites gives its ring over the WAN") {
+    // Review 15: the formula did not spell out a group spanning sites. 16 H100 in nodes of 8 joined by
+    // 1 Gb/s internet (every node its own site), TP 16: the ring crosses the two sites.
+    json s = training("llama3-8b", "nvidia-h100-sxm5-80gb", 16, {{"tp", 16}, {"dp", 1}, {"micro_batch", 1}});
+    s["hardware"]["network"] = "internet-1g";
+    s["hardware"]["devices_per_node"] = 8;
+    const json r = explained(s);
+    const json d = derivation_of(r, "training.step_breakdown_seconds.tp_comm");
+    INFO(d.dump());
+    CHECK(derivation_value(d, "ring.attention.sites") == 2);
+    CHECK(derivation_value(d, "devices_per_site") == 8);
+    CHECK(derivation_value(d, "ring.attention.bytes") == 2.0 * derivation_value(d, "tokens") * derivation_value(d, "hidden"));
+    CHECK(derivation_value(d, "ring.attention.ranks") == derivation_value(d, "tp"));
+    CHECK(derivation_value(d, "ring_attention") == Approx(ring(d, "ring.attention")).epsilon(1e-12));
+    CHECK(derivation_value(d, "ring_attention") == derivation_value(d, "ring.attention.seconds"));
+    const double per_layer = 2.0 + derivation_value(d, "recompute") + derivation_value(d, "sequence_parallel") / 2.0;
+    CHECK(result(d) == Approx(derivation_value(d, "microbatches") * (1.0 - derivation_value(d, "tp_overlap")) *
+                              derivation_value(d, "layers_on_slowest_stage") * per_layer *
+                              (derivation_value(d, "ring_attention") + derivation_value(d, "ring_mlp")))
+                           .epsilon(1e-9));
+    CHECK(result(d) == r["training"]["step_breakdown_seconds"]["tp_comm"].get<double>());
+    // The WAN's share dominates: the same group in one site is far faster.
+    json one = s;
+    one["hardware"].erase("network");
+    const json d1 = derivation_of(explained(one), "training.step_breakdown_seconds.tp_comm");
+    CHECK(derivation_value(d1, "ring.attention.sites") == 1);
+    CHECK(derivation_value(d1, "ring_attention") == Approx(ring(d1, "ring.attention")).epsilon(1e-12));
+    CHECK(derivation_value(d, "ring_attention") > 10 * derivation_value(d1, "ring_attention"));
+    // An MoE model's routed experts' ring over expert_tp ranks.
+    const json m = derivation_of(explained(training("mixtral-8x7b", "nvidia-h100-sxm5-80gb", 32,
+                                                    {{"tp", 2}, {"dp", 16}, {"zero", 3}, {"micro_batch", 1}, {"recompute", "full"}})),
+                                 "training.step_breakdown_seconds.tp_comm");
+    CHECK(derivation_value(m, "ring_routed") == Approx(ring(m, "ring.routed")).epsilon(1e-12));
+    CHECK(derivation_value(m, "ring_attention") == Approx(ring(m, "ring.attention")).epsilon(1e-12));
+}
+
 TEST_CASE("inference prefill_seconds' compute is listed by its terms, which give it from tokens, parameters and peaks") {
     // Review 15: the compute was a single value. Dense with TP 2, an MoE with EP, DP attention on an MLA
     // model, layers in host memory, a speculative draft.

@@ -97,6 +97,7 @@ struct StepTerms {
     // one all-reduce-equivalent of the attention block's activations and of the MLP's (of which the
     // routed experts' ring over expert_tp ranks, per MoE layer).
     double tp_tokens = 0, tp_ring_attention_seconds = 0, tp_ring_mlp_seconds = 0, tp_ring_routed_seconds = 0;
+    Ring tp_attention, tp_routed;  // the rings of those two
     // Data-parallel communication (data_parallel_comm): the compute of a micro-batch it hides behind,
     // the collectives before that overlap and what is exposed across sites.
     struct DpTerms {
