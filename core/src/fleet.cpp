@@ -999,6 +999,18 @@ void fleet_model_figures(const ModelSpec& m, const TrainingConfig& cfg, const Ef
     t.flops_6nd = 6.0 * pc.active * t.tokens;
 }
 
+// The fleet's devices, their mean peak and the goodput (of the devices and the parameters: a fleet
+// that trains nothing has it too, as one device type that does not fit); returns the summed peak.
+double fleet_devices(const Hardware& hw, const TrainingConfig& cfg, TrainingResult& t) {
+    double devices = 0, peak = 0;
+    for (const Pool& p : hw.pools)
+        devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
+    t.devices = devices;
+    t.peak_flops_per_second = devices > 0 ? peak / devices : 0;
+    t.goodput = run_goodput(devices, t.params_total, cfg.goodput);
+    return peak;
+}
+
 // Neither mode trains the model: both reasons, and the fullest pool's memory, part by part.
 void fleet_infeasible(const ModeResult& dpm, const ModeResult& ppm, const ModeResult& r, TrainingResult& t) {
     t.fits = false;
@@ -1320,12 +1332,9 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
 
     TrainingResult& t = f.total;
     fleet_model_figures(m, cfg, eff0, t);
-    double devices = 0, peak = 0;
-    for (const Pool& p : hw.pools)
-        devices += static_cast<double>(p.count), peak += static_cast<double>(p.count) * peak16(p.device, cfg.precision);
-    t.devices = devices;
-    t.peak_flops_per_second = devices > 0 ? peak / devices : 0;
+    const double peak = fleet_devices(hw, cfg, t), devices = t.devices;
     t.fleet = true, t.fleet_sites = f.sites, t.fleet_pools = static_cast<double>(hw.pools.size());
+    if (trace.enabled()) explain_goodput(t.goodput, trace);
     if (!r.ok) {
         fleet_infeasible(dpm, ppm, r, t);
         return f;
@@ -1334,7 +1343,6 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
     // the fullest pool, peak and prices summed over the pools.
     fleet_memory(r, t);
     fleet_throughput(r, cfg, devices, peak, t);
-    t.goodput = run_goodput(devices, t.params_total, cfg.goodput);
     fleet_wan(r, use_dp, f.sites, t);
     t.compute_utilization = r.step > 0 ? std::max(0.0, r.step - r.exposed - r.pp_wan) / r.step : 1;
     if (cfg.local_steps > 1 && use_dp) t.convergence = diloco_convergence(static_cast<double>(cfg.local_steps));
@@ -1346,7 +1354,6 @@ FleetResult estimate_fleet(const ModelSpec& m, const Hardware& hw, const Trainin
         explain_fleet_step(r, use_dp, cfg, hw, f.sites, trace);
         explain_step_at_given_mfu(t, r.step, trace);
         explain_fleet_totals(t, trace);
-        explain_goodput(t.goodput, trace);
     }
     return f;
 }

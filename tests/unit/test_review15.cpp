@@ -281,6 +281,35 @@ TEST_CASE("every figure of cluster.network has a derivation whose values give it
     }
 }
 
+TEST_CASE("an infeasible mixed fleet's goodput is its failure model's, with a derivation") {
+    // Review 15: a fleet where nothing fits reported goodput 1 with its breakdown all zero, said to come
+    // from the failure/checkpoint model, and no derivation; a single device type that does not fit
+    // reports the model's goodput (it depends on the devices and the parameters, not on the fit).
+    const json s = {{"model", {{"preset", "llama3.1-405b"}}},
+                    {"hardware",
+                     {{"pools",
+                       {{{"device", "nvidia-h100-sxm5-80gb"}, {"count", 64}, {"site", "a"}},
+                        {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 64}, {"site", "a"}}}}}},
+                    {"training", {{"tokens", 1e12}}}};
+    const json r = explained(s);
+    REQUIRE(r["training"]["fits"] == false);
+    const json g = derivation_of(r, "training.goodput");
+    const double mtbf = 3600.0 / derivation_value(g, "failures_per_hour"), ck = derivation_value(g, "checkpoint_seconds");
+    const double interval = derivation_value(g, "checkpoint_interval_seconds");
+    CHECK(interval == Approx(std::sqrt(2.0 * ck * mtbf)).epsilon(1e-12));
+    CHECK(result(g) ==
+          Approx(1.0 / (1.0 + ck / interval + (interval / 2.0 + derivation_value(g, "restart_seconds")) / mtbf)).epsilon(1e-12));
+    CHECK(result(g) == r["training"]["goodput"].get<double>());
+    CHECK(r["training"]["goodput"].get<double>() < 1);
+    CHECK(r["training"]["goodput_breakdown"]["failures_per_hour"].get<double>() > 0);
+    // The goodput of 128 devices of this model, as one device type that does not fit has it.
+    const json one = run({{"model", {{"preset", "llama3.1-405b"}}},
+                          {"hardware", {{"device", "nvidia-a100-sxm4-80gb"}, {"count", 128}}},
+                          {"training", {{"tokens", 1e12}, {"tp", 1}, {"pp", 1}, {"dp", 128}, {"zero", 0}}}});
+    REQUIRE(one["training"]["fits"] == false);
+    CHECK(r["training"]["goodput"].get<double>() == Approx(one["training"]["goodput"].get<double>()).epsilon(1e-12));
+}
+
 TEST_CASE("fine-tuning's trainable parameters are the rank x the listed d_in + d_out x the layers, exactly") {
     // Review 15: lora_width was computed twice (for the figure and for its derivation); now once. Dense,
     // MoE and MLA models, every module choice.
