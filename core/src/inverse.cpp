@@ -854,6 +854,19 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
     for (int k = 1; k <= kStepsDown && from - k * n.node >= n.node; ++k) adopt_if_meets(model, hw, n, from - k * n.node);
 }
 
+// The whole replicas of `unit` about the fewest its layout's own MFU meets the deadline on (its MFU may
+// differ a little there), the fewest that meets if below the answer. The bisection of fewer_replicas takes fewer replicas to run no
+// faster, which a layout the batch caps breaks: Llama 3 70B at pp 4 on H100 runs TP4 at 46.8 % MFU up to
+// 30,720 GPUs (1,920 replicas of 4 sequences: the largest published batch) and TP8 at 36.5 % above, and
+// 7.5 days answered 41,568 GPUs at TP8 where 30,192 at TP4 take 7.52 days (a red team).
+void replicas_at_own_mfu(const ModelSpec& model, const Hardware& hw, GpusNeeded& n, double unit, double layout_mfu) {
+    if (!(layout_mfu > 0)) return;
+    double k = std::ceil(gpus_at(n, layout_mfu) / unit);
+    while (k * unit < n.gpus && !meets_deadline(n, k * unit, layout_mfu)) ++k;  // goodput falls as the count grows
+    for (double j = std::max(1.0, k - 1); j <= k + 2 && j * unit < n.gpus; ++j)
+        if (adopt_if_meets(model, hw, n, j * unit)) return;
+}
+
 // The answer's own layout, and the highest-MFU layouts the searches saw (n.layouts), on fewer
 // replicas: counts in whole multiples of a layout's replica unit (replica_unit), below the answer,
 // bisected for the fewest that meet the deadline at an estimate's own search. The scans' counts have
@@ -865,10 +878,13 @@ void settle_on_estimate_search(const ModelSpec& model, const Hardware& hw, GpusN
 // ever replaced by a smaller count that meets.
 void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (n.tc.mfu || !(n.plan.tokens_per_second > 0)) return;
-    std::vector<double> units{replica_unit(n.plan, n.node)};
-    for (const Plan& p : n.layouts)
-        if (std::find(units.begin(), units.end(), replica_unit(p, n.node)) == units.end()) units.push_back(replica_unit(p, n.node));
-    for (const double unit : units) {
+    std::vector<std::pair<double, double>> units{{replica_unit(n.plan, n.node), n.plan.mfu}};  // each with its layout's MFU
+    for (const Plan& p : n.layouts) {
+        const double unit = replica_unit(p, n.node);
+        if (std::find_if(units.begin(), units.end(), [&](const auto& v) { return v.first == unit; }) == units.end())
+            units.emplace_back(unit, p.mfu);
+    }
+    for (const auto& [unit, layout_mfu] : units) {
         double lo = 0, hi = std::ceil(n.gpus / unit);  // in replicas of `unit`: lo misses (or none), hi meets
         Plan p{}, best{};
         double best_u = 0;
@@ -881,6 +897,7 @@ void fewer_replicas(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
                 lo = mid;
         }
         if (best_u > 0 && hi * unit < n.gpus) n.gpus = hi * unit, n.mfu = best_u, n.plan = best;
+        replicas_at_own_mfu(model, hw, n, unit, layout_mfu);
     }
 }
 
@@ -915,9 +932,13 @@ void iterate_gpus(const ModelSpec& model, const Hardware& hw, GpusNeeded& n) {
     if (!n.tc.mfu) answer_count_layout(model, hw, n);
     meet_deadline(model, hw, n);
     scan_to_deadline(model, hw, n);
-    // No count of the scans meets the deadline: a balanced depth's may, below twice the fastest count;
-    // else nothing smaller will.
-    if (n.fastest.days > 0 && !balanced_counts(model, hw, n, 2 * n.gpus)) return;
+    // No count of the scans meets the deadline: a balanced depth's may, below twice the fastest count,
+    // where the fastest run takes under twice the deadline (past that they only cost time: Llama 3 70B on
+    // H100 in 3 or 4 sites, every deadline 'cannot be met', took 2-5x as long); else nothing smaller will.
+    constexpr double kBalancedGain = 2;
+    if (n.fastest.days > 0 &&
+        (n.fastest.days * units::seconds_per_day > kBalancedGain * n.seconds || !balanced_counts(model, hw, n, 2 * n.gpus)))
+        return;
     n.fastest = Fastest{};
     smallest_count(model, hw, n);
     balanced_counts(model, hw, n, n.gpus);
