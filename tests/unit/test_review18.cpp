@@ -75,3 +75,21 @@ TEST_CASE(
     CHECK(a["gpus"].is_null());
     CHECK(a["infeasible_reason"].get<std::string>().find("cannot be met") != std::string::npos);
 }
+
+TEST_CASE("gpus_needed tries the balanced pipeline depths with ep given: DeepSeek-V3 at ep 8 on A100 over 28.9 and 29.4 days") {
+    // A red team (stop 49): whole replicas of the balanced depths were tried only with none of tp, pp,
+    // cp and ep given. With ep 8, 28.9 days answered 21,672 GPUs at 21 stages and 29.4 days 23,424 at
+    // 16; and 14.2 to 14.6 days were 'cannot be met' where 116,352 GPUs at 9 stages take 14.17 days.
+    // A replica of p stages holds p x ep ranks whole.
+    const double shorter = 5 * std::pow(1.015, 118), longer = 5 * std::pow(1.015, 119);  // 28.97, 29.41
+    const json a = gpus_needed("deepseek-v3", "nvidia-a100-sxm4-80gb", 14.8e12, shorter, {{"ep", 8}})["inverse"];
+    const json b = gpus_needed("deepseek-v3", "nvidia-a100-sxm4-80gb", 14.8e12, longer, {{"ep", 8}})["inverse"];
+    REQUIRE(a["gpus"].is_number());
+    REQUIRE(b["gpus"].is_number());
+    CHECK(b["gpus"].get<double>() <= a["gpus"].get<double>());
+    CHECK(b["seconds_at_gpus"].get<double>() <= longer * 86400);
+    const json c = gpus_needed("deepseek-v3", "nvidia-a100-sxm4-80gb", 14.8e12, 14.2, {{"ep", 8}});
+    REQUIRE(c["inverse"]["gpus"].is_number());
+    CHECK(c["inverse"]["seconds_at_gpus"].get<double>() <= 14.2 * 86400);
+    CHECK(echo_seconds(c) == Approx(c["inverse"]["seconds_at_gpus"].get<double>()).epsilon(1e-9));
+}
